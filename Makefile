@@ -1,0 +1,58 @@
+# sshd-perf-kit: build the C helpers, run the tests, install.
+# Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, DESTDIR, PREFIX.
+
+CC         ?= cc
+CFLAGS     ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+PREFIX     ?= /usr
+B          := build
+
+KIT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Ihelpers
+
+# Every helpers/NAME.c except the shared modules becomes build/sshperf-NAME.
+SHARED     := helpers/common.c helpers/stats.c
+HELPERS    := $(patsubst helpers/%.c,$(B)/sshperf-%,$(filter-out $(SHARED),$(wildcard helpers/*.c)))
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/%,$(wildcard tests/unit/test_*.c))
+
+# Libraries per helper (pkg-config names); a helper without a line needs none.
+PC_seport   := libsemanage libselinux
+PC_selinux  := libselinux
+PC_unit     := libsystemd
+PC_sampler  := libsystemd
+PC_echo     := libssh
+PC_ceiling  := libcrypto
+PC_passgen  := libcrypto
+
+pc_cflags = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --cflags $(PC_$(1))))
+pc_libs   = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --libs $(PC_$(1))))
+
+all: $(HELPERS)
+
+$(B):
+	mkdir -p $(B)
+
+$(B)/%.o: helpers/%.c helpers/common.h helpers/stats.h | $(B)
+	$(CC) $(KIT_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/sshperf-%: helpers/%.c $(B)/common.o $(B)/stats.o helpers/common.h helpers/stats.h | $(B)
+	$(CC) $(KIT_CFLAGS) $(call pc_cflags,$*) $(CPPFLAGS) $(CFLAGS) -o $@ $< \
+	    $(B)/common.o $(B)/stats.o $(LDFLAGS) $(call pc_libs,$*) -lm
+
+# A unit test tests/unit/test_NAME.c may #include helpers/NAME.c; it links
+# with the libraries of the helper it is named after.
+$(B)/test_%: tests/unit/test_%.c $(B)/common.o $(B)/stats.o $(wildcard helpers/*.c) | $(B)
+	$(CC) $(KIT_CFLAGS) $(call pc_cflags,$*) $(CPPFLAGS) $(CFLAGS) -o $@ $< \
+	    $(B)/common.o $(B)/stats.o $(LDFLAGS) $(call pc_libs,$*) -lm
+
+unit-tests: $(UNIT_TESTS)
+
+check: all unit-tests
+	tests/run.sh
+
+bench: all
+	tests/bench/run.sh
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all check bench clean unit-tests

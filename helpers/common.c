@@ -1,0 +1,102 @@
+/* Clock and number parsing shared by every helper. */
+#include <err.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "common.h"
+
+uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		err(2, "clock_gettime");
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+double
+ns_to_ms(uint64_t ns)
+{
+	return (double)ns / (double)NS_PER_MS;
+}
+
+int
+parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr)
+{
+	unsigned long long v;
+	char *end;
+
+	*errstr = "invalid";
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end != '\0')
+		return -1;
+	if (errno == ERANGE || v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	if (v < min) {
+		*errstr = "too small";
+		return -1;
+	}
+	*out = v;
+	*errstr = NULL;
+	return 0;
+}
+
+int
+parse_double(const char *s, double min, double max, double *out,
+    const char **errstr)
+{
+	double v;
+	char *end;
+
+	*errstr = "invalid";
+	if (s == NULL || ((*s < '0' || *s > '9') && *s != '.'))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end != '\0' || end == s || !isfinite(v))
+		return -1;
+	if (errno == ERANGE || v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	if (v < min) {
+		*errstr = "too small";
+		return -1;
+	}
+	*out = v;
+	*errstr = NULL;
+	return 0;
+}
+
+uint64_t
+opt_u64(const char *name, const char *s, uint64_t min, uint64_t max)
+{
+	const char *errstr;
+	uint64_t v;
+
+	if (parse_u64(s, min, max, &v, &errstr) != 0)
+		errx(2, "%s: \"%s\" is %s (allowed: %llu to %llu)", name, s,
+		    errstr, (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+void
+sleep_until_ns(uint64_t deadline_ns)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(deadline_ns / NS_PER_S);
+	ts.tv_nsec = (long)(deadline_ns % NS_PER_S);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	    EINTR)
+		;
+}

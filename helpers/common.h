@@ -1,0 +1,34 @@
+/* Shared by every helper: one clock, number parsing, output. */
+#ifndef SSHPERF_COMMON_H
+#define SSHPERF_COMMON_H
+
+#include <stdint.h>
+
+#define NS_PER_MS 1000000ULL
+#define NS_PER_S  1000000000ULL
+
+/* CLOCK_MONOTONIC in nanoseconds: the only clock used for intervals. */
+uint64_t now_ns(void);
+
+/* Nanoseconds to milliseconds as a double, for printing. */
+double ns_to_ms(uint64_t ns);
+
+/*
+ * Parse a whole decimal unsigned number within [min, max], like OpenBSD's
+ * strtonum(3). Returns 0 and sets *out, or -1 and sets *errstr to
+ * "invalid", "too small" or "too large".
+ */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+    const char **errstr);
+
+/* Same as parse_u64 for a non-negative decimal such as "0.5" or "115". */
+int parse_double(const char *s, double min, double max, double *out,
+    const char **errstr);
+
+/* Like parse_u64 but exits with status 2 naming the option on error. */
+uint64_t opt_u64(const char *name, const char *s, uint64_t min, uint64_t max);
+
+/* Sleep until the absolute CLOCK_MONOTONIC time deadline_ns. */
+void sleep_until_ns(uint64_t deadline_ns);
+
+#endif
