@@ -1,0 +1,373 @@
+/*
+ * sshperf-settings: read settings.conf and the environment, check every value
+ * against lib/settings.schema, and print the result as shell assignments.
+ */
+#include <ctype.h>
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define MAX_SETTINGS	128
+#define MAX_LINE	1024
+
+enum kind { K_INT, K_NUM, K_PORT, K_USER, K_MAXSTARTUPS, K_INTLIST, K_ENUM,
+	K_DIR, K_CIPHERS };
+
+struct setting {
+	char		*name;
+	enum kind	 kind;
+	double		 min, max;
+	char		*words;		/* K_ENUM: "a|b|c" */
+	char		*value;		/* NULL until set */
+	const char	*from;		/* "file" or "environment" */
+	int		 line;
+};
+
+struct settings {
+	struct setting	 s[MAX_SETTINGS];
+	size_t		 n;
+	const char	*file;
+};
+
+static struct setting *
+find(struct settings *all, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < all->n; i++)
+		if (strcmp(all->s[i].name, name) == 0)
+			return &all->s[i];
+	return NULL;
+}
+
+static char *
+trim(char *p)
+{
+	char *e;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	e = p + strlen(p);
+	while (e > p && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return p;
+}
+
+/* Reads the schema; a broken schema is the kit's bug, exit 2. */
+static void
+read_schema(struct settings *all, const char *path)
+{
+	char buf[MAX_LINE], *p, *name, *kind, *a1, *a2;
+	struct setting *s;
+	const char *errstr;
+	FILE *f;
+	int line = 0;
+
+	if ((f = fopen(path, "re")) == NULL)
+		err(2, "%s", path);
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		line++;
+		p = trim(buf);
+		if (*p == '\0' || *p == '#')
+			continue;
+		name = strtok(p, " \t");
+		kind = strtok(NULL, " \t");
+		a1 = strtok(NULL, " \t");
+		a2 = strtok(NULL, " \t");
+		if (kind == NULL || all->n == MAX_SETTINGS)
+			errx(2, "%s line %d: broken schema line", path, line);
+		s = &all->s[all->n++];
+		memset(s, 0, sizeof(*s));
+		if ((s->name = strdup(name)) == NULL)
+			err(2, NULL);
+		if (strcmp(kind, "int") == 0 || strcmp(kind, "num") == 0 ||
+		    strcmp(kind, "intlist") == 0) {
+			s->kind = kind[0] == 'n' ? K_NUM :
+			    strcmp(kind, "int") == 0 ? K_INT : K_INTLIST;
+			if (parse_double(a1, 0, 1e18, &s->min, &errstr) != 0 ||
+			    parse_double(a2, 0, 1e18, &s->max, &errstr) != 0)
+				errx(2, "%s line %d: bad range", path, line);
+		} else if (strcmp(kind, "port") == 0) {
+			s->kind = K_PORT;
+			s->min = 1024;
+			s->max = 65535;
+		} else if (strcmp(kind, "user") == 0)
+			s->kind = K_USER;
+		else if (strcmp(kind, "maxstartups") == 0)
+			s->kind = K_MAXSTARTUPS;
+		else if (strcmp(kind, "enum") == 0 && a1 != NULL) {
+			s->kind = K_ENUM;
+			if ((s->words = strdup(a1)) == NULL)
+				err(2, NULL);
+		} else if (strcmp(kind, "dir") == 0)
+			s->kind = K_DIR;
+		else if (strcmp(kind, "ciphers") == 0)
+			s->kind = K_CIPHERS;
+		else
+			errx(2, "%s line %d: unknown kind %s", path, line, kind);
+	}
+	fclose(f);
+}
+
+/*
+ * Reads NAME=value lines. Returns NULL when fine, else a message for
+ * "<file> line N: <message>" in *line_out.
+ */
+static const char *
+read_settings(struct settings *all, FILE *f, int *line_out, char *bad,
+    size_t badlen)
+{
+	char buf[MAX_LINE], *p, *eq, *v, *e;
+	struct setting *s;
+	int line = 0;
+	size_t len;
+
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		*line_out = ++line;
+		len = strlen(buf);
+		if (len == sizeof(buf) - 1 && buf[len - 1] != '\n')
+			return "line too long";
+		p = trim(buf);
+		if (*p == '\0' || *p == '#')
+			continue;
+		snprintf(bad, badlen, "%s", p);
+		if ((eq = strchr(p, '=')) == NULL)
+			return "is not NAME=value";
+		*eq = '\0';
+		v = eq + 1;
+		for (e = p; *e != '\0'; e++)
+			if (!isupper((unsigned char)*e) && *e != '_' &&
+			    !isdigit((unsigned char)*e))
+				return "is not NAME=value (NAME is upper case, "
+				    "no spaces around =)";
+		if (*p == '\0')
+			return "is not NAME=value";
+		if ((s = find(all, p)) == NULL)
+			return "names an unknown setting (the valid names are "
+			    "in lib/settings.schema)";
+		if (s->value != NULL)
+			return "sets a setting a second time";
+		if (*v == '"') {
+			v++;
+			if ((e = strchr(v, '"')) == NULL || e[1] != '\0')
+				return "has a value with an unmatched or inner "
+				    "double quote";
+			*e = '\0';
+		} else if (strpbrk(v, " \t\"'") != NULL)
+			return "has a value with spaces or quotes: write it "
+			    "in double quotes, without comments after it";
+		if ((s->value = strdup(v)) == NULL)
+			err(2, NULL);
+		s->from = "file";
+		s->line = line;
+	}
+	if (ferror(f))
+		return "cannot be read";
+	return NULL;
+}
+
+static int
+is_whole(const char *v, double min, double max, uint64_t *out)
+{
+	const char *errstr;
+
+	return parse_u64(v, (uint64_t)min, (uint64_t)max, out, &errstr) == 0;
+}
+
+/* Returns NULL if the value is valid, else the allowed form. */
+static const char *
+check(const struct setting *s, char *form, size_t formlen)
+{
+	const char *v = s->value, *errstr, *p;
+	uint64_t a, b, c, prev;
+	double d;
+	char *copy, *tok, *save;
+	int ok, count;
+
+	switch (s->kind) {
+	case K_INT:
+		snprintf(form, formlen, "a whole number from %.0f to %.0f",
+		    s->min, s->max);
+		return is_whole(v, s->min, s->max, &a) ? NULL : form;
+	case K_NUM:
+		snprintf(form, formlen, "a number from %g to %g", s->min,
+		    s->max);
+		return parse_double(v, s->min, s->max, &d, &errstr) == 0 ?
+		    NULL : form;
+	case K_PORT:
+		snprintf(form, formlen, "a TCP port from 1024 to 65535 "
+		    "(ports below 1024 are privileged)");
+		return is_whole(v, 1024, 65535, &a) ? NULL : form;
+	case K_USER:
+		snprintf(form, formlen, "a user name of lower-case letters, "
+		    "digits, _ and -, starting with a letter or _, at most 32 "
+		    "characters, not root");
+		if (strcmp(v, "root") == 0 || strlen(v) > 32 ||
+		    !(islower((unsigned char)v[0]) || v[0] == '_'))
+			return form;
+		for (p = v; *p != '\0'; p++)
+			if (!islower((unsigned char)*p) &&
+			    !isdigit((unsigned char)*p) && *p != '_' &&
+			    *p != '-')
+				return form;
+		return NULL;
+	case K_MAXSTARTUPS:
+		snprintf(form, formlen, "start:rate:full, three whole numbers "
+		    "with start >= 1, rate 1-100 and full > start "
+		    "(e.g. 10:30:100)");
+		if ((copy = strdup(v)) == NULL)
+			err(2, NULL);
+		ok = 0;
+		if (strchr(v, ':') != NULL && (tok = strtok_r(copy, ":",
+		    &save)) != NULL && is_whole(tok, 1, 100000, &a) &&
+		    (tok = strtok_r(NULL, ":", &save)) != NULL &&
+		    is_whole(tok, 1, 100, &b) &&
+		    (tok = strtok_r(NULL, ":", &save)) != NULL &&
+		    is_whole(tok, 1, 100000, &c) &&
+		    strtok_r(NULL, ":", &save) == NULL && c > a &&
+		    strstr(v, "::") == NULL && v[strlen(v) - 1] != ':')
+			ok = 1;
+		free(copy);
+		return ok ? NULL : form;
+	case K_INTLIST:
+		snprintf(form, formlen, "whole numbers from %.0f to %.0f, "
+		    "rising, separated by spaces (e.g. \"5 10 20\")",
+		    s->min, s->max);
+		if ((copy = strdup(v)) == NULL)
+			err(2, NULL);
+		ok = 1;
+		count = 0;
+		prev = 0;
+		for (tok = strtok_r(copy, " \t", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t", &save)) {
+			if (!is_whole(tok, s->min, s->max, &a) ||
+			    (count > 0 && a <= prev))
+				ok = 0;
+			prev = a;
+			count++;
+		}
+		free(copy);
+		return ok && count > 0 ? NULL : form;
+	case K_ENUM:
+		snprintf(form, formlen, "one of %s", s->words);
+		if ((copy = strdup(s->words)) == NULL)
+			err(2, NULL);
+		ok = 0;
+		for (tok = strtok_r(copy, "|", &save); tok != NULL;
+		    tok = strtok_r(NULL, "|", &save))
+			if (strcmp(tok, v) == 0)
+				ok = 1;
+		free(copy);
+		return ok ? NULL : form;
+	case K_DIR:
+		snprintf(form, formlen, "empty, or a path of letters, digits "
+		    "and . _ - / + @ , :");
+		for (p = v; *p != '\0'; p++)
+			if (!isalnum((unsigned char)*p) &&
+			    strchr("._-/+@,:", *p) == NULL)
+				return form;
+		return NULL;
+	case K_CIPHERS:
+		snprintf(form, formlen, "empty (every allowed cipher), or "
+		    "cipher names separated by spaces (see ssh -Q cipher)");
+		for (p = v; *p != '\0'; p++)
+			if (!islower((unsigned char)*p) &&
+			    !isdigit((unsigned char)*p) &&
+			    strchr("@.- ", *p) == NULL)
+				return form;
+		return NULL;
+	}
+	return form;
+}
+
+static int
+empty_allowed(const struct setting *s)
+{
+	return s->kind == K_DIR || s->kind == K_CIPHERS;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: sshperf-settings -s schema -f settings.conf\n"
+	    "Checks every setting (an environment variable of the same name "
+	    "overrides the file)\nand prints NAME='value' lines for the "
+	    "shell.\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct settings all = { .n = 0 };
+	const char *schema = NULL, *msg, *env, *form;
+	char bad[MAX_LINE], formbuf[256];
+	struct setting *s;
+	size_t i;
+	FILE *f;
+	int ch, line = 0;
+
+	while ((ch = getopt(argc, argv, "s:f:h")) != -1) {
+		switch (ch) {
+		case 's':
+			schema = optarg;
+			break;
+		case 'f':
+			all.file = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (schema == NULL || all.file == NULL || optind != argc)
+		usage();
+	read_schema(&all, schema);
+
+	if ((f = fopen(all.file, "re")) == NULL)
+		errx(2, "cannot read the settings file %s: %s; set "
+		    "SETTINGS_FILE to a readable file", all.file,
+		    strerror(errno));
+	msg = read_settings(&all, f, &line, bad, sizeof(bad));
+	fclose(f);
+	if (msg != NULL)
+		errx(2, "%s line %d: \"%s\" %s", all.file, line, bad, msg);
+
+	for (i = 0; i < all.n; i++) {
+		s = &all.s[i];
+		if ((env = getenv(s->name)) != NULL) {
+			free(s->value);
+			if ((s->value = strdup(env)) == NULL)
+				err(2, NULL);
+			s->from = "environment";
+		}
+		if (s->value == NULL)
+			errx(2, "setting %s is missing: add a line %s=... to "
+			    "%s", s->name, s->name, all.file);
+		form = check(s, formbuf, sizeof(formbuf));
+		if (s->value[0] == '\0' && !empty_allowed(s))
+			errx(2, "setting %s is empty (from the %s); allowed: "
+			    "%s", s->name, s->from[0] == 'f' ? "settings file" :
+			    "environment", form);
+		if (form != NULL) {
+			if (s->from[0] == 'f')
+				errx(2, "setting %s=\"%s\" (%s line %d) is not "
+				    "valid; allowed: %s", s->name, s->value,
+				    all.file, s->line, form);
+			errx(2, "setting %s=\"%s\" (from the environment) is "
+			    "not valid; allowed: %s", s->name, s->value, form);
+		}
+	}
+	for (i = 0; i < all.n; i++)
+		printf("%s='%s'\n", all.s[i].name, all.s[i].value);
+	printf("SETTINGS_FROM_ENV='");
+	for (i = 0, ch = 0; i < all.n; i++)
+		if (all.s[i].from[0] == 'e')
+			printf("%s%s", ch++ ? " " : "", all.s[i].name);
+	printf("'\n");
+	return 0;
+}
