@@ -1,0 +1,241 @@
+# shellcheck shell=bash disable=SC2034
+# (SC2034: the paths below are used by the scripts that source this file.)
+# Shared by start-ssh.sh and test-ssh.sh: paths, settings, messages, the
+# kit's state (what it created on this host) and the lock.
+#
+# The calling script sets KIT_DIR (the folder it lives in) and PROG, then
+# sources this file.
+
+# ---- Paths ----------------------------------------------------------------
+
+# Where the kit's files are. A package install writes lib/paths.sh with the
+# installed locations; a source checkout uses its own folders.
+HELPER_DIR="$KIT_DIR/build"
+SETTINGS_FILE_DEFAULT="$KIT_DIR/settings.conf"
+RESULTS_DIR_DEFAULT="$KIT_DIR/results"
+STATE_PARENT=/var/lib/sshd-perf-kit
+if [ -f "$KIT_DIR/lib/paths.sh" ]; then
+	# shellcheck source=/dev/null
+	. "$KIT_DIR/lib/paths.sh"
+fi
+SCHEMA_FILE="$KIT_DIR/lib/settings.schema"
+TEMPLATE_DIR="$KIT_DIR/templates"
+
+# What the kit owns on the host. Fixed names, so that every copy of the kit
+# (checkout or package) finds the same state and cleans up the same things.
+STATE_DIR="$STATE_PARENT/state"
+MANIFEST="$STATE_DIR/created"
+SERVER_ENV="$STATE_DIR/server.env"
+CLIENT_DIR="$STATE_DIR/client"
+CLIENT_CONFIG="$CLIENT_DIR/ssh_config"
+PASSWORD_FILE="$STATE_DIR/password"
+SSHD_CONFIG=/etc/ssh/sshd_config_perf_test
+HOSTKEY_PREFIX=/etc/ssh/ssh_host_perftest_
+HOSTKEY_TYPES="ed25519 rsa ecdsa"
+UNIT_NAME=sshd-perf-test.service
+UNIT_FILE=/etc/systemd/system/$UNIT_NAME
+PID_FILE=/run/sshd-perf-test.pid
+LOCK_FILE=/run/lock/sshd-perf-kit.lock
+# Host alias of the test server in the kit's client configuration.
+HOST_ALIAS=sshperf-test
+
+# The kit runs with a predictable environment, whatever the caller has.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH LC_ALL=C
+umask 077
+
+# ---- Messages -------------------------------------------------------------
+
+# One line on stderr, prefixed with the program's name.
+warn () {
+	printf '%s: %s\n' "$PROG" "$*" >&2
+}
+
+# Bad input or a setup problem: one line, exit 2.
+die () {
+	warn "$*"
+	exit 2
+}
+
+# Progress for the administrator, on stdout.
+say () {
+	[ -n "${QUIET:-}" ] || printf '%s: %s\n' "$PROG" "$*"
+}
+
+need_root () {
+	[ "$(id -u)" -eq 0 ] ||
+		die "must run as root (it creates a user, host keys and a service); run: sudo $0 $*"
+}
+
+# ---- Helpers and tools ----------------------------------------------------
+
+# The C helpers; in a checkout they are built on first use.
+HELPERS="settings connect login passgen summary selinux seport unit"
+
+helpers_ready () {
+	local h
+	for h in $HELPERS; do
+		[ -x "$HELPER_DIR/sshperf-$h" ] || return 1
+	done
+	# In a checkout, a helper older than its source is rebuilt.
+	if [ -f "$KIT_DIR/Makefile" ] && [ -n "$(find "$KIT_DIR/helpers" -newer "$HELPER_DIR/sshperf-settings" -name '*.[ch]' 2>/dev/null | head -n 1)" ]; then
+		return 1
+	fi
+	return 0
+}
+
+ensure_helpers () {
+	helpers_ready && return 0
+	if [ ! -f "$KIT_DIR/Makefile" ]; then
+		die "helpers missing or not executable in $HELPER_DIR; reinstall the package: dnf reinstall sshd-perf-kit"
+	fi
+	if ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1; then
+		die "the C helpers are not built and there is no compiler; install: dnf install gcc make pkgconf-pkg-config libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel (Debian: apt-get install gcc make pkg-config libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev), or run ./install-deps.sh"
+	fi
+	if ! make -s -C "$KIT_DIR" all >"${TMPDIR:-/tmp}/sshperf-build.$$.log" 2>&1; then
+		tail -n 5 "${TMPDIR:-/tmp}/sshperf-build.$$.log" >&2
+		rm -f "${TMPDIR:-/tmp}/sshperf-build.$$.log"
+		die "building the C helpers failed (above); the libraries are: dnf install libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel (Debian: libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev), or run ./install-deps.sh"
+	fi
+	rm -f "${TMPDIR:-/tmp}/sshperf-build.$$.log"
+	helpers_ready || die "helpers still missing in $HELPER_DIR after make; run make in $KIT_DIR and read its errors"
+}
+
+helper () {
+	local name=$1
+	shift
+	"$HELPER_DIR/sshperf-$name" "$@"
+}
+
+# The OpenSSH programs, by absolute path.
+find_tools () {
+	SSHD=$(command -v sshd || true)
+	SSH=$(command -v ssh || true)
+	SSH_KEYGEN=$(command -v ssh-keygen || true)
+	SFTP=$(command -v sftp || true)
+	[ -n "$SSHD" ] || die "sshd not found; install it: dnf install openssh-server (Debian: apt-get install openssh-server)"
+	if [ -z "$SSH" ] || [ -z "$SFTP" ] || [ -z "$SSH_KEYGEN" ]; then
+		die "ssh, sftp or ssh-keygen not found; install them: dnf install openssh-clients (Debian: apt-get install openssh-client)"
+	fi
+}
+
+# "9.2" from "OpenSSH_9.2p1 ..." or "OpenSSH_9.2, OpenSSL ...".
+openssh_version () {
+	"$@" -V 2>&1 | sed -n 's/.*OpenSSH_\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -n 1
+}
+
+# version_ge 9.8 9.10 -> true when $2 >= $1.
+version_ge () {
+	[ "$(printf '%s\n%s\n' "$1" "$2" | sort -t. -k1,1n -k2,2n | head -n 1)" = "$1" ]
+}
+
+# ---- Settings -------------------------------------------------------------
+
+# Reads and checks every setting; a bad one ends the script with exit 2.
+load_settings () {
+	local out
+	SETTINGS_FILE=${SETTINGS_FILE:-$SETTINGS_FILE_DEFAULT}
+	if [ ! -f "$SETTINGS_FILE" ] && [ -f /etc/sshd-perf-kit/settings.conf ]; then
+		SETTINGS_FILE=/etc/sshd-perf-kit/settings.conf
+	fi
+	if ! out=$(helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE" 2>&1 >/dev/null); then
+		printf '%s: %s\n' "$PROG" "${out#sshperf-settings: }" >&2
+		exit 2
+	fi
+	out=$(helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE")
+	# The helper prints NAME='value' lines whose values it has checked.
+	eval "$out"
+	case $RESULTS_DIR in
+	'') RESULTS_DIR=$RESULTS_DIR_DEFAULT ;;
+	/*) ;;
+	*) RESULTS_DIR="$KIT_DIR/$RESULTS_DIR" ;;
+	esac
+}
+
+# ---- State: what the kit created ------------------------------------------
+
+# record KIND VALUE: remember that the kit created this (once).
+record () {
+	state_has "$1" "$2" || printf '%s %s\n' "$1" "$2" >>"$MANIFEST"
+}
+
+state_has () {
+	[ -f "$MANIFEST" ] && grep -qxF "$1 $2" "$MANIFEST"
+}
+
+# Values of one kind, one per line, newest last.
+state_list () {
+	[ -f "$MANIFEST" ] || return 0
+	sed -n "s/^$1 //p" "$MANIFEST"
+}
+
+# server.env holds facts about the running server: MODE, PID, PORT, ...
+server_get () {
+	[ -f "$SERVER_ENV" ] || return 0
+	sed -n "s/^$1=//p" "$SERVER_ENV" | tail -n 1
+}
+
+server_set () {
+	local tmp="$SERVER_ENV.tmp"
+	{ [ -f "$SERVER_ENV" ] && grep -v "^$1=" "$SERVER_ENV"; printf '%s=%s\n' "$1" "$2"; } >"$tmp" || true
+	mv -f "$tmp" "$SERVER_ENV"
+}
+
+# ---- Lock -----------------------------------------------------------------
+
+# One kit command at a time changes or measures the test server. The lock
+# is an flock on an open descriptor, so a crashed run cannot leave it held.
+take_lock () {
+	mkdir -p "$(dirname "$LOCK_FILE")"
+	exec 9>>"$LOCK_FILE"
+	flock -n 9 || die "another sshd-perf-kit command is running (lock $LOCK_FILE held by pid $(cat "$LOCK_FILE.pid" 2>/dev/null || echo '?')); wait for it to finish"
+	printf '%s\n' "$$" >"$LOCK_FILE.pid"
+}
+
+# ---- The running test server ----------------------------------------------
+
+# True when pid is a live sshd started with the kit's config file.
+is_kit_sshd () {
+	local pid=$1 exe
+	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
+	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+	case $exe in */sshd | */sshd\ \(deleted\)) ;; *) return 1 ;; esac
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$SSHD_CONFIG"
+}
+
+# The listener's pid, or nothing when the test server is not running.
+server_pid () {
+	local mode pid
+	mode=$(server_get MODE)
+	case $mode in
+	systemd)
+		pid=$(helper unit show "$UNIT_NAME" 2>/dev/null | sed -n 's/^main_pid=//p')
+		[ "${pid:-0}" != 0 ] && is_kit_sshd "$pid" && printf '%s\n' "$pid"
+		;;
+	direct)
+		pid=$(server_get PID)
+		is_kit_sshd "$pid" && printf '%s\n' "$pid"
+		;;
+	esac
+	return 0
+}
+
+# Is something listening on TCP port $1 (any address)? From /proc, so it
+# needs no extra tool.
+port_in_use () {
+	local hex
+	hex=$(printf '%04X' "$1")
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { found = 1 } END { exit !found }'
+}
+
+# Waits (with a deadline) until the greeting arrives on the test port.
+wait_greeting () {
+	helper connect -t "$(($1 * 1000))" 127.0.0.1 "$TEST_PORT"
+}
+
+# One real login with the kit's client config; prints ssh's last message on failure.
+try_login () {
+	local alias=${1:-$HOST_ALIAS}
+	timeout --kill-after=2 "$LOGIN_TIMEOUT" "$SSH" -F "$CLIENT_CONFIG" "$alias" true </dev/null
+}

@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# What every metric script (lib/metrics/NAME.sh) uses to record its result.
+#
+# A metric script defines two functions:
+#   about_NAME    one line: what the test does and how long it takes
+#   measure_NAME  runs the test: raw samples to $RAW_DIR/NAME-*.tsv, figures
+#                 and the verdict to $DATA_DIR/NAME.env through result_set
+# Keys every test sets: status (PASS FAIL SKIPPED ERROR), figure, unit,
+# figure_label, target, target_op (<= or >=), summary (one line for the
+# console), reason (why, when not PASS). The renderer reads the rest.
+
+# result_set TEST KEY VALUE: one key=value in the test's data file.
+result_set () {
+	local file="$DATA_DIR/$1.env" tmp
+	tmp="$file.tmp"
+	{ [ -f "$file" ] && grep -v "^$2=" "$file"; printf '%s=%s\n' "$2" "$3"; } >"$tmp" || true
+	mv -f "$tmp" "$file"
+}
+
+result_get () {
+	[ -f "$DATA_DIR/$1.env" ] || return 0
+	sed -n "s/^$2=//p" "$DATA_DIR/$1.env" | tail -n 1
+}
+
+# result_import TEST FILE: append key=value lines made by a helper.
+result_import () {
+	cat "$2" >>"$DATA_DIR/$1.env"
+}
+
+# verdict VALUE OP TARGET -> PASS or FAIL (OP is <= or >=).
+verdict () {
+	awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
+		if (v == "" || v == "-") { print "FAIL"; exit }
+		ok = (op == "<=") ? (v + 0 <= t + 0) : (v + 0 >= t + 0)
+		print ok ? "PASS" : "FAIL" }'
+}
+
+# Progress on the console (not with -q).
+progress () {
+	[ -n "${QUIET:-}" ] || printf '%s: %s\n' "$PROG" "$*"
+}

@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# login: LOGIN_SAMPLES complete logins one after another, each split into
+# the five phases (TCP connect, greeting, key exchange, authentication,
+# session) from the time stamps of ssh -v's lines.
+
+about_login () {
+	printf '%s logins one after another with ssh -v, timed per phase (about %s s)\n' \
+		"$LOGIN_SAMPLES" "$(( (LOGIN_SAMPLES * 4 + 9) / 10 ))"
+}
+
+measure_login () {
+	local tsv="$RAW_DIR/login-samples.tsv" ok failed col p95
+	mkdir -p "$RAW_DIR/login-transcripts"
+	helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -T "$RAW_DIR/login-transcripts" \
+		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>"$RAW_DIR/login-errors.txt" || true
+
+	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
+	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)
+	result_set login samples "$LOGIN_SAMPLES"
+	result_set login ok "$ok"
+	result_set login failed "$failed"
+	for col in connect greeting kex auth session total; do
+		helper summary -c "${col}_ms" -w status=ok -p "${col}_" "$tsv" >>"$DATA_DIR/login.env"
+	done
+	p95=$(result_get login total_p95)
+	result_set login figure "${p95:--}"
+	result_set login unit ms
+	result_set login figure_label "p95 of the complete login"
+	result_set login target "$TARGET_LOGIN_P95_MS"
+	result_set login target_op "<="
+	if [ "$ok" -eq 0 ]; then
+		result_set login status FAIL
+		result_set login reason "no login succeeded; first error: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $11; exit }' "$tsv")"
+	elif [ "$failed" -gt 0 ]; then
+		result_set login status FAIL
+		result_set login reason "$failed of $LOGIN_SAMPLES logins failed"
+	else
+		result_set login status "$(verdict "$p95" "<=" "$TARGET_LOGIN_P95_MS")"
+	fi
+	result_set login summary "p50 $(result_get login total_p50) ms, p95 ${p95:--} ms over $ok logins ($failed failed), target p95 <= $TARGET_LOGIN_P95_MS ms"
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# render.sh RUN_DIR: writes RUN_DIR/report.md from the data files the tests
+# left in RUN_DIR/data (key=value) and RUN_DIR/raw. The only place that
+# writes the report; the tests never write markdown.
+# shellcheck disable=SC2016 # backticks in the strings are markdown
+set -eu
+KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+RUN_DIR=${1:?usage: render.sh RUN_DIR}
+DATA_DIR="$RUN_DIR/data"
+REPORT="$RUN_DIR/report.md"
+
+# The metrics in the order of the specification, with their titles.
+ALL_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
+declare -A TITLE=(
+	[startup]="Startup time" [login]="Login time" [auth]="Authentication methods"
+	[rate]="Login rate" [burst]="Burst of logins (MaxStartups)"
+	[concurrent]="Concurrent sessions" [session]="Command over an open connection"
+	[interactive]="Keystroke echo" [transfer]="Transfer speed" [sftp]="SFTP"
+	[cpu]="CPU" [memory]="Memory" [reload]="Reload"
+)
+
+# get FILE KEY: the value of KEY in a key=value file (last one wins).
+get () {
+	[ -f "$1" ] || return 0
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+# t TEST KEY: a key of a test's data file.
+t () {
+	get "$DATA_DIR/$1.env" "$2"
+}
+
+# ms VALUE: a time for a table, one decimal ("-" when missing).
+ms () {
+	case $1 in
+	'' | -) printf -- '-' ;;
+	*) printf '%.1f' "$1" ;;
+	esac
+}
+
+# n_note N PERCENTILE: a marker when N samples are too few for it.
+n_note () {
+	local n=$1 p=$2
+	case $p in
+	p95) [ "$n" -ge 20 ] || printf '*' ;;
+	p99) [ "$n" -ge 100 ] || printf '*' ;;
+	esac
+}
+
+WARNINGS=()
+warn_report () {
+	WARNINGS+=("$*")
+}
+
+# ---- Verdict ---------------------------------------------------------------
+
+tests_run=$(get "$DATA_DIR/run.env" tests)
+verdict=PASS
+n_run=0
+for name in $tests_run; do
+	[ -f "$DATA_DIR/$name.env" ] || continue
+	n_run=$((n_run + 1))
+	case $(t "$name" status) in
+	FAIL | ERROR) verdict=FAIL ;;
+	INTERRUPTED) [ "$verdict" = FAIL ] || verdict=INTERRUPTED ;;
+	esac
+done
+[ "$n_run" -gt 0 ] || verdict="NO TESTS"
+printf 'verdict=%s\n' "$verdict" >"$DATA_DIR/verdict.env"
+
+# ---- Sections -------------------------------------------------------------
+
+for f in "$KIT_DIR"/lib/report/*.sh; do
+	# shellcheck source=/dev/null
+	. "$f"
+done
+
+header () {
+	local env="$DATA_DIR/environment.env" run="$DATA_DIR/run.env" secs
+	secs=$(awk -v a="$(date -d "$(get "$run" started)" +%s 2>/dev/null || echo 0)" \
+		-v b="$(date -d "$(get "$run" finished)" +%s 2>/dev/null || echo 0)" \
+		'BEGIN { if (a > 0 && b >= a) print b - a; else print "?" }')
+	cat <<EOF
+# OpenSSH server performance report
+
+| | |
+|---|---|
+| **Verdict** | **$verdict** ($n_run tests run) |
+| Host | $(get "$env" host) ($(get "$env" os), $(get "$env" cores) cores) |
+| Tested | $(get "$run" started_local), took $secs s |
+| Server | test sshd $(get "$env" openssh_server) on 127.0.0.1:$(get "$env" test_port), $(mode_text "$(get "$env" service_mode)") |
+| What | a second sshd with its own configuration, host keys and user \`$(get "$env" test_user)\`, next to the real one, which was not touched; clients on the same machine over loopback |
+
+EOF
+}
+
+mode_text () {
+	case $1 in
+	systemd) printf 'run by systemd as sshd-perf-test.service' ;;
+	direct) printf 'started directly (no systemd on this host)' ;;
+	*) printf 'unknown' ;;
+	esac
+}
+
+target_text () {
+	local op=$1 target=$2 unit=$3
+	[ -n "$target" ] || { printf -- '-'; return; }
+	printf '%s %s %s' "$op" "$target" "$unit"
+}
+
+summary () {
+	local name status fig
+	cat <<EOF
+## Summary
+
+| # | Metric | Result | Target | Verdict |
+|---:|---|---|---|---|
+EOF
+	local i=0
+	for name in $ALL_TESTS; do
+		i=$((i + 1))
+		if [ ! -f "$DATA_DIR/$name.env" ]; then
+			case " $tests_run " in
+			*" $name "*) printf '| %d | %s (`%s`) | - | - | ERROR: no result |\n' "$i" "${TITLE[$name]}" "$name" ;;
+			*) [ "$(get "$DATA_DIR/run.env" all_tests)" = yes ] &&
+				printf '| %d | %s (`%s`) | - | - | SKIPPED: not part of this version of the kit |\n' "$i" "${TITLE[$name]}" "$name" ;;
+			esac
+			continue
+		fi
+		status=$(t "$name" status)
+		fig=$(t "$name" figure)
+		[ -n "$fig" ] && [ "$fig" != - ] && fig="$fig $(t "$name" unit) ($(t "$name" figure_label))"
+		printf '| %d | [%s](#%s) (`%s`) | %s | %s | **%s**%s |\n' "$i" "${TITLE[$name]}" "$name" "$name" \
+			"${fig:--}" "$(target_text "$(t "$name" target_op)" "$(t "$name" target)" "$(t "$name" unit)")" \
+			"$status" "$( [ "$status" = PASS ] || [ -z "$(t "$name" reason)" ] || printf ': %s' "$(t "$name" reason)")"
+	done
+	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n\n'
+}
+
+sections () {
+	local name
+	for name in $ALL_TESTS; do
+		[ -f "$DATA_DIR/$name.env" ] || continue
+		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${TITLE[$name]}" "$name" "$(t "$name" status)"
+		if [ -n "$(t "$name" reason)" ]; then
+			printf '**Why %s:** %s\n\n' "$(t "$name" status)" "$(t "$name" reason)"
+		fi
+		if declare -F "report_$name" >/dev/null; then
+			"report_$name"
+		fi
+		printf 'Raw samples: `raw/%s-*`. The test took %s s.\n\n' "$name" "$(t "$name" seconds)"
+	done
+}
+
+warnings () {
+	local run="$DATA_DIR/run.env" before cores
+	cores=$(get "$DATA_DIR/environment.env" cores)
+	before=$(get "$run" load_before)
+	if [ -n "$before" ] && awk -v l="${before%% *}" -v c="${cores:-1}" 'BEGIN { exit !(l > c * 0.5) }'; then
+		warn_report "The machine was busy before the run (load average $before on $cores cores): other work may have slowed the results; run again on a quiet machine."
+	fi
+	[ "$(get "$run" interrupted)" = yes ] && warn_report "The run was interrupted; tests after the interrupted one did not run."
+	for name in $tests_run; do
+		case $(t "$name" status) in
+		SKIPPED) warn_report "\`$name\` was skipped: $(t "$name" reason)" ;;
+		INTERRUPTED) warn_report "\`$name\` was interrupted." ;;
+		esac
+		[ -z "$(t "$name" warning)" ] || warn_report "\`$name\`: $(t "$name" warning)"
+	done
+	printf '## Warnings\n\n'
+	if [ "${#WARNINGS[@]}" -eq 0 ]; then
+		printf 'None.\n\n'
+	else
+		printf -- '- %s\n' "${WARNINGS[@]}"
+		printf '\n'
+	fi
+}
+
+environment () {
+	local env="$DATA_DIR/environment.env"
+	cat <<EOF
+## Environment
+
+| | |
+|---|---|
+| OS | $(get "$env" os), kernel $(get "$env" kernel) ($(get "$env" arch)) |
+| CPU | $(get "$env" cpu_model), $(get "$env" cores) cores, AES-NI: $(get "$env" aes_ni) |
+| RAM | $(get "$env" ram_mb) MB ($(get "$env" ram_available_mb) MB available at the start) |
+| OpenSSH | server $(get "$env" openssh_server); client $(get "$env" openssh_client) |
+| OpenSSL | $(get "$env" openssl) |
+| Crypto policy | $(get "$env" crypto_policy); FIPS mode $(get "$env" fips) |
+| SELinux | $(get "$env" selinux) |
+| Test server | $(mode_text "$(get "$env" service_mode)"), pid $(get "$env" server_pid) |
+| Load average | $(get "$DATA_DIR/run.env" load_before) before the run, $(get "$DATA_DIR/run.env" load_after) after it (1, 5, 15 min) |
+
+Effective test server settings (\`sshd -T\`):
+
+| Setting | Value |
+|---|---|
+EOF
+	grep '^sshd_' "$env" 2>/dev/null | sed 's/^sshd_\([^=]*\)=\(.*\)/| `\1` | `\2` |/' || true
+	printf '\nSettings used in this run'
+	local from_env
+	from_env=$(get "$DATA_DIR/settings.env" SETTINGS_FROM_ENV | tr -d "'")
+	[ -z "$from_env" ] || printf ' (from the environment: %s)' "$from_env"
+	printf ':\n\n```\n'
+	grep -v '^SETTINGS_FROM_ENV=' "$DATA_DIR/settings.env" | tr -d "'"
+	printf '```\n'
+}
+
+{
+	header
+	summary
+	sections
+	warnings
+	environment
+} >"$REPORT.tmp"
+mv -f "$REPORT.tmp" "$REPORT"

@@ -1,0 +1,129 @@
+# shellcheck shell=bash
+# Starting, stopping and reloading the test server, with systemd (its unit,
+# through sd-bus) or without (sshd started directly, its pid recorded).
+# Used by start-ssh.sh and by the tests that restart or reload the server.
+# Needs lib/common.sh and loaded settings.
+
+# "systemd" when systemd is PID 1, else "direct".
+host_mode () {
+	if helper unit booted >/dev/null 2>&1; then echo systemd; else echo direct; fi
+}
+
+# Every process below pid $1 (children, grandchildren ...), from /proc.
+descendants () {
+	local root=$1
+	# Parse /proc/PID/stat after the last ")": the command may hold spaces.
+	for f in /proc/[0-9]*/stat; do
+		cat "$f" 2>/dev/null && echo
+	done | awk -v root="$root" '
+		NF > 0 {
+			pid = $1; rest = $0
+			sub(/.*\) /, "", rest); split(rest, a, " ")
+			parent[pid] = a[2]
+		}
+		END {
+			want[root] = 1; changed = 1
+			while (changed) {
+				changed = 0
+				for (p in parent)
+					if (!(p in want) && (parent[p] in want)) { want[p] = 1; changed = 1 }
+			}
+			for (p in want) if (p != root) print p
+		}'
+}
+
+# Sends TERM to the given pids, waits up to $1 seconds, then KILLs the rest.
+end_pids () {
+	local deadline=$1 pid left
+	shift
+	[ "$#" -gt 0 ] || return 0
+	kill -TERM "$@" 2>/dev/null || true
+	deadline=$(( $(date +%s) + deadline ))
+	while :; do
+		left=""
+		for pid in "$@"; do [ -d "/proc/$pid" ] && left="$left $pid"; done
+		[ -n "$left" ] || return 0
+		[ "$(date +%s)" -lt "$deadline" ] || break
+		sleep 0.05
+	done
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL $left 2>/dev/null || true
+}
+
+# Starts the test server (not yet running). Prints the listener pid.
+server_start () {
+	local mode out pid
+	mode=$(server_get MODE)
+	case $mode in
+	systemd)
+		out=$(helper unit -t "$SERVER_START_TIMEOUT" start "$UNIT_NAME" 2>&1) || {
+			warn "starting $UNIT_NAME failed: $(printf '%s' "$out" | tr '\n' ' ')"
+			warn "see: journalctl -u $UNIT_NAME"
+			return 1
+		}
+		;;
+	direct)
+		rm -f "$PID_FILE"
+		# sshd daemonizes itself and writes PID_FILE; it starts with a
+		# clean environment, not the caller's.
+		env -i PATH="$PATH" "$SSHD" -f "$SSHD_CONFIG" -E "$STATE_DIR/sshd.log" </dev/null >/dev/null 2>&1 || {
+			warn "sshd did not start; its log: $(tail -n 3 "$STATE_DIR/sshd.log" 2>/dev/null | tr '\n' ' ')"
+			return 1
+		}
+		;;
+	*)
+		warn "no server mode recorded in $SERVER_ENV; run ./start-ssh.sh"
+		return 1
+		;;
+	esac
+	wait_greeting "$SERVER_START_TIMEOUT" >/dev/null || {
+		warn "the test server did not answer on 127.0.0.1:$TEST_PORT within ${SERVER_START_TIMEOUT}s"
+		return 1
+	}
+	if [ "$mode" = direct ]; then
+		pid=$(cat "$PID_FILE" 2>/dev/null || true)
+		is_kit_sshd "$pid" || { warn "sshd answers, but $PID_FILE does not name it"; return 1; }
+		server_set PID "$pid"
+	fi
+	server_pid
+}
+
+# Stops the test server if it runs; open sessions are left alone, as
+# KillMode=process does for the real sshd.
+server_stop () {
+	local mode pid
+	mode=$(server_get MODE)
+	pid=$(server_pid)
+	case $mode in
+	systemd)
+		[ -f "$UNIT_FILE" ] || return 0
+		helper unit -t "$SERVER_START_TIMEOUT" stop "$UNIT_NAME" >/dev/null || {
+			warn "stopping $UNIT_NAME failed"
+			return 1
+		}
+		;;
+	direct)
+		[ -n "$pid" ] || return 0
+		end_pids 10 "$pid"
+		rm -f "$PID_FILE"
+		;;
+	esac
+	return 0
+}
+
+# Reloads (SIGHUP) the test server after checking its config with sshd -t.
+server_reload () {
+	local out pid
+	out=$("$SSHD" -t -f "$SSHD_CONFIG" 2>&1) || {
+		warn "not reloading: sshd -t rejects $SSHD_CONFIG: $out"
+		return 2
+	}
+	case $(server_get MODE) in
+	systemd) helper unit -t "$SERVER_START_TIMEOUT" reload "$UNIT_NAME" ;;
+	direct)
+		pid=$(server_pid)
+		[ -n "$pid" ] || { warn "the test server is not running"; return 1; }
+		kill -HUP "$pid"
+		;;
+	esac
+}

@@ -1,0 +1,466 @@
+#!/usr/bin/env bash
+# start-ssh.sh: set up, inspect, stop and remove the sshd-perf-kit test
+# server, a second sshd on 127.0.0.1 next to the real one.
+set -eu
+
+PROG=start-ssh.sh
+KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+# shellcheck source=lib/common.sh
+. "$KIT_DIR/lib/common.sh"
+# shellcheck source=lib/server.sh
+. "$KIT_DIR/lib/server.sh"
+
+usage () {
+	cat <<EOF
+usage: $PROG [-q] [start | status | stop | cleanup]
+
+  start    (default) create the test user, host keys, the config
+           $SSHD_CONFIG, the SELinux port label and the unit
+           $UNIT_NAME (or start sshd directly without systemd), start
+           the server on 127.0.0.1:TEST_PORT and check that a login works.
+           Running it again changes nothing, or restarts the server when a
+           setting changed.
+  status   whether the test server runs (exit 0) or not (exit 3).
+  stop     stop the test server; everything else stays.
+  cleanup  stop the server, end the test user's sessions and remove
+           exactly what the kit created (listed in $STATE_DIR).
+
+  -q       print only warnings and errors.
+
+Settings: $SETTINGS_FILE_DEFAULT (an environment variable of the same name
+overrides a setting for one run). The real sshd, its configuration and its
+host keys are never touched.
+EOF
+}
+
+# ---- start ----------------------------------------------------------------
+
+# Refuses, before anything is changed, what the kit must not take over.
+check_before_start () {
+	local prev_user running_pid prev_port f
+	prev_user=$(state_list user | tail -n 1)
+	if [ -n "$prev_user" ] && [ "$prev_user" != "$TEST_USER" ]; then
+		die "the test server was set up for TEST_USER=$prev_user; run ./start-ssh.sh cleanup before changing TEST_USER to $TEST_USER"
+	fi
+	if getent passwd "$TEST_USER" >/dev/null && ! state_has user "$TEST_USER"; then
+		die "user $TEST_USER exists and was not created by sshd-perf-kit; it is never taken over: set TEST_USER to an unused name (settings.conf or TEST_USER=name $PROG)"
+	fi
+	if getent group "$TEST_USER" >/dev/null && ! state_has user "$TEST_USER"; then
+		die "group $TEST_USER exists and was not created by sshd-perf-kit; set TEST_USER to an unused name"
+	fi
+	for f in "$SSHD_CONFIG" "$UNIT_FILE" "${HOSTKEY_PREFIX}ed25519_key" "${HOSTKEY_PREFIX}rsa_key" "${HOSTKEY_PREFIX}ecdsa_key"; do
+		if [ -e "$f" ] && ! state_has file "$f"; then
+			die "$f exists but sshd-perf-kit has no record of creating it; remove it by hand if it is left from an earlier run of the kit, then run $PROG again"
+		fi
+	done
+	running_pid=$(server_pid)
+	prev_port=$(server_get PORT)
+	if { [ -z "$running_pid" ] || [ "$prev_port" != "$TEST_PORT" ]; } && port_in_use "$TEST_PORT"; then
+		die "TEST_PORT=$TEST_PORT is in use by another program; choose a free port (settings.conf or TEST_PORT=port $PROG)"
+	fi
+}
+
+make_state_dir () {
+	if [ ! -d "$STATE_PARENT" ]; then
+		mkdir -p "$STATE_PARENT"
+		chmod 0755 "$STATE_PARENT"
+		created_parent=1
+	fi
+	if [ ! -d "$STATE_DIR" ]; then
+		mkdir -m 0700 "$STATE_DIR"
+		fresh=1
+	fi
+	mkdir -p "$CLIENT_DIR"
+	chmod 0700 "$STATE_DIR" "$CLIENT_DIR"
+	[ -z "${created_parent:-}" ] || record dir "$STATE_PARENT"
+}
+
+make_user () {
+	local home
+	if ! getent passwd "$TEST_USER" >/dev/null; then
+		useradd --create-home --user-group --shell /bin/bash \
+			--comment "sshd-perf-kit test user" "$TEST_USER"
+		record user "$TEST_USER"
+		say "created user $TEST_USER (uid $(id -u "$TEST_USER"))"
+	fi
+	home=$(getent passwd "$TEST_USER" | cut -d: -f6)
+	[ -d "$home" ] || die "home $home of $TEST_USER is missing; run ./start-ssh.sh cleanup and start again"
+
+	if [ ! -f "$CLIENT_DIR/id_ed25519" ]; then
+		"$SSH_KEYGEN" -q -t ed25519 -N '' -C "sshd-perf-kit $TEST_USER" -f "$CLIENT_DIR/id_ed25519"
+	fi
+	if [ ! -f "$CLIENT_DIR/id_rsa" ]; then
+		"$SSH_KEYGEN" -q -t rsa -b 3072 -N '' -C "sshd-perf-kit $TEST_USER" -f "$CLIENT_DIR/id_rsa"
+	fi
+	install -d -m 0700 -o "$TEST_USER" -g "$(id -g "$TEST_USER")" "$home/.ssh"
+	cat "$CLIENT_DIR/id_ed25519.pub" "$CLIENT_DIR/id_rsa.pub" >"$CLIENT_DIR/authorized_keys"
+	install -m 0600 -o "$TEST_USER" -g "$(id -g "$TEST_USER")" "$CLIENT_DIR/authorized_keys" "$home/.ssh/authorized_keys"
+
+	if [ ! -s "$PASSWORD_FILE" ]; then
+		helper passgen >"$PASSWORD_FILE"
+		chmod 0600 "$PASSWORD_FILE"
+		# chpasswd reads the password on stdin: never in an argument list.
+		printf '%s:%s\n' "$TEST_USER" "$(cat "$PASSWORD_FILE")" | chpasswd
+		say "set a random password for $TEST_USER (kept in $PASSWORD_FILE, root only)"
+	fi
+	TEST_HOME=$home
+}
+
+make_host_keys () {
+	local t key group=
+	getent group ssh_keys >/dev/null && group=ssh_keys
+	for t in $HOSTKEY_TYPES; do
+		key="${HOSTKEY_PREFIX}${t}_key"
+		[ -f "$key" ] && continue
+		record file "$key"
+		record file "$key.pub"
+		case $t in
+		rsa) "$SSH_KEYGEN" -q -t rsa -b 3072 -N '' -C "sshd-perf-kit test server" -f "$key" ;;
+		*) "$SSH_KEYGEN" -q -t "$t" -N '' -C "sshd-perf-kit test server" -f "$key" ;;
+		esac
+		# As RHEL's sshd-keygen: private 0640 group ssh_keys where that
+		# group exists, else 0600; public 0644.
+		if [ -n "$group" ]; then
+			chgrp "$group" "$key"
+			chmod 0640 "$key"
+		else
+			chmod 0600 "$key"
+		fi
+		chmod 0644 "$key.pub"
+		say "created host key $key"
+	done
+}
+
+find_sftp_server () {
+	local p
+	for p in /usr/libexec/openssh/sftp-server /usr/lib/openssh/sftp-server /usr/lib/ssh/sftp-server /usr/libexec/sftp-server; do
+		[ -x "$p" ] && { printf '%s\n' "$p"; return 0; }
+	done
+	die "sftp-server not found; install it: dnf install openssh-server (Debian: apt-get install openssh-sftp-server)"
+}
+
+# render TEMPLATE NAME=value...: prints the template with every @NAME@
+# replaced; a placeholder left over is the kit's own bug.
+render () {
+	local file=$1 line kv
+	shift
+	while IFS= read -r line || [ -n "$line" ]; do
+		for kv in "$@"; do
+			line=${line//@"${kv%%=*}"@/"${kv#*=}"}
+		done
+		case $line in *@[A-Z]*@*) die "template $file: no value for a placeholder in: $line" ;; esac
+		printf '%s\n' "$line"
+	done <"$file"
+}
+
+# Writes and checks the sshd config; sets config_changed=1 when it differs
+# from the installed one.
+make_sshd_config () {
+	local new="$STATE_DIR/sshd_config.new" out dir
+	local extra="" crypto sftp_server
+	sftp_server=$(find_sftp_server)
+	if version_ge 9.8 "$SSHD_VERSION"; then
+		# All test clients come from 127.0.0.1; 9.8's penalties would
+		# lock the load test out.
+		extra="PerSourcePenalties no"
+	fi
+	if [ -f /etc/crypto-policies/back-ends/opensshserver.config ]; then
+		crypto="Include /etc/crypto-policies/back-ends/opensshserver.config"
+	else
+		crypto="# No system crypto policy on this host: OpenSSH's defaults apply."
+	fi
+	render "$TEMPLATE_DIR/sshd_config_perf_test.in" PORT="$TEST_PORT" \
+		USER="$TEST_USER" MAX_STARTUPS="$MAX_STARTUPS" PID_FILE="$PID_FILE" \
+		HOSTKEY_PREFIX="$HOSTKEY_PREFIX" SFTP_SERVER="$sftp_server" \
+		EXTRA="$extra" CRYPTO_POLICY="$crypto" >"$new"
+	chmod 0600 "$new"
+
+	if ! out=$("$SSHD" -t -f "$new" 2>&1); then
+		# Debian's sshd needs its privilege separation folder (/run/sshd),
+		# which only its own service creates.
+		dir=$(printf '%s\n' "$out" | tr -d '\r' | sed -n 's/^Missing privilege separation directory: //p' | head -n 1)
+		if [ -n "$dir" ] && [ ! -e "$dir" ]; then
+			mkdir -m 0755 "$dir"
+			record dir "$dir"
+		fi
+		if ! out=$("$SSHD" -t -f "$new" 2>&1); then
+			rm -f "$new"
+			warn "sshd -t rejects the test configuration: $(printf '%s' "$out" | tr '\n' ' ')"
+			return 1
+		fi
+	fi
+	if [ -f "$SSHD_CONFIG" ] && cmp -s "$new" "$SSHD_CONFIG"; then
+		rm -f "$new"
+		return 0
+	fi
+	record file "$SSHD_CONFIG"
+	mv -f "$new" "$SSHD_CONFIG"
+	config_changed=1
+	say "wrote $SSHD_CONFIG (sshd -t accepts it)"
+}
+
+make_client_config () {
+	local t
+	render "$TEMPLATE_DIR/ssh_config.in" ALIAS="$HOST_ALIAS" \
+		PORT="$TEST_PORT" USER="$TEST_USER" CLIENT_DIR="$CLIENT_DIR" \
+		CLIENT_CONFIG="$CLIENT_CONFIG" KNOWN_HOSTS="$CLIENT_DIR/known_hosts" \
+		LOGIN_TIMEOUT="$LOGIN_TIMEOUT" >"$CLIENT_CONFIG"
+	# Pin the test server's own host keys: no trust on first use.
+	for t in $HOSTKEY_TYPES; do
+		printf '[127.0.0.1]:%s %s\n' "$TEST_PORT" "$(cut -d' ' -f1,2 "${HOSTKEY_PREFIX}${t}_key.pub")"
+	done >"$CLIENT_DIR/known_hosts"
+}
+
+label_selinux () {
+	local out
+	SELINUX_MODE=$(helper selinux mode | sed -n 's/^mode=//p')
+	if [ "$SELINUX_MODE" = disabled ]; then
+		say "SELinux is disabled: port and file labelling skipped"
+		return 0
+	fi
+	out=$(helper seport add "$TEST_PORT") || die "labelling port $TEST_PORT ssh_port_t failed: $out"
+	case $out in
+	*added=yes*) record seport "$TEST_PORT"; say "labelled TCP port $TEST_PORT ssh_port_t" ;;
+	esac
+	helper selinux restorecon "$SSHD_CONFIG" "${HOSTKEY_PREFIX}"*_key "${HOSTKEY_PREFIX}"*_key.pub "$TEST_HOME/.ssh" >/dev/null
+	[ ! -f "$UNIT_FILE" ] || helper selinux restorecon "$UNIT_FILE" >/dev/null
+}
+
+make_unit () {
+	local new="$STATE_DIR/unit.new" unit_type
+	# Type=notify only where this sshd tells systemd it is ready: RHEL's
+	# and Debian's builds (linked with libsystemd) and OpenSSH >= 9.8.
+	if version_ge 9.8 "$SSHD_VERSION" || { command -v ldd >/dev/null && ldd "$SSHD" 2>/dev/null | grep -q libsystemd; }; then
+		unit_type=notify
+	else
+		unit_type="exec"
+	fi
+	render "$KIT_DIR/units/$UNIT_NAME.in" PORT="$TEST_PORT" SSHD="$SSHD" \
+		SSHD_CONFIG="$SSHD_CONFIG" TYPE="$unit_type" >"$new"
+	chmod 0644 "$new"
+	if [ -f "$UNIT_FILE" ] && cmp -s "$new" "$UNIT_FILE"; then
+		rm -f "$new"
+		return 0
+	fi
+	record file "$UNIT_FILE"
+	mv -f "$new" "$UNIT_FILE"
+	helper unit daemon-reload >/dev/null || die "systemd daemon-reload failed after writing $UNIT_FILE"
+	unit_changed=1
+	say "installed $UNIT_FILE"
+}
+
+cmd_start () {
+	local pid mode out msg
+	need_root start
+	ensure_helpers
+	load_settings
+	find_tools
+	SSHD_VERSION=$(openssh_version "$SSHD")
+	[ -n "$SSHD_VERSION" ] || die "cannot tell the OpenSSH version of $SSHD"
+	take_lock
+	check_before_start
+
+	fresh="" config_changed="" unit_changed=""
+	trap 'start_failed' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	make_state_dir
+	mode=$(host_mode)
+	server_set MODE "$mode"
+	make_user
+	make_host_keys
+	make_sshd_config || exit 1
+	make_client_config
+	[ "$mode" = direct ] || make_unit
+	label_selinux
+
+	pid=$(server_pid)
+	if [ -n "$pid" ] && { [ -n "$config_changed" ] || [ -n "$unit_changed" ]; }; then
+		say "settings changed: restarting the test server"
+		server_stop || exit 1
+		pid=""
+	fi
+	if [ -z "$pid" ]; then
+		[ "$mode" = systemd ] || record file "$PID_FILE"
+		pid=$(server_start) || exit 1
+		[ -n "$pid" ] || { warn "the test server did not stay up"; exit 1; }
+	fi
+	server_set PORT "$TEST_PORT"
+	server_set USER "$TEST_USER"
+	server_set VERSION "$SSHD_VERSION"
+
+	out=$(wait_greeting "$SERVER_START_TIMEOUT") || die "the test server does not answer on 127.0.0.1:$TEST_PORT"
+	msg=$(try_login "$HOST_ALIAS" 2>&1) || {
+		warn "the test server answers, but a login as $TEST_USER failed: $(printf '%s' "$msg" | tail -n 2 | tr '\n' ' ')"
+		exit 1
+	}
+	trap - EXIT INT TERM
+	say "test server running: pid $pid, 127.0.0.1:$TEST_PORT, $(printf '%s\n' "$out" | sed -n 's/^banner=//p'), $( [ "$mode" = systemd ] && echo "unit $UNIT_NAME" || echo "started directly (no systemd)")"
+	say "try it: ssh -F $CLIENT_CONFIG $HOST_ALIAS true"
+}
+
+# A start that fails leaves the host as it was before it, when it was the
+# first start; a failed restart keeps what an earlier start made.
+start_failed () {
+	local rc=$?
+	trap - EXIT INT TERM
+	[ "$rc" -ne 0 ] || return 0
+	if [ -n "${fresh:-}" ]; then
+		warn "start failed: removing what it created"
+		QUIET=1 do_cleanup >&2 || true
+	fi
+	exit "$rc"
+}
+
+# ---- status ---------------------------------------------------------------
+
+cmd_status () {
+	local pid mode port label
+	need_root status
+	ensure_helpers
+	load_settings
+	find_tools
+	if [ ! -d "$STATE_DIR" ]; then
+		printf 'state=not-set-up\nstate_dir=%s (absent)\n' "$STATE_DIR"
+		exit 3
+	fi
+	pid=$(server_pid)
+	mode=$(server_get MODE)
+	port=$(server_get PORT)
+	if [ "$(helper selinux mode | sed -n 's/^mode=//p')" = disabled ]; then
+		label="selinux-disabled"
+	else
+		label=$(helper seport query "${port:-$TEST_PORT}" | sed -n 's/.*type=\([^ ]*\).*/\1/p')
+		state_has seport "${port:-$TEST_PORT}" && label="$label (added by the kit)"
+	fi
+	printf 'state=%s\n' "$([ -n "$pid" ] && echo running || echo stopped)"
+	printf 'pid=%s\n' "${pid:--}"
+	printf 'address=127.0.0.1:%s\n' "${port:-$TEST_PORT}"
+	printf 'user=%s\n' "$(server_get USER)"
+	printf 'openssh=%s\n' "$(server_get VERSION)"
+	printf 'mode=%s\n' "$([ "$mode" = systemd ] && echo "systemd ($UNIT_NAME)" || echo "direct (no systemd)")"
+	printf 'selinux_port_label=%s\n' "$label"
+	printf 'config=%s\n' "$SSHD_CONFIG"
+	printf 'state_dir=%s\n' "$STATE_DIR"
+	printf 'client_config=%s\n' "$CLIENT_CONFIG"
+	[ -n "$pid" ] || exit 3
+}
+
+# ---- stop -----------------------------------------------------------------
+
+cmd_stop () {
+	need_root stop
+	ensure_helpers
+	load_settings
+	find_tools
+	take_lock
+	if [ -z "$(server_pid)" ]; then
+		say "the test server is not running"
+		return 0
+	fi
+	server_stop || exit 1
+	say "stopped the test server (open sessions, if any, keep running until cleanup)"
+}
+
+# ---- cleanup --------------------------------------------------------------
+
+# Ends every process of the kit's test user, and what the listener
+# started, within a deadline.
+end_sessions () {
+	local user=$1 uid pids pid f
+	uid=$(id -u "$user" 2>/dev/null) || return 0
+	if [ "$(server_get MODE)" = systemd ]; then
+		helper unit -t 10 terminate-user "$uid" >/dev/null 2>&1 || true
+	fi
+	pids=""
+	for f in /proc/[0-9]*/status; do
+		pid=${f#/proc/}
+		pid=${pid%/status}
+		awk -v uid="$uid" '$1 == "Uid:" && ($2 == uid || $3 == uid) { found = 1 } END { exit !found }' "$f" 2>/dev/null &&
+			pids="$pids $pid"
+	done
+	# shellcheck disable=SC2086 # a list of pids
+	[ -z "$pids" ] || { end_pids 5 $pids; say "ended $(echo $pids | wc -w) processes of $user"; }
+}
+
+do_cleanup () {
+	local pid sessions user f d port uid
+	if [ ! -d "$STATE_DIR" ]; then
+		say "nothing to clean up ($STATE_DIR does not exist)"
+		return 0
+	fi
+	pid=$(server_pid)
+	sessions=""
+	[ -z "$pid" ] || sessions=$(descendants "$pid")
+	if [ -n "$pid" ]; then
+		server_stop && say "stopped the test server (pid $pid)"
+	fi
+	# What the listener started (per-connection sshd processes).
+	# shellcheck disable=SC2086 # a list of pids
+	[ -z "$sessions" ] || end_pids 5 $sessions
+	for user in $(state_list user); do
+		end_sessions "$user"
+		if getent passwd "$user" >/dev/null; then
+			uid=$(id -u "$user")
+			userdel --remove "$user" 2>/dev/null || userdel "$user"
+			say "removed user $user (uid $uid) and its home"
+		fi
+		if getent group "$user" >/dev/null; then
+			groupdel "$user" && say "removed group $user"
+		fi
+	done
+	for f in $(state_list file); do
+		[ -e "$f" ] || continue
+		rm -f "$f"
+		say "removed $f"
+		if [ "$f" = "$UNIT_FILE" ]; then
+			helper unit daemon-reload >/dev/null 2>&1 && say "systemd daemon-reload"
+		fi
+	done
+	for port in $(state_list seport); do
+		helper seport delete "$port" >/dev/null && say "removed the SELinux label ssh_port_t of TCP port $port"
+	done
+	# Folders, newest first, only when empty.
+	for d in $(state_list dir | tac); do
+		[ "$d" = "$STATE_PARENT" ] && continue
+		rmdir "$d" 2>/dev/null && say "removed $d"
+	done
+	d=$(state_list dir | grep -xF "$STATE_PARENT" || true)
+	rm -rf "$STATE_DIR"
+	say "removed $STATE_DIR"
+	if [ -n "$d" ]; then
+		rmdir "$STATE_PARENT" 2>/dev/null && say "removed $STATE_PARENT"
+	fi
+	rm -f "$LOCK_FILE.pid" "$LOCK_FILE"
+	return 0
+}
+
+cmd_cleanup () {
+	need_root cleanup
+	ensure_helpers
+	find_tools
+	# Cleanup works even when settings.conf is broken: it needs none.
+	SERVER_START_TIMEOUT=30
+	take_lock
+	do_cleanup
+}
+
+# ---- main -----------------------------------------------------------------
+
+while [ "$#" -gt 0 ]; do
+	case $1 in
+	-q) QUIET=1 ;;
+	-h | --help) usage; exit 0 ;;
+	-*) die "unknown option $1; see $PROG --help" ;;
+	*) break ;;
+	esac
+	shift
+done
+[ "$#" -le 1 ] || die "one command at a time: start, status, stop or cleanup"
+case ${1:-start} in
+start) cmd_start ;;
+status) cmd_status ;;
+stop) cmd_stop ;;
+cleanup) cmd_cleanup ;;
+*) die "unknown command '$1'; valid commands: start, status, stop, cleanup" ;;
+esac

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# test-ssh.sh: measure the sshd-perf-kit test server and write
+# results/<date-time>/report.md with PASS / FAIL against settings.conf.
+set -eu
+
+PROG=test-ssh.sh
+KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+# shellcheck source=lib/common.sh
+. "$KIT_DIR/lib/common.sh"
+# shellcheck source=lib/server.sh
+. "$KIT_DIR/lib/server.sh"
+# shellcheck source=lib/measure.sh
+. "$KIT_DIR/lib/measure.sh"
+
+# The metrics in the order of the specification.
+ALL_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
+
+# The tests this copy of the kit has: one lib/metrics/NAME.sh each.
+available_tests () {
+	local t
+	for t in $ALL_TESTS; do
+		if [ -f "$KIT_DIR/lib/metrics/$t.sh" ]; then printf '%s ' "$t"; fi
+	done
+}
+
+usage () {
+	cat <<EOF
+usage: $PROG [-q] [TEST ...]
+
+Runs the named tests (default: all) against the test server set up by
+./start-ssh.sh, and writes RESULTS_DIR/<date-time>/report.md.
+
+Tests: $(available_tests)
+
+  -q   no progress lines; only the report's path at the end.
+
+Exit status: 0 every test run passed, 1 a test failed, 2 bad input or no
+test server (run ./start-ssh.sh first).
+EOF
+}
+
+# Creates RESULTS_DIR/<date-time> (a new one, never reused).
+make_run_dir () {
+	local stamp dir n=1
+	if [ ! -d "$RESULTS_DIR" ]; then
+		[ -d "$(dirname "$RESULTS_DIR")" ] ||
+			die "RESULTS_DIR=$RESULTS_DIR: its parent folder does not exist; create it or set RESULTS_DIR to an existing folder"
+		mkdir -m 0755 "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR cannot be created; set RESULTS_DIR to a writable folder"
+	fi
+	[ -w "$RESULTS_DIR" ] || die "RESULTS_DIR=$RESULTS_DIR is not writable; set RESULTS_DIR to a writable folder"
+	stamp=$(date +%Y-%m-%d_%H%M%S)
+	dir="$RESULTS_DIR/$stamp"
+	while [ -e "$dir" ]; do
+		n=$((n + 1))
+		dir="$RESULTS_DIR/$stamp-$n"
+	done
+	mkdir -m 0755 "$dir" "$dir/raw" "$dir/data"
+	printf '%s\n' "$dir"
+}
+
+# Runs one test; its data file says the result and the verdict.
+run_test () {
+	local name=$1 start rc=0 data
+	data="$DATA_DIR/$name.env"
+	# shellcheck source=/dev/null
+	. "$KIT_DIR/lib/metrics/$name.sh"
+	progress "$name: $("about_$name")"
+	start=$(date +%s.%N)
+	"measure_$name" || rc=$?
+	if [ ! -s "$data" ]; then
+		result_set "$name" status ERROR
+		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
+	fi
+	result_set "$name" seconds "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
+	progress "$name: $(result_get "$name" summary) -> $(result_get "$name" status)"
+}
+
+QUIET=""
+while [ "$#" -gt 0 ]; do
+	case $1 in
+	-q) QUIET=1 ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1; see $PROG --help" ;;
+	*) break ;;
+	esac
+	shift
+done
+
+need_root "$@"
+ensure_helpers
+load_settings
+find_tools
+
+avail=" $(available_tests)"
+for t in "$@"; do
+	case $avail in
+	*" $t "*) ;;
+	*) die "unknown test '$t'; valid tests: $(available_tests)" ;;
+	esac
+done
+selected=${*:-$(available_tests)}
+
+if [ ! -d "$STATE_DIR" ] || [ -z "$(server_pid)" ]; then
+	die "the test server is not running; run ./start-ssh.sh first"
+fi
+if [ "$(server_get PORT)" != "$TEST_PORT" ] || [ "$(server_get USER)" != "$TEST_USER" ]; then
+	die "the test server runs with TEST_PORT=$(server_get PORT) TEST_USER=$(server_get USER), not the current settings; run ./start-ssh.sh to apply them"
+fi
+take_lock
+
+RUN_DIR=$(make_run_dir)
+RAW_DIR="$RUN_DIR/raw"
+DATA_DIR="$RUN_DIR/data"
+export RUN_DIR RAW_DIR DATA_DIR
+
+{
+	printf 'started=%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	printf 'started_local=%s\n' "$(date '+%Y-%m-%d %H:%M:%S %Z')"
+	printf 'tests=%s\n' "$selected"
+	printf 'all_tests=%s\n' "$([ "$#" -eq 0 ] && echo yes || echo no)"
+	printf 'kit_dir=%s\n' "$KIT_DIR"
+} >"$DATA_DIR/run.env"
+# Every setting used in this run.
+helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE" >"$DATA_DIR/settings.env"
+
+# An interrupted run still gets its report, with the test marked.
+current=""
+on_interrupt () {
+	trap - INT TERM
+	[ -z "$current" ] || { result_set "$current" status INTERRUPTED; result_set "$current" reason "interrupted by a signal"; }
+	printf 'interrupted=yes\n' >>"$DATA_DIR/run.env"
+	"$KIT_DIR/lib/render.sh" "$RUN_DIR" >/dev/null 2>&1 || true
+	warn "interrupted; partial report: $RUN_DIR/report.md"
+	exit 130
+}
+trap on_interrupt INT TERM
+
+"$KIT_DIR/lib/environment.sh" >"$DATA_DIR/environment.env" 2>"$RAW_DIR/environment-errors.txt" || true
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for t in $selected; do
+	current=$t
+	run_test "$t"
+done
+current=""
+{
+	printf 'finished=%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	printf 'load_before=%s\n' "$load_before"
+	printf 'load_after=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+} >>"$DATA_DIR/run.env"
+
+"$KIT_DIR/lib/render.sh" "$RUN_DIR" || die "writing the report failed"
+verdict=$(sed -n 's/^verdict=//p' "$DATA_DIR/verdict.env")
+progress "verdict: $verdict"
+printf '%s\n' "$RUN_DIR/report.md"
+[ "$verdict" != FAIL ]
