@@ -387,6 +387,7 @@ do_cleanup () {
 	local pid sessions user f d port uid
 	if [ ! -d "$STATE_DIR" ]; then
 		say "nothing to clean up ($STATE_DIR does not exist)"
+		rm -f "$LOCK_FILE.pid" "$LOCK_FILE"
 		return 0
 	fi
 	pid=$(server_pid)

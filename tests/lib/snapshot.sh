@@ -1,0 +1,31 @@
+# shellcheck shell=bash
+# host_snapshot: prints what the kit must leave exactly as it found it:
+# accounts, /etc/ssh, /etc/systemd/system, listening TCP sockets, the
+# SELinux local port list, home folders and the kit's state folder.
+host_snapshot () {
+	local f
+	for f in /etc/passwd /etc/group /etc/shadow /etc/gshadow /etc/subuid /etc/subgid; do
+		[ -f "$f" ] && sha256sum "$f"
+	done
+	for f in /etc/ssh /etc/systemd/system /home; do
+		[ -d "$f" ] && find "$f" -xdev -printf '%p %y %m %u %g %s\n' | sort
+	done
+	find /etc/ssh -type f -exec sha256sum {} + 2>/dev/null | sort
+	# Listening TCP sockets (state 0A): local address and port.
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "0A" { print "listen", $2 }' | sort
+	if command -v semanage >/dev/null 2>&1; then
+		semanage port -l -C 2>/dev/null | sed 's/^/seport /'
+	fi
+	[ -e /var/lib/sshd-perf-kit ] && echo "exists /var/lib/sshd-perf-kit"
+	[ -e /run/sshd-perf-test.pid ] && echo "exists /run/sshd-perf-test.pid"
+	return 0
+}
+
+# Processes that run with the kit's sshd config (there must be none left).
+kit_processes () {
+	local p
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q 'sshd_config_perf_test' && echo "${p#/proc/}"
+	done
+	return 0
+}
