@@ -1,0 +1,191 @@
+/*
+ * Unit tests of common.c: number parsing (strtonum-like), the option
+ * parser's exit, the clock and sleep_until_ns. Prints TAP.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static int test_num, test_failed;
+
+static void
+ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++test_num);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!cond)
+		test_failed++;
+}
+
+static int
+same(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+/* want_err NULL: must parse to want; else must fail with that text. */
+static void
+u64_case(const char *s, uint64_t min, uint64_t max, const char *want_err,
+    uint64_t want)
+{
+	const char *errstr = "unset";
+	uint64_t v = 4242;
+	int r;
+
+	r = parse_u64(s, min, max, &v, &errstr);
+	if (want_err == NULL)
+		ok(r == 0 && v == want && errstr == NULL,
+		    "parse_u64 \"%s\" in [%llu, %llu] = %llu", s,
+		    (unsigned long long)min, (unsigned long long)max,
+		    (unsigned long long)want);
+	else
+		ok(r == -1 && same(errstr, want_err) && v == 4242,
+		    "parse_u64 \"%s\" in [%llu, %llu]: %s (got \"%s\")", s,
+		    (unsigned long long)min, (unsigned long long)max,
+		    want_err, errstr ? errstr : "(null)");
+}
+
+static void
+double_case(const char *s, double min, double max, const char *want_err,
+    double want)
+{
+	const char *errstr = "unset";
+	double v = 42.42;
+	int r;
+
+	r = parse_double(s, min, max, &v, &errstr);
+	if (want_err == NULL)
+		ok(r == 0 && v == want && errstr == NULL,
+		    "parse_double \"%s\" in [%g, %g] = %g", s, min, max, want);
+	else
+		ok(r == -1 && same(errstr, want_err) && v == 42.42,
+		    "parse_double \"%s\" in [%g, %g]: %s (got \"%s\")", s, min,
+		    max, want_err, errstr ? errstr : "(null)");
+}
+
+static void
+test_parse_u64(void)
+{
+	u64_case("0", 0, 10, NULL, 0);
+	u64_case("123", 0, 1000, NULL, 123);
+	u64_case("007", 0, 10, NULL, 7);
+	u64_case("1", 1, 1, NULL, 1);
+	u64_case("18446744073709551615", 0, UINT64_MAX, NULL, UINT64_MAX);
+	u64_case("", 0, 10, "invalid", 0);
+	u64_case("12a", 0, 100, "invalid", 0);
+	u64_case("-1", 0, 10, "invalid", 0);
+	u64_case(" 1", 0, 10, "invalid", 0);
+	u64_case("1 ", 0, 10, "invalid", 0);
+	u64_case("+1", 0, 10, "invalid", 0);
+	u64_case("0x10", 0, 100, "invalid", 0);
+	u64_case("1.5", 0, 10, "invalid", 0);
+	u64_case("99999999999999999999999", 0, UINT64_MAX, "too large", 0);
+	u64_case("18446744073709551616", 0, UINT64_MAX, "too large", 0);
+	u64_case("11", 0, 10, "too large", 0);
+	u64_case("65536", 1, 65535, "too large", 0);
+	u64_case("0", 1, 65535, "too small", 0);
+	u64_case("9", 10, 20, "too small", 0);
+
+	{
+		const char *errstr = "unset";
+		uint64_t v = 1;
+
+		ok(parse_u64(NULL, 0, 10, &v, &errstr) == -1 &&
+		    same(errstr, "invalid"), "parse_u64 NULL: invalid");
+	}
+}
+
+static void
+test_parse_double(void)
+{
+	double_case("0.5", 0, 10, NULL, 0.5);
+	double_case("115", 0, 1000, NULL, 115);
+	double_case(".25", 0, 1, NULL, 0.25);
+	double_case("0", 0, 1, NULL, 0);
+	double_case("2", 1, 2, NULL, 2);
+	double_case("", 0, 10, "invalid", 0);
+	double_case("12a", 0, 100, "invalid", 0);
+	double_case("-1", 0, 10, "invalid", 0);
+	double_case("-0.5", -1, 10, "invalid", 0);
+	double_case(" 1", 0, 10, "invalid", 0);
+	double_case("1 ", 0, 10, "invalid", 0);
+	double_case(".", 0, 10, "invalid", 0);
+	double_case("nan", 0, 10, "invalid", 0);
+	double_case("inf", 0, 1e308, "invalid", 0);
+	double_case("99999999999999999999999", 0, 1e9, "too large", 0);
+	double_case("10.001", 0, 10, "too large", 0);
+	double_case("0.0009", 0.001, 10, "too small", 0);
+}
+
+static void
+test_opt_u64(void)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	if ((pid = fork()) == -1) {
+		perror("fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		/* Its errx message goes to stderr, not into the TAP stream. */
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(3);
+		opt_u64("-n samples", "0", 1, 10);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 2,
+	    "opt_u64 out of range exits 2");
+	ok(opt_u64("-n samples", "7", 1, 10) == 7, "opt_u64 \"7\" = 7");
+}
+
+static void
+test_clock(void)
+{
+	uint64_t a, b, target;
+
+	ok(ns_to_ms(1500000) == 1.5 && ns_to_ms(0) == 0,
+	    "ns_to_ms(1500000) = 1.5");
+	a = now_ns();
+	b = now_ns();
+	ok(a > 0 && b >= a, "now_ns does not go backwards");
+	target = now_ns() + 20 * NS_PER_MS;
+	sleep_until_ns(target);
+	b = now_ns();
+	ok(b >= target && b - target < 50 * NS_PER_MS,
+	    "sleep_until_ns wakes at the deadline (%.3f ms late)",
+	    ns_to_ms(b - target));
+	a = now_ns();
+	sleep_until_ns(a - NS_PER_MS);
+	b = now_ns();
+	ok(b - a < 5 * NS_PER_MS, "sleep_until_ns in the past returns at once");
+}
+
+int
+main(void)
+{
+	test_parse_u64();
+	test_parse_double();
+	test_opt_u64();
+	test_clock();
+	printf("1..%d\n", test_num);
+	return test_failed != 0;
+}
