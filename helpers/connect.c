@@ -60,7 +60,11 @@ set_error(struct poller *p, const char *what)
 	snprintf(p->last_error, sizeof(p->last_error), "%s", what);
 }
 
-/* Waits for events on fd until deadline_ns: 1 when ready, 0 at the deadline. */
+/*
+ * Waits for events on fd until deadline_ns: 1 when ready, 0 at the deadline.
+ * The fd is looked at once even when the deadline has passed, so that an
+ * answer that is already there counts.
+ */
 static int
 wait_fd(int fd, short events, uint64_t deadline_ns)
 {
@@ -71,9 +75,7 @@ wait_fd(int fd, short events, uint64_t deadline_ns)
 
 	for (;;) {
 		now = now_ns();
-		if (now >= deadline_ns)
-			return 0;
-		left_ns = deadline_ns - now;
+		left_ns = now < deadline_ns ? deadline_ns - now : 0;
 		ts.tv_sec = (time_t)(left_ns / NS_PER_S);
 		ts.tv_nsec = (long)(left_ns % NS_PER_S);
 		pfd.fd = fd;
@@ -87,6 +89,8 @@ wait_fd(int fd, short events, uint64_t deadline_ns)
 		}
 		if (r > 0)
 			return 1;
+		if (left_ns == 0)
+			return 0;
 	}
 }
 
