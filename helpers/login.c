@@ -268,25 +268,26 @@ print_row(FILE *out, uint64_t sample, const struct transcript *t,
 		err(2, "writing the result");
 }
 
-/* Reads a transcript written by write_transcript(); exits 2 if malformed. */
+/*
+ * Reads a transcript written by write_transcript(); exits 2 if malformed.
+ * Only the last line is the EXIT line, so a client line that happens to
+ * start with "EXIT " is read as an ordinary line.
+ */
 static void
 read_transcript(const char *path, struct transcript *t)
 {
 	FILE *f;
+	struct tline *last;
 	char *line = NULL, *tab;
 	const char *errstr;
 	size_t size = 0, lineno = 0;
 	ssize_t len;
 	uint64_t offset_ns, code;
-	int have_exit = 0;
 
 	if ((f = fopen(path, "re")) == NULL)
 		err(2, "%s", path);
 	while ((len = getline(&line, &size, f)) != -1) {
 		lineno++;
-		if (have_exit)
-			errx(2, "%s:%zu: line after the EXIT line", path,
-			    lineno);
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
 		if ((tab = strchr(line, '\t')) == NULL)
@@ -296,26 +297,25 @@ read_transcript(const char *path, struct transcript *t)
 		if (parse_u64(line, 0, UINT64_MAX, &offset_ns, &errstr) != 0)
 			errx(2, "%s:%zu: offset \"%s\" is %s", path, lineno,
 			    line, errstr);
-		if (strncmp(tab, "EXIT ", 5) != 0) {
-			transcript_add(t, offset_ns, tab, strlen(tab));
-			continue;
-		}
-		have_exit = 1;
-		t->total_ns = offset_ns;
-		if (strcmp(tab + 5, "timeout") == 0)
-			t->exit_code = EXIT_TIMEOUT;
-		else if (parse_u64(tab + 5, 0, 255, &code, &errstr) == 0)
-			t->exit_code = (int)code;
-		else
-			errx(2, "%s:%zu: exit code \"%s\" is %s", path, lineno,
-			    tab + 5, errstr);
+		transcript_add(t, offset_ns, tab, strlen(tab));
 	}
 	if (ferror(f))
 		err(2, "%s", path);
 	free(line);
 	fclose(f);
-	if (!have_exit)
-		errx(2, "%s: no EXIT line at the end", path);
+
+	if (t->n == 0 || strncmp(t->lines[t->n - 1].text, "EXIT ", 5) != 0)
+		errx(2, "%s: the last line is not \"<ns>\tEXIT <code>\"", path);
+	last = &t->lines[--t->n];
+	t->total_ns = last->offset_ns;
+	if (strcmp(last->text + 5, "timeout") == 0)
+		t->exit_code = EXIT_TIMEOUT;
+	else if (parse_u64(last->text + 5, 0, 255, &code, &errstr) == 0)
+		t->exit_code = (int)code;
+	else
+		errx(2, "%s:%zu: exit code \"%s\" is %s", path, lineno,
+		    last->text + 5, errstr);
+	free(last->text);
 }
 
 static void
