@@ -304,11 +304,12 @@ cmd_start () {
 start_failed () {
 	local rc=$?
 	trap - EXIT INT TERM
-	[ "$rc" -ne 0 ] || return 0
+	[ "$rc" -ne 0 ] || { release_lock; return 0; }
 	if [ -n "${fresh:-}" ]; then
 		warn "start failed: removing what it created"
 		QUIET=1 do_cleanup >&2 || true
 	fi
+	release_lock
 	exit "$rc"
 }
 

@@ -78,8 +78,8 @@ helpers_ready () {
 		[ -x "$HELPER_DIR/sshperf-$h" ] || return 1
 	done
 	# In a checkout, a helper older than its source is rebuilt.
-	if [ -f "$KIT_DIR/Makefile" ] && [ -n "$(find "$KIT_DIR/helpers" -newer "$HELPER_DIR/sshperf-settings" -name '*.[ch]' 2>/dev/null | head -n 1)" ]; then
-		return 1
+	if [ -f "$KIT_DIR/Makefile" ] && command -v make >/dev/null 2>&1; then
+		make -q -s -C "$KIT_DIR" all >/dev/null 2>&1 || return 1
 	fi
 	return 0
 }
@@ -190,6 +190,12 @@ take_lock () {
 	exec 9>>"$LOCK_FILE"
 	flock -n 9 || die "another sshd-perf-kit command is running (lock $LOCK_FILE held by pid $(cat "$LOCK_FILE.pid" 2>/dev/null || echo '?')); wait for it to finish"
 	printf '%s\n' "$$" >"$LOCK_FILE.pid"
+	# Without a test server there is nothing to guard: leave no lock file.
+	trap release_lock EXIT
+}
+
+release_lock () {
+	[ -d "$STATE_DIR" ] || rm -f "$LOCK_FILE" "$LOCK_FILE.pid"
 }
 
 # ---- The running test server ----------------------------------------------

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Bad input: each case gives one clear line, exit 2, and leaves the host
+# exactly as it was.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'bad input' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'bad input' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; [ -z "${listener:-}" ] || kill "$listener" 2>/dev/null; userdel -r sshperfx >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+host_snapshot >"$TEST_TMP/before"
+
+# refused EXPECTED_TEXT CMD...: exit 2, one line on stderr with the text,
+# nothing on the host changed.
+refused () {
+	local text=$1 rc=0
+	shift
+	"$@" >"$TEST_TMP/o" 2>"$TEST_TMP/e" || rc=$?
+	[ "$rc" -eq 2 ] || { echo "exit $rc from: $*"; cat "$TEST_TMP/o" "$TEST_TMP/e"; return 1; }
+	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] || { echo "not one line:"; cat "$TEST_TMP/e"; return 1; }
+	grep -q -- "$text" "$TEST_TMP/e" || { echo "no \"$text\" in:"; cat "$TEST_TMP/e"; return 1; }
+	host_snapshot >"$TEST_TMP/now"
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
+	[ ! -e /run/lock/sshd-perf-kit.lock ]
+}
+
+test_expect 'not root' '
+	chmod o+rx "$TEST_TMP" &&
+	refused "must run as root" setpriv --reuid=65534 --regid=65534 --clear-groups "$KIT_DIR/start-ssh.sh" &&
+	refused "must run as root" setpriv --reuid=65534 --regid=65534 --clear-groups "$KIT_DIR/test-ssh.sh"
+'
+
+test_expect 'a bad value of each kind of setting' '
+	refused "LOGIN_SAMPLES" env LOGIN_SAMPLES=many "$KIT_DIR/start-ssh.sh" &&
+	refused "TEST_PORT" env TEST_PORT=80 "$KIT_DIR/start-ssh.sh" &&
+	refused "TEST_PORT" env TEST_PORT=70000 "$KIT_DIR/start-ssh.sh" &&
+	refused "MAX_STARTUPS" env MAX_STARTUPS=10:30 "$KIT_DIR/start-ssh.sh" &&
+	refused "MAX_STARTUPS" env MAX_STARTUPS=a:b:c "$KIT_DIR/start-ssh.sh" &&
+	refused "TEST_USER" env TEST_USER=root "$KIT_DIR/start-ssh.sh" &&
+	refused "BURST_STEPS" env BURST_STEPS="10 5" "$KIT_DIR/start-ssh.sh" &&
+	refused "ECHO_CLIENT" env ECHO_CLIENT=putty "$KIT_DIR/start-ssh.sh" &&
+	refused "DURATION" env DURATION= "$KIT_DIR/start-ssh.sh" &&
+	refused "TARGET_RATE_MIN" env TARGET_RATE_MIN=-5 "$KIT_DIR/test-ssh.sh" login
+'
+
+test_expect 'a settings file with a line that is not NAME=value' '
+	{ cat "$KIT_DIR/settings.conf"; echo "this is wrong"; } >"$TEST_TMP/bad.conf" &&
+	refused "is not NAME=value" env SETTINGS_FILE="$TEST_TMP/bad.conf" "$KIT_DIR/start-ssh.sh"
+'
+
+test_expect 'a port already in use' '
+	port=$(perl -MIO::Socket::INET -e "print 20000 + \$\$ % 20000") &&
+	perl -MIO::Socket::INET -e "\$s = IO::Socket::INET->new(LocalAddr => q(127.0.0.1), LocalPort => $port, Listen => 1, ReuseAddr => 1) or die; sleep 60" &
+	listener=$! &&
+	for i in $(seq 100); do grep -q ":$(printf %04X "$port") 00000000:0000 0A" /proc/net/tcp && break; sleep 0.05; done &&
+	host_snapshot >"$TEST_TMP/before" &&
+	refused "in use by another program" env TEST_PORT="$port" "$KIT_DIR/start-ssh.sh" &&
+	kill "$listener" && wait "$listener" 2>/dev/null; listener= &&
+	host_snapshot >"$TEST_TMP/before"
+'
+
+test_expect 'an existing user the kit did not create is never taken over' '
+	useradd -M sshperfx && host_snapshot >"$TEST_TMP/before" &&
+	refused "was not created by sshd-perf-kit" env TEST_USER=sshperfx "$KIT_DIR/start-ssh.sh" &&
+	getent passwd sshperfx && userdel sshperfx && host_snapshot >"$TEST_TMP/before"
+'
+
+test_expect 'test-ssh.sh before start-ssh.sh' '
+	refused "run ./start-ssh.sh first" "$KIT_DIR/test-ssh.sh" login
+'
+
+test_expect 'an unknown test name lists the valid ones' '
+	refused "valid tests: .*login" "$KIT_DIR/test-ssh.sh" nosuchtest
+'
+
+test_expect 'an unknown command or option' '
+	refused "valid commands: start, status, stop, cleanup" "$KIT_DIR/start-ssh.sh" restart &&
+	refused "unknown option" "$KIT_DIR/start-ssh.sh" --frobnicate &&
+	refused "unknown option" "$KIT_DIR/test-ssh.sh" --frobnicate
+'
+
+test_expect 'a RESULTS_DIR whose parent does not exist' '
+	"$KIT_DIR/start-ssh.sh" -q && host_snapshot >"$TEST_TMP/running" &&
+	rc=0; RESULTS_DIR=/nonexistent/x/results "$KIT_DIR/test-ssh.sh" login 2>"$TEST_TMP/e" || rc=$? &&
+	[ "$rc" -eq 2 ] && grep -q RESULTS_DIR "$TEST_TMP/e" && [ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] &&
+	"$KIT_DIR/start-ssh.sh" -q cleanup && host_snapshot >"$TEST_TMP/now" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
+'
+
+test_done
