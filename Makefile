@@ -55,4 +55,7 @@ bench: all
 clean:
 	rm -rf $(B)
 
+# Keep the shared objects between runs instead of rebuilding them each time.
+.SECONDARY:
+
 .PHONY: all check bench clean unit-tests

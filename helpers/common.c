@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "common.h"
@@ -58,7 +59,7 @@ parse_double(const char *s, double min, double max, double *out,
 	char *end;
 
 	*errstr = "invalid";
-	if (s == NULL || ((*s < '0' || *s > '9') && *s != '.'))
+	if (s == NULL || *s == '\0' || s[strspn(s, "0123456789.")] != '\0')
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);

@@ -7,6 +7,7 @@
 
 STATE=/var/lib/sshd-perf-kit/state
 CFG="$STATE/client/ssh_config"
+export CFG
 export LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 

@@ -13,7 +13,8 @@ if [ -d "$STATE" ]; then
 	test_skip 'bad input' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
 	test_done; exit
 fi
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; [ -z "${listener:-}" ] || kill "$listener" 2>/dev/null; userdel -r sshperfx >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+listener=""
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; [ -z "$listener" ] || kill "$listener" 2>/dev/null; userdel -r sshperfx >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 host_snapshot >"$TEST_TMP/before"
 

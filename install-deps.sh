@@ -1,0 +1,47 @@
+#!/bin/sh
+# install-deps.sh [--tests]: installs what sshd-perf-kit needs from a source
+# checkout - OpenSSH server and clients, a C compiler and the libraries of
+# the helpers - with dnf (RHEL, AlmaLinux) or apt-get (Debian). With --tests
+# also what the test suite uses. Installs only what is missing.
+set -eu
+
+tests=""
+case ${1:-} in
+--tests) tests=1 ;;
+"") ;;
+-h | --help) sed -n '2,5s/^# //p' "$0"; exit 0 ;;
+*) echo "install-deps.sh: unknown argument $1; use --tests or nothing" >&2; exit 2 ;;
+esac
+[ "$(id -u)" -eq 0 ] || { echo "install-deps.sh: must run as root (it installs packages); run: sudo $0 $*" >&2; exit 2; }
+
+if command -v dnf >/dev/null 2>&1; then
+	pkgs="openssh-server openssh-clients openssl gcc make pkgconf-pkg-config libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel"
+	[ -z "$tests" ] || pkgs="$pkgs rpm-build rpmlint policycoreutils perl util-linux procps-ng iproute"
+	missing=""
+	for p in $pkgs; do rpm -q "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+	# shellcheck disable=SC2086 # a list of package names
+	[ -z "$missing" ] || dnf install -y $missing
+elif command -v apt-get >/dev/null 2>&1; then
+	pkgs="openssh-server openssh-client openssl gcc make pkg-config libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev"
+	[ -z "$tests" ] || pkgs="$pkgs shellcheck debootstrap systemd-container rpm rpmlint policycoreutils semodule-utils perl util-linux procps iproute2"
+	missing=""
+	for p in $pkgs; do
+		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		apt-get update -qq
+		# Installing openssh-server must not start a second real sshd
+		# on a machine without one: policy-rc.d says no to service starts.
+		if [ ! -e /usr/sbin/policy-rc.d ]; then
+			printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+			chmod 0755 /usr/sbin/policy-rc.d
+			trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+		fi
+		# shellcheck disable=SC2086 # a list of package names
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
+	fi
+else
+	echo "install-deps.sh: neither dnf nor apt-get found; install by hand: OpenSSH server and clients, gcc, make, pkg-config and the development files of libssh, OpenSSL, libselinux, libsemanage and libsystemd" >&2
+	exit 2
+fi
+echo "install-deps.sh: everything needed is installed"
