@@ -34,7 +34,7 @@ test_expect () {
 	local name=$1 body=$2 out rc
 	test_count=$((test_count + 1))
 	out="$TEST_TMP/.out.$test_count"
-	( set -e; eval "$body" ) >"$out" 2>&1 </dev/null
+	( set -e; cd "$TEST_TMP"; eval "$body" ) >"$out" 2>&1 </dev/null
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
 		test_passed=$((test_passed + 1))

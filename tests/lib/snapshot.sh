@@ -8,7 +8,7 @@ host_snapshot () {
 		[ -f "$f" ] && sha256sum "$f"
 	done
 	for f in /etc/ssh /etc/systemd/system /home; do
-		[ -d "$f" ] && find "$f" -xdev -printf '%p %y %m %u %g %s\n' | sort
+		[ -d "$f" ] && find "$f" -xdev -printf '%p %y %m %u %g\n' | sort
 	done
 	find /etc/ssh -type f -exec sha256sum {} + 2>/dev/null | sort
 	# Listening TCP sockets (state 0A): local address and port.
