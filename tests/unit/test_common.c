@@ -14,22 +14,8 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "tap.h"
 
-static int test_num, test_failed;
-
-static void
-ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		test_failed++;
-}
 
 static int
 same(const char *a, const char *b)

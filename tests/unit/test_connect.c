@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "tap.h"
 
 extern char **environ;
 
@@ -38,21 +39,6 @@ struct run {
 };
 
 static char poller_path[PATH_MAX];
-static int test_num, test_failed;
-
-static void
-ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		test_failed++;
-}
 
 static void
 skip(const char *what, const char *why)

@@ -10,6 +10,7 @@
 #include <glob.h>
 #include <stdarg.h>
 #include <libgen.h>
+#include "tap.h"
 
 #define UNKNOWN	UINT64_MAX
 
@@ -43,21 +44,6 @@ static const struct expect expected[] = {
 	    140012004, "publickey", NULL },
 };
 
-static int test_num, test_failed;
-
-static void
-ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		test_failed++;
-}
 
 static uint64_t
 sum_known(const struct login_result *r)

@@ -6,22 +6,8 @@
 #include <string.h>
 
 #include "stats.h"
+#include "tap.h"
 
-static int test_num, test_failed;
-
-static void
-ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		test_failed++;
-}
 
 static void
 add_all(struct samples *s, const double *v, size_t n)
