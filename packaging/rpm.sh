@@ -1,0 +1,22 @@
+#!/bin/sh
+# packaging/rpm.sh TARBALL TOPDIR: builds the source and binary RPM from
+# the tarball alone (rpmbuild -ta reads sshd-perf-kit.spec inside it) in
+# the rpmbuild tree TOPDIR, and prints the paths of the packages. Where
+# rpm does not manage the system's packages (Debian), the build
+# requirements cannot be checked by rpm: --nodeps.
+set -eu
+[ "$#" -eq 2 ] || { echo "usage: packaging/rpm.sh TARBALL TOPDIR" >&2; exit 2; }
+tarball=$1 top=$2
+command -v rpmbuild >/dev/null 2>&1 ||
+	{ echo "rpm.sh: rpmbuild not found; install it: dnf install rpm-build (Debian: apt-get install rpm)" >&2; exit 2; }
+nodeps=""
+rpm -q --quiet rpm 2>/dev/null || nodeps=--nodeps
+mkdir -p "$top/BUILD" "$top/BUILDROOT" "$top/RPMS" "$top/SOURCES" "$top/SPECS" "$top/SRPMS"
+log="$top/rpmbuild.log"
+# shellcheck disable=SC2086 # $nodeps is empty or one option
+if ! rpmbuild $nodeps --define "_topdir $top" -ta "$tarball" >"$log" 2>&1; then
+	tail -n 30 "$log" >&2
+	echo "rpm.sh: rpmbuild failed; the whole log is $log" >&2
+	exit 1
+fi
+sed -n 's/^Wrote: //p' "$log"

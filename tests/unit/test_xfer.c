@@ -1,0 +1,176 @@
+/*
+ * Unit tests of sshperf-xfer: the sink counts exactly (odd sizes, several
+ * buffer lengths, a pipe and a regular file), a short or long stream is
+ * reported as such, an upload's count comes from the receiver, and a
+ * command that hangs is ended at the deadline. Prints TAP.
+ */
+#define main xfer_main
+#include "../../helpers/xfer.c"
+#undef main
+
+#include "tap.h"
+
+/* Counts what a child writes into a pipe with fill(), bytes long. */
+static uint64_t
+count_pipe(uint64_t bytes, size_t buf_bytes)
+{
+	struct counter c;
+	pid_t pid;
+	int p[2], st;
+
+	memset(&c, 0, sizeof(c));
+	if (pipe2(p, O_CLOEXEC) == -1)
+		err(2, "pipe2");
+	if ((pid = fork()) == -1)
+		err(2, "fork");
+	if (pid == 0) {
+		close(p[0]);
+		_exit(fill(p[1], bytes, 7919) == bytes ? 0 : 1);
+	}
+	close(p[1]);
+	drain(p[0], &c, buf_bytes, now_ns() + 30 * NS_PER_S);
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	return c.bytes;
+}
+
+static void
+test_counting(void)
+{
+	static const uint64_t sizes[] = { 0, 1, 4095, 65536, 65537,
+	    10 * 1000 * 1000 + 3 };
+	struct counter c;
+	char path[] = "/tmp/test_xfer.XXXXXX";
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		ok(count_pipe(sizes[i], 4096) == sizes[i] &&
+		    count_pipe(sizes[i], DEFAULT_BUF_BYTES) == sizes[i],
+		    "sink counts %llu bytes from a pipe exactly",
+		    (unsigned long long)sizes[i]);
+	}
+
+	/* A regular file cannot be spliced: the read path counts it. */
+	if ((fd = mkostemp(path, O_CLOEXEC)) == -1)
+		err(2, "mkostemp");
+	unlink(path);
+	ok(fill(fd, 123457, 4096) == 123457, "fill writes a file exactly");
+	lseek(fd, 0, SEEK_SET);
+	memset(&c, 0, sizeof(c));
+	drain(fd, &c, 65536, 0);
+	close(fd);
+	ok(c.bytes == 123457 && c.first_ns != 0 && c.last_ns >= c.first_ns,
+	    "sink counts a regular file exactly and stamps first <= last");
+}
+
+static void
+test_status(void)
+{
+	ok(strcmp(stream_status(10, 10), "ok") == 0 &&
+	    strcmp(stream_status(10, 9), "short") == 0 &&
+	    strcmp(stream_status(10, 11), "long") == 0 &&
+	    strcmp(stream_status(0, 0), "ok") == 0,
+	    "stream_status: ok, short, long");
+	ok(rate_mbs(2000000, 2.0) == 1.0 && rate_mbs(5, 0) == 0.0,
+	    "rate is in MB/s of 10^6 bytes, 0 for an empty interval");
+}
+
+static void
+test_parse_count(void)
+{
+	char note[128];
+	uint64_t n = 0;
+
+	ok(parse_count("ready\n1048576\n", &n, note, sizeof(note)) == 0 &&
+	    n == 1048576, "count after ready is read");
+	ok(parse_count("ready\n   42\n", &n, note, sizeof(note)) == 0 &&
+	    n == 42, "a padded count (BSD wc) is read");
+	ok(parse_count("ready\n", &n, note, sizeof(note)) == -1 &&
+	    strstr(note, "no byte count") != NULL,
+	    "no count: refused with a note");
+	ok(parse_count("hello\n5\n", &n, note, sizeof(note)) == -1 &&
+	    strstr(note, "ready") != NULL, "no ready line: refused");
+	ok(parse_count("ready\n5x\n", &n, note, sizeof(note)) == -1,
+	    "a count that is not a number is refused");
+}
+
+static void
+run_mode(enum mode mode, uint64_t bytes, uint64_t timeout_s,
+    const char *script, struct config *cf, struct outcome *o)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+
+	memset(cf, 0, sizeof(*cf));
+	memset(o, 0, sizeof(*o));
+	cf->mode = mode;
+	cf->bytes = bytes;
+	cf->have_bytes = 1;
+	cf->timeout_ns = timeout_s * NS_PER_S;
+	cf->buf_bytes = DEFAULT_BUF_BYTES;
+	if (mode == MODE_UP)
+		run_up(cf, argv, o);
+	else if (mode == MODE_DOWN)
+		run_down(cf, argv, o);
+	else
+		run_plain(cf, argv, o);
+}
+
+static void
+test_commands(void)
+{
+	struct config cf;
+	struct outcome o;
+	uint64_t t0;
+
+	run_mode(MODE_DOWN, 3000001, 30, "head -c 3000001 /dev/zero", &cf, &o);
+	ok(o.c.bytes == 3000001 && strcmp(outcome_status(&cf, &o), "ok") == 0,
+	    "down: all bytes counted, ok");
+	run_mode(MODE_DOWN, 3000001, 30, "head -c 3000000 /dev/zero", &cf, &o);
+	ok(o.c.bytes == 3000000 && strcmp(outcome_status(&cf, &o), "short") == 0,
+	    "down: one byte missing is reported short, not fast");
+	run_mode(MODE_DOWN, 100, 30, "head -c 50 /dev/zero; exit 255", &cf, &o);
+	ok(strcmp(outcome_status(&cf, &o), "short") == 0 && o.exit_code == 255,
+	    "down: a client that fails half way is short, with its exit 255");
+	run_mode(MODE_DOWN, 10, 30, "head -c 10 /dev/zero; exit 1", &cf, &o);
+	ok(strcmp(outcome_status(&cf, &o), "failed") == 0,
+	    "down: all bytes but a failed client is failed");
+
+	run_mode(MODE_UP, 5000003, 30, "echo ready; exec wc -c", &cf, &o);
+	ok(o.c.bytes == 5000003 && o.sent == 5000003 &&
+	    strcmp(outcome_status(&cf, &o), "ok") == 0,
+	    "up: the receiver's count matches, ok");
+	run_mode(MODE_UP, 5000003, 30,
+	    "echo ready; head -c 1000 >/dev/null; echo 1000", &cf, &o);
+	ok(o.c.bytes == 1000 && strcmp(outcome_status(&cf, &o), "short") == 0,
+	    "up: a receiver that stops early is short");
+	run_mode(MODE_UP, 1000, 30, "exit 255", &cf, &o);
+	ok(o.c.bytes == 0 && o.sent == 0 &&
+	    strcmp(outcome_status(&cf, &o), "short") == 0 && o.exit_code == 255,
+	    "up: no ready (login failed): nothing sent, short, exit 255");
+
+	t0 = now_ns();
+	run_mode(MODE_DOWN, 10, 1, "exec sleep 30", &cf, &o);
+	ok(strcmp(outcome_status(&cf, &o), "timeout") == 0 &&
+	    now_ns() - t0 < 5 * NS_PER_S,
+	    "down: a hanging command is ended at the deadline (timeout)");
+	run_mode(MODE_RUN, 0, 30, "exit 3", &cf, &o);
+	ok(strcmp(outcome_status(&cf, &o), "failed") == 0 && o.exit_code == 3,
+	    "run: the command's exit status is kept");
+}
+
+int
+main(void)
+{
+	if ((buf = calloc(1, DEFAULT_BUF_BYTES)) == NULL)
+		err(2, "calloc");
+	if ((devnull_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1)
+		err(2, "/dev/null");
+	signal(SIGPIPE, SIG_IGN);
+	test_status();
+	test_counting();
+	test_parse_count();
+	test_commands();
+	printf("1..%d\n", test_num);
+	return test_failed != 0;
+}
