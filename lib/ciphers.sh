@@ -1,0 +1,97 @@
+# shellcheck shell=bash
+# Which ciphers a transfer test can use: those both the test server and
+# the client allow, in the client's order of preference, the default one
+# marked. Pure functions on recorded outputs (tests/t60-ciphers.sh feeds
+# them files), plus ciphers_record, which makes those files on this host.
+#
+# The files:
+#   sshd-T.txt  sshd -T -f CONFIG -C user=...,addr=127.0.0.1,host=localhost
+#               (the server's effective settings, after the crypto policy)
+#   ssh-G.txt   ssh -G -F CLIENT_CONFIG ALIAS (the client's effective
+#               settings; on RHEL its crypto policy arrives through the
+#               included /etc/ssh/ssh_config, so -G is what ssh will offer)
+#   ssh-Q.txt   ssh -Q cipher (what the client program can do at all)
+
+# ciphers_field FILE KEY: the comma list after "KEY " in FILE, one per line.
+ciphers_field () {
+	awk -v k="$2" '$1 == k { n = split($2, a, ","); for (i = 1; i <= n; i++) print a[i]; exit }' "$1"
+}
+
+# The client's offer: ssh -G's list, each of which ssh -Q knows; without
+# a ciphers line in -G (never seen), ssh -Q's whole list.
+ciphers_client () {
+	local g=$1 q=$2
+	if grep -q '^ciphers ' "$g"; then
+		ciphers_field "$g" ciphers | grep -vxF -e '' | awk 'NR == FNR { q[$0] = 1; next } q[$0]' "$q" -
+	else
+		grep -v '^#' "$q"
+	fi
+}
+
+# ciphers_common SSHD_T SSH_G SSH_Q: "CIPHER<TAB>default" or "CIPHER<TAB>-"
+# per line, in the client's order. The default is what SSH negotiates:
+# the first of the client's list that the server also has.
+ciphers_common () {
+	local t=$1 g=$2 q=$3
+	ciphers_client "$g" "$q" |
+		awk 'NR == FNR { s[$0] = 1; next } s[$0] { print $0 "\t" (found++ ? "-" : "default") }' \
+			<(ciphers_field "$t" ciphers) -
+}
+
+# ciphers_default SSHD_T SSH_G SSH_Q: the negotiated cipher, or nothing.
+ciphers_default () {
+	ciphers_common "$@" | awk -F'\t' '$2 == "default" { print $1 }'
+}
+
+# ciphers_mac SSHD_T SSH_G: the MAC negotiated with a cipher that needs
+# one (CTR, CBC): the first of the client's list that the server has.
+ciphers_mac () {
+	awk 'NR == FNR { s[$0] = 1; next } s[$0] { print; exit }' \
+		<(ciphers_field "$1" macs) <(ciphers_field "$2" macs)
+}
+
+# ciphers_select WANTED SSHD_T SSH_G SSH_Q: the ciphers to measure, one
+# "CIPHER<TAB>default|-" per line: all common ones when WANTED is empty,
+# else WANTED in its order. A wanted cipher that the server or the client
+# does not allow is bad input: one line saying which and why on stderr,
+# status 1.
+ciphers_select () {
+	local wanted=$1 t=$2 g=$3 q=$4 common c
+	common=$(ciphers_common "$t" "$g" "$q")
+	if [ -z "$wanted" ]; then
+		[ -n "$common" ] || { printf 'the test server and the client have no cipher in common (server: %s; client: %s)\n' \
+			"$(ciphers_field "$t" ciphers | paste -sd, -)" "$(ciphers_client "$g" "$q" | paste -sd, -)" >&2; return 1; }
+		printf '%s\n' "$common"
+		return 0
+	fi
+	for c in $wanted; do
+		if ! ciphers_field "$t" ciphers | grep -qxF -- "$c"; then
+			printf 'TRANSFER_CIPHERS: %s is not allowed by the test server (its effective ciphers, after the crypto policy: %s)\n' \
+				"$c" "$(ciphers_field "$t" ciphers | paste -sd, -)" >&2
+			return 1
+		fi
+		if ! ciphers_client "$g" "$q" | grep -qxF -- "$c"; then
+			printf 'TRANSFER_CIPHERS: %s is not allowed by the client (ssh -G ciphers, after its crypto policy: %s)\n' \
+				"$c" "$(ciphers_client "$g" "$q" | paste -sd, -)" >&2
+			return 1
+		fi
+	done
+	for c in $wanted; do
+		printf '%s\n' "$common" | awk -F'\t' -v c="$c" '$1 == c { print; exit }'
+	done
+}
+
+# ciphers_record DIR: writes DIR/sshd-T.txt, ssh-G.txt and ssh-Q.txt from
+# this host's test server config and client (needs $SSHD $SSH
+# $SSHD_CONFIG $CLIENT_CONFIG $HOST_ALIAS $TEST_USER). Status 1 with a
+# line on stderr when sshd -T fails.
+ciphers_record () {
+	local dir=$1
+	if ! "$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" \
+		>"$dir/sshd-T.txt" 2>"$dir/sshd-T.err"; then
+		printf 'sshd -T -f %s failed: %s\n' "$SSHD_CONFIG" "$(tail -n 1 "$dir/sshd-T.err")" >&2
+		return 1
+	fi
+	"$SSH" -G -F "$CLIENT_CONFIG" "$HOST_ALIAS" >"$dir/ssh-G.txt" 2>/dev/null || : >"$dir/ssh-G.txt"
+	"$SSH" -Q cipher >"$dir/ssh-Q.txt"
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# lib/ciphers.sh on recorded outputs: the ciphers both the test server
+# (sshd -T, after the crypto policy) and the client (ssh -G / ssh -Q)
+# allow, the default one marked, the MAC a CTR cipher gets, and
+# TRANSFER_CIPHERS that name a cipher one side refuses.
+. "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=lib/ciphers.sh
+. "$KIT_DIR/lib/ciphers.sh"
+
+D="$TEST_DIR/data"
+export D
+
+# common SERVER CLIENT_G CLIENT_Q: the table as one line, "name*" = default.
+common () {
+	ciphers_common "$D/sshd-T-$1.txt" "$D/ssh-G-$2.txt" "$D/ssh-Q-$3.txt" |
+		awk -F'\t' '{ printf "%s%s%s", sep, $1, ($2 == "default" ? "*" : ""); sep = " " } END { print "" }'
+}
+
+test_expect 'Debian 12: the six default ciphers, chacha20-poly1305 the default' '
+	echo "chacha20-poly1305@openssh.com* aes128-ctr aes192-ctr aes256-ctr aes128-gcm@openssh.com aes256-gcm@openssh.com" >want &&
+	common debian12 debian12 debian12 >got &&
+	test_cmp want got
+'
+
+test_expect 'RHEL 9 DEFAULT policy on both sides: the policy list, aes256-gcm the default' '
+	echo "aes256-gcm@openssh.com* chacha20-poly1305@openssh.com aes256-ctr aes128-gcm@openssh.com aes128-ctr" >want &&
+	common rhel9-default rhel9-default rhel9 >got &&
+	test_cmp want got
+'
+
+test_expect 'client -Q knows CBC and 3DES, but -G (its policy) does not offer them: not listed' '
+	! common rhel9-default rhel9-default rhel9 | grep -q cbc
+'
+
+test_expect 'server in FIPS policy, Debian client: no chacha20, the default moves to aes128-ctr' '
+	echo "aes128-ctr* aes256-ctr aes128-gcm@openssh.com aes256-gcm@openssh.com" >want &&
+	common rhel9-fips debian12 debian12 >got &&
+	test_cmp want got &&
+	[ "$(ciphers_default "$D/sshd-T-rhel9-fips.txt" "$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt")" = aes128-ctr ]
+'
+
+test_expect 'server allows more than the client offers: the client decides (aes192-ctr dropped)' '
+	echo "aes256-gcm@openssh.com* chacha20-poly1305@openssh.com aes256-ctr aes128-gcm@openssh.com aes128-ctr" >want &&
+	common debian12 rhel9-default rhel9 >got &&
+	test_cmp want got
+'
+
+test_expect 'exactly one default in every combination' '
+	for s in debian12 rhel9-default rhel9-fips; do
+		for c in debian12 rhel9-default; do
+			q=debian12; [ "$c" = debian12 ] || q=rhel9
+			n=$(ciphers_common "$D/sshd-T-$s.txt" "$D/ssh-G-$c.txt" "$D/ssh-Q-$q.txt" | grep -c "	default\$")
+			[ "$n" -eq 1 ] || { echo "$s/$c: $n defaults"; exit 1; }
+		done
+	done
+'
+
+test_expect 'the MAC for CTR: UMAC on Debian, hmac-sha2-256-etm under RHEL policies' '
+	[ "$(ciphers_mac "$D/sshd-T-debian12.txt" "$D/ssh-G-debian12.txt")" = umac-64-etm@openssh.com ] &&
+	[ "$(ciphers_mac "$D/sshd-T-rhel9-default.txt" "$D/ssh-G-rhel9-default.txt")" = hmac-sha2-256-etm@openssh.com ] &&
+	[ "$(ciphers_mac "$D/sshd-T-rhel9-fips.txt" "$D/ssh-G-debian12.txt")" = hmac-sha2-256-etm@openssh.com ]
+'
+
+test_expect 'TRANSFER_CIPHERS empty: every common cipher' '
+	ciphers_select "" "$D/sshd-T-rhel9-default.txt" "$D/ssh-G-rhel9-default.txt" "$D/ssh-Q-rhel9.txt" >got &&
+	[ "$(wc -l <got)" -eq 5 ]
+'
+
+test_expect 'TRANSFER_CIPHERS keeps its order and the default mark' '
+	printf "aes128-ctr\t-\naes256-gcm@openssh.com\tdefault\n" >want &&
+	ciphers_select "aes128-ctr aes256-gcm@openssh.com" "$D/sshd-T-rhel9-default.txt" \
+		"$D/ssh-G-rhel9-default.txt" "$D/ssh-Q-rhel9.txt" >got &&
+	test_cmp want got
+'
+
+test_expect 'TRANSFER_CIPHERS with a cipher the server refuses: one line naming it and the server' '
+	! ciphers_select "aes128-ctr chacha20-poly1305@openssh.com" "$D/sshd-T-rhel9-fips.txt" \
+		"$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" >out 2>err &&
+	[ ! -s out ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -q "^TRANSFER_CIPHERS: chacha20-poly1305@openssh.com is not allowed by the test server" err
+'
+
+test_expect 'TRANSFER_CIPHERS with a cipher only the client refuses: names the client' '
+	! ciphers_select "aes192-ctr" "$D/sshd-T-debian12.txt" "$D/ssh-G-rhel9-default.txt" "$D/ssh-Q-rhel9.txt" 2>err &&
+	grep -q "^TRANSFER_CIPHERS: aes192-ctr is not allowed by the client" err
+'
+
+test_expect 'no cipher in common: refused with both lists' '
+	printf "ciphers aes128-cbc\n" >t.txt &&
+	! ciphers_select "" t.txt "$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" 2>err &&
+	grep -q "no cipher in common (server: aes128-cbc; client: chacha20" err
+'
+
+test_done
