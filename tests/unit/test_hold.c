@@ -8,25 +8,9 @@
 #include "../../helpers/hold.c"
 #undef main
 
-#include <stdarg.h>
+#include "tap.h"
 
-static int test_num, test_failed;
 static char tmpdir[] = "/tmp/sshperf-test-hold.XXXXXX";
-
-static void
-ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_num);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!cond)
-		test_failed++;
-}
 
 /* A running holder: its pid, our end of its stdin and of its stdout. */
 struct run {
