@@ -1,10 +1,15 @@
 # sshd-perf-kit: build the C helpers, run the tests, install.
-# Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, DESTDIR, PREFIX.
+# Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, DESTDIR, PREFIX, LIBEXECDIR,
+# DATADIR, SYSCONFDIR, LOCALSTATEDIR.
 
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 PREFIX     ?= /usr
+LIBEXECDIR    ?= $(PREFIX)/libexec
+DATADIR       ?= $(PREFIX)/share
+SYSCONFDIR    ?= /etc
+LOCALSTATEDIR ?= /var
 B          := build
 
 KIT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Ihelpers
@@ -55,7 +60,27 @@ bench: all
 clean:
 	rm -rf $(B)
 
+# The installed layout (docs/install.md): helpers in LIBEXECDIR/sshd-perf-kit,
+# the rest in DATADIR/sshd-perf-kit, settings in SYSCONFDIR/sshd-perf-kit.
+install: all
+	DESTDIR='$(DESTDIR)' LIBEXECDIR='$(LIBEXECDIR)' DATADIR='$(DATADIR)' \
+	    SYSCONFDIR='$(SYSCONFDIR)' LOCALSTATEDIR='$(LOCALSTATEDIR)' \
+	    packaging/install.sh $(HELPERS)
+
+# Source tarball of the tracked files (as committed in HEAD) and
+# the source and binary RPM built from it; --nodeps where rpm does not
+# manage the system's packages (Debian).
+VERSION     = $(shell sed -n 's/^Version:[[:space:]]*//p' sshd-perf-kit.spec)
+DIST        = $(B)/sshd-perf-kit-$(VERSION).tar.gz
+RPM_TOPDIR ?= $(CURDIR)/$(B)/rpm
+
+dist: | $(B)
+	packaging/dist.sh sshd-perf-kit-$(VERSION) $(DIST)
+
+rpm: dist
+	packaging/rpm.sh $(DIST) $(RPM_TOPDIR)
+
 # Keep the shared objects between runs instead of rebuilding them each time.
 .SECONDARY:
 
-.PHONY: all check bench clean unit-tests
+.PHONY: all check bench clean unit-tests install dist rpm

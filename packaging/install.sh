@@ -17,7 +17,7 @@
 set -eu
 
 : "${DESTDIR=}" "${LIBEXECDIR:?}" "${DATADIR:?}" "${SYSCONFDIR:?}" "${LOCALSTATEDIR:?}"
-[ -f start-ssh.sh ] && [ -d lib ] || { echo "install.sh: run it from the top of the source tree (make install)" >&2; exit 2; }
+if [ ! -f start-ssh.sh ] || [ ! -d lib ]; then echo "install.sh: run it from the top of the source tree (make install)" >&2; exit 2; fi
 
 name=sshd-perf-kit
 libexec="$LIBEXECDIR/$name"
@@ -26,9 +26,16 @@ etc="$SYSCONFDIR/$name"
 var="$LOCALSTATEDIR/lib/$name"
 
 # copy SRC DEST: one file, 0755 when the source is executable, else 0644.
+# A script starting "#!/usr/bin/env bash" (or sh) gets "#!/bin/bash": an
+# installed program must not depend on the caller's PATH for its
+# interpreter (Fedora's rule; its rpmbuild would rewrite it the same way).
 copy () {
 	if [ -x "$1" ]; then mode=0755; else mode=0644; fi
 	install -D -m "$mode" "$1" "$DESTDIR$2"
+	case $(head -n 1 "$1") in
+	'#!/usr/bin/env bash' | '#!/usr/bin/env sh')
+		sed -i '1s|^#!/usr/bin/env \(.*\)$|#!/bin/\1|' "$DESTDIR$2" ;;
+	esac
 }
 
 # The helpers the Makefile built (build/sshperf-*).
