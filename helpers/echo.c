@@ -13,10 +13,13 @@
  *           mode without echo; ssh passes those modes to the server's PTY;
  *   tcp     a plain TCP echo server (the floor: the timer without SSH);
  * and tcp-server is that echo server, optionally stalling every Nth byte.
+ * A last mode, repeat, times a whole command run N times one after another
+ * (the session test's commands over an open connection).
  */
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -29,6 +32,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +45,8 @@
 
 #include "common.h"
 #include "stats.h"
+
+extern char **environ;
 
 #define DEFAULT_RATE		100
 #define DEFAULT_COUNT		500
@@ -61,7 +67,8 @@ enum mode {
 	MODE_LIBSSH,
 	MODE_SSH,
 	MODE_TCP,
-	MODE_TCP_SERVER
+	MODE_TCP_SERVER,
+	MODE_REPEAT
 };
 
 struct config {
@@ -711,6 +718,129 @@ pty_close(struct link *l)
 	return 128 + WTERMSIG(wstatus);
 }
 
+/* ---- repeat: a command's run time, run after run --------------------- */
+
+/* A descriptor that becomes readable when pid exits, or -1 (kernel < 5.3). */
+static int
+open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd != -1 && fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)
+		err(2, "fcntl");
+	return fd;
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+/*
+ * Runs argv once with stdin and stdout on /dev/null (stderr is ours) and
+ * waits for it, killing it at timeout_ns. Sets *total_ns; returns its exit
+ * code (128 + signal), -1 when it was killed at the timeout, or 126/127
+ * when it could not be run.
+ */
+static int
+run_command(char **argv, uint64_t timeout_ns, uint64_t *total_ns)
+{
+	posix_spawn_file_actions_t fa;
+	uint64_t t0_ns, deadline_ns;
+	pid_t pid;
+	int r, pidfd, wstatus, timed_out = 0;
+
+	if ((r = posix_spawn_file_actions_init(&fa)) != 0 ||
+	    (r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO,
+	    "/dev/null", O_RDONLY, 0)) != 0 ||
+	    (r = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
+	    "/dev/null", O_WRONLY, 0)) != 0)
+		errno = r, err(2, "posix_spawn_file_actions");
+	t0_ns = now_ns();
+	r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r != 0) {
+		errno = r;
+		warn("cannot run %s", argv[0]);
+		return r == ENOENT ? 127 : 126;
+	}
+	deadline_ns = t0_ns + timeout_ns;
+	pidfd = open_pidfd(pid);
+	for (;;) {
+		if ((r = waitpid(pid, &wstatus, WNOHANG)) == pid)
+			break;
+		if (r == -1 && errno != EINTR)
+			err(2, "waitpid");
+		if (now_ns() >= deadline_ns) {
+			/* Only our child: its pid is not reaped yet. */
+			kill(pid, timed_out ? SIGKILL : SIGTERM);
+			timed_out = 1;
+			deadline_ns = now_ns() + KILL_GRACE_NS;
+		}
+		if (pidfd != -1)
+			wait_readable(pidfd, deadline_ns);
+		else
+			sleep_until_ns(now_ns() + NS_PER_MS / 4);
+	}
+	*total_ns = now_ns() - t0_ns;
+	if (pidfd != -1)
+		close(pidfd);
+	if (timed_out)
+		return -1;
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	return 128 + WTERMSIG(wstatus);
+}
+
+/*
+ * Runs argv count times, one after another; each run's time to -o (seq,
+ * exit, total_ms), and runs, ok, failed and the percentiles of the ok runs
+ * on stdout. Returns 0 when every run exited 0.
+ */
+static int
+repeat(const struct config *cf, char **argv)
+{
+	struct samples s;
+	FILE *f = NULL;
+	uint64_t i, total_ns, failed = 0;
+	int code, fd;
+
+	if (cf->out_path != NULL) {
+		if ((fd = open(cf->out_path, O_WRONLY | O_CREAT | O_TRUNC |
+		    O_CLOEXEC, 0644)) == -1 || (f = fdopen(fd, "w")) == NULL)
+			err(2, "%s", cf->out_path);
+		fprintf(f, "seq\texit\ttotal_ms\n");
+	}
+	samples_init(&s);
+	for (i = 1; i <= cf->count; i++) {
+		code = run_command(argv, cf->timeout_ns, &total_ns);
+		if (code == 126 || code == 127)
+			exit(code);
+		if (code != 0)
+			failed++;
+		else if (samples_add(&s, ns_to_ms(total_ns)) != 0)
+			err(2, "samples_add");
+		if (f == NULL)
+			continue;
+		if (code == -1)
+			fprintf(f, "%llu\ttimeout\t%.3f\n",
+			    (unsigned long long)i, ns_to_ms(total_ns));
+		else
+			fprintf(f, "%llu\t%d\t%.3f\n", (unsigned long long)i,
+			    code, ns_to_ms(total_ns));
+		fflush(f);
+	}
+	if (f != NULL && fclose(f) == EOF)
+		err(2, "%s", cf->out_path);
+	printf("mode=repeat\nruns=%llu\nok=%llu\nfailed=%llu\n",
+	    (unsigned long long)cf->count,
+	    (unsigned long long)(cf->count - failed),
+	    (unsigned long long)failed);
+	samples_print(stdout, "", &s);
+	samples_free(&s);
+	return failed == 0 ? 0 : 1;
+}
+
 static void
 usage(void)
 {
@@ -725,7 +855,9 @@ usage(void)
 	    "       sshperf-echo -m tcp -h host -p port [-r rate] [-n count] "
 	    "[-o samples.tsv]\n"
 	    "       sshperf-echo -m tcp-server [-h host] -p port "
-	    "[-d every:stall_ms]\n");
+	    "[-d every:stall_ms]\n"
+	    "       sshperf-echo -m repeat [-n count] [-t timeout_s] "
+	    "[-o runs.tsv] -- command ...\n");
 	exit(2);
 }
 
@@ -740,7 +872,10 @@ parse_mode(const char *s)
 		return MODE_TCP;
 	if (strcmp(s, "tcp-server") == 0)
 		return MODE_TCP_SERVER;
-	errx(2, "-m %s: unknown mode (libssh, ssh, tcp or tcp-server)", s);
+	if (strcmp(s, "repeat") == 0)
+		return MODE_REPEAT;
+	errx(2, "-m %s: unknown mode (libssh, ssh, tcp, tcp-server or "
+	    "repeat)", s);
 }
 
 /* "-d 10:20": stall every 10th byte for 20 ms. */
@@ -771,6 +906,9 @@ parse_stall(struct config *cf, const char *s)
  * p95, p99, max, mean (ms, from the scheduled send time), send_lag_max_ms;
  * -o writes every sample (seq, scheduled_ns, send_lag_ms, echo_ms; "-" for
  * a lost echo). tcp-server prints port=N and serves until it is killed.
+ * repeat prints runs, ok, failed and the statistics of the ok runs' times,
+ * -o every run (seq, exit or "timeout", total_ms); it exits 1 when a run
+ * failed.
  * Exit 0 when every echo came back, 1 when the login failed, the host key
  * was refused or echoes were lost, 2 on a usage or setup error, 127 (126)
  * when the ssh client cannot be found (run).
@@ -852,6 +990,10 @@ main(int argc, char *argv[])
 		fflush(stdout);
 		serve(lfd, cf.stall_every, cf.stall_ns);
 		return 0;
+	case MODE_REPEAT:
+		if (argc == 0)
+			errx(2, "-m repeat needs the command after --");
+		return repeat(&cf, argv);
 	case MODE_TCP:
 		if (argc != 0 || cf.host == NULL || cf.port == 0)
 			errx(2, "-m tcp needs -h host and -p port");

@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# interactive: keystroke echo. ECHO_COUNT single bytes at ECHO_RATE per
+# second through one session running cat in a PTY; each echo is timed from
+# the byte's scheduled send time (sshperf-echo). ECHO_CLIENT says which
+# client: libssh (in the helper), ssh (the real client in a PTY) or both.
+
+about_interactive () {
+	local clients=1
+	[ "$ECHO_CLIENT" != both ] || clients=2
+	printf '%s keystrokes at %s per second through %s, echo timed (about %s s)\n' \
+		"$ECHO_COUNT" "$ECHO_RATE" "$(interactive_clients | sed 's/ / and /')" \
+		"$(( clients * (ECHO_COUNT / ECHO_RATE + 1) ))"
+}
+
+interactive_clients () {
+	case $ECHO_CLIENT in
+	both) printf 'libssh ssh' ;;
+	*) printf '%s' "$ECHO_CLIENT" ;;
+	esac
+}
+
+# The jiffies of /proc/stat's cpu line: "busy idle steal" (idle with iowait).
+interactive_cpu_jiffies () {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6, $9; exit }' /proc/stat
+}
+
+# interactive_run CLIENT: one timed run; its key=value lines become
+# CLIENT_KEY in the data file. Returns the helper's exit status.
+interactive_run () {
+	local client=$1 out="$RAW_DIR/interactive-$1.env" rc=0 limit key value
+	# The helper has its own deadlines; this one only guards against a hang.
+	limit=$(( ECHO_COUNT / ECHO_RATE + 2 * LOGIN_TIMEOUT + 30 ))
+	case $client in
+	libssh)
+		timeout --kill-after=5 "$limit" "$HELPER_DIR/sshperf-echo" -m libssh \
+			-h 127.0.0.1 -p "$TEST_PORT" -u "$TEST_USER" \
+			-k "$CLIENT_DIR/id_ed25519" -K "$CLIENT_DIR/known_hosts" \
+			-r "$ECHO_RATE" -n "$ECHO_COUNT" -t "$LOGIN_TIMEOUT" \
+			-o "$RAW_DIR/interactive-libssh.tsv" >"$out" 2>>"$RAW_DIR/interactive-errors.txt" || rc=$?
+		;;
+	ssh)
+		timeout --kill-after=5 "$limit" "$HELPER_DIR/sshperf-echo" -m ssh \
+			-r "$ECHO_RATE" -n "$ECHO_COUNT" -t "$LOGIN_TIMEOUT" \
+			-o "$RAW_DIR/interactive-ssh.tsv" \
+			-- "$SSH" -tt -F "$CLIENT_CONFIG" "$HOST_ALIAS" cat \
+			>"$out" 2>>"$RAW_DIR/interactive-errors.txt" || rc=$?
+		;;
+	esac
+	while IFS='=' read -r key value; do
+		[ -n "$key" ] && result_set interactive "${client}_$key" "$value"
+	done <"$out"
+	result_set interactive "${client}_exit" "$rc"
+	return "$rc"
+}
+
+# A value of the data file, "-" when missing.
+interactive_value () {
+	local v
+	v=$(result_get interactive "$1")
+	printf '%s' "${v:--}"
+}
+
+measure_interactive () {
+	local client main cores load busy idle steal b0 i0 s0 b1 i1 s1 total
+	local rc p99 lost n err note=""
+	: >"$RAW_DIR/interactive-errors.txt"
+	cores=$(nproc)
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	read -r b0 i0 s0 <<<"$(interactive_cpu_jiffies)"
+	for client in $(interactive_clients); do
+		progress "interactive: timing the echo through $client"
+		interactive_run "$client" || true
+	done
+	read -r b1 i1 s1 <<<"$(interactive_cpu_jiffies)"
+	total=$(( (b1 - b0) + (i1 - i0) + (s1 - s0) ))
+	if [ "$total" -gt 0 ]; then
+		busy=$(awk -v b="$((b1 - b0))" -v t="$total" 'BEGIN { printf "%.0f", 100 * b / t }')
+		steal=$(awk -v s="$((s1 - s0))" -v t="$total" 'BEGIN { printf "%.0f", 100 * s / t }')
+		idle=$(( 100 - busy - steal ))
+	else
+		busy=0 steal=0 idle=100
+	fi
+	result_set interactive cores "$cores"
+	result_set interactive load_before "$load"
+	result_set interactive cpu_busy_pct "$busy"
+	result_set interactive cpu_steal_pct "$steal"
+	result_set interactive cpu_idle_pct "$idle"
+	if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > c * 0.5) }'; then
+		note="load average $load on $cores cores before the test"
+	fi
+	if [ "$idle" -lt 50 ]; then
+		note="${note:+$note; }the CPUs were ${busy}% busy during it"
+	fi
+	if [ "$steal" -ge 5 ]; then
+		note="${note:+$note; }${steal}% of the CPU time was stolen by the hypervisor"
+	fi
+	if [ -n "$note" ]; then
+		result_set interactive busy yes
+		result_set interactive warning "the machine was busy ($note): spikes in the echo time may come from other work, not from sshd"
+	else
+		result_set interactive busy no
+	fi
+
+	# The verdict is on libssh's figure, or on ssh's when only ssh ran.
+	main=libssh
+	[ "$ECHO_CLIENT" != ssh ] || main=ssh
+	result_set interactive main_client "$main"
+	rc=$(result_get interactive "${main}_exit")
+	p99=$(result_get interactive "${main}_p99")
+	lost=$(result_get interactive "${main}_lost")
+	n=$(result_get interactive "${main}_n")
+	result_set interactive figure "${p99:--}"
+	result_set interactive unit ms
+	result_set interactive figure_label "p99 of the echo through $main, n=${n:-0}"
+	result_set interactive target "$TARGET_ECHO_P99_MS"
+	result_set interactive target_op "<="
+	err=$(grep -v '^$' "$RAW_DIR/interactive-errors.txt" | tail -n 1)
+	if [ -z "$n" ] || [ "$n" = 0 ]; then
+		result_set interactive status FAIL
+		result_set interactive reason "no echo was timed through $main: ${err:-the helper exited with status $rc}"
+	elif [ "${lost:-0}" -gt 0 ]; then
+		result_set interactive status FAIL
+		result_set interactive reason "$lost of $ECHO_COUNT keystrokes never came back through $main"
+	else
+		result_set interactive status "$(verdict "$p99" "<=" "$TARGET_ECHO_P99_MS")"
+		[ "$(result_get interactive status)" = PASS ] ||
+			result_set interactive reason "p99 $p99 ms is above the target of $TARGET_ECHO_P99_MS ms"
+	fi
+	local s="" c
+	for c in $(interactive_clients); do
+		s="${s:+$s; }$c p50 $(interactive_value "${c}_p50") ms, p99 $(interactive_value "${c}_p99") ms, n=$(interactive_value "${c}_n"), lost $(interactive_value "${c}_lost")"
+	done
+	result_set interactive summary "$s; target p99 <= $TARGET_ECHO_P99_MS ms"
+}

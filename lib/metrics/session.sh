@@ -1,0 +1,172 @@
+# shellcheck shell=bash
+# session: commands over an open connection. One master connection
+# (ControlMaster, socket in the kit's state folder), then SESSION_COMMANDS
+# runs of `ssh sshperf-test true` through it, each timed (sshperf-echo -m
+# repeat); compared with a full login (from `login` in the same run, else
+# a few logins measured here). The master is closed at the end.
+
+SESSION_LOGINS=5
+
+about_session () {
+	printf '%s commands (true) through one open ControlMaster connection (about %s s)\n' \
+		"$SESSION_COMMANDS" "$(( SESSION_COMMANDS / 20 + 3 ))"
+}
+
+# Where the master listens; %C is ssh's hash of host, port and user.
+session_control_path () {
+	printf '%s/cm-%%C' "$STATE_DIR"
+}
+
+# The pid of a running master, from the master itself ("pid=N").
+session_master_pid () {
+	"$SSH" -F "$CLIENT_CONFIG" -o ControlPath="$(session_control_path)" -O check "$HOST_ALIAS" 2>&1 </dev/null |
+		sed -n 's/.*(pid=\([0-9][0-9]*\)).*/\1/p'
+}
+
+# Processes started with our control path (masters or clients left over).
+session_processes () {
+	local p cp
+	cp=$(session_control_path)
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "ControlPath=$cp" && printf '%s\n' "${p#/proc/}"
+	done
+	return 0
+}
+
+# session_wait_gone PID SECONDS: true once PID has ended.
+session_wait_gone () {
+	local pid=$1 deadline=$(( $(date +%s) + $2 ))
+	while [ -d "/proc/$pid" ]; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
+# Opens the master: ssh logs in, then goes to the background (-f) and
+# waits for commands (-N). ControlPersist=60 makes it end by itself 60 s
+# after its last use, should this script die before it is closed.
+session_start_master () {
+	local deadline pid
+	timeout --kill-after=2 "$LOGIN_TIMEOUT" "$SSH" -F "$CLIENT_CONFIG" \
+		-o ControlMaster=yes -o ControlPath="$(session_control_path)" \
+		-o ControlPersist=60 -N -f "$HOST_ALIAS" </dev/null >>"$RAW_DIR/session-master.txt" 2>&1 || return 1
+	deadline=$(( $(date +%s) + LOGIN_TIMEOUT ))
+	while :; do
+		pid=$(session_master_pid)
+		[ -z "$pid" ] || break
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+	SESSION_MASTER_PID=$pid
+}
+
+# Closes the master (ssh -O exit); ends it by its pid if it does not go.
+# Safe to call more than once.
+session_stop_master () {
+	local pid=${SESSION_MASTER_PID:-}
+	[ -n "$pid" ] || pid=$(session_master_pid)
+	timeout --kill-after=2 5 "$SSH" -F "$CLIENT_CONFIG" -o ControlPath="$(session_control_path)" \
+		-O exit "$HOST_ALIAS" </dev/null >>"$RAW_DIR/session-master.txt" 2>&1 || true
+	if [ -n "$pid" ] && ! session_wait_gone "$pid" 5; then
+		if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "ControlPath=$(session_control_path)"; then
+			kill "$pid" 2>/dev/null || true
+			session_wait_gone "$pid" 2 || kill -KILL "$pid" 2>/dev/null || true
+		fi
+	fi
+	SESSION_MASTER_PID=""
+	rm -f "$STATE_DIR"/cm-*
+}
+
+# The p50 of a full login: from `login` in this run, else measured here.
+session_login_p50 () {
+	local p50 tsv="$RAW_DIR/session-logins.tsv"
+	p50=$(result_get login total_p50)
+	if [ -n "$p50" ] && [ "$p50" != - ]; then
+		result_set session login_source "the login test of this run"
+		result_set session login_n "$(result_get login total_n)"
+		printf '%s' "$p50"
+		return 0
+	fi
+	helper login -H -n "$SESSION_LOGINS" -t "$LOGIN_TIMEOUT" \
+		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>>"$RAW_DIR/session-errors.txt" || true
+	helper summary -c total_ms -w status=ok -p login_ "$tsv" >"$RAW_DIR/session-logins.env" 2>/dev/null || true
+	result_set session login_source "$SESSION_LOGINS logins measured by this test"
+	result_set session login_n "$(sed -n 's/^login_n=//p' "$RAW_DIR/session-logins.env")"
+	sed -n 's/^login_p50=//p' "$RAW_DIR/session-logins.env"
+}
+
+measure_session () {
+	local exit_trap old_cmd="" key value ok failed p50 p95 login_p50 err left
+	: >"$RAW_DIR/session-master.txt"
+	: >"$RAW_DIR/session-errors.txt"
+	SESSION_MASTER_PID=""
+	# Close the master also if test-ssh.sh exits in the middle (a signal),
+	# then run what test-ssh.sh itself runs at its exit.
+	exit_trap=$(trap -p EXIT)
+	if [ -n "$exit_trap" ]; then
+		eval "set -- $exit_trap"
+		old_cmd=$3
+	fi
+	# shellcheck disable=SC2064 # old_cmd is meant to be expanded now
+	trap "session_stop_master; $old_cmd" EXIT
+
+	if ! session_start_master; then
+		session_stop_master
+		result_set session status FAIL
+		result_set session reason "the master connection did not come up: $(grep -v '^$' "$RAW_DIR/session-master.txt" | tail -n 1)"
+		result_set session summary "no master connection"
+		if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
+		return 0
+	fi
+	result_set session master_pid "$SESSION_MASTER_PID"
+
+	# A client that does not find the master would log in by itself and
+	# be timed as a command: with no authentication method left, it fails
+	# instead (and is counted as failed).
+	helper echo -m repeat -n "$SESSION_COMMANDS" -t "$LOGIN_TIMEOUT" -o "$RAW_DIR/session-commands.tsv" \
+		-- "$SSH" -F "$CLIENT_CONFIG" -o ControlMaster=no -o ControlPath="$(session_control_path)" \
+		-o PubkeyAuthentication=no -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no \
+		-o GSSAPIAuthentication=no -o HostbasedAuthentication=no "$HOST_ALIAS" true \
+		>"$RAW_DIR/session-commands.env" 2>>"$RAW_DIR/session-errors.txt" || true
+	while IFS='=' read -r key value; do
+		[ -n "$key" ] && result_set session "$key" "$value"
+	done <"$RAW_DIR/session-commands.env"
+	if [ "$(session_master_pid)" = "$SESSION_MASTER_PID" ]; then
+		result_set session master_survived yes
+	else
+		result_set session master_survived no
+	fi
+	session_stop_master
+	if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
+	left=$(session_processes | wc -l)
+	result_set session processes_left "$left"
+	[ "$left" -eq 0 ] || result_set session warning "$left ssh processes with the test's control path were still running after the master was closed"
+
+	login_p50=$(session_login_p50)
+	result_set session login_p50 "${login_p50:--}"
+	p50=$(result_get session p50)
+	p95=$(result_get session p95)
+	ok=$(result_get session ok)
+	failed=$(result_get session failed)
+	if [ -n "$login_p50" ] && [ -n "$p50" ] && awk -v p="$p50" 'BEGIN { exit !(p > 0) }'; then
+		result_set session speedup "$(awk -v l="$login_p50" -v p="$p50" 'BEGIN { printf "%.1f", l / p }')"
+	fi
+	result_set session figure "${p95:--}"
+	result_set session unit ms
+	result_set session figure_label "p95 of a command over the open connection, n=${ok:-0}"
+	result_set session target "$TARGET_SESSION_P95_MS"
+	result_set session target_op "<="
+	err=$(grep -v '^$' "$RAW_DIR/session-errors.txt" | tail -n 1)
+	if [ -z "$ok" ] || [ "$ok" -eq 0 ]; then
+		result_set session status FAIL
+		result_set session reason "no command succeeded over the master connection${err:+: $err}"
+	elif [ "${failed:-0}" -gt 0 ]; then
+		result_set session status FAIL
+		result_set session reason "$failed of $SESSION_COMMANDS commands failed${err:+ (last message: $err)}"
+	else
+		result_set session status "$(verdict "$p95" "<=" "$TARGET_SESSION_P95_MS")"
+		[ "$(result_get session status)" = PASS ] ||
+			result_set session reason "p95 $p95 ms is above the target of $TARGET_SESSION_P95_MS ms"
+	fi
+	result_set session summary "p50 ${p50:--} ms, p95 ${p95:--} ms over ${ok:-0} commands (${failed:-0} failed), $(result_get session speedup)x faster than a login (p50 ${login_p50:--} ms), target p95 <= $TARGET_SESSION_P95_MS ms"
+}

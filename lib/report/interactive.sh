@@ -1,0 +1,71 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The report's section for `interactive`; sourced by lib/render.sh.
+
+report_interactive () {
+	local c n label main p50 p99 max lost
+	main=$(t interactive main_client)
+	printf 'The time from sending one keystroke until it is back on the client - what a user typing into a remote shell feels. '
+	printf 'One session runs `cat` in a terminal (PTY) on the server; %s single letters were sent at %s per second, and each echo is timed from the moment its letter was **due** to be sent, so a pause anywhere also shows in the letters queued behind it. ' \
+		"$(t interactive "${main}_count")" "$(t interactive "${main}_rate")"
+	printf 'Times in ms. Client and server share this machine, so there is no network in these figures.\n\n'
+	printf '| Client | n | lost | p50 | p95 | p99 | max | login |\n|---|---:|---:|---:|---:|---:|---:|---|\n'
+	for c in libssh ssh; do
+		[ -n "$(t interactive "${c}_exit")" ] || continue
+		n=$(t interactive "${c}_n")
+		case $c in
+		libssh) label='libssh (in the timer; PTY set to `stty raw -echo`, `cat` writes each letter back)' ;;
+		ssh) label='`ssh -tt` (the real client, in a raw terminal)' ;;
+		esac
+		[ "$c" != "$main" ] || label="**$label**"
+		printf '| %s | %s | %s | %s | %s%s | %s%s | %s | %s |\n' "$label" "${n:-0}" "$(t interactive "${c}_lost")" \
+			"$(ms "$(t interactive "${c}_p50")")" "$(ms "$(t interactive "${c}_p95")")" "$(n_note "${n:-0}" p95)" \
+			"$(ms "$(t interactive "${c}_p99")")" "$(n_note "${n:-0}" p99)" "$(ms "$(t interactive "${c}_max")")" \
+			"$(interactive_login_text "$c")"
+	done
+	printf '\nThe verdict uses the %s figure. n counts the echoes that were timed; `lost` counts the letters that never came back, which makes the test fail. ' "$main"
+	if [ -n "$(t interactive libssh_kex)" ]; then
+		printf 'Negotiated by libssh: key exchange `%s`, cipher `%s`; the host key was checked against the kit'"'"'s pinned key.' \
+			"$(t interactive libssh_kex)" "$(t interactive libssh_cipher_out)"
+	fi
+	printf '\n\nDuring the test the CPUs were %s%% busy, %s%% stolen by a hypervisor (from /proc/stat); load average %s on %s cores before it.\n' \
+		"$(t interactive cpu_busy_pct)" "$(t interactive cpu_steal_pct)" "$(t interactive load_before)" "$(t interactive cores)"
+
+	printf '\n**How to read this result:**\n\n'
+	p50=$(t interactive "${main}_p50")
+	p99=$(t interactive "${main}_p99")
+	max=$(t interactive "${main}_max")
+	lost=$(t interactive "${main}_lost")
+	awk -v p50="${p50:--1}" -v p99="${p99:--1}" -v max="${max:--1}" -v lost="${lost:-0}" \
+		-v busy="$(t interactive busy)" -v lsp50="$(t interactive libssh_p50)" -v sshp50="$(t interactive ssh_p50)" 'BEGIN {
+		if (p50 < 0) {
+			print "- No echo was timed: the session did not start (see `raw/interactive-errors.txt`)."
+			exit
+		}
+		if (lost > 0)
+			printf "- %d letters never came back: the session broke or hung (see `raw/interactive-errors.txt`); that alone is a failure.\n", lost
+		if (p50 < 1)
+			printf "- %.2f ms at p50 is sshd'"'"'s own delay on this machine: unnoticeable. Over a network, add the round-trip time that `ping` shows.\n", p50
+		else if (p50 < 20)
+			printf "- %.1f ms at p50 is more than sshd usually needs on one machine (well under 1 ms): the CPUs were probably busy, or sshd waits for something per keystroke.\n", p50
+		else
+			printf "- %.0f ms at p50 is slow for a local echo: something delays every keystroke - CPU starvation, or a slow disk the session writes to.\n", p50
+		if (max >= 100)
+			printf "- The slowest letter took %.0f ms: users notice pauses from about 100 ms. Single spikes like this usually mean the server or its disk was busy for a moment.\n", max
+		else if (p99 > 5 * p50 && p99 > 2)
+			printf "- p99 (%.1f ms) is far above p50: occasional spikes, not a slow path - typically other work on the CPUs%s.\n", p99, (busy == "yes" ? ", and the machine was busy during the test" : "")
+		else
+			print "- The spread is narrow: no keystroke waited noticeably longer than the others."
+		if (lsp50 != "" && sshp50 != "")
+			printf "- The real ssh client adds %.2f ms at p50 over libssh (%.3f vs %.3f ms): its own terminal handling; both go through the same sshd.\n", sshp50 - lsp50, sshp50, lsp50
+	}'
+	printf '\n**What to change when it is slow:** keep the server from running out of CPU (see the `cpu` test and the load); look for disk waits (shell history, audit or session logging to a slow disk). sshd already turns off Nagle (`TCP_NODELAY`) for interactive sessions; on slow networks, the remaining delay is the round-trip time, which only a client that echoes locally (mosh, not part of RHEL) hides.\n\n'
+}
+
+# How the client logged in, in a few words.
+interactive_login_text () {
+	case $1 in
+	libssh) printf 'connect %s ms, auth %s ms' "$(ms "$(t interactive libssh_connect_ms)")" "$(ms "$(t interactive libssh_auth_ms)")" ;;
+	ssh) printf 'first echo after %s ms' "$(ms "$(t interactive ssh_ready_ms)")" ;;
+	esac
+}
