@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
-# render.sh RUN_DIR: writes RUN_DIR/report.md from the data files the tests
-# left in RUN_DIR/data (key=value) and RUN_DIR/raw. The only place that
-# writes the report; the tests never write markdown.
+# render.sh RUN_DIR [PREVIOUS_RUN_DIR]: writes RUN_DIR/report.md, the charts
+# (RUN_DIR/charts/*.svg) and RUN_DIR/results.json from the data files the
+# tests left in RUN_DIR/data (key=value) and RUN_DIR/raw. With a previous
+# run (same host, lib/compare.sh previous_run), the summary shows the change
+# against it. The only place that writes the report; the tests never write
+# markdown.
 # shellcheck disable=SC2016 # backticks in the strings are markdown
 set -eu
 KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
-RUN_DIR=${1:?usage: render.sh RUN_DIR}
+RUN_DIR=${1:?usage: render.sh RUN_DIR [PREVIOUS_RUN_DIR]}
+PREV_DIR=${2:-}
 DATA_DIR="$RUN_DIR/data"
 REPORT="$RUN_DIR/report.md"
+# shellcheck source=lib/compare.sh
+. "$KIT_DIR/lib/compare.sh"
+# shellcheck source=lib/charts.sh
+. "$KIT_DIR/lib/charts.sh"
+if [ -n "$PREV_DIR" ] && [ ! -f "$PREV_DIR/data/run.env" ]; then
+	printf 'render.sh: %s is not a run folder; no comparison\n' "$PREV_DIR" >&2
+	PREV_DIR=""
+fi
 
 # The metrics in the order of the specification, with their titles.
 ALL_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
@@ -109,32 +121,46 @@ target_text () {
 }
 
 summary () {
-	local name status fig
+	local name status fig change="" prev_cell="" prev_head="" prev_line=""
+	if [ -n "$PREV_DIR" ]; then
+		prev_head=" Change |"
+		prev_line="---|"
+	fi
 	cat <<EOF
 ## Summary
 
-| # | Metric | Result | Target | Verdict |
-|---:|---|---|---|---|
+| # | Metric | Result | Target | Verdict |$prev_head
+|---:|---|---|---|---|$prev_line
 EOF
 	local i=0
 	for name in $ALL_TESTS; do
 		i=$((i + 1))
 		if [ ! -f "$DATA_DIR/$name.env" ]; then
 			case " $tests_run " in
-			*" $name "*) printf '| %d | %s (`%s`) | - | - | ERROR: no result |\n' "$i" "${TITLE[$name]}" "$name" ;;
+			*" $name "*) printf '| %d | %s (`%s`) | - | - | ERROR: no result |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}" ;;
 			*) [ "$(get "$DATA_DIR/run.env" all_tests)" = yes ] &&
-				printf '| %d | %s (`%s`) | - | - | SKIPPED: not part of this version of the kit |\n' "$i" "${TITLE[$name]}" "$name" ;;
+				printf '| %d | %s (`%s`) | - | - | SKIPPED: not part of this version of the kit |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}" ;;
 			esac
 			continue
 		fi
 		status=$(t "$name" status)
 		fig=$(t "$name" figure)
 		[ -n "$fig" ] && [ "$fig" != - ] && fig="$fig $(t "$name" unit) ($(t "$name" figure_label))"
-		printf '| %d | [%s](#%s) (`%s`) | %s | %s | **%s**%s |\n' "$i" "${TITLE[$name]}" "$name" "$name" \
+		if [ -n "$PREV_DIR" ]; then
+			change=$(test_change "$PREV_DIR" "$RUN_DIR" "$name")
+			prev_cell=" ${change:--} |"
+		fi
+		printf '| %d | [%s](#%s) (`%s`) | %s | %s | **%s**%s |%s\n' "$i" "${TITLE[$name]}" "$name" "$name" \
 			"${fig:--}" "$(target_text "$(t "$name" target_op)" "$(t "$name" target)" "$(t "$name" unit)")" \
-			"$status" "$( [ "$status" = PASS ] || [ -z "$(t "$name" reason)" ] || printf ': %s' "$(t "$name" reason)")"
+			"$status" "$( [ "$status" = PASS ] || [ -z "$(t "$name" reason)" ] || printf ': %s' "$(t "$name" reason)")" \
+			"$prev_cell"
 	done
-	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n\n'
+	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
+	if [ -n "$PREV_DIR" ]; then
+		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric. A few percent is within the noise of one run.\n' \
+			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "$(get "$PREV_DIR/data/run.env" started_local)"
+	fi
+	printf '\n'
 }
 
 sections () {
@@ -148,6 +174,7 @@ sections () {
 		if declare -F "report_$name" >/dev/null; then
 			"report_$name"
 		fi
+		chart_links "$name"
 		printf 'Raw samples: `raw/%s-*`. The test took %s s.\n\n' "$name" "$(t "$name" seconds)"
 	done
 }
@@ -208,6 +235,7 @@ EOF
 	printf '```\n'
 }
 
+charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the report has none\n' >&2
 {
 	header
 	summary
@@ -216,3 +244,10 @@ EOF
 	environment
 } >"$REPORT.tmp"
 mv -f "$REPORT.tmp" "$REPORT"
+# The warnings go into results.json too.
+if [ "${#WARNINGS[@]}" -gt 0 ]; then
+	printf '%s\n' "${WARNINGS[@]}" >"$DATA_DIR/warnings.txt"
+else
+	: >"$DATA_DIR/warnings.txt"
+fi
+"$KIT_DIR/lib/results-json.sh" "$RUN_DIR" "$PREV_DIR"

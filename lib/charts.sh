@@ -1,0 +1,478 @@
+# shellcheck shell=bash disable=SC2015
+# (SC2015: `[ -f "$f" ] && has_columns ... || continue` is meant: skip
+# when either fails.)
+# SVG charts of a run, drawn by the kit itself (bash and awk; no network, no
+# extra package). Sourced by lib/render.sh: charts_write RUN_DIR draws every
+# chart whose data exists into RUN_DIR/charts/, chart_links NAME prints the
+# markdown image links of the charts that belong to the report section NAME.
+#
+# Three generic drawings, each reading TSV on stdin (a header line, then
+# rows; an empty cell or "-" is a missing value and is not drawn):
+#   svg_bars OUT TITLE UNIT     label, series...  horizontal grouped bars
+#   svg_stacked OUT TITLE UNIT  label, part...    horizontal stacked bars
+#   svg_lines OUT TITLE XLABEL YLABEL  x, series...  lines with points
+#
+# The charts and the data they read (a chart whose data is absent is not
+# drawn):
+#   login-phases.svg     data/login.env  PHASE_p50 (connect greeting kex auth session)
+#   NAME-latency.svg     data/NAME.env   p50 p90 p95 p99 max of the test's main
+#                        latency (login: total_*; others: the first PREFIXp50
+#                        key with a matching PREFIXp95), NAME = login auth rate
+#                        session interactive
+#   burst-accepted.svg   raw/burst-steps.tsv (or raw/burst-*.tsv) with columns
+#                        clients and ok (or accepted); one row per step, or
+#                        one row per client (outcome ok) to be counted; next to
+#                        the MaxStartups model from data/settings.env
+#   transfer-ciphers.svg raw/transfer-*.tsv with columns cipher, mbs (or
+#                        mb_s), optional direction and ceiling_mbs; or
+#                        raw/ceiling*.tsv with cipher and mbs for the ceiling
+#   memory-sessions.svg  raw/memory-*.tsv with columns sessions and pss_mb
+#                        (or pss_kb)
+
+CHART_PALETTE="#4477aa #ee6677 #228833 #ccbb44 #66ccee #aa3377 #bbbbbb"
+
+# The awk functions every drawing shares: escaping, number format, ticks.
+CHART_AWK='
+function esc(s) {
+	gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s)
+	gsub(/"/, "\\&quot;", s); gsub(/\047/, "\\&#39;", s)
+	return s
+}
+function num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
+# A value as printed on a chart: 3 significant digits, at least integers.
+function fmt(v,   a) {
+	a = v < 0 ? -v : v
+	if (a >= 100) return sprintf("%.0f", v)
+	if (a >= 10) return sprintf("%.1f", v)
+	if (a >= 1) return sprintf("%.2f", v)
+	return sprintf("%.3f", v)
+}
+# An axis tick: no needless decimals.
+function tick(t) { return (t == int(t)) ? sprintf("%d", t) : sprintf("%g", t) }
+# A "nice" axis end and step (1, 2, 2.5 or 5 times a power of ten).
+function nicestep(max,   raw, p, m) {
+	if (max <= 0) return 1
+	raw = max / 5
+	p = 1
+	while (p * 10 <= raw) p *= 10
+	while (p > raw) p /= 10
+	m = raw / p
+	if (m <= 1) return p
+	if (m <= 2) return 2 * p
+	if (m <= 2.5) return 2.5 * p
+	if (m <= 5) return 5 * p
+	return 10 * p
+}
+function head(w, h, title) {
+	printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n", w, h, w, h
+	printf "<title>%s</title>\n", esc(title)
+	printf "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h
+	printf "<text x=\"%d\" y=\"20\" font-size=\"14\" font-weight=\"bold\">%s</text>\n", 10, esc(title)
+}
+function legend(x, y, n, names,   i) {
+	for (i = 1; i <= n; i++) {
+		printf "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, y - 10, COLOR[(i - 1) % NCOLOR + 1]
+		printf "<text x=\"%d\" y=\"%d\">%s</text>\n", x + 16, y, esc(names[i])
+		x += 28 + 7 * length(names[i])
+	}
+}
+BEGIN {
+	FS = "\t"
+	NCOLOR = split(palette, COLOR, " ")
+}
+'
+
+# svg_bars OUT TITLE UNIT: horizontal bars, one group per row, one bar per
+# series (column); the value is written at the end of each bar.
+svg_bars () {
+	awk -v title="$2" -v unit="$3" -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	NR == 1 { ns = NF - 1; for (i = 2; i <= NF; i++) series[i - 1] = $i; next }
+	NF >= 2 {
+		nr++; label[nr] = $1
+		for (i = 2; i <= ns + 1; i++) {
+			v[nr, i - 1] = $i
+			if (num($i) && $i + 0 > max) max = $i + 0
+			if (num($i)) have++
+		}
+	}
+	END {
+		if (!have) exit 1
+		lw = 0
+		for (r = 1; r <= nr; r++) if (length(label[r]) > lw) lw = length(label[r])
+		left = 20 + 7 * lw; right = 70; plotw = 640 - left - right
+		bh = 16; gap = 10; top = (ns > 1) ? 54 : 36
+		h = top + nr * (ns * bh + gap) + 40
+		step = nicestep(max); end = step * int(max / step + 0.999999); if (end < max) end += step
+		if (end <= 0) end = 1
+		head(640, h, title)
+		if (ns > 1) legend(10, 42, ns, series)
+		y0 = top; y1 = top + nr * (ns * bh + gap)
+		for (t = 0; t <= end + step / 1e6; t += step) {
+			x = left + plotw * t / end
+			printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>", x, y0, x, y1
+			printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", x, y1 + 14, tick(t)
+		}
+		printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", left + plotw / 2, y1 + 32, esc(unit)
+		y = top
+		for (r = 1; r <= nr; r++) {
+			printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", left - 6, y + ns * bh / 2 + 4, esc(label[r])
+			for (s = 1; s <= ns; s++) {
+				val = v[r, s]
+				if (num(val)) {
+					bw = plotw * val / end
+					printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %s: %s %s</title></rect>", left, y, bw, bh - 2, COLOR[(s - 1) % NCOLOR + 1], esc(label[r]), esc(series[s]), esc(val), esc(unit)
+					printf "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + bw + 4, y + bh - 5, fmt(val)
+				}
+				y += bh
+			}
+			y += gap
+		}
+		printf "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>\n", left, y0, left, y1
+		print "</svg>"
+	}' >"$1.tmp" || { rm -f "$1.tmp"; return 1; }
+	mv -f "$1.tmp" "$1"
+}
+
+# svg_stacked OUT TITLE UNIT: one horizontal bar per row, its parts stacked
+# in the order of the columns; the part's value inside it when it fits,
+# the total at the end.
+svg_stacked () {
+	awk -v title="$2" -v unit="$3" -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	NR == 1 { ns = NF - 1; for (i = 2; i <= NF; i++) part[i - 1] = $i; next }
+	NF >= 2 {
+		nr++; label[nr] = $1; sum = 0
+		for (i = 2; i <= ns + 1; i++) { v[nr, i - 1] = $i; if (num($i)) { sum += $i; have++ } }
+		total[nr] = sum; if (sum > max) max = sum
+	}
+	END {
+		if (!have || max <= 0) exit 1
+		lw = 0
+		for (r = 1; r <= nr; r++) if (length(label[r]) > lw) lw = length(label[r])
+		left = 20 + 7 * lw; right = 70; plotw = 640 - left - right
+		bh = 28; gap = 12; top = 54
+		h = top + nr * (bh + gap) + 40
+		step = nicestep(max); end = step * int(max / step + 0.999999); if (end < max) end += step
+		head(640, h, title)
+		legend(10, 42, ns, part)
+		y0 = top; y1 = top + nr * (bh + gap)
+		for (t = 0; t <= end + step / 1e6; t += step) {
+			x = left + plotw * t / end
+			printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>", x, y0, x, y1
+			printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", x, y1 + 14, tick(t)
+		}
+		printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", left + plotw / 2, y1 + 32, esc(unit)
+		y = top
+		for (r = 1; r <= nr; r++) {
+			printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + bh / 2 + 4, esc(label[r])
+			x = left
+			for (s = 1; s <= ns; s++) {
+				val = v[r, s]
+				if (!num(val)) continue
+				bw = plotw * val / end
+				printf "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" stroke=\"#ffffff\"><title>%s: %s %s</title></rect>", x, y, bw, bh, COLOR[(s - 1) % NCOLOR + 1], esc(part[s]), esc(val), esc(unit)
+				if (bw >= 7 * length(fmt(val)) + 4)
+					printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#ffffff\">%s</text>", x + bw / 2, y + bh / 2 + 4, fmt(val)
+				printf "\n"
+				x += bw
+			}
+			printf "<text x=\"%.1f\" y=\"%d\" font-weight=\"bold\">%s</text>\n", x + 4, y + bh / 2 + 4, fmt(total[r])
+			y += bh + gap
+		}
+		print "</svg>"
+	}' >"$1.tmp" || { rm -f "$1.tmp"; return 1; }
+	mv -f "$1.tmp" "$1"
+}
+
+# svg_lines OUT TITLE XLABEL YLABEL: one line per series (column) over the
+# numeric x of the first column, each point marked and labelled.
+svg_lines () {
+	awk -v title="$2" -v xlabel="$3" -v ylabel="$4" -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	NR == 1 { ns = NF - 1; for (i = 2; i <= NF; i++) series[i - 1] = $i; next }
+	num($1) {
+		nr++; xv[nr] = $1 + 0; if ($1 + 0 > xmax) xmax = $1 + 0
+		for (i = 2; i <= ns + 1; i++) {
+			v[nr, i - 1] = $i
+			if (num($i)) { have++; if ($i + 0 > ymax) ymax = $i + 0 }
+		}
+	}
+	END {
+		if (!have) exit 1
+		left = 60; right = 20; top = 54; ph = 240; pw = 640 - left - right
+		h = top + ph + 50
+		ystep = nicestep(ymax); yend = ystep * int(ymax / ystep + 0.999999); if (yend < ymax) yend += ystep
+		if (yend <= 0) yend = 1
+		xstep = nicestep(xmax); xend = xstep * int(xmax / xstep + 0.999999); if (xend < xmax) xend += xstep
+		if (xend <= 0) xend = 1
+		head(640, h, title)
+		legend(10, 42, ns, series)
+		for (t = 0; t <= yend + ystep / 1e6; t += ystep) {
+			y = top + ph - ph * t / yend
+			printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#dddddd\"/>", left, y, left + pw, y
+			printf "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555555\">%s</text>\n", left - 4, y + 4, tick(t)
+		}
+		for (t = 0; t <= xend + xstep / 1e6; t += xstep) {
+			x = left + pw * t / xend
+			printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", x, top + ph + 14, tick(t)
+		}
+		printf "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>", left, top + ph, left + pw, top + ph
+		printf "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>\n", left, top, left, top + ph
+		printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", left + pw / 2, top + ph + 34, esc(xlabel)
+		printf "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\" transform=\"rotate(-90 14 %d)\">%s</text>\n", top + ph / 2, top + ph / 2, esc(ylabel)
+		for (s = 1; s <= ns; s++) {
+			c = COLOR[(s - 1) % NCOLOR + 1]; pts = ""
+			for (r = 1; r <= nr; r++) if (num(v[r, s]))
+				pts = pts sprintf("%.1f,%.1f ", left + pw * xv[r] / xend, top + ph - ph * v[r, s] / yend)
+			if (pts != "") printf "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", pts, c
+			for (r = 1; r <= nr; r++) if (num(v[r, s])) {
+				x = left + pw * xv[r] / xend; y = top + ph - ph * v[r, s] / yend
+				printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s at %s: %s</title></circle>", x, y, c, esc(series[s]), fmt(xv[r]), esc(v[r, s])
+				printf "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" fill=\"%s\">%s</text>\n", x, (s % 2 == 1) ? y - 7 : y + 15, c, fmt(v[r, s])
+			}
+		}
+		print "</svg>"
+	}' >"$1.tmp" || { rm -f "$1.tmp"; return 1; }
+	mv -f "$1.tmp" "$1"
+}
+
+# ---- Reading the run's data ----------------------------------------------
+
+# chart_get FILE KEY
+chart_get () {
+	[ -f "$1" ] || return 0
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+# tsv_columns FILE NAME|ALT... [-- NAME|ALT...]: the named columns of a TSV
+# file with a header (the first alternative found per column; a column not
+# found is empty), tab-separated, without the header.
+tsv_columns () {
+	local file=$1
+	shift
+	awk -F'\t' -v want="$*" '
+	NR == 1 {
+		n = split(want, w, " ")
+		for (i = 1; i <= n; i++) {
+			col[i] = 0
+			m = split(w[i], alt, "|")
+			for (a = 1; a <= m && !col[i]; a++)
+				for (j = 1; j <= NF; j++) if ($j == alt[a]) { col[i] = j; break }
+		}
+		next
+	}
+	{
+		line = ""
+		for (i = 1; i <= n; i++) line = line (i > 1 ? "\t" : "") (col[i] ? $col[i] : "")
+		print line
+	}' "$file"
+}
+
+# has_columns FILE NAME|ALT...: every named column is in the header.
+has_columns () {
+	local file=$1 c
+	shift
+	for c in "$@"; do
+		head -n 1 "$file" | tr '\t' '\n' | grep -Eqx -- "$c" || return 1
+	done
+}
+
+# latency_prefix ENV TEST: the key prefix of the test's main latency.
+latency_prefix () {
+	local env=$1 p
+	for p in total_ echo_ command_ rtt_ login_ latency_ ""; do
+		if [ -n "$(chart_get "$env" "${p}p50")" ] && [ -n "$(chart_get "$env" "${p}p95")" ]; then
+			printf '%s' "$p"
+			return 0
+		fi
+	done
+	# Any PREFIXp50 with a PREFIXp95 next to it.
+	# shellcheck disable=SC2013 # the prefixes are single words
+	for p in $(sed -n 's/^\([A-Za-z0-9_]*_\)p50=.*/\1/p' "$env"); do
+		if [ -n "$(chart_get "$env" "${p}p95")" ]; then
+			printf '%s' "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+chart_login_phases () {
+	local env="$1/data/login.env" out="$1/charts/login-phases.svg" ph v row head="login"
+	row="p50 of $(chart_get "$env" total_n) logins"
+	[ -f "$env" ] && [ -n "$(chart_get "$env" kex_p50)" ] || return 0
+	for ph in connect greeting kex auth session; do
+		v=$(chart_get "$env" "${ph}_p50")
+		head="$head	$ph"
+		row="$row	${v:--}"
+	done
+	printf '%s\n%s\n' "$head" "$row" | svg_stacked "$out" "Login phases: p50 of each phase (ms)" "ms"
+}
+
+chart_latency () {
+	local run=$1 name=$2 env="$1/data/$2.env" p row="" head="percentile" k v n title
+	[ -f "$env" ] || return 0
+	p=$(latency_prefix "$env") || return 0
+	n=$(chart_get "$env" "${p}n")
+	head="percentile	${p%_}"
+	[ -n "${p%_}" ] || head="percentile	$name"
+	for k in p50 p90 p95 p99 max; do
+		v=$(chart_get "$env" "${p}$k")
+		[ -n "$v" ] || continue
+		row="$row$k	$v
+"
+	done
+	case $name in
+	login) title="Complete login" ;;
+	auth) title="Login by authentication method" ;;
+	rate) title="Login time under load" ;;
+	session) title="Command over an open connection" ;;
+	interactive) title="Keystroke echo" ;;
+	*) title=$name ;;
+	esac
+	printf '%s\n%s' "$head" "$row" | svg_bars "$run/charts/$name-latency.svg" \
+		"$title: percentiles (ms${n:+, n = $n})" "ms"
+}
+
+# The MaxStartups model: the expected number of clients let in when N
+# arrive at once and none has finished authenticating (sshd drops the next
+# one with probability rate + (100 - rate) * (pending - start) / (full - start)).
+maxstartups_expected () {
+	local spec=$1
+	shift
+	awk -v spec="$spec" -v steps="$*" 'BEGIN {
+		n = split(spec, m, ":"); start = m[1] + 0
+		rate = (n >= 2) ? m[2] + 0 : 100; full = (n >= 3) ? m[3] + 0 : start
+		ns = split(steps, st, " ")
+		for (s = 1; s <= ns; s++) {
+			N = st[s] + 0
+			delete P; P[0] = 1
+			for (c = 1; c <= N; c++) {
+				delete Q
+				for (key in P) {
+					k = key + 0
+					if (k < start) pin = 1
+					else if (k >= full) pin = 0
+					else pin = 1 - (rate + (100 - rate) * (k - start) / (full - start)) / 100
+					Q[k + 1] += P[key] * pin; Q[k] += P[key] * (1 - pin)
+				}
+				delete P; for (k in Q) P[k] = Q[k]
+			}
+			e = 0; for (k in P) e += k * P[k]
+			printf "%d\t%.1f\n", N, e
+		}
+	}'
+}
+
+chart_burst () {
+	local run=$1 f tsv="" data spec steps
+	if [ -f "$run/raw/burst-steps.tsv" ]; then
+		tsv=$run/raw/burst-steps.tsv
+	else
+		for f in "$run"/raw/burst-*.tsv; do
+			[ -f "$f" ] && has_columns "$f" 'clients|step' 'ok|accepted' && { tsv=$f; break; }
+		done
+	fi
+	if [ -n "$tsv" ]; then
+		data=$(tsv_columns "$tsv" 'clients|step' 'ok|accepted' | awk -F'\t' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { a[$1] = $2 } END { for (k in a) print k "\t" a[k] }' | sort -n)
+	else
+		# Per-client files: raw/burst-N.tsv with an outcome column.
+		data=$(for f in "$run"/raw/burst-[0-9]*.tsv; do
+			[ -f "$f" ] && has_columns "$f" outcome || continue
+			n=$(basename "$f" .tsv); n=${n#burst-}
+			case $n in *[!0-9]*) continue ;; esac
+			printf '%s\t%s\n' "$n" "$(tsv_columns "$f" outcome | grep -cx ok || true)"
+		done | sort -n)
+	fi
+	[ -n "$data" ] || return 0
+	spec=$(chart_get "$run/data/environment.env" sshd_maxstartups)
+	[ -n "$spec" ] || spec=$(chart_get "$run/data/settings.env" MAX_STARTUPS | tr -d "'")
+	steps=$(printf '%s\n' "$data" | cut -f1 | tr '\n' ' ')
+	{
+		printf 'clients\tlogged in (measured)\tall clients\tMaxStartups %s (expected)\n' "${spec:-?}"
+		if [ -n "$spec" ]; then
+			join -t "$(printf '\t')" <(printf '%s\n' "$data" | sort -k1,1) \
+				<(maxstartups_expected "$spec" "$steps" | sort -k1,1) | sort -n |
+				awk -F'\t' -v OFS='\t' '{ print $1, $2, $1, $3 }'
+		else
+			printf '%s\n' "$data" | awk -F'\t' -v OFS='\t' '{ print $1, $2, $1, "" }'
+		fi
+	} | svg_lines "$run/charts/burst-accepted.svg" "Burst: clients logged in when released at once" "clients released at once" "clients logged in"
+}
+
+chart_transfer () {
+	local run=$1 f rows="" ceil=""
+	for f in "$run"/raw/transfer-*.tsv; do
+		[ -f "$f" ] && has_columns "$f" cipher 'mbs|mb_s|MBps' || continue
+		rows="$rows$(tsv_columns "$f" cipher direction 'mbs|mb_s|MBps' 'ceiling_mbs|ceiling')
+"
+	done
+	[ -n "$rows" ] || return 0
+	for f in "$run"/raw/ceiling*.tsv "$run"/raw/transfer-ceiling*.tsv; do
+		[ -f "$f" ] && has_columns "$f" cipher 'mbs|mb_s' || continue
+		ceil="$ceil$(tsv_columns "$f" cipher 'mbs|mb_s')
+"
+	done
+	# cipher -> one row: upload, download (or the plain figure), ceiling.
+	{
+		printf '%s' "$ceil" | sed 's/^/C\t/'
+		printf '%s' "$rows" | sed 's/^/T\t/'
+	} | awk -F'\t' '
+	$1 == "C" && $2 != "" { ceil[$2] = $3; next }
+	$1 == "T" && $2 != "" {
+		c = $2; if (!(c in seen)) { seen[c] = 1; order[++n] = c }
+		d = ($3 == "") ? "SSH" : $3; if (!(d in dseen)) { dseen[d] = 1; dirs[++nd] = d }
+		v[c, d] = $4
+		if ($5 != "" && $5 != "-") ceil[c] = $5
+	}
+	END {
+		printf "cipher"; for (j = 1; j <= nd; j++) printf "\t%s", dirs[j]
+		printf "\tsingle-core ceiling (OpenSSL)\n"
+		for (i = 1; i <= n; i++) {
+			c = order[i]; printf "%s", c
+			for (j = 1; j <= nd; j++) printf "\t%s", v[c, dirs[j]]
+			printf "\t%s\n", (c in ceil) ? ceil[c] : ""
+		}
+	}' | svg_bars "$run/charts/transfer-ciphers.svg" "Transfer per cipher, next to the cipher's ceiling" "MB/s"
+}
+
+chart_memory () {
+	local run=$1 f data=""
+	for f in "$run"/raw/memory-*.tsv; do
+		[ -f "$f" ] && has_columns "$f" sessions 'pss_mb|pss_kb' || continue
+		if has_columns "$f" pss_mb; then
+			data=$(tsv_columns "$f" sessions pss_mb)
+		else
+			data=$(tsv_columns "$f" sessions pss_kb | awk -F'\t' -v OFS='\t' '$2 ~ /^[0-9.]+$/ { $2 = sprintf("%.1f", $2 / 1024) } 1')
+		fi
+		break
+	done
+	[ -n "$data" ] || return 0
+	{
+		printf 'sessions\tPSS of the test server (MB)\n'
+		printf '%s\n' "$data" | sort -n
+	} | svg_lines "$run/charts/memory-sessions.svg" "Memory of the test server vs open sessions" "open sessions" "MB (PSS)"
+}
+
+# charts_write RUN_DIR: draws every chart that has data; a chart that cannot
+# be drawn is left out, never a reason to fail the report.
+charts_write () {
+	local run=$1 name
+	mkdir -p "$run/charts"
+	rm -f "$run/charts/"*.svg
+	chart_login_phases "$run" || true
+	for name in login auth rate session interactive; do
+		chart_latency "$run" "$name" || true
+	done
+	chart_burst "$run" || true
+	chart_transfer "$run" || true
+	chart_memory "$run" || true
+	rmdir "$run/charts" 2>/dev/null || true
+}
+
+# chart_links NAME: markdown image links of the section's charts.
+chart_links () {
+	local f
+	for f in "$RUN_DIR/charts/$1"-*.svg; do
+		[ -f "$f" ] || continue
+		printf '![%s](charts/%s)\n\n' "$(sed -n 's:.*<title>\(.*\)</title>$:\1:p' "$f" | head -n 1)" "$(basename "$f")"
+	done
+}

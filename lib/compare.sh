@@ -1,0 +1,143 @@
+# shellcheck shell=bash disable=SC2015,SC2016
+# (SC2015: `A && B || continue` is meant; SC2016: backticks are markdown.)
+# Comparing runs: which way is better for a metric, the change between two
+# runs, the previous run on the same host, and the comparison report of
+# `test-ssh.sh --compare A B`. Sourced by lib/render.sh, lib/results-json.sh
+# and test-ssh.sh. Reads only the data files of the runs (RUN/data/*.env).
+
+# The metrics in the order of the specification.
+COMPARE_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
+
+# cmp_get FILE KEY: the value of KEY in a key=value file (last one wins).
+cmp_get () {
+	[ -f "$1" ] || return 0
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+# metric_direction RUN_DIR TEST -> "lower" or "higher" (which way is better).
+# The test's own `direction` key wins; else its target_op ("<=": lower is
+# better, ">=": higher); else the specification's table (concurrent: more
+# sessions alive is better).
+metric_direction () {
+	local env="$1/data/$2.env" d
+	d=$(cmp_get "$env" direction)
+	case $d in lower | higher) printf '%s' "$d"; return ;; esac
+	case $(cmp_get "$env" target_op) in
+	'<=') printf lower; return ;;
+	'>=') printf higher; return ;;
+	esac
+	case $2 in
+	rate | burst | concurrent | transfer | sftp) printf higher ;;
+	*) printf lower ;;
+	esac
+}
+
+# is_number VALUE: a plain decimal number (what the tests write).
+is_number () {
+	printf '%s' "$1" | grep -Eqx -- '-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
+}
+
+# metric_change OLD NEW DIRECTION -> "-4.1 % (better)", "0.0 % (same)", or
+# nothing when the two cannot be compared (a figure missing or OLD is 0).
+metric_change () {
+	is_number "$1" && is_number "$2" || return 0
+	awk -v a="$1" -v b="$2" -v dir="$3" 'BEGIN {
+		if (a + 0 == 0) exit
+		pct = (b - a) / a * 100
+		s = sprintf("%+.1f", pct)
+		if (s == "+0.0" || s == "-0.0") { print "0.0 % (same)"; exit }
+		better = (dir == "higher") ? (b > a) : (b < a)
+		printf "%s %% (%s)\n", s, better ? "better" : "worse"
+	}'
+}
+
+# test_change OLD_RUN NEW_RUN TEST -> the change of TEST's main figure, or
+# nothing when it cannot be compared (not measured in one of the runs, not
+# PASS/FAIL, or in a different unit).
+test_change () {
+	local a="$1/data/$3.env" b="$2/data/$3.env" s
+	[ -f "$a" ] && [ -f "$b" ] || return 0
+	for s in "$(cmp_get "$a" status)" "$(cmp_get "$b" status)"; do
+		case $s in PASS | FAIL) ;; *) return 0 ;; esac
+	done
+	[ "$(cmp_get "$a" unit)" = "$(cmp_get "$b" unit)" ] || return 0
+	metric_change "$(cmp_get "$a" figure)" "$(cmp_get "$b" figure)" "$(metric_direction "$2" "$3")"
+}
+
+# previous_run RUN_DIR -> the newest earlier run in the same results folder
+# that was rendered (has results.json) on the same host; nothing if none.
+# Run folders are named by date and time, so name order is time order.
+previous_run () {
+	local run parent name host d best=""
+	run=$(cd "$1" && pwd)
+	parent=$(dirname "$run")
+	name=$(basename "$run")
+	host=$(cmp_get "$run/data/environment.env" host)
+	[ -n "$host" ] || return 0
+	for d in "$parent"/*/; do
+		d=${d%/}
+		[ -f "$d/results.json" ] && [ -f "$d/data/run.env" ] || continue
+		# Earlier than this run (C collation: byte order).
+		[[ "$(basename "$d")" < "$name" ]] || continue
+		[ "$(cmp_get "$d/data/environment.env" host)" = "$host" ] || continue
+		best=$d
+	done
+	[ -z "$best" ] || printf '%s\n' "$best"
+}
+
+# compare_report A B: the comparison report (markdown) of two runs on stdout.
+compare_report () {
+	local a="$1" b="$2" name ea eb fa fb unit label change dir sa sb note
+	cat <<EOF
+# Comparison of two sshd-perf-kit runs
+
+| | A (before) | B (after) |
+|---|---|---|
+| Run | \`$(basename "$a")\` | \`$(basename "$b")\` |
+| Host | $(cmp_get "$a/data/environment.env" host) | $(cmp_get "$b/data/environment.env" host) |
+| Tested | $(cmp_get "$a/data/run.env" started_local) | $(cmp_get "$b/data/run.env" started_local) |
+| OpenSSH server | $(cmp_get "$a/data/environment.env" openssh_server) | $(cmp_get "$b/data/environment.env" openssh_server) |
+| Verdict | $(cmp_get "$a/data/verdict.env" verdict) | $(cmp_get "$b/data/verdict.env" verdict) |
+
+Change = (B - A) / A of each metric's main figure; better or worse follows
+the metric's direction (for times and CPU lower is better, for rates,
+speeds and sessions higher is better).
+
+| Metric | Figure | A | B | Change | Better is | Verdict A | Verdict B |
+|---|---|---:|---:|---|---|---|---|
+EOF
+	for name in $COMPARE_TESTS; do
+		ea="$a/data/$name.env"
+		eb="$b/data/$name.env"
+		[ -f "$ea" ] || [ -f "$eb" ] || continue
+		fa=$(cmp_get "$ea" figure)
+		fb=$(cmp_get "$eb" figure)
+		unit=$(cmp_get "$eb" unit)
+		[ -n "$unit" ] || unit=$(cmp_get "$ea" unit)
+		label=$(cmp_get "$eb" figure_label)
+		[ -n "$label" ] || label=$(cmp_get "$ea" figure_label)
+		sa=$(cmp_get "$ea" status)
+		sb=$(cmp_get "$eb" status)
+		dir=$(metric_direction "$b" "$name")
+		[ -f "$eb" ] || dir=$(metric_direction "$a" "$name")
+		change=$(test_change "$a" "$b" "$name")
+		note=""
+		if [ -z "$change" ]; then
+			if [ ! -f "$ea" ]; then note="not measured in A"
+			elif [ ! -f "$eb" ]; then note="not measured in B"
+			elif [ "$(cmp_get "$ea" unit)" != "$(cmp_get "$eb" unit)" ]; then note="different units"
+			else note="-"
+			fi
+			change=$note
+		fi
+		printf '| `%s` | %s (%s) | %s | %s | %s | %s | %s | %s |\n' "$name" "${label:--}" "${unit:--}" \
+			"${fa:--}" "${fb:--}" "$change" "$dir" "${sa:--}" "${sb:--}"
+	done
+	cat <<EOF
+
+A change of a few percent is within the noise of one run, more so on a
+machine that does other work; repeat both runs before acting on it. A
+metric that was not PASS or FAIL in both runs (skipped, interrupted, no
+result), or whose unit differs between the runs, is not compared.
+EOF
+}

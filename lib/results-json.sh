@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# results-json.sh RUN_DIR [PREVIOUS_RUN_DIR]: writes RUN_DIR/results.json
+# from the run's data files: the run, the verdict, the environment, every
+# setting and every key of every test. The format is documented in
+# docs/results-json.md and docs/results.schema.json. Called by lib/render.sh
+# after the verdict (data/verdict.env) and the warnings (data/warnings.txt)
+# are known. Needs only bash, sed and awk.
+set -eu
+KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+RUN_DIR=${1:?usage: results-json.sh RUN_DIR [PREVIOUS_RUN_DIR]}
+PREV_DIR=${2:-}
+DATA_DIR="$RUN_DIR/data"
+# shellcheck source=lib/compare.sh
+. "$KIT_DIR/lib/compare.sh"
+export LC_ALL=C
+
+# The JSON text of one value. Typing rule (docs/results-json.md): a decimal
+# number is a JSON number, "-" (the kit's "no value") is null, anything else
+# is a string, escaped.
+JSON_AWK='
+function jstr(s,    out, c, i) {
+	gsub(/\\/, "\\\\", s)
+	gsub(/"/, "\\\"", s)
+	gsub(/\t/, "\\t", s)
+	gsub(/\r/, "\\r", s)
+	gsub(/\n/, "\\n", s)
+	if (s ~ /[\001-\037\177]/) {
+		out = ""
+		for (i = 1; i <= length(s); i++) {
+			c = substr(s, i, 1)
+			if (c in CTRL) out = out sprintf("\\u%04x", CTRL[c])
+			else out = out c
+		}
+		s = out
+	}
+	return "\"" s "\""
+}
+function jval(s) {
+	if (s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) {
+		# JSON has no leading zeros: "007" stays a string.
+		if (s ~ /^-?0[0-9]/) return jstr(s)
+		return s
+	}
+	if (s == "-") return "null"
+	return jstr(s)
+}
+BEGIN { for (i = 1; i < 32; i++) CTRL[sprintf("%c", i)] = i; CTRL[sprintf("%c", 127)] = 127 }
+'
+
+# kv_members INDENT [FILE...]: the key=value lines of the files (or stdin)
+# as JSON object members, one per line, in the order of first appearance;
+# the last value of a key wins. Lines that are not key=value are skipped.
+# With QUOTED=1, values in single quotes (settings.env) are unquoted.
+kv_members () {
+	local indent=$1
+	shift
+	awk -v ind="$indent" -v quoted="${QUOTED:-}" "$JSON_AWK"'
+	/^[A-Za-z_][A-Za-z0-9_.-]*=/ {
+		k = substr($0, 1, index($0, "=") - 1)
+		v = substr($0, index($0, "=") + 1)
+		if (quoted && v ~ /^\047.*\047$/) v = substr(v, 2, length(v) - 2)
+		if (!(k in val)) order[++n] = k
+		val[k] = v
+	}
+	END {
+		for (i = 1; i <= n; i++)
+			printf "%s%s: %s%s\n", ind, jstr(order[i]), jval(val[order[i]]), (i < n ? "," : "")
+	}' "$@"
+}
+
+# json_list WORDS...: a JSON array of strings (numbers stay numbers).
+json_list () {
+	printf '%s\n' "$@" | awk "$JSON_AWK"'
+	NF { out = out (n++ ? ", " : "") jval($0) }
+	END { printf "[%s]", out }'
+}
+
+# json_str TEXT: one JSON string.
+json_str () {
+	printf '%s\n' "$1" | awk "$JSON_AWK"'{ printf "%s", jstr($0) }'
+}
+
+# json_num_or_null VALUE
+json_num_or_null () {
+	if is_number "$1"; then printf '%s' "$1"; else printf null; fi
+}
+
+get () {
+	cmp_get "$@"
+}
+
+# The members of one test: its data file, then the kit's own keys.
+test_members () {
+	local name=$1 env="$DATA_DIR/$1.env"
+	{
+		if [ -f "$env" ]; then
+			cat "$env"
+		else
+			case " $tests_run " in
+			*" $name "*) printf 'status=ERROR\nreason=%s\n' "the test stopped before it wrote a result" ;;
+			*) printf 'status=SKIPPED\nreason=%s\n' "not part of this version of the kit" ;;
+			esac
+		fi
+		# figure and target are always present (null when missing).
+		printf 'figure=%s\ntarget=%s\n' "$(val_or_dash "$(get "$env" figure)")" "$(val_or_dash "$(get "$env" target)")"
+		printf 'direction=%s\n' "$(metric_direction "$RUN_DIR" "$name")"
+		if [ -n "$PREV_DIR" ]; then
+			printf 'change=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name")")"
+			printf 'change_percent=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name" | sed 's/ %.*//; s/^+//')")"
+		fi
+	} | kv_members '      '
+}
+
+val_or_dash () {
+	if [ -z "$1" ]; then printf -- '-'; else printf '%s' "$1"; fi
+}
+
+run="$DATA_DIR/run.env"
+[ -f "$run" ] || { printf 'results-json.sh: %s is not a run folder (no data/run.env)\n' "$RUN_DIR" >&2; exit 2; }
+tests_run=$(get "$run" tests)
+all_tests=$(get "$run" all_tests)
+secs=$(awk -v a="$(date -d "$(get "$run" started)" +%s 2>/dev/null || echo 0)" \
+	-v b="$(date -d "$(get "$run" finished)" +%s 2>/dev/null || echo 0)" \
+	'BEGIN { if (a > 0 && b >= a) print b - a; else print "-" }')
+listed=""
+for name in $COMPARE_TESTS; do
+	if [ -f "$DATA_DIR/$name.env" ]; then listed="$listed $name"; continue; fi
+	case " $tests_run " in *" $name "*) listed="$listed $name"; continue ;; esac
+	[ "$all_tests" != yes ] || listed="$listed $name"
+done
+# Tests this kit does not know (a newer metric) still go in, after the others.
+for name in $tests_run; do
+	case " $COMPARE_TESTS " in *" $name "*) ;; *) listed="$listed $name" ;; esac
+done
+
+# shellcheck disable=SC2046,SC2086 # word lists
+{
+	printf '{\n'
+	printf '  "format": "sshd-perf-kit-results",\n  "format_version": 1,\n'
+	printf '  "run": {\n'
+	printf '    "id": %s,\n' "$(json_str "$(basename "$(cd "$RUN_DIR" && pwd)")")"
+	printf '    "started": %s,\n' "$(json_str "$(get "$run" started)")"
+	printf '    "started_local": %s,\n' "$(json_str "$(get "$run" started_local)")"
+	if [ -n "$(get "$run" finished)" ]; then
+		printf '    "finished": %s,\n' "$(json_str "$(get "$run" finished)")"
+	else
+		printf '    "finished": null,\n'
+	fi
+	printf '    "seconds": %s,\n' "$(json_num_or_null "$secs")"
+	printf '    "tests": %s,\n' "$(json_list $tests_run)"
+	printf '    "all_tests": %s,\n' "$([ "$all_tests" = yes ] && echo true || echo false)"
+	printf '    "interrupted": %s,\n' "$([ "$(get "$run" interrupted)" = yes ] && echo true || echo false)"
+	printf '    "load_before": %s,\n' "$(json_list $(get "$run" load_before))"
+	printf '    "load_after": %s,\n' "$(json_list $(get "$run" load_after))"
+	if [ -n "$PREV_DIR" ]; then
+		printf '    "previous_run": %s\n' "$(json_str "$(basename "$PREV_DIR")")"
+	else
+		printf '    "previous_run": null\n'
+	fi
+	printf '  },\n'
+	printf '  "verdict": %s,\n' "$(json_str "$(get "$DATA_DIR/verdict.env" verdict)")"
+	printf '  "warnings": ['
+	if [ -s "$DATA_DIR/warnings.txt" ]; then
+		printf '\n'
+		awk "$JSON_AWK"'{ printf "%s    %s", (NR > 1 ? ",\n" : ""), jstr($0) } END { printf "\n" }' "$DATA_DIR/warnings.txt"
+		printf '  '
+	fi
+	printf '],\n'
+	printf '  "environment": {\n'
+	kv_members '    ' "$DATA_DIR/environment.env" 2>/dev/null || true
+	printf '  },\n'
+	printf '  "settings": {\n'
+	grep -v '^SETTINGS_FROM_ENV=' "$DATA_DIR/settings.env" 2>/dev/null | QUOTED=1 kv_members '    '
+	printf '  },\n'
+	printf '  "settings_from_env": %s,\n' "$(json_list $(get "$DATA_DIR/settings.env" SETTINGS_FROM_ENV | tr -d "'"))"
+	printf '  "tests": {'
+	sep=""
+	for name in $listed; do
+		printf '%s\n    %s: {\n' "$sep" "$(json_str "$name")"
+		test_members "$name"
+		printf '    }'
+		sep=,
+	done
+	[ -z "$sep" ] || printf '\n  '
+	printf '}\n}\n'
+} >"$RUN_DIR/results.json.tmp"
+mv -f "$RUN_DIR/results.json.tmp" "$RUN_DIR/results.json"
