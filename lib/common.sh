@@ -148,7 +148,9 @@ load_settings () {
 	case $RESULTS_DIR in
 	'') RESULTS_DIR=$RESULTS_DIR_DEFAULT ;;
 	/*) ;;
-	*) RESULTS_DIR="$KIT_DIR/$RESULTS_DIR" ;;
+	# Relative: next to the default results folder (the checkout, or
+	# /var/lib/sshd-perf-kit when installed; never /usr/share).
+	*) RESULTS_DIR="$(dirname "$RESULTS_DIR_DEFAULT")/$RESULTS_DIR" ;;
 	esac
 }
 
