@@ -1,0 +1,75 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The report's section for `transfer`; sourced by lib/render.sh.
+
+report_transfer () {
+	local n i c mark up down ceil up_pct down_pct mac_note low_pct
+	n=$(t transfer ciphers_n)
+	printf 'Bulk data through **one** SSH connection, no disk: %s MB per cipher and direction (**MB = 10^6 bytes**, MB/s = 10^6 bytes per second, everywhere in this section). ' \
+		"$(t transfer transfer_mb)"
+	printf 'Up: zeros from the kit'"'"'s source into `ssh -c CIPHER sshperf-test '"'"'wc -c'"'"'`, timed from the moment the remote command is running until the server'"'"'s byte count arrives; '
+	printf 'down: `head -c` of `/dev/zero` on the server into the kit'"'"'s sink, timed from the first to the last byte. Every byte is counted at the receiving end; a transfer that lost bytes counts as failed and shows no speed. One run (n = 1) per cipher and direction. '
+	printf 'The ceiling is the speed of the same algorithm on one core through OpenSSL (in-process, %s-byte packets, no SSH, no pipes, no network).\n\n' "32768"
+	printf '| Cipher | Up MB/s | Down MB/s | Ceiling MB/s (OpenSSL, one core) | Up %% of ceiling | Down %% of ceiling | MAC in the ceiling |\n|---|---:|---:|---:|---:|---:|---|\n'
+	low_pct=0
+	for i in $(seq 1 "${n:-0}"); do
+		c=$(t transfer "cipher_$i")
+		mark=""
+		[ "$(t transfer "cipher_${i}_default")" = yes ] && mark=" **(default)**"
+		up=$(t transfer "cipher_${i}_up_mbs")
+		down=$(t transfer "cipher_${i}_down_mbs")
+		[ "$up" != - ] || up="FAILED ($(t transfer "cipher_${i}_up_status"))"
+		[ "$down" != - ] || down="FAILED ($(t transfer "cipher_${i}_down_status"))"
+		ceil=$(t transfer "cipher_${i}_ceiling_mbs")
+		up_pct=$(t transfer "cipher_${i}_up_pct")
+		down_pct=$(t transfer "cipher_${i}_down_pct")
+		case $(t transfer "cipher_${i}_ceiling_mac"):$(t transfer "cipher_${i}_ceiling_mac_timed") in
+		aead:*) mac_note="built in (AEAD)" ;;
+		*:yes) mac_note="$(t transfer "cipher_${i}_ceiling_mac")" ;;
+		*:no) mac_note="**not timed**: $(t transfer "cipher_${i}_ceiling_mac") is not in OpenSSL, the ceiling is the cipher alone (too high)" ;;
+		*) mac_note="-" ;;
+		esac
+		[ "${ceil:--}" != - ] || { ceil="not timed"; mac_note="$(t transfer "cipher_${i}_ceiling_note")"; }
+		printf '| `%s`%s | %s | %s | %s | %s | %s | %s |\n' "$c" "$mark" "$up" "$down" "$ceil" \
+			"${up_pct:--}" "${down_pct:--}" "$mac_note"
+		if awk -v a="${up_pct:--}" -v b="${down_pct:--}" 'BEGIN { exit !((a != "-" && a < 25) || (b != "-" && b < 25)) }'; then
+			low_pct=1
+		fi
+	done
+	printf '\n'
+	for i in $(seq 1 "${n:-0}"); do
+		case $(t transfer "cipher_$i") in
+		chacha20-poly1305@openssh.com)
+			printf 'The ChaCha20-Poly1305 ceiling is an approximation: OpenSSH builds its own variant (a second key encrypts the packet length), OpenSSL times the standard AEAD, which does the same work per byte.\n\n'
+			break ;;
+		esac
+	done
+	printf 'Failed transfers: %s of %s. Raw: `raw/transfer-runs.tsv` (every run, with ssh'"'"'s last message), `raw/transfer-ceiling.tsv`, and `raw/transfer-ciphers/` (the `sshd -T`, `ssh -G` and `ssh -Q` outputs the cipher list was taken from).\n\n' \
+		"$(t transfer failed)" "$((${n:-0} * 2))"
+
+	printf '**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s bytes, n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms) subtracted:\n\n' \
+		"$(t transfer cpu_cipher)" "$(t transfer cpu_bytes)" "$(t transfer cpu_login_sshd_ms)" "$(t transfer cpu_login_client_ms)"
+	printf '| | CPU seconds per GB |\n|---|---:|\n'
+	printf '| sshd, user | %s |\n| sshd, system | %s |\n| **sshd, total** | **%s** |\n| ssh client (user + system) | %s |\n\n' \
+		"$(t transfer cpu_sshd_user_s_per_gb)" "$(t transfer cpu_sshd_system_s_per_gb)" \
+		"$(t transfer cpu_sshd_s_per_gb)" "$(t transfer cpu_client_s_per_gb)"
+	[ -z "$(t transfer cpu_note)" ] || printf 'Note: %s.\n\n' "$(t transfer cpu_note)"
+	awk -v b="$(t transfer cpu_bytes)" 'BEGIN { if (b + 0 < 500e6) print "With less than 500 MB the CPU figures rest on few clock ticks (10 ms each) and are rough.\n" }'
+
+	printf '**How to read this result:**\n\n'
+	awk -v up="$(t transfer default_up_mbs)" -v down="$(t transfer default_down_mbs)" -v target="$(t transfer target)" \
+		-v def="$(t transfer default_cipher)" -v low="$low_pct" -v cpu="$(t transfer cpu_sshd_s_per_gb)" 'BEGIN {
+		printf "- One connection does its encryption on one core at each end, so a single stream can never be faster than the ceiling column; parallel transfers use more cores.\n"
+		if (up != "" && up != "-" && down != "" && down != "-") {
+			if (up + 0 >= target && down + 0 >= target)
+				printf "- The default cipher `%s` carries %s MB/s up and %s MB/s down: enough for the target of %s MB/s (a 1 Gbit/s link carries about 115 MB/s).\n", def, up, down, target
+			else
+				printf "- The default cipher `%s` carries %s MB/s up and %s MB/s down, below the target of %s MB/s: a single SSH stream on this machine cannot fill that link.\n", def, up, down, target
+		}
+		if (low)
+			print "- Some figures are far below their ceiling (under 25%): the cipher is not the limit. The data also passes through pipes and the socket, is copied several times, and waits for the SSH channel window; here the client, the server and the data source also share the same cores. Expect more on a server whose clients are elsewhere."
+		if (cpu != "" && cpu != "-")
+			printf "- sshd needs about %s CPU seconds per GB: a server moving 100 MB/s spends about %.2f cores on it (client side not included).\n", cpu, cpu * 0.1
+	}'
+	printf '\n**What to change when it is slow:** keep the AES-GCM ciphers first on CPUs with AES instructions (ChaCha20-Poly1305 for CPUs without them); run several transfers in parallel to use more cores; leave compression off on fast networks; for long-distance links, larger buffers in the transfer tool (e.g. `sftp -B`/`-R`) help more than a different cipher.\n\n'
+}
