@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# interactive and session on the real test server with small settings:
+# report rows with numbers and verdicts, both echo clients, no ssh master
+# left behind, a wrong pinned host key refused by sshperf-echo, and the
+# host exactly as before after cleanup.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+CLIENT="$STATE/client"
+export CLIENT
+export ECHO_COUNT=50 ECHO_CLIENT=both SESSION_COMMANDS=10 RESULTS_DIR="$TEST_TMP/results"
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'interactive and session' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'interactive and session' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+host_snapshot >"$TEST_TMP/before"
+
+# Processes started with the session test's control path.
+control_path_processes () {
+	local p
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "ControlPath=$STATE/cm-" && echo "${p#/proc/}"
+	done
+	return 0
+}
+
+test_expect 'start the test server' '
+	"$KIT_DIR/start-ssh.sh" -q >"$TEST_TMP/start.out" 2>&1
+'
+
+test_expect 'test-ssh.sh interactive session writes both rows with numbers and verdicts' '
+	"$KIT_DIR/test-ssh.sh" interactive session >"$TEST_TMP/t.out" 2>&1; rc=$? &&
+	[ "$rc" -le 1 ] &&
+	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
+	echo "$report" >"$TEST_TMP/report-path" &&
+	grep -E "^\| 7 \| \[Command over an open connection\]\(#session\) \(\`session\`\) \| [0-9.]+ ms .*n=10\).*\*\*(PASS|FAIL)\*\*" "$report" &&
+	grep -E "^\| 8 \| \[Keystroke echo\]\(#interactive\) \(\`interactive\`\) \| [0-9.]+ ms .*libssh, n=50\).*\*\*(PASS|FAIL)\*\*" "$report"
+'
+
+test_expect 'interactive: both clients timed all 50 keystrokes, none lost, kex and cipher named' '
+	data=$(dirname "$(cat "$TEST_TMP/report-path")")/data/interactive.env &&
+	grep -qx "libssh_n=50" "$data" && grep -qx "ssh_n=50" "$data" &&
+	grep -qx "libssh_lost=0" "$data" && grep -qx "ssh_lost=0" "$data" &&
+	grep -qx "libssh_echo_bytes=1" "$data" && grep -qx "ssh_echo_bytes=1" "$data" &&
+	grep -qE "^libssh_kex=[a-z0-9@.-]+$" "$data" && grep -qE "^libssh_cipher_out=[a-z0-9@.-]+$" "$data" &&
+	report=$(cat "$TEST_TMP/report-path") &&
+	grep -qE "^\| \*\*libssh .*\| 50 \| 0 \| [0-9.]+ \|" "$report" &&
+	grep -qE "^\| \`ssh -tt\` .*\| 50 \| 0 \| [0-9.]+ \|" "$report" &&
+	[ "$(tail -n +2 "$(dirname "$report")/raw/interactive-libssh.tsv" | wc -l)" -eq 50 ]
+'
+
+test_expect 'session: 10 commands over the master, compared with a login' '
+	data=$(dirname "$(cat "$TEST_TMP/report-path")")/data/session.env &&
+	grep -qx "runs=10" "$data" && grep -qx "ok=10" "$data" && grep -qx "failed=0" "$data" &&
+	grep -qx "master_survived=yes" "$data" && grep -qE "^speedup=[0-9.]+$" "$data" &&
+	grep -qE "^login_p50=[0-9.]+$" "$data"
+'
+
+test_expect 'no ssh master or client with the control path is left' '
+	[ "$(control_path_processes | wc -l)" -eq 0 ] &&
+	! ls "$STATE"/cm-* 2>/dev/null
+'
+
+test_expect 'sshperf-echo refuses a known_hosts with a wrong key for the server' '
+	awk "{ print \$1, \"ssh-ed25519\", \"AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\"; exit }" \
+		"$CLIENT/known_hosts" >"$TEST_TMP/wrong_known_hosts" &&
+	expect_status 1 "$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p 11022 -u sshperf \
+		-k "$CLIENT/id_ed25519" -K "$TEST_TMP/wrong_known_hosts" -n 5 &&
+	grep -q "refusing to log in: host key of \[127.0.0.1\]:11022" "$TEST_TMP/out" &&
+	! grep -q "^auth_ms=" "$TEST_TMP/out"
+'
+
+test_expect 'sshperf-echo refuses a known_hosts without the server' '
+	: >"$TEST_TMP/empty_known_hosts" &&
+	expect_status 1 "$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p 11022 -u sshperf \
+		-k "$CLIENT/id_ed25519" -K "$TEST_TMP/empty_known_hosts" -n 5 &&
+	grep -q "refusing to log in" "$TEST_TMP/out"
+'
+
+test_expect 'sshperf-echo with the pinned key logs in and times every echo' '
+	"$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p 11022 -u sshperf \
+		-k "$CLIENT/id_ed25519" -K "$CLIENT/known_hosts" -n 20 -r 200 >"$TEST_TMP/ok.out" &&
+	grep -qx "n=20" "$TEST_TMP/ok.out" && grep -qx "lost=0" "$TEST_TMP/ok.out"
+'
+
+test_expect 'a master that cannot log in makes session FAIL with the reason' '
+	mv "$CLIENT/id_ed25519" "$CLIENT/id_ed25519.away" &&
+	{ "$KIT_DIR/test-ssh.sh" session >"$TEST_TMP/f.out" 2>&1; rc=$?; } &&
+	mv "$CLIENT/id_ed25519.away" "$CLIENT/id_ed25519" &&
+	[ "$rc" -eq 1 ] &&
+	report=$(tail -n 1 "$TEST_TMP/f.out") &&
+	grep -qx "status=FAIL" "$(dirname "$report")/data/session.env" &&
+	grep -q "^reason=the master connection did not come up" "$(dirname "$report")/data/session.env" &&
+	[ "$(control_path_processes | wc -l)" -eq 0 ]
+'
+
+test_expect 'cleanup: the host is as before' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	[ "$(kit_processes | wc -l)" -eq 0 ] &&
+	host_snapshot >"$TEST_TMP/after" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+test_done
