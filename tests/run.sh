@@ -4,6 +4,27 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
+# A safety net: a test that forks without end must not take the machine
+# with it. Root ignores RLIMIT_NPROC, so the whole run goes into a pids
+# cgroup (v1 or v2) capped at TEST_PIDS_MAX processes, where available.
+cap_pids () {
+	local max=${TEST_PIDS_MAX:-6000} dir
+	for dir in /sys/fs/cgroup/pids/sshperf-tests /sys/fs/cgroup/sshperf-tests; do
+		[ -d "$(dirname "$dir")" ] || continue
+		if [ "$dir" = /sys/fs/cgroup/sshperf-tests ] &&
+			! grep -qw pids /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+			continue
+		fi
+		mkdir -p "$dir" 2>/dev/null || continue
+		echo "$max" >"$dir/pids.max" 2>/dev/null || continue
+		echo $$ >"$dir/cgroup.procs" 2>/dev/null || continue
+		printf '# processes capped at %s (%s)\n' "$max" "$dir"
+		return 0
+	done
+	printf '# no pids cgroup: processes are not capped\n'
+}
+cap_pids
+
 passed=0 failed=0 skipped=0
 log=$(mktemp "${TMPDIR:-/tmp}/sshperf-run.XXXXXX")
 trap 'rm -f "$log"' EXIT
