@@ -11,6 +11,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/server.sh"
 # shellcheck source=lib/measure.sh
 . "$KIT_DIR/lib/measure.sh"
+# shellcheck source=lib/compare.sh
+. "$KIT_DIR/lib/compare.sh"
 
 # The metrics in the order of the specification.
 ALL_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
@@ -26,6 +28,7 @@ available_tests () {
 usage () {
 	cat <<EOF
 usage: $PROG [-q] [TEST ...]
+       $PROG --compare RUN_A RUN_B
 
 Runs the named tests (default: all) against the test server set up by
 ./start-ssh.sh, and writes RESULTS_DIR/<date-time>/report.md.
@@ -33,6 +36,12 @@ Runs the named tests (default: all) against the test server set up by
 Tests: $(available_tests)
 
   -q   no progress lines; only the report's path at the end.
+  --compare RUN_A RUN_B
+       compare two earlier runs (folders RESULTS_DIR/<date-time>): per
+       metric A, B, the change in % and whether it is better or worse;
+       writes RUN_B/compare-<RUN_A>.md and prints its path. Needs no
+       root and no test server. A normal run compares itself with the
+       previous run on the same host in its summary.
 
 Exit status: 0 every test run passed, 1 a test failed, 2 bad input or no
 test server (run ./start-ssh.sh first).
@@ -75,10 +84,29 @@ run_test () {
 	progress "$name: $(result_get "$name" summary) -> $(result_get "$name" status)"
 }
 
+# --compare A B: the comparison report of two runs.
+compare_runs () {
+	local a=${1%/} b=${2%/} out
+	for d in "$a" "$b"; do
+		[ -f "$d/data/run.env" ] ||
+			die "$d is not a run folder of the kit (no data/run.env); give two folders RESULTS_DIR/<date-time>"
+	done
+	out="$b/compare-$(basename "$a").md"
+	compare_report "$a" "$b" >"$out.tmp" 2>/dev/null ||
+		{ rm -f "$out.tmp"; die "cannot write $out; is $b writable?"; }
+	mv -f "$out.tmp" "$out"
+	printf '%s\n' "$out"
+}
+
 QUIET=""
 while [ "$#" -gt 0 ]; do
 	case $1 in
 	-q) QUIET=1 ;;
+	--compare)
+		[ "$#" -eq 3 ] || die "--compare takes two run folders: $PROG --compare RUN_A RUN_B"
+		compare_runs "$2" "$3"
+		exit 0
+		;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1; see $PROG --help" ;;
@@ -130,7 +158,7 @@ on_interrupt () {
 	trap - INT TERM
 	[ -z "$current" ] || { result_set "$current" status INTERRUPTED; result_set "$current" reason "interrupted by a signal"; }
 	printf 'interrupted=yes\n' >>"$DATA_DIR/run.env"
-	"$KIT_DIR/lib/render.sh" "$RUN_DIR" >/dev/null 2>&1 || true
+	"$KIT_DIR/lib/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR" 2>/dev/null)" >/dev/null 2>&1 || true
 	warn "interrupted; partial report: $RUN_DIR/report.md"
 	exit 130
 }
@@ -149,7 +177,7 @@ current=""
 	printf 'load_after=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 } >>"$DATA_DIR/run.env"
 
-"$KIT_DIR/lib/render.sh" "$RUN_DIR" || die "writing the report failed"
+"$KIT_DIR/lib/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR")" || die "writing the report failed"
 verdict=$(sed -n 's/^verdict=//p' "$DATA_DIR/verdict.env")
 progress "verdict: $verdict"
 printf '%s\n' "$RUN_DIR/report.md"

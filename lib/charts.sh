@@ -11,6 +11,7 @@
 #   svg_bars OUT TITLE UNIT     label, series...  horizontal grouped bars
 #   svg_stacked OUT TITLE UNIT  label, part...    horizontal stacked bars
 #   svg_lines OUT TITLE XLABEL YLABEL  x, series...  lines with points
+#     (REF_SERIES="2 3": those series are references: dashed, no labels)
 #
 # The charts and the data they read (a chart whose data is absent is not
 # drawn):
@@ -42,6 +43,7 @@ function num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
 # A value as printed on a chart: 3 significant digits, at least integers.
 function fmt(v,   a) {
 	a = v < 0 ? -v : v
+	if (v == int(v)) return sprintf("%d", v)
 	if (a >= 100) return sprintf("%.0f", v)
 	if (a >= 10) return sprintf("%.1f", v)
 	if (a >= 1) return sprintf("%.2f", v)
@@ -186,7 +188,7 @@ svg_stacked () {
 # svg_lines OUT TITLE XLABEL YLABEL: one line per series (column) over the
 # numeric x of the first column, each point marked and labelled.
 svg_lines () {
-	awk -v title="$2" -v xlabel="$3" -v ylabel="$4" -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	awk -v title="$2" -v xlabel="$3" -v ylabel="$4" -v refs=" ${REF_SERIES:-} " -v palette="$CHART_PALETTE" "$CHART_AWK"'
 	NR == 1 { ns = NF - 1; for (i = 2; i <= NF; i++) series[i - 1] = $i; next }
 	num($1) {
 		nr++; xv[nr] = $1 + 0; if ($1 + 0 > xmax) xmax = $1 + 0
@@ -197,7 +199,7 @@ svg_lines () {
 	}
 	END {
 		if (!have) exit 1
-		left = 60; right = 20; top = 54; ph = 240; pw = 640 - left - right
+		left = 60; right = 30; top = 54; ph = 240; pw = 640 - left - right
 		h = top + ph + 50
 		ystep = nicestep(ymax); yend = ystep * int(ymax / ystep + 0.999999); if (yend < ymax) yend += ystep
 		if (yend <= 0) yend = 1
@@ -220,13 +222,15 @@ svg_lines () {
 		printf "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\" transform=\"rotate(-90 14 %d)\">%s</text>\n", top + ph / 2, top + ph / 2, esc(ylabel)
 		for (s = 1; s <= ns; s++) {
 			c = COLOR[(s - 1) % NCOLOR + 1]; pts = ""
+			ref = index(refs, " " s " ") > 0
 			for (r = 1; r <= nr; r++) if (num(v[r, s]))
 				pts = pts sprintf("%.1f,%.1f ", left + pw * xv[r] / xend, top + ph - ph * v[r, s] / yend)
-			if (pts != "") printf "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", pts, c
+			if (pts != "") printf "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", pts, c, ref ? " stroke-dasharray=\"6 4\"" : ""
 			for (r = 1; r <= nr; r++) if (num(v[r, s])) {
 				x = left + pw * xv[r] / xend; y = top + ph - ph * v[r, s] / yend
 				printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s at %s: %s</title></circle>", x, y, c, esc(series[s]), fmt(xv[r]), esc(v[r, s])
-				printf "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" fill=\"%s\">%s</text>\n", x, (s % 2 == 1) ? y - 7 : y + 15, c, fmt(v[r, s])
+				if (!ref) printf "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" fill=\"%s\">%s</text>", x, (s % 2 == 1) ? y - 7 : y + 15, c, fmt(v[r, s])
+				printf "\n"
 			}
 		}
 		print "</svg>"
@@ -307,19 +311,28 @@ chart_login_phases () {
 	printf '%s\n%s\n' "$head" "$row" | svg_stacked "$out" "Login phases: p50 of each phase (ms)" "ms"
 }
 
+# chart_latency RUN NAME [PREFIX:LABEL...]: the percentiles of the test's
+# latency keys PREFIXp50 ... PREFIXmax, one series per prefix present
+# (without prefixes: the first that latency_prefix finds).
 chart_latency () {
-	local run=$1 name=$2 env="$1/data/$2.env" p row="" head="percentile" k v n title
+	local run=$1 name=$2 env="$1/data/$2.env" spec p label head="percentile" k v n="" title
+	local -a prefixes=() labels=()
+	shift 2
 	[ -f "$env" ] || return 0
-	p=$(latency_prefix "$env") || return 0
-	n=$(chart_get "$env" "${p}n")
-	head="percentile	${p%_}"
-	[ -n "${p%_}" ] || head="percentile	$name"
-	for k in p50 p90 p95 p99 max; do
-		v=$(chart_get "$env" "${p}$k")
-		[ -n "$v" ] || continue
-		row="$row$k	$v
-"
+	if [ "$#" -eq 0 ]; then
+		p=$(latency_prefix "$env") || return 0
+		label=${p%_}
+		set -- "$p:${label:-$name}"
+	fi
+	for spec in "$@"; do
+		p=${spec%%:*}
+		[ -n "$(chart_get "$env" "${p}p50")" ] || continue
+		prefixes+=("$p")
+		labels+=("${spec#*:}")
+		head="$head	${spec#*:}"
+		[ -n "$n" ] || n=$(chart_get "$env" "${p}n")
 	done
+	[ "${#prefixes[@]}" -gt 0 ] || return 0
 	case $name in
 	login) title="Complete login" ;;
 	auth) title="Login by authentication method" ;;
@@ -328,8 +341,18 @@ chart_latency () {
 	interactive) title="Keystroke echo" ;;
 	*) title=$name ;;
 	esac
-	printf '%s\n%s' "$head" "$row" | svg_bars "$run/charts/$name-latency.svg" \
-		"$title: percentiles (ms${n:+, n = $n})" "ms"
+	[ "${#prefixes[@]}" -eq 1 ] || n=""
+	{
+		printf '%s\n' "$head"
+		for k in p50 p90 p95 p99 max; do
+			printf '%s' "$k"
+			for p in "${prefixes[@]}"; do
+				v=$(chart_get "$env" "${p}$k")
+				printf '\t%s' "${v:--}"
+			done
+			printf '\n'
+		done
+	} | svg_bars "$run/charts/$name-latency.svg" "$title: percentiles (ms${n:+, n = $n})" "ms"
 }
 
 # The MaxStartups model: the expected number of clients let in when N
@@ -395,12 +418,13 @@ chart_burst () {
 		else
 			printf '%s\n' "$data" | awk -F'\t' -v OFS='\t' '{ print $1, $2, $1, "" }'
 		fi
-	} | svg_lines "$run/charts/burst-accepted.svg" "Burst: clients logged in when released at once" "clients released at once" "clients logged in"
+	} | REF_SERIES="2 3" svg_lines "$run/charts/burst-accepted.svg" "Burst: clients logged in when released at once" "clients released at once" "clients logged in"
 }
 
 chart_transfer () {
 	local run=$1 f rows="" ceil=""
 	for f in "$run"/raw/transfer-*.tsv; do
+		case $f in *ceiling*) continue ;; esac
 		[ -f "$f" ] && has_columns "$f" cipher 'mbs|mb_s|MBps' || continue
 		rows="$rows$(tsv_columns "$f" cipher direction 'mbs|mb_s|MBps' 'ceiling_mbs|ceiling')
 "
@@ -435,7 +459,7 @@ chart_transfer () {
 }
 
 chart_memory () {
-	local run=$1 f data=""
+	local run=$1 f data="" out env rest open sessions
 	for f in "$run"/raw/memory-*.tsv; do
 		[ -f "$f" ] && has_columns "$f" sessions 'pss_mb|pss_kb' || continue
 		if has_columns "$f" pss_mb; then
@@ -445,11 +469,26 @@ chart_memory () {
 		fi
 		break
 	done
+	out="$run/charts/memory-sessions.svg"
+	if [ -z "$data" ]; then
+		# At rest and with every session open (the concurrent test's hold).
+		for env in "$run/data/memory.env" "$run/data/memory-hold.env"; do
+			rest=$(chart_get "$env" rest_pss_kb)
+			open=$(chart_get "$env" open_pss_kb)
+			sessions=$(chart_get "$env" sessions_open)
+			if is_number "$rest" && is_number "$open" && is_number "$sessions"; then
+				data=$(awk -v r="$rest" -v o="$open" -v s="$sessions" 'BEGIN {
+					printf "0\t%.1f\n%d\t%.1f\n", r / 1024, s, o / 1024 }')
+				break
+			fi
+		done
+		[ -f "$run/data/memory.env" ] || out="$run/charts/concurrent-memory.svg"
+	fi
 	[ -n "$data" ] || return 0
 	{
 		printf 'sessions\tPSS of the test server (MB)\n'
 		printf '%s\n' "$data" | sort -n
-	} | svg_lines "$run/charts/memory-sessions.svg" "Memory of the test server vs open sessions" "open sessions" "MB (PSS)"
+	} | svg_lines "$out" "Memory of the test server vs open sessions" "open sessions" "MB (PSS)"
 }
 
 # charts_write RUN_DIR: draws every chart that has data; a chart that cannot
@@ -459,7 +498,10 @@ charts_write () {
 	mkdir -p "$run/charts"
 	rm -f "$run/charts/"*.svg
 	chart_login_phases "$run" || true
-	for name in login auth rate session interactive; do
+	chart_latency "$run" login "total_:login" || true
+	chart_latency "$run" session ":command over the open connection" || true
+	chart_latency "$run" interactive "libssh_:libssh client" "ssh_:ssh client" || true
+	for name in auth rate; do
 		chart_latency "$run" "$name" || true
 	done
 	chart_burst "$run" || true

@@ -125,6 +125,8 @@ EOF
 		if [ -z "$change" ]; then
 			if [ ! -f "$ea" ]; then note="not measured in A"
 			elif [ ! -f "$eb" ]; then note="not measured in B"
+			elif [ "$sa" != PASS ] && [ "$sa" != FAIL ]; then note="not compared: ${sa:-no status} in A"
+			elif [ "$sb" != PASS ] && [ "$sb" != FAIL ]; then note="not compared: ${sb:-no status} in B"
 			elif [ "$(cmp_get "$ea" unit)" != "$(cmp_get "$eb" unit)" ]; then note="different units"
 			else note="-"
 			fi

@@ -53,6 +53,7 @@ ms () {
 # n_note N PERCENTILE: a marker when N samples are too few for it.
 n_note () {
 	local n=$1 p=$2
+	case $n in '' | *[!0-9]*) n=0 ;; esac
 	case $p in
 	p95) [ "$n" -ge 20 ] || printf '*' ;;
 	p99) [ "$n" -ge 100 ] || printf '*' ;;
@@ -89,9 +90,12 @@ done
 
 header () {
 	local env="$DATA_DIR/environment.env" run="$DATA_DIR/run.env" secs
-	secs=$(awk -v a="$(date -d "$(get "$run" started)" +%s 2>/dev/null || echo 0)" \
-		-v b="$(date -d "$(get "$run" finished)" +%s 2>/dev/null || echo 0)" \
-		'BEGIN { if (a > 0 && b >= a) print b - a; else print "?" }')
+	secs="?"
+	if [ -n "$(get "$run" started)" ] && [ -n "$(get "$run" finished)" ]; then
+		secs=$(awk -v a="$(date -d "$(get "$run" started)" +%s 2>/dev/null || echo 0)" \
+			-v b="$(date -d "$(get "$run" finished)" +%s 2>/dev/null || echo 0)" \
+			'BEGIN { if (a > 0 && b >= a) print b - a; else print "?" }')
+	fi
 	cat <<EOF
 # OpenSSH server performance report
 
@@ -137,7 +141,12 @@ EOF
 		i=$((i + 1))
 		if [ ! -f "$DATA_DIR/$name.env" ]; then
 			case " $tests_run " in
-			*" $name "*) printf '| %d | %s (`%s`) | - | - | ERROR: no result |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}" ;;
+			*" $name "*)
+				if [ "$(get "$DATA_DIR/run.env" interrupted)" = yes ]; then
+					printf '| %d | %s (`%s`) | - | - | SKIPPED: not run, the run was interrupted before it |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}"
+				else
+					printf '| %d | %s (`%s`) | - | - | ERROR: no result |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}"
+				fi ;;
 			*) [ "$(get "$DATA_DIR/run.env" all_tests)" = yes ] &&
 				printf '| %d | %s (`%s`) | - | - | SKIPPED: not part of this version of the kit |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}" ;;
 			esac

@@ -97,7 +97,12 @@ test_members () {
 			cat "$env"
 		else
 			case " $tests_run " in
-			*" $name "*) printf 'status=ERROR\nreason=%s\n' "the test stopped before it wrote a result" ;;
+			*" $name "*)
+				if [ "$(get "$run" interrupted)" = yes ]; then
+					printf 'status=SKIPPED\nreason=%s\n' "not run, the run was interrupted before it"
+				else
+					printf 'status=ERROR\nreason=%s\n' "the test stopped before it wrote a result"
+				fi ;;
 			*) printf 'status=SKIPPED\nreason=%s\n' "not part of this version of the kit" ;;
 			esac
 		fi
@@ -119,9 +124,12 @@ run="$DATA_DIR/run.env"
 [ -f "$run" ] || { printf 'results-json.sh: %s is not a run folder (no data/run.env)\n' "$RUN_DIR" >&2; exit 2; }
 tests_run=$(get "$run" tests)
 all_tests=$(get "$run" all_tests)
-secs=$(awk -v a="$(date -d "$(get "$run" started)" +%s 2>/dev/null || echo 0)" \
-	-v b="$(date -d "$(get "$run" finished)" +%s 2>/dev/null || echo 0)" \
-	'BEGIN { if (a > 0 && b >= a) print b - a; else print "-" }')
+secs=-
+if [ -n "$(get "$run" started)" ] && [ -n "$(get "$run" finished)" ]; then
+	secs=$(awk -v a="$(date -d "$(get "$run" started)" +%s 2>/dev/null || echo 0)" \
+		-v b="$(date -d "$(get "$run" finished)" +%s 2>/dev/null || echo 0)" \
+		'BEGIN { if (a > 0 && b >= a) print b - a; else print "-" }')
+fi
 listed=""
 for name in $COMPARE_TESTS; do
 	if [ -f "$DATA_DIR/$name.env" ]; then listed="$listed $name"; continue; fi
