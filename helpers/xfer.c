@@ -457,14 +457,18 @@ run_up(const struct config *cf, char *argv[], struct outcome *o)
 		o->c.bytes = count;
 }
 
-/* run: only time the child and report its CPU; stdio is inherited. */
+/*
+ * run: only time the child and report its CPU. Its stdin and stderr are
+ * ours; its stdout goes to our stderr, so that our stdout holds only the
+ * result.
+ */
 static void
 run_plain(const struct config *cf, char *argv[], struct outcome *o)
 {
 	pid_t pid;
 
 	o->start_ns = now_ns();
-	pid = spawn(argv, -1, -1);
+	pid = spawn(argv, -1, STDERR_FILENO);
 	reap(pid, o->start_ns + cf->timeout_ns, o);
 	o->c.first_ns = o->start_ns;
 	o->c.last_ns = o->end_ns;
@@ -572,7 +576,8 @@ parse_mode(const char *s)
  *                  command's last line must be the receiver's byte count
  *                  (e.g. ssh host 'echo ready; exec wc -c'). The time runs
  *                  from "ready" to the count.
- *   run            runs the command with the same stdio and times it.
+ *   run            runs the command and times it; its stdout goes to
+ *                  stderr, stdin and stderr are shared.
  * The three modes with a command also print the command's exit status and
  * its own user and system CPU time (client_*_s, from wait4), and end it
  * after -t seconds (status=timeout). Exit 0 ok, 1 the transfer or command

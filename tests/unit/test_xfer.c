@@ -116,6 +116,34 @@ run_mode(enum mode mode, uint64_t bytes, uint64_t timeout_s,
 		run_plain(cf, argv, o);
 }
 
+/* run mode with fd 2 sent to a file: the command's "hello" lands there. */
+static int
+run_output_goes_to_stderr(void)
+{
+	struct config cf;
+	struct outcome o;
+	char path[] = "/tmp/test_xfer.XXXXXX", got[64];
+	ssize_t n;
+	int fd, saved;
+
+	if ((fd = mkostemp(path, O_CLOEXEC)) == -1)
+		err(2, "mkostemp");
+	unlink(path);
+	fflush(stdout);
+	fflush(stderr);
+	if ((saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) == -1 ||
+	    dup2(fd, STDERR_FILENO) == -1)
+		err(2, "dup2");
+	run_mode(MODE_RUN, 0, 30, "echo hello", &cf, &o);
+	if (dup2(saved, STDERR_FILENO) == -1)
+		err(2, "dup2");
+	close(saved);
+	n = pread(fd, got, sizeof(got) - 1, 0);
+	close(fd);
+	got[n > 0 ? n : 0] = '\0';
+	return o.exit_code == 0 && strcmp(got, "hello\n") == 0;
+}
+
 static void
 test_commands(void)
 {
@@ -157,6 +185,8 @@ test_commands(void)
 	run_mode(MODE_RUN, 0, 30, "exit 3", &cf, &o);
 	ok(strcmp(outcome_status(&cf, &o), "failed") == 0 && o.exit_code == 3,
 	    "run: the command's exit status is kept");
+	ok(run_output_goes_to_stderr(), "run: the command's stdout goes to "
+	    "stderr, so that stdout holds only the result");
 }
 
 int
