@@ -34,9 +34,10 @@ CONTAINER_CACHE=${CONTAINER_CACHE:-/var/cache/sshd-perf-kit-tests}
 CONTAINER_MIRROR=${CONTAINER_MIRROR:-http://deb.debian.org/debian}
 CONTAINER_SUITE=bookworm
 # Besides the PLATFORM.md 7 set: the libraries the kit's helpers link with
-# (so host-built binaries run inside), passwd for useradd/userdel/chpasswd.
+# (so host-built binaries run inside), passwd for useradd/userdel/chpasswd,
+# rpm for the package test (t70).
 # bash, coreutils, util-linux, findutils, sed, mawk, grep are in minbase.
-CONTAINER_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,openssh-client,libpam-systemd,iproute2,procps,libssh-4,libsemanage2,libselinux1,libsystemd0,libssl3,openssl,passwd
+CONTAINER_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,openssh-client,libpam-systemd,iproute2,procps,libssh-4,libsemanage2,libselinux1,libsystemd0,libssl3,openssl,passwd,rpm
 CONTAINER_SSH_KEY=/root/.ssh/id_sshperf_container
 KIT_DIR=${KIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
