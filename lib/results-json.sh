@@ -19,7 +19,7 @@ export LC_ALL=C
 # is a string, escaped.
 JSON_AWK='
 function jstr(s,    out, c, i) {
-	gsub(/\\/, "\\\\", s)
+	gsub(/\\/, "&&", s)
 	gsub(/"/, "\\\"", s)
 	gsub(/\t/, "\\t", s)
 	gsub(/\r/, "\\r", s)

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2034 # A, X, B are used inside the test bodies (eval)
+# The renderer on recorded runs (tests/data/runs): report.md (summary rows,
+# verdicts, warnings, the change against the previous run), results.json
+# (valid JSON, valid against docs/results.schema.json), test-ssh.sh
+# --compare (the right % and direction) and the SVG charts (well-formed,
+# with the plotted values). Needs no root and no test server.
+#
+# The recorded runs, all in one results folder:
+#   2026-03-02_101500  host rhel9-lab, everything PASS, data for every chart
+#   2026-03-02_120000  host other-host, login only (must not be "previous")
+#   2026-03-03_091500  host rhel9-lab, interrupted: login FAIL, auth SKIPPED,
+#                      rate ERROR, interactive INTERRUPTED, transfer and
+#                      memory not run, environment keys missing, busy machine
+. "$(dirname "$0")/lib/harness.sh"
+
+A=2026-03-02_101500
+X=2026-03-02_120000
+B=2026-03-03_091500
+RES="$TEST_TMP/results"
+mkdir -p "$RES"
+cp -R "$TEST_DIR/data/runs/." "$RES/"
+
+# shellcheck source=lib/compare.sh
+. "$KIT_DIR/lib/compare.sh"
+# shellcheck source=lib/charts.sh
+. "$KIT_DIR/lib/charts.sh"
+
+# The renderer as test-ssh.sh calls it, oldest run first.
+render () {
+	"$KIT_DIR/lib/render.sh" "$RES/$1" "$(previous_run "$RES/$1")"
+}
+
+# row RUN TEST: the summary table's row of TEST.
+row () {
+	grep -F "(\`$2\`) |" "$RES/$1/report.md" | head -n 1
+}
+
+# json RUN EXPR: a value of results.json, printed by python3 (tests only).
+json () {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2], {"d": d})
+print(json.dumps(v) if not isinstance(v, str) else v)' "$RES/$1/results.json" "$2"
+}
+
+have_python=""
+python3 -c 'import json' 2>/dev/null && have_python=1
+
+test_expect 'the three recorded runs render' '
+	render "$A" && render "$X" && render "$B" &&
+	test -s "$RES/$A/report.md" && test -s "$RES/$X/report.md" && test -s "$RES/$B/report.md" &&
+	test -s "$RES/$A/results.json" && test -s "$RES/$B/results.json"
+'
+
+test_expect 'the previous run is the newest earlier one on the same host' '
+	test "$(previous_run "$RES/$B")" = "$RES/$A" &&
+	test -z "$(previous_run "$RES/$A")" &&
+	test -z "$(previous_run "$RES/$X")"
+'
+
+test_expect 'verdicts in the header' '
+	grep -q "^| \*\*Verdict\*\* | \*\*PASS\*\*" "$RES/$A/report.md" &&
+	grep -q "^| \*\*Verdict\*\* | \*\*FAIL\*\*" "$RES/$B/report.md" &&
+	grep -qx "verdict=FAIL" "$RES/$B/data/verdict.env"
+'
+
+test_expect 'summary rows: PASS, FAIL, SKIPPED, ERROR, INTERRUPTED, not run' '
+	row "$B" login | grep -q "| 612.0 ms (p95 of the complete login) | <= 500 ms | \*\*FAIL\*\*: 1 of 20 logins failed |" &&
+	row "$B" auth | grep -q "\*\*SKIPPED\*\*: password logins are disabled" &&
+	row "$B" rate | grep -q "\*\*ERROR\*\*: the test stopped" &&
+	row "$B" interactive | grep -q "\*\*INTERRUPTED\*\*: interrupted by a signal" &&
+	row "$B" transfer | grep -q "SKIPPED: not run, the run was interrupted before it" &&
+	row "$B" startup | grep -q "SKIPPED: not part of this version of the kit" &&
+	row "$B" session | grep -q "\*\*PASS\*\*" &&
+	row "$A" burst | grep -q "| 26 clients (most clients logged in from one burst) | >= 10 clients | \*\*PASS\*\* |$" &&
+	test "$(grep -c "^| [0-9]* | " "$RES/$B/report.md")" -eq 13
+'
+
+test_expect 'the Change column only with a previous run, with % and direction' '
+	grep -q "| Verdict | Change |$" "$RES/$B/report.md" &&
+	! grep -q "| Change |" "$RES/$A/report.md" &&
+	! grep -q "| Change |" "$RES/$X/report.md" &&
+	row "$B" login | grep -q "| +98.2 % (worse) |$" &&
+	row "$B" session | grep -q "| -20.0 % (better) |$" &&
+	row "$B" burst | grep -q "| -7.7 % (worse) |$" &&
+	row "$B" concurrent | grep -q "| -10.0 % (worse) |$" &&
+	row "$B" rate | grep -q "| - |$" &&
+	row "$B" interactive | grep -q "| - |$" &&
+	grep -q "(../$A/report.md)" "$RES/$B/report.md"
+'
+
+test_expect 'warnings: busy machine, interrupted, skipped, a test warning' '
+	sed -n "/^## Warnings/,/^## /p" "$RES/$B/report.md" >w.txt &&
+	grep -q "The machine was busy before the run (load average 3.60" w.txt &&
+	grep -q "The run was interrupted" w.txt &&
+	grep -q "`auth` was skipped: password logins are disabled" w.txt &&
+	grep -q "`session`: 2 ssh processes" w.txt &&
+	grep -q "`interactive` was interrupted" w.txt &&
+	sed -n "/^## Warnings/,/^## /p" "$RES/$A/report.md" | grep -qx "None."
+'
+
+if [ -n "$have_python" ]; then
+	test_expect 'results.json is valid JSON' '
+		for r in "$A" "$X" "$B"; do python3 -m json.tool "$RES/$r/results.json" >/dev/null || exit 1; done
+	'
+else
+	test_skip 'results.json is valid JSON' 'no python3'
+fi
+
+if [ -n "$have_python" ] && python3 -c 'import jsonschema' 2>/dev/null; then
+	test_expect 'results.json validates against docs/results.schema.json' '
+		python3 -c "import json, sys, jsonschema
+s = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(s)
+for f in sys.argv[2:]:
+    jsonschema.validate(json.load(open(f)), s, cls=jsonschema.Draft202012Validator)" \
+			"$KIT_DIR/docs/results.schema.json" "$RES/$A/results.json" "$RES/$X/results.json" "$RES/$B/results.json"
+	'
+else
+	test_expect 'results.json has the required keys (no jsonschema here)' '
+		for k in format format_version run verdict warnings environment settings settings_from_env tests; do
+			grep -q "^  \"$k\": " "$RES/$B/results.json" || { echo "missing $k"; exit 1; }
+		done
+	'
+fi
+
+if [ -n "$have_python" ]; then
+	test_expect 'results.json: figures, types, directions, change, run info' '
+		test "$(json "$B" "d[\"verdict\"]")" = FAIL &&
+		test "$(json "$B" "d[\"tests\"][\"login\"][\"figure\"]")" = 612.0 &&
+		test "$(json "$B" "type(d[\"tests\"][\"login\"][\"total_n\"]).__name__")" = int &&
+		test "$(json "$B" "d[\"tests\"][\"login\"][\"target_op\"]")" = "<=" &&
+		test "$(json "$B" "d[\"tests\"][\"login\"][\"direction\"]")" = lower &&
+		test "$(json "$B" "d[\"tests\"][\"concurrent\"][\"direction\"]")" = higher &&
+		test "$(json "$B" "d[\"tests\"][\"concurrent\"][\"limit_text\"]")" = "processes per user (ulimit -u 512, /etc/security/limits.d/90-nproc.conf)" &&
+		test "$(json "$B" "d[\"tests\"][\"auth\"][\"figure\"]")" = null &&
+		test "$(json "$B" "d[\"tests\"][\"rate\"][\"status\"]")" = ERROR &&
+		test "$(json "$B" "d[\"tests\"][\"transfer\"][\"status\"]")" = SKIPPED &&
+		test "$(json "$B" "d[\"tests\"][\"session\"][\"change\"]")" = "-20.0 % (better)" &&
+		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_percent\"]")" = -20.0 &&
+		test "$(json "$B" "d[\"run\"][\"previous_run\"]")" = "$A" &&
+		test "$(json "$B" "d[\"run\"][\"interrupted\"]")" = true &&
+		test "$(json "$B" "d[\"run\"][\"finished\"]")" = null &&
+		test "$(json "$B" "d[\"run\"][\"load_before\"]")" = "[3.6, 2.1, 1.2]" &&
+		test "$(json "$B" "d[\"settings\"][\"MAX_STARTUPS\"]")" = "10:30:100" &&
+		test "$(json "$B" "d[\"settings\"][\"LOGIN_SAMPLES\"]")" = 20 &&
+		test "$(json "$B" "d[\"settings_from_env\"]")" = "[\"LOGIN_SAMPLES\", \"CONCURRENT_SESSIONS\"]" &&
+		test "$(json "$B" "\"cpu_model\" in d[\"environment\"]")" = false &&
+		test "$(json "$B" "len(d[\"warnings\"])")" = 5 &&
+		test "$(json "$A" "d[\"run\"][\"seconds\"]")" = 282 &&
+		test "$(json "$A" "list(d[\"tests\"])[:3]")" = "[\"startup\", \"login\", \"auth\"]"
+	'
+
+	test_expect 'results.json escapes quotes, backslashes, tabs and control characters' '
+		mkdir -p "$TEST_TMP/esc" && cp -R "$RES/$X" "$TEST_TMP/esc/run" &&
+		printf "note=say \"hi\" \\\\ back\\ttab\\001x\n007=x\nzip=007\n" >>"$TEST_TMP/esc/run/data/login.env" &&
+		"$KIT_DIR/lib/render.sh" "$TEST_TMP/esc/run" &&
+		python3 -c "import json, sys
+t = json.load(open(sys.argv[1]))[\"tests\"][\"login\"]
+assert t[\"note\"] == \"say \\\"hi\\\" \\\\ back\\ttab\\x01x\", repr(t[\"note\"])
+assert t[\"zip\"] == \"007\", repr(t[\"zip\"])" "$TEST_TMP/esc/run/results.json"
+	'
+else
+	test_skip 'results.json: figures, types, directions, change, run info' 'no python3'
+	test_skip 'results.json escapes quotes, backslashes, tabs and control characters' 'no python3'
+fi
+
+test_expect '--compare A B: %, direction, not compared, bad input' '
+	"$KIT_DIR/test-ssh.sh" --compare "$RES/$A" "$RES/$B" >out.txt &&
+	test "$(cat out.txt)" = "$RES/$B/compare-$A.md" &&
+	c="$RES/$B/compare-$A.md" &&
+	grep -q "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | lower | PASS | FAIL |$" "$c" &&
+	grep -q "^| \`session\` | .* | 12.5 | 10.0 | -20.0 % (better) | lower | PASS | PASS |$" "$c" &&
+	grep -q "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | higher | PASS | PASS |$" "$c" &&
+	grep -q "^| \`concurrent\` | .* | 200 | 180 | -10.0 % (worse) | higher | PASS | FAIL |$" "$c" &&
+	grep -q "^| \`rate\` | .* | not compared: ERROR in B | higher |" "$c" &&
+	grep -q "^| \`transfer\` | .* | not measured in B | higher |" "$c" &&
+	grep -q "^| \`auth\` | .* | not measured in A |" "$c" &&
+	"$KIT_DIR/test-ssh.sh" --compare "$RES/$B" "$RES/$A" >/dev/null &&
+	grep -q "^| \`session\` | .* | 10.0 | 12.5 | +25.0 % (worse) |" "$RES/$A/compare-$B.md" &&
+	grep -q "^| \`burst\` | .* | 24 | 26 | +8.3 % (better) |" "$RES/$A/compare-$B.md" &&
+	expect_status 2 "$KIT_DIR/test-ssh.sh" --compare "$TEST_TMP" "$RES/$A" &&
+	grep -q "not a run folder" "$TEST_TMP/out" &&
+	expect_status 2 "$KIT_DIR/test-ssh.sh" --compare "$RES/$A"
+'
+
+test_expect 'metric_change: directions, zero, equal and missing figures' '
+	test "$(metric_change 100 95.9 lower)" = "-4.1 % (better)" &&
+	test "$(metric_change 100 95.9 higher)" = "-4.1 % (worse)" &&
+	test "$(metric_change 50 50 higher)" = "0.0 % (same)" &&
+	test -z "$(metric_change 0 5 lower)" &&
+	test -z "$(metric_change - 5 lower)" &&
+	test -z "$(metric_change 5 "" lower)"
+'
+
+test_expect 'charts: drawn when their data exists, absent otherwise' '
+	for c in login-phases login-latency session-latency interactive-latency rate-latency burst-accepted transfer-ciphers memory-sessions; do
+		test -s "$RES/$A/charts/$c.svg" || { echo "missing $c"; exit 1; }
+	done &&
+	test ! -e "$RES/$B/charts/transfer-ciphers.svg" &&
+	test ! -e "$RES/$B/charts/memory-sessions.svg" &&
+	test ! -e "$RES/$B/charts/interactive-latency.svg" &&
+	test -s "$RES/$B/charts/burst-accepted.svg"
+'
+
+test_expect 'charts are linked from report.md, and every link has its file' '
+	grep -q "^!\[.*\](charts/login-phases.svg)$" "$RES/$A/report.md" &&
+	grep -q "^!\[.*\](charts/transfer-ciphers.svg)$" "$RES/$A/report.md" &&
+	for r in "$A" "$B"; do
+		sed -n "s/^!\[.*\](\(charts\/[^)]*\))$/\1/p" "$RES/$r/report.md" >links.txt &&
+		test -s links.txt &&
+		while read -r l; do test -f "$RES/$r/$l" || { echo "no $r/$l"; exit 1; }; done <links.txt
+	done
+'
+
+if command -v xmllint >/dev/null 2>&1; then
+	test_expect 'every SVG is well-formed XML (xmllint)' '
+		xmllint --noout "$RES"/*/charts/*.svg
+	'
+elif [ -n "$have_python" ]; then
+	test_expect 'every SVG is well-formed XML (python3)' '
+		python3 -c "import sys, xml.dom.minidom
+for f in sys.argv[1:]: xml.dom.minidom.parse(f)" "$RES"/*/charts/*.svg
+	'
+else
+	test_skip 'every SVG is well-formed XML' 'neither xmllint nor python3'
+fi
+
+test_expect 'every SVG has the namespace, a viewBox, a size and a title' '
+	for f in "$RES"/*/charts/*.svg; do
+		head -n 1 "$f" | grep -q "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"[0-9]*\" height=\"[0-9]*\" viewBox=\"0 0 [0-9]* [0-9]*\"" &&
+		grep -q "<title>" "$f" || { echo "bad $f"; exit 1; }
+	done
+'
+
+test_expect 'the SVGs show the plotted values' '
+	d="$RES/$A/charts" &&
+	grep -q ">139<" "$d/login-phases.svg" && grep -q "kex: 139.483 ms" "$d/login-phases.svg" &&
+	grep -q ">62.1<" "$d/login-phases.svg" && grep -q ">287<" "$d/login-phases.svg" &&
+	grep -q "p95 login: 308.811 ms" "$d/login-latency.svg" &&
+	grep -q ">1.42<" "$d/interactive-latency.svg" && grep -q ">2.10<" "$d/interactive-latency.svg" &&
+	grep -q ">26<" "$d/burst-accepted.svg" && grep -q ">18<" "$d/burst-accepted.svg" &&
+	grep -q "MaxStartups 10:30:100" "$d/burst-accepted.svg" &&
+	grep -q ">205<" "$d/transfer-ciphers.svg" && grep -q "3712.4 MB/s" "$d/transfer-ciphers.svg" &&
+	grep -q "chacha20-poly1305@openssh.com download: 176.5" "$d/transfer-ciphers.svg" &&
+	grep -q ">1366<" "$d/memory-sessions.svg" &&
+	grep -q "p95 login: 612.0 ms" "$RES/$B/charts/login-latency.svg"
+'
+
+test_expect 'the MaxStartups model: all in up to start, then fewer' '
+	maxstartups_expected 10:30:100 5 10 20 50 >m.txt &&
+	printf "5\t5.0\n10\t10.0\n" >want.txt &&
+	head -n 2 m.txt | test_cmp want.txt - &&
+	awk -F"\t" "NR == 3 { exit !(\$2 > 15 && \$2 < 20) } NR == 4 { exit !(\$2 > 25 && \$2 < 40) }" m.txt &&
+	test "$(maxstartups_expected 10 50)" = "$(printf "50\t10.0")"
+'
+
+test_expect 'chart text is escaped' '
+	printf "label\tvalue\na<b & \"c\"\t3\n" | svg_bars "$TEST_TMP/e.svg" "x < y & z" "ms" &&
+	grep -q "a&lt;b &amp; &quot;c&quot;" "$TEST_TMP/e.svg" &&
+	grep -q "x &lt; y &amp; z" "$TEST_TMP/e.svg" &&
+	if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$TEST_TMP/e.svg"; fi
+'
+
+test_expect 'a chart without any value is not drawn' '
+	! printf "label\tvalue\nx\t-\n" | svg_bars "$TEST_TMP/none.svg" t ms &&
+	test ! -e "$TEST_TMP/none.svg"
+'
+
+test_done
