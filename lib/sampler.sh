@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# The test server's cost, through build/sshperf-sampler: CPU (user and
+# system, including processes that ended) and PSS/RSS of the server and of
+# its sessions. Needs lib/common.sh, loaded settings and a running server.
+#
+#   sample_server >before.env        one sample, key=value lines
+#   sample_server -P >procs.tsv      one TSV row per process (pid comm pss_kb rss_kb)
+#   sampler_start FILE.csv MS        sample every MS ms in the background
+#   sampler_stop                     stop it; its own cost lands in FILE.cost.env
+#   sample_get FILE KEY              a value of a sample_server file
+
+# The sampler's target options for the running test server: the unit and
+# the test user's slice with systemd, the listener's pid without.
+sampler_target () {
+	local uid pid
+	case $(server_get MODE) in
+	systemd)
+		uid=$(id -u "$TEST_USER" 2>/dev/null) || { warn "user $TEST_USER not found"; return 1; }
+		SAMPLER_TARGET=(-u "$UNIT_NAME" -U "$uid")
+		;;
+	*)
+		pid=$(server_pid)
+		[ -n "$pid" ] || { warn "the test server is not running"; return 1; }
+		SAMPLER_TARGET=(-p "$pid")
+		;;
+	esac
+}
+
+sample_server () {
+	local per_process=()
+	[ "${1:-}" != -P ] || per_process=(-P)
+	sampler_target || return 1
+	helper sampler "${per_process[@]}" "${SAMPLER_TARGET[@]}" once
+}
+
+sample_get () {
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+SAMPLER_PID=""
+
+sampler_start () {
+	local csv=$1 ms=$2
+	[ -z "$SAMPLER_PID" ] || { warn "a sampler already runs (pid $SAMPLER_PID)"; return 1; }
+	sampler_target || return 1
+	helper sampler "${SAMPLER_TARGET[@]}" -i "$ms" -o "$csv" run >"${csv%.csv}.cost.env" 2>>"${csv%.csv}.errors.txt" &
+	SAMPLER_PID=$!
+}
+
+# Stops the background sampler (TERM, then KILL after 5 s) and reaps it.
+sampler_stop () {
+	local pid=$SAMPLER_PID i
+	[ -n "$pid" ] || return 0
+	SAMPLER_PID=""
+	kill -TERM "$pid" 2>/dev/null || true
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		[ "$i" -lt 100 ] || kill -KILL "$pid" 2>/dev/null || true
+		sleep 0.05
+	done
+	wait "$pid" 2>/dev/null || true
+}
