@@ -9,6 +9,7 @@ top=$1 out=$2
 command -v git >/dev/null 2>&1 || { echo "dist.sh: git is needed to list the tracked files" >&2; exit 2; }
 git rev-parse --verify -q HEAD >/dev/null || { echo "dist.sh: not in a git checkout with a commit" >&2; exit 2; }
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
+mkdir -p "$(dirname "$out")"
 trap 'rm -f "$out.tmp"' EXIT
 (cd "$(git rev-parse --show-toplevel)" &&
 	git archive --format=tar.gz --prefix="$top/" -o "$out.tmp" HEAD)

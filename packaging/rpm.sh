@@ -13,8 +13,14 @@ nodeps=""
 rpm -q --quiet rpm 2>/dev/null || nodeps=--nodeps
 mkdir -p "$top/BUILD" "$top/BUILDROOT" "$top/RPMS" "$top/SOURCES" "$top/SPECS" "$top/SRPMS"
 log="$top/rpmbuild.log"
+# rpmbuild looks for Source0 (NAME-VERSION.tar.gz) in _sourcedir: keep a
+# copy there, so the tarball may come from anywhere.
+src="$top/SOURCES/$(basename "$tarball")"
+[ "$(cd "$(dirname "$tarball")" && pwd -P)" = "$(cd "$top/SOURCES" && pwd -P)" ] ||
+	cp -f "$tarball" "$src"
 # shellcheck disable=SC2086 # $nodeps is empty or one option
-if ! rpmbuild $nodeps --define "_topdir $top" -ta "$tarball" >"$log" 2>&1; then
+if ! rpmbuild $nodeps --define "_topdir $top" --define "_sourcedir $top/SOURCES" \
+	-ta "$src" >"$log" 2>&1; then
 	tail -n 30 "$log" >&2
 	echo "rpm.sh: rpmbuild failed; the whole log is $log" >&2
 	exit 1
