@@ -162,6 +162,22 @@ test_expect 'scriptlets: only %preun, which cleans up on erase only' '
 	grep -q "/usr/share/sshd-perf-kit/start-ssh.sh -q cleanup" "$TEST_TMP/scripts"
 '
 
+# The issue's own command, into a scratch root on this host: the files land
+# where the package says, and an erase takes them all away again (without
+# scriptlets: the scratch root has no shell for them).
+test_expect 'rpm -i --root DIR --nodeps installs the layout; rpm -e --root removes it' '
+	root="$TEST_TMP/root" && mkdir "$root" &&
+	rpm --root "$root" -i --nodeps "$RPM" 2>"$TEST_TMP/rpm-root.err" &&
+	rpm --root "$root" -V --nodeps "$NAME" &&
+	test -x "$root/usr/share/sshd-perf-kit/start-ssh.sh" &&
+	test -x "$root/usr/libexec/sshd-perf-kit/sshperf-login" &&
+	test -f "$root/etc/sshd-perf-kit/settings.conf" &&
+	test -d "$root/var/lib/sshd-perf-kit/results" &&
+	rpm --root "$root" -e --noscripts "$NAME" 2>>"$TEST_TMP/rpm-root.err" &&
+	! test -e "$root/usr/share/sshd-perf-kit" && ! test -e "$root/usr/libexec/sshd-perf-kit" &&
+	! test -e "$root/etc/sshd-perf-kit" && ! test -e "$root/var/lib/sshd-perf-kit"
+'
+
 # ---- Installed and run in a booted container ------------------------------
 
 # shellcheck source=lib/container.sh
