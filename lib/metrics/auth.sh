@@ -1,0 +1,81 @@
+# shellcheck shell=bash
+# auth: LOGIN_SAMPLES logins with each method (ed25519 key, RSA 3072 key,
+# password through lib/askpass.sh), timed per phase by sshperf-login; the
+# method each login really used is read from its ssh -v transcript.
+
+about_auth () {
+	printf '%s logins each with the ed25519 key, the RSA key and the password (about %s s)\n' \
+		"$LOGIN_SAMPLES" "$(( (LOGIN_SAMPLES * 12 + 9) / 10 ))"
+}
+
+# auth_method_run NAME ALIAS WANT_METHOD KEY_TYPE: one series of logins.
+auth_method_run () {
+	local name=$1 alias=$2 want=$3 keytype=$4 tsv dir ok failed wrong
+	tsv="$RAW_DIR/auth-$name.tsv"
+	dir="$RAW_DIR/auth-transcripts/$name"
+	mkdir -p "$dir"
+	if [ "$name" = password ]; then
+		# The password stays in the root-only state file: ssh runs
+		# askpass.sh, which prints it; argv and environment hold only
+		# the program's path.
+		SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force \
+			helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -T "$dir" \
+			-- "$SSH" -v -F "$CLIENT_CONFIG" "$alias" true >"$tsv" 2>>"$RAW_DIR/auth-errors.txt" || true
+	else
+		helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -T "$dir" \
+			-- "$SSH" -v -F "$CLIENT_CONFIG" "$alias" true >"$tsv" 2>>"$RAW_DIR/auth-errors.txt" || true
+	fi
+	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
+	failed=$((LOGIN_SAMPLES - ok))
+	# Every ok login must have used the method (and key type) asked for.
+	wrong=$(awk -F'\t' -v m="$want" 'NR > 1 && $2 == "ok" && $10 != m' "$tsv" | wc -l)
+	if [ -n "$keytype" ]; then
+		wrong=$((wrong + $(grep -L "Server accepts key: .* $keytype " "$dir"/login-*.txt 2>/dev/null | wc -l)))
+	fi
+	result_set auth "${name}_ok" "$ok"
+	result_set auth "${name}_failed" "$failed"
+	result_set auth "${name}_wrong_method" "$wrong"
+	result_set auth "${name}_method" "$want${keytype:+ ($keytype)}"
+	helper summary -c total_ms -w status=ok -p "${name}_" "$tsv" >>"$DATA_DIR/auth.env"
+	helper summary -c auth_ms -w status=ok -p "${name}_authphase_" "$tsv" >>"$DATA_DIR/auth.env"
+}
+
+measure_auth () {
+	local m slowest="" slowest_p95=0 p95 failed=0 wrong=0 first_error
+	: >"$RAW_DIR/auth-errors.txt"
+	auth_method_run ed25519 "$HOST_ALIAS" publickey ED25519
+	auth_method_run rsa "$HOST_ALIAS-rsa" publickey RSA
+	auth_method_run password "$HOST_ALIAS-password" password ""
+	result_set auth samples "$LOGIN_SAMPLES"
+	for m in ed25519 rsa password; do
+		failed=$((failed + $(result_get auth "${m}_failed")))
+		wrong=$((wrong + $(result_get auth "${m}_wrong_method")))
+		p95=$(result_get auth "${m}_p95")
+		if [ -n "$p95" ] && awk -v a="$p95" -v b="$slowest_p95" 'BEGIN { exit !(a >= b) }'; then
+			slowest=$m slowest_p95=$p95
+		fi
+		[ "$m" = ed25519 ] && continue
+		result_set auth "${m}_diff_p50" "$(awk -v a="$(result_get auth "${m}_p50")" -v b="$(result_get auth ed25519_p50)" \
+			'BEGIN { if (a == "" || b == "") print "-"; else printf "%+.1f", a - b }')"
+	done
+	result_set auth slowest "${slowest:--}"
+	result_set auth figure "${slowest:+$slowest_p95}"
+	[ -n "$slowest" ] || result_set auth figure -
+	result_set auth unit ms
+	result_set auth figure_label "p95 of the slowest method${slowest:+ ($slowest)}"
+	result_set auth target "$TARGET_AUTH_P95_MS"
+	result_set auth target_op "<="
+	if [ "$failed" -gt 0 ]; then
+		first_error=$(awk -F'\t' 'FNR > 1 && $2 != "ok" { print $11; exit }' "$RAW_DIR"/auth-*.tsv)
+		result_set auth status FAIL
+		result_set auth reason "$failed of $((LOGIN_SAMPLES * 3)) logins failed (first error: ${first_error:-none recorded})"
+	elif [ "$wrong" -gt 0 ]; then
+		result_set auth status FAIL
+		result_set auth reason "$wrong logins did not use the method they were meant to test (see the method column in raw/auth-*.tsv)"
+	else
+		result_set auth status "$(verdict "$slowest_p95" "<=" "$TARGET_AUTH_P95_MS")"
+		[ "$(result_get auth status)" = PASS ] ||
+			result_set auth reason "$slowest p95 $slowest_p95 ms is above the target of $TARGET_AUTH_P95_MS ms"
+	fi
+	result_set auth summary "p50 ed25519 $(result_get auth ed25519_p50) ms, RSA $(result_get auth rsa_p50) ms, password $(result_get auth password_p50) ms; slowest p95 ${slowest_p95} ms ($failed failed)"
+}

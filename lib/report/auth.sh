@@ -1,0 +1,36 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The report's section for `auth`; sourced by lib/render.sh.
+
+report_auth () {
+	local m label n
+	printf 'The same login (`ssh sshperf-test true`) %s times with each method, one after another. Times in ms from the start of `ssh` to its exit; the authentication phase runs from the end of the key exchange to `Authenticated to`. The method column is what `ssh -v` reported for each login.\n\n' "$(t auth samples)"
+	printf '| Method | Used (checked) | ok / failed | n | p50 | p95 | max | p50 vs ed25519 | auth phase p50 |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n'
+	for m in ed25519 rsa password; do
+		case $m in
+		ed25519) label="ed25519 key" ;;
+		rsa) label="RSA 3072 key" ;;
+		password) label="password (PAM)" ;;
+		esac
+		n=$(t auth "${m}_n")
+		printf '| %s | %s%s | %s / %s | %s | %s | %s%s | %s | %s | %s |\n' "$label" "$(t auth "${m}_method")" \
+			"$( [ "$(t auth "${m}_wrong_method")" = 0 ] || printf ', **%s other**' "$(t auth "${m}_wrong_method")")" \
+			"$(t auth "${m}_ok")" "$(t auth "${m}_failed")" "${n:-0}" "$(ms "$(t auth "${m}_p50")")" \
+			"$(ms "$(t auth "${m}_p95")")" "$(n_note "${n:-0}" p95)" "$(ms "$(t auth "${m}_max")")" \
+			"$( [ "$m" = ed25519 ] && printf -- '-' || printf '%s' "$(t auth "${m}_diff_p50")")" \
+			"$(ms "$(t auth "${m}_authphase_p50")")"
+	done
+	printf '\n**How to read this result:**\n\n'
+	awk -v e="$(t auth ed25519_p50)" -v r="$(t auth rsa_p50)" -v p="$(t auth password_p50)" 'BEGIN {
+		if (e == "" || r == "" || p == "") { print "- A method has no successful login, so the methods cannot be compared."; exit }
+		if (p - e <= 20 && r - e <= 20)
+			printf "- The three methods are within %.0f ms of each other: the usual picture with local accounts.\n", (p - e > r - e ? p - e : r - e)
+		if (p - e > 20)
+			printf "- The password login is %.0f ms slower than the ed25519 key: that time is spent in PAM (`password-auth`: SSSD, LDAP, Kerberos, `pam_faillock`).\n", p - e
+		if (p - e >= 1800)
+			print "- About 2 s more points to a failed first attempt and `pam_faildelay`, or a network time-out in PAM."
+		if (r - e > 20)
+			printf "- RSA is %.0f ms slower than ed25519: RSA signing is costly for the client; sshd only verifies.\n", r - e
+	}'
+	printf '\n**What to change when it is poor:** use ed25519 keys for people and automation; with central accounts let SSSD cache credentials (`cache_credentials = True`) so a slow or absent directory does not slow every password login; keep the PAM stack short.\n\n'
+}

@@ -1,0 +1,35 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The report's section for `cpu`; sourced by lib/render.sh.
+
+report_cpu () {
+	local gb
+	gb=$(t cpu cpu_sshd_s_per_gb)
+	printf 'CPU time of the test server: the listener, the per-connection processes, the session and the command each login ran, including processes that ended during the measurement (source: %s). Per login from %s (%s ok logins); per GB from %s.\n\n' \
+		"$(t cpu cpu_source)" "$(t cpu login_from)" "$(t cpu ok)" "$(t cpu per_gb_from)"
+	printf '| Figure | Value | Target |\n|---|---:|---|\n'
+	printf '| sshd CPU per login (user + system) | %s ms (%s + %s) | <= %s ms |\n' "$(t cpu sshd_cpu_ms_per_login)" \
+		"$(t cpu sshd_user_ms_per_login)" "$(t cpu sshd_system_ms_per_login)" "$(get "$DATA_DIR/settings.env" TARGET_CPU_MS_PER_LOGIN | tr -d "'")"
+	printf '| ssh client CPU per login | %s ms | - |\n' "$(t cpu client_cpu_ms_per_login)"
+	if [ -n "$gb" ]; then
+		printf '| sshd CPU per GB (default cipher) | %s s | <= %s s |\n' "$gb" "$(get "$DATA_DIR/settings.env" TARGET_CPU_S_PER_GB | tr -d "'")"
+		printf '| ssh client CPU per GB | %s s | - |\n' "$(t cpu cpu_client_s_per_gb)"
+	else
+		printf '| sshd CPU per GB | not measured (transfer not available) | - |\n'
+	fi
+	printf '\n**Sizing with these figures:** cores needed ≈ logins/s x CPU per login + MB/s x CPU per GB / 1000. '
+	printf 'For 20 logins/s and 500 MB/s on this host: 20 x %s ms + 500 x %s s / 1000 ≈ **%s cores**%s.\n\n' \
+		"$(t cpu sshd_cpu_ms_per_login)" "${gb:-0}" "$(t cpu cores_for_example)" "$( [ -n "$gb" ] || printf ' (logins only; the per-GB part was not measured)')"
+	printf '**How to read this result:**\n\n'
+	awk -v l="$(t cpu sshd_cpu_ms_per_login)" -v c="$(t cpu client_cpu_ms_per_login)" -v cores="$(t cpu cores)" 'BEGIN {
+		if (l == "") exit
+		printf "- %.0f ms per login means one core carries about %.0f logins/s, these %d cores about %.0f.\n", l, 1000 / l, cores, cores * 1000 / l
+		if (l > 100)
+			print "- Over 100 ms is a lot for a login: look at the PAM session stack (motd, lastlog, `pam_exec`), a heavy key exchange, or a slow CPU (no AES-NI, a crypto library built for the wrong CPU)."
+		else
+			print "- A login costs far more than its cryptography: sshd starts several processes, runs PAM and writes the login records."
+		if (c > 0)
+			printf "- The client used %.0f ms per login; in real use that is on the users'"'"' machines, here it shared the CPU with sshd.\n", c
+	}'
+	printf '\n**What to change when it is poor:** re-use connections so fewer logins are needed; trim PAM session modules; prefer AES-GCM for bulk data.\n\n'
+}
