@@ -51,6 +51,8 @@ end_pids () {
 }
 
 # Starts the test server (not yet running). Prints the listener pid.
+# With SERVER_T0_FILE set, writes there the CLOCK_MONOTONIC ns at which the
+# start was issued (startup test: its time zero).
 server_start () {
 	local mode out pid
 	mode=$(server_get MODE)
@@ -61,9 +63,11 @@ server_start () {
 			warn "see: journalctl -u $UNIT_NAME"
 			return 1
 		}
+		[ -z "${SERVER_T0_FILE:-}" ] || printf '%s\n' "$out" | sed -n 's/^issued_mono_ns=//p' >"$SERVER_T0_FILE"
 		;;
 	direct)
 		rm -f "$PID_FILE"
+		[ -z "${SERVER_T0_FILE:-}" ] || helper clock | sed -n 's/^mono_ns=//p' >"$SERVER_T0_FILE"
 		# sshd daemonizes itself and writes PID_FILE; it starts with a
 		# clean environment, not the caller's.
 		env -i PATH="$PATH" "$SSHD" -f "$SSHD_CONFIG" -E "$STATE_DIR/sshd.log" </dev/null >/dev/null 2>&1 || {

@@ -1,0 +1,165 @@
+# shellcheck shell=bash
+# startup: STARTUP_ROUNDS stop/start cycles of the test server. Time zero is
+# the moment the start is issued (systemd: sshperf-unit's issued_mono_ns;
+# direct: sshperf-clock just before sshd is run). A connect poller that is
+# already polling then records the first greeting; right after it, one
+# complete login is made and timed from the same time zero. The server is
+# running again afterwards, whatever happened.
+
+about_startup () {
+	printf 'stops and starts the test server %s times; greeting and first login timed from the start command (about %s s)\n' \
+		"$STARTUP_ROUNDS" "$((STARTUP_ROUNDS * 2 + 1))"
+}
+
+# Pids of this test's background processes, ended by startup_restore.
+STARTUP_PIDS=""
+
+# True once pid $1 runs sshperf-connect and has slept between two attempts
+# (it is polling); waits at most 5 s.
+startup_poller_polling () {
+	local pid=$1 deadline exe switches
+	deadline=$(( $(date +%s) + 5 ))
+	while [ "$(date +%s)" -le "$deadline" ]; do
+		[ -d "/proc/$pid" ] || return 1
+		exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+		case $exe in
+		*/sshperf-connect)
+			switches=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null || true)
+			[ "${switches:-0}" -lt 2 ] || return 0
+			;;
+		esac
+		sleep 0.005
+	done
+	return 1
+}
+
+# Ends what this test left running and starts the server if it is down.
+startup_restore () {
+	local pid
+	for pid in $STARTUP_PIDS; do
+		[ -d "/proc/$pid" ] && end_pids 5 "$pid"
+		wait "$pid" 2>/dev/null || true
+	done
+	STARTUP_PIDS=""
+	if [ -z "$(server_pid)" ]; then
+		SERVER_T0_FILE="" server_start >/dev/null || warn "startup: the test server could not be started again; run ./start-ssh.sh"
+	fi
+}
+
+# startup_ms A B: (B - A) in ms, 3 decimals; "-" when either is missing.
+startup_ms () {
+	case "$1:$2" in *[!0-9:]* | :* | *:) printf -- '-'; return ;; esac
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e6 }'
+}
+
+# One stop/start cycle; appends a row to the rounds TSV.
+startup_round () {
+	local r=$1 tsv=$2 base="$RAW_DIR/startup-round-$1" poll_pid start_pid t0="" poll_rc=0 \
+		start_rc=0 greet_ns="" polled_from="" attempts="" login_status=- done_ns="" status=ok \
+		msg=- greeting_ms=- login_ms=- before=-
+	if ! server_stop >"$base-stop.txt" 2>&1; then
+		printf '%s\tstop_failed\t-\t-\t-\t-\t%s\n' "$r" "$(tr '\n\t' '  ' <"$base-stop.txt")" >>"$tsv"
+		return 1
+	fi
+	# The poller first; the start is issued only once it polls.
+	"$HELPER_DIR/sshperf-connect" -i 1000 -t "$((SERVER_START_TIMEOUT * 1000))" \
+		127.0.0.1 "$TEST_PORT" >"$base-poll.env" 2>"$base-poll.err" &
+	poll_pid=$!
+	STARTUP_PIDS="$poll_pid"
+	if ! startup_poller_polling "$poll_pid"; then
+		printf '%s\terror\t-\t-\t-\t-\tthe connect poller did not start polling within 5 s\n' "$r" >>"$tsv"
+		return 1
+	fi
+	SERVER_T0_FILE="$base-t0" server_start >"$base-start.txt" 2>&1 &
+	start_pid=$!
+	STARTUP_PIDS="$poll_pid $start_pid"
+	wait "$poll_pid" || poll_rc=$?
+	if [ "$poll_rc" -eq 0 ]; then
+		helper login -H -n 1 -t "$LOGIN_TIMEOUT" -- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
+			>"$base-login.tsv" 2>"$base-login.err" || true
+		done_ns=$(helper clock | sed -n 's/^mono_ns=//p')
+		login_status=$(awk -F'\t' 'NR == 2 { print $2 }' "$base-login.tsv")
+	fi
+	wait "$start_pid" || start_rc=$?
+	STARTUP_PIDS=""
+	t0=$(cat "$base-t0" 2>/dev/null || true)
+	greet_ns=$(sed -n 's/^greeting_mono_ns=//p' "$base-poll.env")
+	polled_from=$(sed -n 's/^start_mono_ns=//p' "$base-poll.env")
+	attempts=$(sed -n 's/^attempts=//p' "$base-poll.env")
+	if [ "$start_rc" -ne 0 ] || [ -z "$t0" ]; then
+		status=start_failed
+		msg="server_start: $(tr '\n\t' '  ' <"$base-start.txt")"
+	elif [ "$poll_rc" -ne 0 ]; then
+		status=no_greeting
+		msg="no greeting within ${SERVER_START_TIMEOUT}s ($(sed -n 's/^last_error=//p' "$base-poll.env"))"
+	elif [ "$login_status" != ok ]; then
+		status=login_failed
+		msg="first login: $(awk -F'\t' 'NR == 2 { print $NF }' "$base-login.tsv")"
+	fi
+	if [ -n "$t0" ]; then
+		greeting_ms=$(startup_ms "$t0" "$greet_ns")
+		[ "$status" != ok ] || login_ms=$(startup_ms "$t0" "$done_ns")
+		if [ -n "$polled_from" ]; then
+			before=$([ "$polled_from" -le "$t0" ] && echo yes || echo no)
+		fi
+	fi
+	# A poller that began after time zero could report a late greeting.
+	if [ "$status" = ok ] && [ "$before" != yes ]; then
+		status=error
+		msg="the poller began polling after the start was issued"
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$status" "$greeting_ms" "$login_ms" \
+		"$before" "${attempts:--}" "$msg" >>"$tsv"
+	[ "$status" = ok ]
+}
+
+measure_startup () {
+	local tsv="$RAW_DIR/startup-rounds.tsv" r ok failed max p50 prev_int prev_term
+	# The server runs again after this test, whatever happens: also on
+	# INT/TERM (then test-ssh.sh's own handler runs) and at exit.
+	prev_int=$(trap -p INT)
+	prev_term=$(trap -p TERM)
+	trap 'startup_restore; trap - INT TERM; eval "$prev_int"; kill -INT $$' INT
+	trap 'startup_restore; trap - INT TERM; eval "$prev_term"; kill -TERM $$' TERM
+	printf 'round\tstatus\tgreeting_ms\tfirst_login_ms\tpolled_before_start\tpoll_attempts\tmessage\n' >"$tsv"
+	for r in $(seq 1 "$STARTUP_ROUNDS"); do
+		progress "startup: round $r of $STARTUP_ROUNDS"
+		startup_round "$r" "$tsv" || true
+	done
+	startup_restore
+	trap - INT TERM
+	[ -z "$prev_int" ] || eval "$prev_int"
+	[ -z "$prev_term" ] || eval "$prev_term"
+
+	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
+	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)
+	result_set startup rounds "$STARTUP_ROUNDS"
+	result_set startup ok "$ok"
+	result_set startup failed "$failed"
+	result_set startup mode "$(server_get MODE)"
+	result_set startup poll_interval_us 1000
+	helper summary -c greeting_ms -p greeting_ "$tsv" >>"$DATA_DIR/startup.env"
+	helper summary -c first_login_ms -w status=ok -p first_login_ "$tsv" >>"$DATA_DIR/startup.env"
+	max=$(result_get startup first_login_max)
+	p50=$(result_get startup first_login_p50)
+	result_set startup figure "${max:--}"
+	result_set startup unit ms
+	result_set startup figure_label "slowest first login after a start (n = $ok)"
+	result_set startup target "$TARGET_STARTUP_MS"
+	result_set startup target_op "<="
+	if [ -z "$(server_pid)" ]; then
+		result_set startup status ERROR
+		result_set startup reason "the test server is not running after the test; run ./start-ssh.sh"
+	elif [ "$ok" -eq 0 ]; then
+		result_set startup status FAIL
+		result_set startup reason "no round ended with a login; first problem: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
+	elif [ "$failed" -gt 0 ]; then
+		result_set startup status FAIL
+		result_set startup reason "$failed of $STARTUP_ROUNDS rounds failed: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
+	else
+		result_set startup status "$(verdict "$max" "<=" "$TARGET_STARTUP_MS")"
+		[ "$(result_get startup status)" = PASS ] ||
+			result_set startup reason "the slowest first login took $max ms, over the target of $TARGET_STARTUP_MS ms"
+	fi
+	result_set startup summary "greeting p50 $(result_get startup greeting_p50) ms; first login p50 ${p50:--} ms, max ${max:--} ms over $ok of $STARTUP_ROUNDS restarts, target max <= $TARGET_STARTUP_MS ms"
+}
