@@ -1,0 +1,67 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The report's section for `concurrent`; sourced by lib/render.sh.
+
+report_concurrent () {
+	local n alive opened dead failed limit
+	n=$(t concurrent sessions)
+	alive=$(t concurrent alive)
+	opened=$(t concurrent opened)
+	dead=$(t concurrent dead)
+	failed=$(t concurrent failed)
+	limit=$(t concurrent limit)
+	printf '%s sessions were opened and kept open at the same time, at most %s logging in at once (so `MaxStartups` never refused one). ' \
+		"$n" "$(t concurrent parallel)"
+	printf 'Each session runs `cat` on the server. With all of them open, a line of its own was sent through every session: a session counts as alive only when exactly that line came back.\n\n'
+	printf '| | Sessions |\n|---|---:|\n'
+	printf '| Asked for | %s |\n| Opened (logged in, first line echoed) | %s |\n| Did not open | %s |\n' \
+		"$n" "${opened:-0}" "$(t concurrent open_failed)"
+	printf '| Opened, but dead at the check | %s |\n| **Alive at the end** | **%s** |\n' "${dead:-0}" "${alive:-0}"
+	printf '| ssh clients left after closing | %s |\n\n' "$(t concurrent clients_left)"
+	printf 'Opening took %s ms in all; one session from the start of `ssh` to its first echoed line: p50 %s ms, p95 %s%s ms, max %s ms (n=%s, the login included). The alive check took %s ms for all sessions.\n\n' \
+		"$(ms "$(t concurrent open_wall_ms)")" "$(ms "$(t concurrent open_ms_p50)")" \
+		"$(ms "$(t concurrent open_ms_p95)")" "$(n_note "$(t concurrent open_ms_n)" p95)" \
+		"$(ms "$(t concurrent open_ms_max)")" "$(t concurrent open_ms_n)" "$(ms "$(t concurrent check_ms)")"
+
+	printf 'The limits that decide how many sessions fit (as a session of `%s` sees them, and on the host):\n\n' "$(get "$DATA_DIR/environment.env" test_user)"
+	printf '| Limit | Value | Used with all sessions open |\n|---|---|---|\n'
+	printf '| Processes per user (`ulimit -u`; nproc lines in: %s) | %s | %s tasks of the test user (%s before) |\n' \
+		"$( [ -n "$(t concurrent limit_nproc_files)" ] && printf '`%s`' "$(t concurrent limit_nproc_files)" || printf 'none')" \
+		"$(t concurrent limit_nproc)" "$(t concurrent user_tasks_open)" "$(t concurrent user_tasks_before)"
+	printf '| `TasksMax` of the user'"'"'s slice (systemd) | %s | same |\n' "$(t concurrent limit_tasksmax)"
+	printf '| Memory (MemAvailable) | %s MB before | %s MB left |\n' \
+		"$(t concurrent mem_available_mb_before)" "$(t concurrent mem_available_mb_open)"
+	printf '| Open files per process (`ulimit -n`: session / server) | %s / %s | |\n\n' \
+		"$(t concurrent limit_nofile)" "$(t concurrent limit_server_nofile)"
+
+	printf '**How to read this result:**\n\n'
+	if [ "${failed:-0}" -eq 0 ]; then
+		printf -- '- Every session opened and still carried data at the end: this server holds %s sessions at once. A session stays open for as long as the client keeps it; nothing here times them out.\n' "$n"
+		awk -v tasks="$(t concurrent user_tasks_open)" -v before="$(t concurrent user_tasks_before)" \
+			-v nproc="$(t concurrent limit_nproc)" -v n="$n" 'BEGIN {
+			per = (n > 0) ? (tasks - before) / n : 0
+			if (per > 0 && nproc ~ /^[0-9]+$/)
+				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`); with `ulimit -u` = %d, about %d such sessions fit before the process limit is reached. A real login shell adds more per user.\n", per, nproc, nproc / per
+		}'
+	else
+		printf -- '- %s of %s sessions failed. Probable cause: **%s**. The messages of each failed session are in `raw/concurrent-ssh-errors.txt`, the server'"'"'s own log of the run in `raw/concurrent-sshd-log.txt`.\n' \
+			"$failed" "$n" "$(t concurrent limit_text)"
+		case $limit in
+		processes | tasksmax)
+			printf -- '- `fork: Resource temporarily unavailable` means the test user may start no more processes. Raise `nproc` for the users concerned (a file in `/etc/security/limits.d/`; RHEL ships `20-nproc.conf` with 4096), or on systemd hosts `UserTasksMax` / `TasksMax=` of `user-UID.slice`.\n' ;;
+		memory)
+			printf -- '- The machine ran out of memory: the kernel refused allocations or the OOM killer ended sessions (`journalctl -k`). See the memory test for what one session costs.\n' ;;
+		fds)
+			printf -- '- A process ran out of file descriptors: raise `LimitNOFILE=` of the sshd unit or `nofile` in `/etc/security/limits.d/`.\n' ;;
+		maxstartups)
+			printf -- '- Logins were refused as "too many unauthenticated connections" although only %s logged in at once: `MaxStartups` is lower than that, or slow logins piled up.\n' "$(t concurrent parallel)" ;;
+		slow)
+			printf -- '- Logins took longer than `LOGIN_TIMEOUT`: the machine was overloaded while opening; the burst and rate tests tell how many logins it takes.\n' ;;
+		esac
+		[ "${dead:-0}" -eq 0 ] ||
+			printf -- '- %s sessions opened and then stopped working: something ended them while they were held (OOM killer, a restart of the user'"'"'s slice, `ClientAliveInterval` with an unresponsive client).\n' "$dead"
+	fi
+	[ "$(t concurrent clients_left)" = 0 ] ||
+		printf -- '- Some `ssh` clients did not end when their session was closed; the holder ended them.\n'
+	printf '\n**What to change when sessions fail:** raise the limit that was reached (above). `MaxSessions` is not it: it limits only sessions multiplexed over one connection, not users or connections.\n\n'
+}
