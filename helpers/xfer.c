@@ -43,6 +43,7 @@ struct config {
 	int		 have_bytes;
 	uint64_t	 timeout_ns;
 	size_t		 buf_bytes;
+	int		 from_output;	/* run: also time from first output */
 };
 
 /* Bytes counted on one stream and when the first and last of them came. */
@@ -60,6 +61,7 @@ struct outcome {
 	int		 timed_out;
 	struct rusage	 ru;		/* the child's own CPU time */
 	uint64_t	 start_ns;	/* run: spawn; up, down: see counter */
+	uint64_t	 output_ns;	/* run -o: first byte of output, 0 none */
 	uint64_t	 end_ns;
 	char		 note[128];	/* what went wrong, if anything */
 };
@@ -460,16 +462,54 @@ run_up(const struct config *cf, char *argv[], struct outcome *o)
 /*
  * run: only time the child and report its CPU. Its stdin and stderr are
  * ours; its stdout goes to our stderr, so that our stdout holds only the
- * result.
+ * result. With -o the stdout passes through a pipe on its way, and the
+ * arrival of its first byte is noted (sftp -b echoes each batch command
+ * once it is logged in: the copy starts there).
  */
 static void
 run_plain(const struct config *cf, char *argv[], struct outcome *o)
 {
+	uint64_t deadline_ns;
+	ssize_t n;
 	pid_t pid;
+	int p[2];
 
+	if (!cf->from_output) {
+		o->start_ns = now_ns();
+		pid = spawn(argv, -1, STDERR_FILENO);
+		reap(pid, o->start_ns + cf->timeout_ns, o);
+		o->c.first_ns = o->start_ns;
+		o->c.last_ns = o->end_ns;
+		return;
+	}
+	if (pipe2(p, O_CLOEXEC) == -1)
+		err(2, "pipe2");
 	o->start_ns = now_ns();
-	pid = spawn(argv, -1, STDERR_FILENO);
-	reap(pid, o->start_ns + cf->timeout_ns, o);
+	deadline_ns = o->start_ns + cf->timeout_ns;
+	pid = spawn(argv, -1, p[1]);
+	close(p[1]);
+	set_nonblock(p[0], 1);
+	for (;;) {
+		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+		uint64_t now = now_ns();
+
+		if (now >= deadline_ns)
+			break;
+		if (poll(&pfd, 1, (int)((deadline_ns - now) / NS_PER_MS) + 1)
+		    == -1 && errno != EINTR)
+			err(2, "poll");
+		n = read(p[0], buf, cf->buf_bytes);
+		if (n > 0) {
+			if (o->output_ns == 0)
+				o->output_ns = now_ns();
+			(void)!write(STDERR_FILENO, buf, (size_t)n);
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			break;
+	}
+	close(p[0]);
+	reap(pid, deadline_ns, o);
 	o->c.first_ns = o->start_ns;
 	o->c.last_ns = o->end_ns;
 }
@@ -516,9 +556,13 @@ print_outcome(const struct config *cf, const struct outcome *o)
 	if (cf->mode != MODE_RUN) {
 		printf("bytes_expected=%llu\n", (unsigned long long)cf->bytes);
 		print_counter(&o->c);
-	} else
+	} else {
 		printf("seconds=%.6f\n", seconds_between(o->start_ns,
 		    o->end_ns));
+		if (cf->from_output)
+			printf("output_seconds=%.6f\n", o->output_ns == 0 ?
+			    0.0 : seconds_between(o->output_ns, o->end_ns));
+	}
 	if (cf->mode == MODE_UP)
 		printf("bytes_sent=%llu\n", (unsigned long long)o->sent);
 	printf("exit=%d\n", o->exit_code);
@@ -541,7 +585,7 @@ usage(void)
 	    "-- command [arg ...]\n"
 	    "       sshperf-xfer down -n bytes [-b buf_bytes] [-t seconds] "
 	    "-- command [arg ...]\n"
-	    "       sshperf-xfer run [-t seconds] -- command [arg ...]\n");
+	    "       sshperf-xfer run [-o] [-t seconds] -- command [arg ...]\n");
 	exit(2);
 }
 
@@ -577,7 +621,9 @@ parse_mode(const char *s)
  *                  (e.g. ssh host 'echo ready; exec wc -c'). The time runs
  *                  from "ready" to the count.
  *   run            runs the command and times it; its stdout goes to
- *                  stderr, stdin and stderr are shared.
+ *                  stderr, stdin and stderr are shared. With -o also
+ *                  output_seconds: from the first byte the command
+ *                  writes to its stdout to its exit (0 without output).
  * The three modes with a command also print the command's exit status and
  * its own user and system CPU time (client_*_s, from wait4), and end it
  * after -t seconds (status=timeout). Exit 0 ok, 1 the transfer or command
@@ -601,7 +647,7 @@ main(int argc, char *argv[])
 	cf.mode = parse_mode(argv[1]);
 	argc--;
 	argv++;
-	while ((ch = getopt(argc, argv, "+b:n:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "+b:n:ot:")) != -1) {
 		switch (ch) {
 		case 'b':
 			cf.buf_bytes = (size_t)opt_u64("-b buf_bytes", optarg,
@@ -610,6 +656,9 @@ main(int argc, char *argv[])
 		case 'n':
 			cf.bytes = opt_u64("-n bytes", optarg, 0, UINT64_MAX);
 			cf.have_bytes = 1;
+			break;
+		case 'o':
+			cf.from_output = 1;
 			break;
 		case 't':
 			cf.timeout_ns = NS_PER_S * opt_u64("-t seconds", optarg,
@@ -621,6 +670,8 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (cf.from_output && cf.mode != MODE_RUN)
+		errx(2, "-o is for run only");
 
 	if ((buf = calloc(1, cf.buf_bytes)) == NULL)
 		err(2, "calloc");

@@ -144,6 +144,31 @@ run_output_goes_to_stderr(void)
 	return o.exit_code == 0 && strcmp(got, "hello\n") == 0;
 }
 
+/* run -o with the command's output (on fd 2) thrown away. */
+static void
+run_from_output(const char *script, struct config *cf, struct outcome *o)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+	int saved, null;
+
+	memset(cf, 0, sizeof(*cf));
+	memset(o, 0, sizeof(*o));
+	cf->mode = MODE_RUN;
+	cf->from_output = 1;
+	cf->timeout_ns = 30 * NS_PER_S;
+	cf->buf_bytes = DEFAULT_BUF_BYTES;
+	fflush(stderr);
+	if ((saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) == -1 ||
+	    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
+	    dup2(null, STDERR_FILENO) == -1)
+		err(2, "dup2");
+	run_plain(cf, argv, o);
+	if (dup2(saved, STDERR_FILENO) == -1)
+		err(2, "dup2");
+	close(saved);
+	close(null);
+}
+
 static void
 test_commands(void)
 {
@@ -185,6 +210,14 @@ test_commands(void)
 	run_mode(MODE_RUN, 0, 30, "exit 3", &cf, &o);
 	ok(strcmp(outcome_status(&cf, &o), "failed") == 0 && o.exit_code == 3,
 	    "run: the command's exit status is kept");
+	run_from_output("sleep 0.3; echo x; sleep 0.1", &cf, &o);
+	ok(o.exit_code == 0 && o.output_ns != 0 &&
+	    o.output_ns - o.start_ns >= 300 * NS_PER_MS &&
+	    o.end_ns - o.output_ns >= 100 * NS_PER_MS,
+	    "run -o: the first output is noted after the 0.3 s before it");
+	run_from_output("exit 0", &cf, &o);
+	ok(o.exit_code == 0 && o.output_ns == 0,
+	    "run -o: a command without output has no output time");
 	ok(run_output_goes_to_stderr(), "run: the command's stdout goes to "
 	    "stderr, so that stdout holds only the result");
 }
