@@ -20,8 +20,9 @@ user_tasks () {
 		/proc/[0-9]*/task/[0-9]*/status 2>/dev/null
 }
 
-mem_available_kb () {
-	awk '/^MemAvailable:/ { print $2 }' /proc/meminfo
+# MemAvailable in MB (10^6 bytes).
+mem_available_mb () {
+	awk '/^MemAvailable:/ { printf "%d", $2 * 1024 / 1e6 }' /proc/meminfo
 }
 
 # The server's log from byte offset $1 on (direct mode), or its journal
@@ -116,12 +117,12 @@ measure_concurrent () {
 
 	result_set concurrent sessions "$n"
 	result_set concurrent parallel "$p"
-	result_set concurrent mem_available_mb_before "$(( $(mem_available_kb) / 1024 ))"
+	result_set concurrent mem_available_mb_before "$(mem_available_mb)"
 	result_set concurrent user_tasks_before "$(user_tasks)"
 	# The memory at rest, for the memory test, before any session.
 	{
 		printf 'source=concurrent\n'
-		printf 'mem_available_kb=%s\n' "$(mem_available_kb)"
+		printf 'mem_available_kb=%s\n' "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
 		server_memory rest_
 	} >"$mem.tmp" 2>>"$RAW_DIR/concurrent-hold-errors.txt" || true
 	[ -f "$STATE_DIR/sshd.log" ] && log_offset=$(stat -c %s "$STATE_DIR/sshd.log")
@@ -135,7 +136,7 @@ measure_concurrent () {
 	if hold_wait open "$(hold_open_seconds "$n" "$p")"; then
 		opened=$(hold_get opened)
 		result_set concurrent user_tasks_open "$(user_tasks)"
-		result_set concurrent mem_available_mb_open "$(( $(mem_available_kb) / 1024 ))"
+		result_set concurrent mem_available_mb_open "$(mem_available_mb)"
 		# Memory with every session open, and one session alone.
 		root=$(session_roots | head -n 1)
 		{

@@ -38,10 +38,14 @@ report_concurrent () {
 	if [ "${failed:-0}" -eq 0 ]; then
 		printf -- '- Every session opened and still carried data at the end: this server holds %s sessions at once. A session stays open for as long as the client keeps it; nothing here times them out.\n' "$n"
 		awk -v tasks="$(t concurrent user_tasks_open)" -v before="$(t concurrent user_tasks_before)" \
-			-v nproc="$(t concurrent limit_nproc)" -v n="$n" 'BEGIN {
+			-v nproc="$(t concurrent limit_nproc)" -v pidmax="$(t concurrent limit_pid_max)" -v n="$n" 'BEGIN {
 			per = (n > 0) ? (tasks - before) / n : 0
-			if (per > 0 && nproc ~ /^[0-9]+$/)
-				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`); with `ulimit -u` = %d, about %d such sessions fit before the process limit is reached. A real login shell adds more per user.\n", per, nproc, nproc / per
+			if (per <= 0 || nproc !~ /^[0-9]+$/)
+				exit
+			if (pidmax ~ /^[0-9]+$/ && pidmax + 0 < nproc + 0)
+				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`). `ulimit -u` (%d) is above the whole machine'"'"'s `kernel.pid_max` (%d), so the latter is the ceiling: about %d such sessions if nothing else ran. A real login shell adds processes per user.\n", per, nproc, pidmax, pidmax / per
+			else
+				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`); with `ulimit -u` = %d, about %d such sessions fit before the process limit is reached. A real login shell adds processes per user.\n", per, nproc, nproc / per
 		}'
 	else
 		printf -- '- %s of %s sessions failed. Probable cause: **%s**. The messages of each failed session are in `raw/concurrent-ssh-errors.txt`, the server'"'"'s own log of the run in `raw/concurrent-sshd-log.txt`.\n' \

@@ -1,0 +1,50 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The report's section for `memory`; sourced by lib/render.sh.
+
+# kB (KiB, as /proc counts) to MB (10^6 bytes), one decimal.
+memory_kb_mb () {
+	case $1 in
+	'' | -) printf -- '-' ;;
+	*) awk -v k="$1" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }' ;;
+	esac
+}
+
+report_memory () {
+	local n per rest src
+	n=$(t memory sessions_open)
+	per=$(t memory per_session_mb)
+	rest=$(t memory rest_mb)
+	src=$(t memory source)
+	printf 'Memory of the test server: the listener, every per-connection sshd process and the commands the sessions run (here `cat`), summed as PSS from `/proc/PID/smaps_rollup`. '
+	if [ "$src" = concurrent ]; then
+		printf 'Sampled during the `concurrent` test: once before its sessions were opened, once with all %s open.\n\n' "${n:-0}"
+	else
+		printf 'Sampled once before and once with %s sessions open (held by this test).\n\n' "${n:-0}"
+	fi
+	printf '| | Processes | PSS (MB) | RSS (MB) |\n|---|---:|---:|---:|\n'
+	printf '| At rest (before the sessions) | %s | %s | %s |\n' "$(t memory rest_processes)" \
+		"$(memory_kb_mb "$(t memory rest_pss_kb)")" "$(memory_kb_mb "$(t memory rest_rss_kb)")"
+	printf '| With %s sessions open | %s | %s | %s |\n' "${n:-0}" "$(t memory open_processes)" \
+		"$(memory_kb_mb "$(t memory open_pss_kb)")" "$(memory_kb_mb "$(t memory open_rss_kb)")"
+	printf '| **Per session** ((open - at rest) / %s) | | **%s** | |\n' "${n:-0}" "$per"
+	printf '| One session alone (its sshd processes and `cat`) | %s | %s | %s |\n\n' "$(t memory one_processes)" \
+		"$(memory_kb_mb "$(t memory one_pss_kb)")" "$(memory_kb_mb "$(t memory one_rss_kb)")"
+	printf 'MB are 10^6 bytes. n = 1 sample at rest and 1 with the sessions open; memory changes slowly, so one sample each is enough, but other logins at the same moment would be counted in.\n\n'
+
+	printf '**Why PSS:** RSS counts every shared page (the sshd program, libc, OpenSSL) in full for each process that maps it. One session alone has an RSS of %s MB but a PSS of %s MB; adding up the RSS of all processes gives %s MB with the sessions open, far more than the memory really used (PSS %s MB). PSS gives each process its share of the shared pages, so the sum is the real total.\n\n' \
+		"$(memory_kb_mb "$(t memory one_rss_kb)")" "$(memory_kb_mb "$(t memory one_pss_kb)")" \
+		"$(memory_kb_mb "$(t memory open_rss_kb)")" "$(memory_kb_mb "$(t memory open_pss_kb)")"
+
+	printf '**How to read this result:**\n\n'
+	printf -- '- The listener alone uses %s MB. Each open session adds %s MB: the session'"'"'s privileged sshd, its unprivileged sshd and a small command.\n' "${rest:--}" "${per:--}"
+	printf -- '- For N sessions: about %s MB + N x %s MB; for 500 sessions about **%s MB**, not counting what the users run (a login shell adds a few MB per session, editors and tools more).\n' \
+		"${rest:--}" "${per:--}" "$(t memory estimate_500_mb)"
+	printf -- '- With %s MB available before the test, about %s such sessions would fit in memory; with a shell and programs per user, divide by the real per-user size instead.\n' \
+		"$(t memory available_mb)" "$(t memory sessions_fit)"
+	awk -v per="${per:-0}" 'BEGIN {
+		if (per + 0 > 6)
+			print "- More than about 3 MB per session is unusual for sshd itself: look for PAM modules that stay in the session (`pam_systemd`, `pam_sss`) or a large environment; the per-process rows are in `raw/memory-one-session.tsv`."
+	}'
+	printf '\n**What to change when it is high:** there is little to tune in sshd itself; plan RAM for the sessions you expect plus the users'"'"' programs. Connection sharing (`ControlMaster`) saves a whole session'"'"'s processes for each extra command from the same client.\n\n'
+}
