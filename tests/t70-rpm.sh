@@ -300,5 +300,14 @@ test_expect 'the container s own ssh.service is untouched after the erase' '
 	[ "$(ssh_main_pid)" = "$main_pid" ] && container_ssh true
 '
 
+test_expect 'install and rpm -e again without a test server: %preun does nothing, nothing left' '
+	ct rpm -i --nodeps "$RPM" 2>/dev/null &&
+	ct rpm -e "$NAME" >"$TEST_TMP/erase2.out" 2>&1 &&
+	! ct test -e /usr/share/sshd-perf-kit &&
+	snapshot | grep -vx "exists /var/lib/sshd-perf-kit" >"$TEST_TMP/erased2" &&
+	test_cmp "$TEST_TMP/pristine" "$TEST_TMP/erased2" &&
+	! grep -v "should not be used directly\|assuming you know what" "$TEST_TMP/erase2.out"
+'
+
 printf '# container part took %ds\n' "$(( $(date +%s) - ct_start ))"
 test_done
