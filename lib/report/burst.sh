@@ -1,0 +1,107 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The report's section for `burst`; sourced by lib/render.sh.
+
+# burst_model SPEC N...: "N<TAB>expected logged in" per N; sshd refuses a
+# new connection with probability rate% at start pending ones, rising
+# linearly to 100% at full, none of them finishing during the burst.
+burst_model () {
+	if declare -F maxstartups_expected >/dev/null; then
+		maxstartups_expected "$@"
+		return
+	fi
+	awk -v spec="$1" -v steps="${*:2}" 'BEGIN {
+		n = split(spec, m, ":"); start = m[1] + 0
+		rate = (n >= 2) ? m[2] + 0 : 100; full = (n >= 3) ? m[3] + 0 : start
+		ns = split(steps, st, " ")
+		for (s = 1; s <= ns; s++) {
+			N = st[s] + 0; delete P; P[0] = 1
+			for (c = 1; c <= N; c++) {
+				delete Q
+				for (key in P) {
+					k = key + 0
+					if (k < start) pin = 1
+					else if (k >= full) pin = 0
+					else pin = 1 - (rate + (100 - rate) * (k - start) / (full - start)) / 100
+					Q[k + 1] += P[key] * pin; Q[k] += P[key] * (1 - pin)
+				}
+				delete P; for (k in Q) P[k] = Q[k]
+			}
+			e = 0; for (k in P) e += k * P[k]
+			printf "%d\t%.1f\n", N, e
+		}
+	}'
+}
+
+# burst_lookup FILE N: the expected value for N in a burst_model output.
+burst_lookup () {
+	awk -F'\t' -v n="$2" '$1 == n { print $2 }' "$1"
+}
+
+report_burst () {
+	local spec steps n start rate full model rec all rows confirmed spread goal mode oks
+	spec=$(t burst max_startups)
+	steps=$(t burst steps)
+	goal=$(t burst spread_goal_ms)
+	mode=$(t burst mode)
+	IFS=: read -r start rate full <<<"${spec:-10:30:100}"
+	rate=${rate:-100} full=${full:-$start}
+	model=$(mktemp)
+	rec=$(mktemp)
+	all=$(printf '5 10 20 50 100 %s\n' "$steps" | tr ' ' '\n' | grep . | sort -nu | tr '\n' ' ')
+	burst_model "$spec" "$all" >"$model"
+	burst_model 100:30:200 "$all" >"$rec"
+
+	printf 'For each step, that many `ssh` clients were started first and held at a barrier after their own start-up (a small gate program as their `ProxyCommand` waits there and makes the TCP connection only when released). Then all were released at the same moment and each was timed from that release. A client counts as refused when its own message says sshd turned it away under `MaxStartups` (`Exceeded MaxStartups`, or `kex_exchange_identification` with a closed or reset connection)%s. This server runs with `MaxStartups %s`.\n\n' \
+		"$([ "$mode" = direct ] && echo '; the server log (`sshd.log` in the state folder) confirms the count' || echo '; the journal of the unit confirms the count where it has the lines')" "${spec:-?}"
+	printf '| Clients at once | Logged in | Refused (MaxStartups) | Other failures | Expected (model) | Refusals in the server log | Release spread ms | Last client done ms |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+	rows=0
+	for n in $steps; do
+		rows=$((rows + 1))
+		confirmed=$(t burst "step_${n}_log_confirmed")
+		spread=$(t burst "step_${n}_spread_ms")
+		printf '| %s | %s | %s | %s | %s | %s | %s%s | %s |\n' "$n" "$(t burst "step_${n}_ok")" \
+			"$(t burst "step_${n}_refused")" \
+			"$(( $(t burst "step_${n}_failed" | tr -d -c 0-9 | sed 's/^$/0/') + $(t burst "step_${n}_timeout" | tr -d -c 0-9 | sed 's/^$/0/') ))" \
+			"$(burst_lookup "$model" "$n")" \
+			"$(t burst "step_${n}_log_drops")$([ "$confirmed" = no ] && printf ' (differs)')" \
+			"$(ms "$spread")" \
+			"$(awk -v s="$spread" -v g="${goal:-5}" 'BEGIN { if (s != "-" && s != "" && s + 0 > g + 0) printf " ⚠" }')" \
+			"$(ms "$(t burst "step_${n}_done_max_ms")")"
+	done
+	printf '\nn = one burst per step (the clients of a step are the samples). The release spread is the time from the release to the last client'"'"'s completed TCP connect; the goal is %s ms or less (for 100 clients on 2 cores), marked ⚠ when exceeded: a wider spread lets early clients finish before late ones arrive, which a real burst would not. Every client'"'"'s row (outcome, exit code, message, times) is in `raw/burst-step-N.tsv`.\n\n' "${goal:-5}"
+
+	printf '**What `MaxStartups %s` means:** sshd counts the connections that have not finished logging in yet (start:rate:full). While fewer than %s are pending, every new connection is accepted. With %s pending, a new one is refused with a probability of %s%%; the probability rises in a straight line to 100%% at %s pending. The expected numbers below assume that all clients arrive before any of them has logged in, as in this test.\n\n' \
+		"${spec:-?}" "$start" "$start" "$rate" "$full"
+	printf '| Clients at once | Expected with this server (`%s`) | Measured here | Expected with `100:30:200` |\n|---:|---:|---:|---:|\n' "${spec:-?}"
+	for n in $all; do
+		printf '| %s | %s of %s | %s | %s of %s |\n' "$n" "$(burst_lookup "$model" "$n")" "$n" \
+			"$(v=$(t burst "step_${n}_ok"); [ -n "$v" ] && printf '%s of %s' "$v" "$n" || printf 'not run')" \
+			"$(burst_lookup "$rec" "$n")" "$n"
+	done
+	rm -f "$model" "$rec"
+
+	printf '\n**How to read this result:**\n\n'
+	oks=$(for n in $steps; do printf '%s:%s ' "$n" "$(t burst "step_${n}_ok")"; done)
+	awk -v result="$(t burst result)" -v start="$start" -v other="$(t burst other_failures)" \
+		-v oks="$oks" -v uncf="$(t burst log_unconfirmed_steps)" -v target="$(t burst target)" 'BEGIN {
+		ns = split(oks, st, " "); first = 0
+		for (i = 1; i <= ns; i++) {
+			split(st[i], f, ":")
+			if (f[2] != f[1] && (first == 0 || f[1] + 0 < first)) first = f[1] + 0
+		}
+		if (first == 0)
+			printf "- Every step got in completely, up to %d clients at once: bursts of that size are safe with this setting.\n", result
+		else if (first > start)
+			printf "- All clients got in up to %d at once; the burst of %d lost clients. That is MaxStartups doing its job (it protects sshd from floods), not a fault - but automation that opens more than %d connections at once will see logins fail at random.\n", result, first, start
+		else
+			printf "- Clients were lost already in the burst of %d, not more than the first MaxStartups value (%d): something besides MaxStartups turns them away (PerSourcePenalties on OpenSSH 9.8 and newer, a firewall rate limit, logins still pending from earlier) or they failed under load.\n", first, start
+		if (other + 0 > 0)
+			printf "- %d client(s) failed for another reason than MaxStartups (see the message column of raw/burst-step-N.tsv): time-outs or errors under load are a real problem, unlike refusals.\n", other
+		if (uncf != "")
+			printf "- At %s clients the server log did not show as many refusals as the clients reported; the log may lack the lines (LogLevel) or the clients failed in another way.\n", uncf
+		if (result + 0 < target + 0)
+			printf "- The target is %d clients at once: raise the first MaxStartups value to at least that.\n", target
+	}'
+	printf '\n**What to set:** for hosts that automation or many users reach at the same moment (Ansible with `forks`, parallel ssh tools, jump hosts after an outage), set `MaxStartups` so that its first value is at least the number of clients that may arrive together, e.g. `MaxStartups 100:30:200`; keep `LoginGraceTime` short (e.g. 30 s) so that stalled connections do not hold the slots. On the clients, `ConnectionAttempts 3` retries a refused connection, and re-using connections (ControlMaster) avoids most new logins. To measure another setting: `MAX_STARTUPS=100:30:200 ./start-ssh.sh && ./test-ssh.sh burst`.\n\n'
+}
