@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# sshperf-sampler against the real test server: a one-shot sample, the
+# per-process rows, CPU that grows with logins, and a CSV from run mode.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+CFG="$STATE/client/ssh_config"
+S="$BUILD_DIR/sshperf-sampler"
+export CFG S
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'sampler on the test server' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'sampler on the test server' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+host_snapshot >"$TEST_TMP/before"
+
+test_expect 'the test server starts' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null
+'
+# The sampler's target options, as lib/sampler.sh picks them.
+if [ "$(sed -n 's/^MODE=//p' "$STATE/server.env" | tail -n 1)" = systemd ]; then
+	TARGET="-u sshd-perf-test.service -U $(id -u sshperf)"
+else
+	TARGET="-p $(cat /run/sshd-perf-test.pid 2>/dev/null)"
+fi
+export TARGET
+
+test_expect 'once prints every key with numbers' '
+	# shellcheck disable=SC2086 # two options
+	"$S" $TARGET once >"$TEST_TMP/once" &&
+	for k in mono_ns cpu_user_ms cpu_system_ms cpu_total_ms session_cpu_ms pss_kb rss_kb processes; do
+		grep -Eq "^$k=[0-9.]+\$" "$TEST_TMP/once" || { echo "missing $k"; exit 1; }
+	done &&
+	grep -Eq "^cpu_source=(cgroup|proc)\$" "$TEST_TMP/once" &&
+	[ "$(sed -n "s/^processes=//p" "$TEST_TMP/once")" -ge 1 ]
+'
+
+test_expect '-P lists the listener with its memory' '
+	# shellcheck disable=SC2086
+	"$S" -P $TARGET once >"$TEST_TMP/rows" &&
+	head -n 1 "$TEST_TMP/rows" | grep -qx "pid	comm	pss_kb	rss_kb" &&
+	awk -F"\t" "NR > 1 && \$2 ~ /^sshd/ && \$3 > 0 && \$4 >= \$3 { found = 1 } END { exit !found }" "$TEST_TMP/rows"
+'
+
+test_expect 'CPU grows with logins, by less than 2 s for 3 logins' '
+	# shellcheck disable=SC2086
+	"$S" $TARGET once >"$TEST_TMP/a" &&
+	for i in 1 2 3; do ssh -F "$CFG" sshperf-test true </dev/null || exit 1; done &&
+	"$S" $TARGET once >"$TEST_TMP/b" &&
+	a=$(sed -n "s/^cpu_total_ms=//p" "$TEST_TMP/a") && b=$(sed -n "s/^cpu_total_ms=//p" "$TEST_TMP/b") &&
+	sa=$(sed -n "s/^session_cpu_ms=//p" "$TEST_TMP/a") && sb=$(sed -n "s/^session_cpu_ms=//p" "$TEST_TMP/b") &&
+	echo "unit $a -> $b, session $sa -> $sb" &&
+	awk -v a="$a" -v b="$b" -v sa="$sa" -v sb="$sb" "BEGIN { d = b - a + sb - sa; exit !(d > 0 && d < 2000) }"
+'
+
+test_expect 'run writes a CSV row per interval until SIGTERM' '
+	# shellcheck disable=SC2086
+	"$S" $TARGET -i 50 -o "$TEST_TMP/s.csv" run >"$TEST_TMP/cost" &
+	pid=$! &&
+	for _ in $(seq 1 100); do [ "$(wc -l <"$TEST_TMP/s.csv" 2>/dev/null || echo 0)" -ge 5 ] && break; sleep 0.05; done &&
+	kill -TERM "$pid" && wait "$pid" &&
+	head -n 1 "$TEST_TMP/s.csv" | grep -q "^mono_ns,cpu_user_ms,cpu_system_ms,cpu_total_ms," &&
+	[ "$(wc -l <"$TEST_TMP/s.csv")" -ge 5 ] &&
+	grep -Eq "^self_cpu_us_per_sample=[0-9.]+\$" "$TEST_TMP/cost"
+'
+
+test_expect 'cleanup leaves the host as it was; the sampler then says not running' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	host_snapshot >"$TEST_TMP/after" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/after" &&
+	{ "$S" -p 0 once 2>/dev/null; [ $? -eq 2 ]; } &&
+	pid=$(sh -c "echo \$\$") && { "$S" -p "$pid" once 2>/dev/null; [ $? -eq 1 ]; }
+'
+
+test_done

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# rate, auth and cpu against the real test server with small settings:
+# report rows with numbers and verdicts, raw files, sshd CPU per login
+# above 0, and the host exactly as before after cleanup.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'rate auth cpu' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'rate auth cpu' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+host_snapshot >"$TEST_TMP/before"
+
+test_expect 'the test server starts' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null
+'
+
+test_expect 'test-ssh.sh rate auth cpu writes a report' '
+	{ "$KIT_DIR/test-ssh.sh" rate auth cpu >"$TEST_TMP/run.out" 2>&1 || true; } &&
+	run=$(dirname "$(tail -n 1 "$TEST_TMP/run.out")") &&
+	[ -f "$run/report.md" ] && printf "%s\n" "$run" >"$TEST_TMP/run"
+'
+RUN=$(cat "$TEST_TMP/run" 2>/dev/null || echo /nonexistent)
+export RUN
+
+test_expect 'summary rows with numbers and verdicts' '
+	grep -E "^\| 3 \| .*\(\`auth\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL)" "$RUN/report.md" &&
+	grep -E "^\| 4 \| .*\(\`rate\`\) \| [0-9.]+ logins/s .*\*\*(PASS|FAIL)" "$RUN/report.md" &&
+	grep -E "^\| 11 \| .*\(\`cpu\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL)" "$RUN/report.md"
+'
+
+test_expect 'raw files of every test' '
+	[ "$(wc -l <"$RUN/raw/rate-logins.tsv")" -ge 3 ] &&
+	[ -f "$RUN/raw/rate-errors.txt" ] &&
+	[ -s "$RUN/raw/rate-server-before.env" ] && [ -s "$RUN/raw/rate-server-after.env" ] &&
+	for m in ed25519 rsa password; do [ "$(wc -l <"$RUN/raw/auth-$m.tsv")" -eq 4 ] || exit 1; done
+'
+
+# v FILE KEY: a value of a data file.
+v () {
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+test_expect 'sshd CPU per login is above 0, split into user and system' '
+	c=$(v "$RUN/data/rate.env" sshd_cpu_ms_per_login) &&
+	u=$(v "$RUN/data/rate.env" sshd_user_ms_per_login) &&
+	s=$(v "$RUN/data/rate.env" sshd_system_ms_per_login) &&
+	echo "cpu $c = user $u + system $s" &&
+	awk -v c="$c" -v u="$u" -v s="$s" "BEGIN { exit !(c > 0 && u >= 0 && s >= 0 && u + s > c * 0.9 && u + s < c * 1.1) }" &&
+	[ "$(v "$RUN/data/cpu.env" sshd_cpu_ms_per_login)" = "$c" ]
+'
+
+test_expect 'every auth login succeeded with the method it tests' '
+	for m in ed25519 rsa password; do
+		[ "$(v "$RUN/data/auth.env" "${m}_ok")" = 3 ] &&
+		[ "$(v "$RUN/data/auth.env" "${m}_wrong_method")" = 0 ] || exit 1
+	done &&
+	awk -F"\t" "NR > 1 && \$10 != \"password\" { exit 1 }" "$RUN/raw/auth-password.tsv" &&
+	awk -F"\t" "NR > 1 && \$10 != \"publickey\" { exit 1 }" "$RUN/raw/auth-rsa.tsv"
+'
+
+test_expect 'the password is nowhere in the results' '
+	pw=$(cat "$STATE/password") &&
+	! grep -rqF -- "$pw" "$RUN"
+'
+
+test_expect 'cleanup leaves the host as it was' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	host_snapshot >"$TEST_TMP/after" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+test_done
