@@ -115,7 +115,8 @@ server_stop () {
 	return 0
 }
 
-# Reloads (SIGHUP) the test server after checking its config with sshd -t.
+# Reloads (SIGHUP) the test server after checking its config with sshd -t;
+# prints issued_mono_ns= (CLOCK_MONOTONIC) of the reload among its lines.
 server_reload () {
 	local out pid
 	out=$("$SSHD" -t -f "$SSHD_CONFIG" 2>&1) || {
@@ -127,6 +128,8 @@ server_reload () {
 	direct)
 		pid=$(server_pid)
 		[ -n "$pid" ] || { warn "the test server is not running"; return 1; }
+		# When the signal left, as sshperf-unit prints it for systemd.
+		helper clock | sed 's/^mono_ns=/issued_mono_ns=/'
 		kill -HUP "$pid"
 		;;
 	esac

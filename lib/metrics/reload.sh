@@ -1,0 +1,141 @@
+# shellcheck shell=bash
+# reload: RELOAD_SESSIONS sessions open, then the test server is reloaded
+# (server_reload: sshd -t first; systemd ReloadUnit, else SIGHUP); from the
+# moment of the reload, the time until a new greeting is answered and
+# until a complete new login works; then every open session must still
+# carry data. A config that sshd -t rejects is not reloaded.
+# shellcheck source=lib/hold.sh
+. "$KIT_DIR/lib/hold.sh"
+
+about_reload () {
+	printf '%s sessions open, the test server reloaded, new logins timed, the sessions checked (about %s s)\n' \
+		"$RELOAD_SESSIONS" "$(( RELOAD_SESSIONS / 10 + 5 ))"
+}
+
+# The inode of the test port's listening socket (a reload replaces it).
+listen_inode () {
+	local hex
+	hex=$(printf '%04X' "$TEST_PORT")
+	awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { print $10; exit }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+mono_ns () {
+	helper clock | sed -n 's/^mono_ns=//p'
+}
+
+# reload_ms T0 T1: milliseconds between two monotonic stamps.
+reload_ms () {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1e6 }'
+}
+
+# Checks, closes and records the sessions (after the reload or the refusal).
+reload_check_sessions () {
+	local n=$1
+	hold_check || warn "reload: the alive check did not finish"
+	RELOAD_ALIVE=$(hold_get alive)
+	RELOAD_DEAD=$(hold_get dead)
+	hold_end || true
+	result_set reload opened "$(hold_get opened)"
+	result_set reload open_failed "$(hold_get open_failed)"
+	result_set reload alive "${RELOAD_ALIVE:-0}"
+	result_set reload dead "${RELOAD_DEAD:-0}"
+	result_set reload survived "${RELOAD_ALIVE:-0} of $n"
+	result_set reload clients_left "$(hold_clients_left "$RAW_DIR/reload-sessions.tsv" | wc -l)"
+}
+
+measure_reload () {
+	local n=$RELOAD_SESSIONS p=$CONCURRENT_LOGIN_PARALLEL out rc=0 t0 t1 pid_before pid_after
+	local inode_before end greeting login_ms attempts=0 deadline_s reason
+	result_set reload sessions "$n"
+	result_set reload unit ms
+	result_set reload figure_label "a new login works after the reload"
+	result_set reload target "$TARGET_RELOAD_MS"
+	result_set reload target_op "<="
+	result_set reload figure -
+
+	hold_start reload "$n" "$p" || {
+		result_set reload status ERROR
+		result_set reload reason "the session holder could not be started"
+		return 1
+	}
+	if ! hold_wait open "$(hold_open_seconds "$n" "$p")" || [ "$(hold_get opened)" -ne "$n" ]; then
+		reload_check_sessions "$n"
+		result_set reload status ERROR
+		result_set reload reason "only $(hold_get opened) of $n sessions opened before the reload; see raw/reload-ssh-errors.txt"
+		result_set reload summary "not reloaded: the sessions did not open"
+		return 1
+	fi
+
+	pid_before=$(server_pid)
+	inode_before=$(listen_inode)
+	result_set reload pid_before "$pid_before"
+	out=$(server_reload 2>"$RAW_DIR/reload-errors.txt") || rc=$?
+	printf '%s\n' "$out" >"$RAW_DIR/reload-reload.txt"
+	if [ "$rc" -ne 0 ]; then
+		reason=$(sed -n 's/^[^:]*: not reloading: //p' "$RAW_DIR/reload-errors.txt" | head -n 1 | tr '\t' ' ')
+		[ -n "$reason" ] || reason="the reload failed (status $rc): $(tr '\n' ' ' <"$RAW_DIR/reload-errors.txt")"
+		# The server must go on serving on its old configuration.
+		if wait_greeting 5 >/dev/null && [ "$(server_pid)" = "$pid_before" ]; then
+			result_set reload still_serving yes
+			reason="refused to reload: $reason; the server was not reloaded and still answers (pid $pid_before)"
+		else
+			result_set reload still_serving no
+			reason="refused to reload: $reason; and the server no longer answers"
+		fi
+		reload_check_sessions "$n"
+		result_set reload refused yes
+		result_set reload status ERROR
+		result_set reload reason "$reason"
+		result_set reload summary "not reloaded ($reason); ${RELOAD_ALIVE:-0} of $n sessions alive"
+		return 0
+	fi
+	result_set reload refused no
+	t0=$(printf '%s\n' "$out" | sed -n 's/^issued_mono_ns=//p' | tail -n 1)
+	[ -n "$t0" ] || t0=$(mono_ns)
+
+	# The old listening socket goes away when sshd re-executes itself;
+	# until then an answer would still come from the old one.
+	end=$(( $(date +%s) + 10 ))
+	while [ -n "$inode_before" ] && [ "$(listen_inode)" = "$inode_before" ] && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.001
+	done
+	result_set reload socket_replaced "$( [ "$(listen_inode)" != "$inode_before" ] && echo yes || echo no)"
+	deadline_s=$(awk -v t="$TARGET_RELOAD_MS" 'BEGIN { printf "%d", t * 3 / 1000 + 10 }')
+	helper connect -i 1000 -t "$(( deadline_s * 1000 ))" -T "$t0" 127.0.0.1 "$TEST_PORT" \
+		>"$RAW_DIR/reload-greeting.txt" 2>>"$RAW_DIR/reload-errors.txt" || true
+	greeting=$(sed -n 's/^greeting_ms=//p' "$RAW_DIR/reload-greeting.txt")
+	result_set reload greeting_ms "${greeting:--}"
+
+	# A complete login, again and again until one works.
+	end=$(( $(date +%s) + deadline_s ))
+	login_ms=""
+	while [ "$(date +%s)" -lt "$end" ]; do
+		attempts=$((attempts + 1))
+		if try_login >/dev/null 2>>"$RAW_DIR/reload-login-errors.txt"; then
+			t1=$(mono_ns)
+			login_ms=$(reload_ms "$t0" "$t1")
+			break
+		fi
+		sleep 0.01
+	done
+	result_set reload login_ms "${login_ms:--}"
+	result_set reload login_attempts "$attempts"
+	pid_after=$(server_pid)
+	result_set reload pid_after "$pid_after"
+	printf 'what\tms_after_reload\ngreeting\t%s\nlogin\t%s\n' "${greeting:--}" "${login_ms:--}" >"$RAW_DIR/reload-times.tsv"
+
+	reload_check_sessions "$n"
+	result_set reload figure "${login_ms:--}"
+	if [ -z "$login_ms" ]; then
+		result_set reload status FAIL
+		result_set reload reason "no new login worked within $deadline_s s of the reload ($attempts tries); see raw/reload-login-errors.txt"
+	elif [ "${RELOAD_ALIVE:-0}" -lt "$n" ]; then
+		result_set reload status FAIL
+		result_set reload reason "$(( n - ${RELOAD_ALIVE:-0} )) of $n open sessions did not survive the reload; see raw/reload-ssh-errors.txt"
+	else
+		result_set reload status "$(verdict "$login_ms" "<=" "$TARGET_RELOAD_MS")"
+		[ "$(result_get reload status)" = PASS ] ||
+			result_set reload reason "a new login worked only $login_ms ms after the reload (target $TARGET_RELOAD_MS ms)"
+	fi
+	result_set reload summary "greeting after ${greeting:--} ms, login after ${login_ms:--} ms, ${RELOAD_ALIVE:-0} of $n sessions survived; target <= $TARGET_RELOAD_MS ms"
+}

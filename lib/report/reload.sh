@@ -1,0 +1,36 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The report's section for `reload`; sourced by lib/render.sh.
+
+report_reload () {
+	local n alive login greeting
+	n=$(t reload sessions)
+	alive=$(t reload alive)
+	login=$(t reload login_ms)
+	greeting=$(t reload greeting_ms)
+	printf '%s sessions (each running `cat`) were opened, then the test server was reloaded the way an administrator applies a configuration change: `sshd -t` first, then `systemctl reload` (ReloadUnit) or `SIGHUP` to the listener. Times are from the moment of the reload.\n\n' "$n"
+	if [ "$(t reload refused)" = yes ]; then
+		printf '**The reload was refused:** `sshd -t` rejected the configuration, so the server was not reloaded (a reload with a broken configuration would stop the listener). The server %s. Fix the configuration and run the test again.\n\n' \
+			"$( [ "$(t reload still_serving)" = yes ] && printf 'kept serving with its old configuration' || printf 'did not answer afterwards' )"
+		printf '| | |\n|---|---|\n| Open sessions still alive | %s of %s |\n\n' "${alive:-0}" "$n"
+		return 0
+	fi
+	printf '| After the reload | ms | n |\n|---|---:|---:|\n'
+	printf '| A new connection gets the greeting | %s | 1 |\n' "$(ms "$greeting")"
+	printf '| A complete new login works (`ssh sshperf-test true`) | %s | 1 (%s tries) |\n\n' "$(ms "$login")" "$(t reload login_attempts)"
+	printf '| Open sessions | |\n|---|---|\n| Survived the reload (own line echoed afterwards) | **%s of %s** |\n| Listener pid before / after | %s / %s |\n\n' \
+		"${alive:-0}" "$n" "$(t reload pid_before)" "$(t reload pid_after)"
+	printf 'Each time is one measurement (n = 1): a reload is an event, not a stream; run the test again to see the spread.\n\n'
+	printf '**How to read this result:**\n\n'
+	awk -v g="${greeting:-}" -v l="${login:-}" -v alive="${alive:-0}" -v n="$n" 'BEGIN {
+		if (alive == n)
+			print "- Every open session survived: each belongs to its own sshd processes, which a reload of the listener does not touch."
+		else
+			printf "- %d of %d sessions did not survive. A reload alone does not end sessions; something else did (a restart instead of a reload, `KillMode` other than `process`, the OOM killer). See `raw/reload-ssh-errors.txt`.\n", n - alive, n
+		if (g != "" && g != "-")
+			printf "- New connections were answered again after %.0f ms: sshd started its own program again, read the configuration and host keys and opened a new listening socket. Connections that arrive in that gap are refused and must be retried by the client.\n", g
+		if (l != "" && l != "-" && g != "" && g != "-")
+			printf "- The first complete login worked %.0f ms after the reload, about one login time after the greeting: users notice a reload only if they connect in that moment.\n", l
+	}'
+	printf '\n**Be careful with reloads:** a configuration that `sshd -t` rejects stops the listener at the reload (systemd restarts it only after `RestartSec=42s` on RHEL), so always run `sshd -t && systemctl reload sshd`. This test does the same and refuses to reload a rejected configuration.\n\n'
+}

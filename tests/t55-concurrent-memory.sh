@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# concurrent and memory on the real test server with small settings: all
+# sessions alive, a positive PSS per session, no client left, and the host
+# exactly as before after cleanup.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+export CONCURRENT_SESSIONS=20 CONCURRENT_LOGIN_PARALLEL=4 RESULTS_DIR="$TEST_TMP/results"
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'concurrent and memory' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'concurrent and memory' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+host_snapshot >"$TEST_TMP/before"
+
+# The ssh clients of the holder: pids from its TSV that still run ssh.
+clients_running () {
+	awk -F'\t' 'NR > 1 && $2 > 0 { print $2 }' "$1" | while read -r pid; do
+		case $(readlink "/proc/$pid/exe" 2>/dev/null) in */ssh) echo "$pid" ;; esac
+	done
+}
+
+test_expect 'start the test server' '
+	"$KIT_DIR/start-ssh.sh" -q
+'
+
+test_expect 'test-ssh.sh concurrent memory runs both and writes a report' '
+	"$KIT_DIR/test-ssh.sh" concurrent memory >"$TEST_TMP/t.out" 2>&1; rc=$? &&
+	cat "$TEST_TMP/t.out" && [ "$rc" -le 1 ] &&
+	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
+	dirname "$report" >"$TEST_TMP/run"
+'
+RUN=$(cat "$TEST_TMP/run" 2>/dev/null || echo /nonexistent)
+get () { sed -n "s/^$2=//p" "$RUN/data/$1.env" | tail -n 1; }
+
+test_expect 'concurrent: all 20 sessions opened and alive, PASS' '
+	[ "$(get concurrent opened)" = 20 ] && [ "$(get concurrent alive)" = 20 ] &&
+	[ "$(get concurrent dead)" = 0 ] && [ "$(get concurrent status)" = PASS ] &&
+	[ "$(tail -n +2 "$RUN/raw/concurrent-sessions.tsv" | wc -l)" -eq 20 ] &&
+	[ "$(awk -F"\t" "NR > 1 && \$5 == 1" "$RUN/raw/concurrent-sessions.tsv" | wc -l)" -eq 20 ]
+'
+
+test_expect 'concurrent: every session closed, no client left' '
+	[ "$(get concurrent clients_left)" = 0 ] && [ "$(get concurrent children_left)" = 0 ] &&
+	[ -z "$(clients_running "$RUN/raw/concurrent-sessions.tsv")" ] &&
+	[ "$(kit_processes | wc -l)" -eq 1 ]
+'
+
+test_expect 'concurrent: the limits are recorded and none was reached' '
+	[ "$(get concurrent limit)" = none ] && [ -n "$(get concurrent limit_nproc)" ] &&
+	[ -n "$(get concurrent mem_available_mb_before)" ]
+'
+
+test_expect 'memory: reused the hold of concurrent; PSS per session > 0' '
+	[ "$(get memory source)" = concurrent ] && [ "$(get memory sessions_open)" = 20 ] &&
+	awk -v p="$(get memory per_session_kb)" "BEGIN { exit !(p > 0) }" &&
+	[ "$(get memory open_pss_kb)" -gt "$(get memory rest_pss_kb)" ] &&
+	case $(get memory status) in PASS | FAIL) ;; *) false ;; esac
+'
+
+test_expect 'memory: one session has 3 or more processes and RSS above PSS' '
+	[ "$(get memory one_processes)" -ge 2 ] &&
+	[ "$(get memory one_rss_kb)" -gt "$(get memory one_pss_kb)" ] &&
+	grep -q "^pid	comm	pss_kb	rss_kb" "$RUN/raw/memory-one-session.tsv"
+'
+
+test_expect 'the report has both sections with their figures' '
+	grep -q "^## Concurrent sessions (\`concurrent\`): PASS" "$RUN/report.md" &&
+	grep -q "^| \*\*Alive at the end\*\* | \*\*20\*\* |" "$RUN/report.md" &&
+	grep -q "^## Memory (\`memory\`): " "$RUN/report.md" &&
+	grep -q "^| \*\*Per session\*\*" "$RUN/report.md"
+'
+
+test_expect 'memory alone holds its own sessions' '
+	CONCURRENT_SESSIONS=5 "$KIT_DIR/test-ssh.sh" memory >"$TEST_TMP/m.out" 2>&1; rc=$? &&
+	cat "$TEST_TMP/m.out" && [ "$rc" -le 1 ] &&
+	run=$(dirname "$(tail -n 1 "$TEST_TMP/m.out")") &&
+	grep -qx "source=memory" "$run/data/memory.env" &&
+	grep -qx "sessions_open=5" "$run/data/memory.env" &&
+	[ -z "$(clients_running "$run/raw/memory-sessions.tsv")" ]
+'
+
+test_expect 'cleanup leaves the host as before' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup &&
+	[ "$(kit_processes | wc -l)" -eq 0 ] &&
+	host_snapshot >"$TEST_TMP/after" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+test_done

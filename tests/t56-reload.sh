@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# reload on the real test server: sessions survive, a new login comes
+# back; a config that sshd -t rejects is not reloaded and the server keeps
+# serving with the same pid; the config file is restored byte for byte.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+CONFIG=/etc/ssh/sshd_config_perf_test
+export RELOAD_SESSIONS=5 RESULTS_DIR="$TEST_TMP/results"
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'reload' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'reload' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+# The config is put back first (from the copy) when a test broke it.
+trap '[ -f "$TEST_TMP/config.orig" ] && [ -f "$CONFIG" ] && cat "$TEST_TMP/config.orig" >"$CONFIG"
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+host_snapshot >"$TEST_TMP/before"
+
+# run_reload NAME: test-ssh.sh reload; the run folder into $TEST_TMP/NAME.
+run_reload () {
+	"$KIT_DIR/test-ssh.sh" reload >"$TEST_TMP/$1.out" 2>&1
+	rc=$?
+	cat "$TEST_TMP/$1.out"
+	[ "$rc" -le 1 ] || return 1
+	dirname "$(tail -n 1 "$TEST_TMP/$1.out")" >"$TEST_TMP/$1"
+}
+get () { sed -n "s/^$3=//p" "$(cat "$TEST_TMP/$1")/data/$2.env" | tail -n 1; }
+
+test_expect 'start the test server' '
+	"$KIT_DIR/start-ssh.sh" -q &&
+	"$KIT_DIR/start-ssh.sh" status | sed -n "s/^pid=//p" >"$TEST_TMP/pid" && [ -s "$TEST_TMP/pid" ]
+'
+
+test_expect 'reload: all 5 sessions survive, a new login comes back' '
+	run_reload good &&
+	[ "$(get good reload refused)" = no ] &&
+	[ "$(get good reload alive)" = 5 ] && [ "$(get good reload dead)" = 0 ] &&
+	[ "$(get good reload clients_left)" = 0 ] &&
+	awk -v g="$(get good reload greeting_ms)" -v l="$(get good reload login_ms)" \
+		"BEGIN { exit !(g > 0 && l >= g) }" &&
+	[ "$(get good reload socket_replaced)" = yes ] &&
+	case $(get good reload status) in PASS | FAIL) ;; *) false ;; esac &&
+	grep -q "^| Survived the reload (own line echoed afterwards) | \*\*5 of 5\*\* |" "$(cat "$TEST_TMP/good")/report.md"
+'
+
+test_expect 'after the reload the server still serves, with its pid' '
+	ssh -F "$STATE/client/ssh_config" sshperf-test true &&
+	"$KIT_DIR/start-ssh.sh" status | grep -qx "pid=$(cat "$TEST_TMP/pid")"
+'
+
+test_expect 'a config that sshd -t rejects is not reloaded' '
+	cp -p "$CONFIG" "$TEST_TMP/config.orig" &&
+	sha256sum "$CONFIG" >"$TEST_TMP/config.sum" &&
+	printf "ThisIsNotAnOption yes\n" >>"$CONFIG" &&
+	! sshd -t -f "$CONFIG" 2>/dev/null &&
+	run_reload broken &&
+	[ "$(get broken reload refused)" = yes ] &&
+	[ "$(get broken reload status)" = ERROR ] &&
+	get broken reload reason | grep -q "sshd -t rejects $CONFIG" &&
+	[ "$(get broken reload still_serving)" = yes ] &&
+	[ "$(get broken reload alive)" = 5 ] &&
+	grep -q "The reload was refused" "$(cat "$TEST_TMP/broken")/report.md"
+'
+
+test_expect 'the server kept serving with the same pid' '
+	"$KIT_DIR/build/sshperf-connect" -t 5000 127.0.0.1 11022 >/dev/null &&
+	ssh -F "$STATE/client/ssh_config" sshperf-test true &&
+	"$KIT_DIR/start-ssh.sh" status | grep -qx "pid=$(cat "$TEST_TMP/pid")"
+'
+
+test_expect 'the config is restored byte for byte' '
+	cat "$TEST_TMP/config.orig" >"$CONFIG" && rm -f "$TEST_TMP/config.orig" &&
+	sha256sum -c "$TEST_TMP/config.sum" && sshd -t -f "$CONFIG"
+'
+
+test_expect 'cleanup leaves the host as before' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup &&
+	[ "$(kit_processes | wc -l)" -eq 0 ] &&
+	host_snapshot >"$TEST_TMP/after" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+test_done
