@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The burst test on the real test server: MaxStartups 3:30:10 and steps of
+# 2, 3 and 8 clients. The small steps all log in; the step of 8 is above
+# the start value, so clients are refused, classified as refused (not as
+# other failures) and confirmed by the server's log; the report shows the
+# steps and this server's MaxStartups table; cleanup leaves the host as before.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+export RESULTS_DIR="$TEST_TMP/results" BURST_STEPS="2 3 8" TARGET_BURST_MIN=3
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'burst' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'burst' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+host_snapshot >"$TEST_TMP/before"
+
+# The run folder of the last test-ssh.sh burst (tests run in subshells).
+run_dir () {
+	cat "$TEST_TMP/run"
+}
+
+# step_field N COLUMN: a column of raw/burst-steps.tsv for the step of N.
+step_field () {
+	local run
+	run=$(run_dir)
+	awk -F'\t' -v n="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == n { print $col[c] }' "$run/raw/burst-steps.tsv"
+}
+
+# Runs test-ssh.sh burst; its exit status in $TEST_TMP/rc, folder in run.
+run_burst () {
+	local rc=0
+	"$KIT_DIR/test-ssh.sh" burst >"$TEST_TMP/t.out" 2>&1 || rc=$?
+	printf '%s\n' "$rc" >"$TEST_TMP/rc"
+	dirname "$(tail -n 1 "$TEST_TMP/t.out")" >"$TEST_TMP/run"
+	[ "$rc" -le 1 ] && [ -f "$(run_dir)/report.md" ]
+}
+
+test_expect 'start with MaxStartups 3:30:10 from the environment' '
+	MAX_STARTUPS=3:30:10 "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
+	grep -qx "MaxStartups 3:30:10" /etc/ssh/sshd_config_perf_test
+'
+
+# With 8 clients all get in with a chance of about 2.5% (0.7*0.6*0.5*0.4*0.3):
+# then the run is repeated once.
+test_expect 'test-ssh.sh burst runs the steps 2 3 8 and passes TARGET_BURST_MIN=3' '
+	run_burst &&
+	{ [ "$(step_field 8 refused)" -gt 0 ] || run_burst; } &&
+	[ "$(cat "$TEST_TMP/rc")" -eq 0 ] &&
+	grep -q "^test-ssh.sh: burst: all logged in up to 3 clients at once" "$TEST_TMP/t.out"
+'
+
+test_expect 'the steps of 2 and 3 clients all logged in, released within the spread goal' '
+	[ "$(step_field 2 ok)" = 2 ] && [ "$(step_field 3 ok)" = 3 ] &&
+	[ "$(step_field 2 ready)" = 2 ] && [ "$(step_field 3 ready)" = 3 ] &&
+	awk -v s="$(step_field 3 release_spread_ms)" "BEGIN { exit !(s >= 0 && s < 1000) }"
+'
+
+test_expect 'the step of 8: refusals counted as refused, not as other failures' '
+	ok=$(step_field 8 ok) && refused=$(step_field 8 refused) &&
+	[ "$refused" -gt 0 ] && [ "$(step_field 8 failed)" = 0 ] &&
+	[ "$(step_field 8 timeout)" = 0 ] && [ $((ok + refused)) -eq 8 ] &&
+	[ "$(awk -F"\t" "NR > 1 && \$2 == \"refused\"" "$(run_dir)/raw/burst-step-8.tsv" | wc -l)" -eq "$refused" ]
+'
+
+test_expect 'the refusals are confirmed by the server log (direct mode)' '
+	[ "$(step_field 8 log_confirmed)" = yes ] &&
+	[ "$(step_field 8 log_drops)" -eq "$(step_field 8 refused)" ] &&
+	grep -q "past MaxStartups" "$(run_dir)/raw/burst-step-8-server.log"
+'
+
+test_expect 'the report has the step rows and the MaxStartups table of this server' '
+	r=$(run_dir)/report.md &&
+	grep -qE "^\| [0-9]+ \| \[Burst of logins \(MaxStartups\)\]\(#burst\) \(\`burst\`\) \| 3 clients .*\*\*PASS\*\*" "$r" &&
+	grep -qE "^\| 2 \| 2 \| 0 \| 0 \| 2\.0 \| 0 \| [0-9.]+ \| [0-9.]+ \|$" "$r" &&
+	grep -qE "^\| 8 \| $(step_field 8 ok) \| $(step_field 8 refused) \| 0 \| 5\.9 \| $(step_field 8 refused) \|" "$r" &&
+	grep -q "What \`MaxStartups 3:30:10\` means" "$r" &&
+	grep -qE "^\| 8 \| 5\.9 of 8 \| $(step_field 8 ok) of 8 \| 8\.0 of 8 \|$" "$r" &&
+	grep -qE "^\| 100 \| 10\.0 of 100 \| not run \| 100\.0 of 100 \|$" "$r"
+'
+
+test_expect 'no burst client, gate or releaser is left running' '
+	! ps -eo comm= | grep -qE "^sshperf-(burst|gate)$"
+'
+
+test_expect 'cleanup: the host is as before' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	[ "$(kit_processes | wc -l)" -eq 0 ] &&
+	host_snapshot >"$TEST_TMP/after" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+test_done

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The startup test on the real test server: 2 stop/start rounds, each with
+# a greeting and a first login timed from the start; the server runs again
+# afterwards, also when the run is stopped in the middle; report row;
+# cleanup leaves the host as before.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+CFG="$STATE/client/ssh_config"
+export CFG RESULTS_DIR="$TEST_TMP/results" STARTUP_ROUNDS=2
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'startup' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'startup' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+host_snapshot >"$TEST_TMP/before"
+
+test_expect 'start the test server' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null && [ "$(kit_processes | wc -l)" -ge 1 ]
+'
+
+test_expect 'test-ssh.sh startup: 2 rounds, greeting before the first login, both timed' '
+	"$KIT_DIR/test-ssh.sh" startup >"$TEST_TMP/t.out" 2>&1 &&
+	dirname "$(tail -n 1 "$TEST_TMP/t.out")" >"$TEST_TMP/run" &&
+	tsv=$(cat "$TEST_TMP/run")/raw/startup-rounds.tsv &&
+	[ "$(awk -F"\t" "NR > 1 && \$2 == \"ok\" && \$5 == \"yes\" && \$3 > 0 && \$4 > \$3" "$tsv" | wc -l)" -eq 2 ] &&
+	grep -qE "^test-ssh.sh: startup: greeting p50 [0-9.]+ ms; first login p50 [0-9.]+ ms, max [0-9.]+ ms over 2 of 2 restarts.* -> PASS$" "$TEST_TMP/t.out"
+'
+
+test_expect 'the server runs again afterwards and takes logins' '
+	[ "$(kit_processes | wc -l)" -ge 1 ] &&
+	timeout 30 ssh -F "$CFG" sshperf-test true
+'
+
+test_expect 'the report has the startup row and the two figures' '
+	r=$(cat "$TEST_TMP/run")/report.md &&
+	grep -qE "^\| 1 \| \[Startup time\]\(#startup\) \(\`startup\`\) \| [0-9.]+ ms .*\*\*PASS\*\*" "$r" &&
+	grep -qE "^\| First greeting \(the server accepts connections\) \| 2 \|" "$r" &&
+	grep -qE "^\| First complete login \| 2 \|" "$r"
+'
+
+# Stopped (TERM) in the middle of a round: the test server must run again.
+test_expect 'a run stopped in the middle leaves the server running' '
+	STARTUP_ROUNDS=20 "$KIT_DIR/test-ssh.sh" startup >"$TEST_TMP/i.out" 2>&1 &
+	pid=$! &&
+	deadline=$(( $(date +%s) + 60 )) &&
+	until grep -q "round 2 of 20" "$TEST_TMP/i.out"; do
+		[ "$(date +%s)" -lt "$deadline" ] || { kill "$pid"; exit 1; }
+		sleep 0.05
+	done &&
+	kill -TERM "$pid" && { wait "$pid"; rc=$?; } ; [ "$rc" -eq 130 ] &&
+	grep -q "interrupted; partial report" "$TEST_TMP/i.out" &&
+	[ "$(kit_processes | wc -l)" -ge 1 ] &&
+	timeout 30 ssh -F "$CFG" sshperf-test true
+'
+
+test_expect 'cleanup: the host is as before' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	[ "$(kit_processes | wc -l)" -eq 0 ] &&
+	host_snapshot >"$TEST_TMP/after" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+test_done
