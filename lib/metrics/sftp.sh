@@ -1,0 +1,387 @@
+# shellcheck shell=bash
+# sftp: one SFTP_FILE_MB file up and down and SFTP_SMALL_FILES files of
+# SFTP_SMALL_FILE_KB up, each with 'sftp -b BATCH' into a folder of its own
+# in the test user's home (on disk). MB = 10^6 bytes, KB = 10^3 bytes. Each
+# sftp run includes one login, which the figures leave out: the copy is
+# timed from sftp's echo of its first batch command (it is logged in by
+# then) to its exit. The specification's way, the run minus the median of
+# SFTP_LOGIN_RUNS sftp runs that only log in, is kept next to it as a
+# cross-check (at a few MB the login's run-to-run spread of some 30 ms
+# swamps it; at 256 MB both agree). Every upload is checked on the server (size and
+# sha256, or count and sizes), the download against the original; a
+# mismatch is a failure. Whatever the test wrote is removed at its end,
+# also when it fails or test-ssh.sh is interrupted.
+
+# Login-only sftp runs whose median is subtracted from each timed run.
+SFTP_LOGIN_RUNS=3
+
+about_sftp () {
+	printf '%s MB file up and down, %s x %s KB files up with sftp -b, on disk in the test user'"'"'s home (about %s s)\n' \
+		"$SFTP_FILE_MB" "$SFTP_SMALL_FILES" "$SFTP_SMALL_FILE_KB" \
+		"$(awk -v mb="$SFTP_FILE_MB" -v n="$SFTP_SMALL_FILES" 'BEGIN { printf "%.0f", 3 + 2 * mb / 100 + n / 300 }')"
+}
+
+# sftp_kv FILE KEY: a value of a key=value file.
+sftp_kv () {
+	sed -n "s/^$2=//p" "$1" 2>/dev/null | tail -n 1
+}
+
+# Bytes an ordinary user may still write (df's "available") in the file
+# system that holds DIR; nothing when df fails.
+sftp_free_bytes () {
+	df -P -k -- "$1" 2>/dev/null | awk 'NR == 2 { printf "%.0f\n", $4 * 1024 }'
+}
+
+# sftp_disk_bytes BYTES: what a file of BYTES takes on disk (4 KiB blocks).
+sftp_disk_bytes () {
+	printf '%s\n' "$(( ($1 + 4095) / 4096 * 4096 ))"
+}
+
+# sftp_space_check WHAT DIR BYTES: nothing when the file system of DIR has
+# twice the BYTES the test writes there, else one line why not.
+sftp_space_check () {
+	local what=$1 dir=$2 bytes=$3 free
+	free=$(sftp_free_bytes "$dir")
+	if [ -z "$free" ]; then
+		printf 'cannot read the free space of %s %s (df failed)\n' "$what" "$dir"
+	elif [ "$free" -lt $((2 * bytes)) ]; then
+		printf 'too little free space in %s %s: %s MB free, the test needs twice the %s MB it writes there; free space%s or lower SFTP_FILE_MB / SFTP_SMALL_FILES\n' \
+			"$what" "$dir" "$((free / 1000000))" "$(( (bytes + 999999) / 1000000 ))" \
+			"$(case $what in *temporary*) printf ', set TMPDIR to a larger folder,' ;; esac)"
+	fi
+}
+
+# Seconds one sftp run may take: a minute, plus 1 s per 5 MB and per 20
+# small files (5 MB/s, 20 files/s: far below anything usable).
+sftp_timeout () {
+	printf '%s\n' "$((60 + $1 / 5000000 + $2 / 20))"
+}
+
+# The ssh command for the checks and the clean-up on the server.
+sftp_ssh () {
+	"$SSH" -F "$CLIENT_CONFIG" -o BatchMode=yes "$HOST_ALIAS" "$@" </dev/null
+}
+
+# sftp_run NAME BATCH TIMEOUT: one timed 'sftp -b BATCH'; sshperf-xfer's
+# key=value lines to $SFTP_WORK/NAME.txt, sftp's messages to NAME.err.
+sftp_run () {
+	local name=$1 batch=$2 timeout=$3
+	helper xfer run -o -t "$timeout" -- "$SFTP" -b "$batch" -F "$CLIENT_CONFIG" "$HOST_ALIAS" \
+		>"$SFTP_WORK/$name.txt" 2>"$SFTP_WORK/$name.err" </dev/null
+}
+
+# The last line sftp or ssh printed for a run, for the reason of a failure.
+sftp_message () {
+	grep -v '^sftp> ' "$SFTP_WORK/$1.err" 2>/dev/null | grep -v '^$' | tail -n 1 | tr '\t' ' '
+}
+
+# sftp_tsv_row NAME KIND BYTES FILES NET_SECONDS MBS FILES_PER_S CHECK
+sftp_tsv_row () {
+	local f="$SFTP_WORK/$1.txt"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" \
+		"$(sftp_kv "$f" status)" "$(sftp_kv "$f" exit)" "$(sftp_kv "$f" seconds)" \
+		"$5" "$(sftp_sub "$(sftp_kv "$f" seconds)")" "$3" "$4" "$6" "$7" "$(sftp_kv "$f" client_cpu_s)" "$8" "$(sftp_message "$1")" \
+		>>"$RAW_DIR/sftp-runs.tsv"
+}
+
+# sftp_sub SECONDS: SECONDS minus the login-only median, or "-" when the
+# run was not longer than a login alone.
+sftp_sub () {
+	awk -v s="$1" -v l="$SFTP_LOGIN_S" 'BEGIN {
+		if (s == "" || l == "" || s - l <= 0.001) print "-"; else printf "%.6f\n", s - l }'
+}
+
+# sftp_net NAME: the copy's seconds of one run, from sftp's first batch
+# command to its exit; the run minus the login-only median when sftp
+# printed nothing (never seen); "-" when neither gives a time.
+sftp_net () {
+	local f="$SFTP_WORK/$1.txt" out
+	out=$(sftp_kv "$f" output_seconds)
+	if awk -v o="$out" 'BEGIN { exit !(o != "" && o + 0 > 0) }'; then
+		printf '%s\n' "$out"
+	else
+		sftp_sub "$(sftp_kv "$f" seconds)"
+	fi
+}
+
+# sftp_per_s AMOUNT NET_SECONDS SCALE: AMOUNT / SCALE per second, or "-".
+sftp_per_s () {
+	awk -v a="$1" -v s="$2" -v k="$3" 'BEGIN { if (s == "-" || s + 0 <= 0) print "-"; else printf "%.1f\n", a / k / s }'
+}
+
+# Removes the server folder and the local folder; safe to call twice. The
+# server folder goes with ssh; if that fails (the server is gone), root
+# removes it directly: it is on this host.
+sftp_cleanup () {
+	if [ -n "${SFTP_REMOTE_DIR:-}" ]; then
+		sftp_ssh rm -rf -- "$SFTP_REMOTE_DIR" >/dev/null 2>&1 || true
+		case $SFTP_REMOTE_DIR in
+		"$SFTP_HOME"/sshperf-sftp.*) [ ! -e "$SFTP_REMOTE_DIR" ] || rm -rf -- "$SFTP_REMOTE_DIR" ;;
+		esac
+		[ -e "$SFTP_REMOTE_DIR" ] || SFTP_REMOTE_DIR=""
+	fi
+	if [ -n "${SFTP_LOCAL_DIR:-}" ]; then
+		rm -rf -- "$SFTP_LOCAL_DIR"
+		[ -e "$SFTP_LOCAL_DIR" ] || SFTP_LOCAL_DIR=""
+	fi
+}
+
+# sftp_fail REASON: the first failure is the reason; all are counted.
+sftp_fail () {
+	SFTP_FAILED=$((SFTP_FAILED + 1))
+	[ -n "$SFTP_FIRST_FAIL" ] || SFTP_FIRST_FAIL=$1
+	printf '%s\n' "$1" >>"$RAW_DIR/sftp-errors.txt"
+}
+
+# sftp_prepare: the local files, the batch files and the server folder.
+# Status 1 with a line on stderr when something cannot be made.
+sftp_prepare () {
+	local l=$SFTP_LOCAL_DIR r
+	head -c "$SFTP_BIG_BYTES" /dev/urandom >"$l/big" || { echo "cannot write $l/big" >&2; return 1; }
+	[ "$(stat -c %s "$l/big")" = "$SFTP_BIG_BYTES" ] || { echo "cannot write $l/big (disk full?)" >&2; return 1; }
+	SFTP_BIG_SHA=$(sha256sum "$l/big" | cut -d' ' -f1)
+	mkdir "$l/small"
+	# split names them f000000, f000001, ...: N files of exactly SMALL bytes.
+	head -c "$((SFTP_SMALL_FILES * SFTP_SMALL_BYTES))" /dev/urandom |
+		(cd "$l/small" && split -b "$SFTP_SMALL_BYTES" -a 6 -d - f) ||
+		{ echo "cannot write the small files in $l/small" >&2; return 1; }
+	[ "$(find "$l/small" -type f -size "${SFTP_SMALL_BYTES}c" | wc -l)" -eq "$SFTP_SMALL_FILES" ] ||
+		{ echo "cannot write the small files in $l/small (disk full?)" >&2; return 1; }
+
+	# A folder of the test's own on the server, in the home; made with
+	# mktemp there, so its absolute path comes back.
+	# shellcheck disable=SC2016 # $HOME is the server's, expanded there
+	if ! r=$(sftp_ssh 'mktemp -d "$HOME/sshperf-sftp.XXXXXX"' 2>"$SFTP_WORK/mkdir.err"); then
+		printf 'cannot make a folder in the test user'"'"'s home over ssh: %s\n' "$(tail -n 1 "$SFTP_WORK/mkdir.err")" >&2
+		return 1
+	fi
+	case $r in
+	"$SFTP_HOME"/sshperf-sftp.*) SFTP_REMOTE_DIR=$r ;;
+	*) printf 'the server made the folder "%s", not one in %s\n' "$r" "$SFTP_HOME" >&2; return 1 ;;
+	esac
+	sftp_ssh mkdir -- "$SFTP_REMOTE_DIR/small" 2>"$SFTP_WORK/mkdir.err" ||
+		{ printf 'cannot make %s/small: %s\n' "$SFTP_REMOTE_DIR" "$(tail -n 1 "$SFTP_WORK/mkdir.err")" >&2; return 1; }
+
+	: >"$SFTP_WORK/login.batch"
+	printf 'put "%s" "%s"\n' "$l/big" "$SFTP_REMOTE_DIR/big" >"$SFTP_WORK/up.batch"
+	printf 'get "%s" "%s"\n' "$SFTP_REMOTE_DIR/big" "$l/big.down" >"$SFTP_WORK/down.batch"
+	printf 'lcd "%s"\ncd "%s"\nput *\n' "$l/small" "$SFTP_REMOTE_DIR/small" >"$SFTP_WORK/small.batch"
+}
+
+# Runs the login-only runs; sets SFTP_LOGIN_S (median, seconds) or leaves
+# it empty when none worked.
+sftp_logins () {
+	local i s
+	SFTP_LOGIN_S=""
+	for i in $(seq 1 "$SFTP_LOGIN_RUNS"); do
+		sftp_run "login-$i" "$SFTP_WORK/login.batch" "$LOGIN_TIMEOUT" || true
+		s=$(sftp_kv "$SFTP_WORK/login-$i.txt" seconds)
+		sftp_tsv_row "login-$i" login 0 0 - - - -
+		if [ "$(sftp_kv "$SFTP_WORK/login-$i.txt" status)" = ok ]; then
+			printf '%s\n' "$s" >>"$SFTP_WORK/login-seconds"
+		else
+			sftp_fail "login-only sftp run $i failed (exit $(sftp_kv "$SFTP_WORK/login-$i.txt" exit)): $(sftp_message "login-$i")"
+		fi
+	done
+	[ -s "$SFTP_WORK/login-seconds" ] || return 0
+	SFTP_LOGIN_S=$(sort -g "$SFTP_WORK/login-seconds" | awk '{ v[NR] = $1 } END { printf "%.6f\n", v[int((NR + 1) / 2)] }')
+	result_set sftp login_n "$(wc -l <"$SFTP_WORK/login-seconds")"
+	result_set sftp login_ms "$(awk -v s="$SFTP_LOGIN_S" 'BEGIN { printf "%.1f", s * 1000 }')"
+}
+
+# sftp_large DIRECTION: the big file up or down, checked; sets the
+# result keys large_DIRECTION_*.
+sftp_large () {
+	local dir=$1 f="$SFTP_WORK/$1.txt" st check got size sum net mbs
+	sftp_run "$dir" "$SFTP_WORK/$dir.batch" "$(sftp_timeout "$SFTP_BIG_BYTES" 0)" || true
+	st=$(sftp_kv "$f" status)
+	if [ "$dir" = up ]; then
+		got=$(sftp_ssh "wc -c <'$SFTP_REMOTE_DIR/big' && sha256sum '$SFTP_REMOTE_DIR/big'" 2>/dev/null | awk 'NR == 1 { s = $1 } NR == 2 { print s, $1 }')
+	elif [ -f "$SFTP_LOCAL_DIR/big.down" ]; then
+		got="$(stat -c %s "$SFTP_LOCAL_DIR/big.down") $(sha256sum "$SFTP_LOCAL_DIR/big.down" | cut -d' ' -f1)"
+		rm -f "$SFTP_LOCAL_DIR/big.down"
+	else
+		got=""
+	fi
+	size=${got%% *}
+	sum=${got#* }
+	if [ -z "$got" ]; then
+		check="missing"
+	elif [ "$size" != "$SFTP_BIG_BYTES" ]; then
+		check="size $size of $SFTP_BIG_BYTES bytes"
+	elif [ "$sum" != "$SFTP_BIG_SHA" ]; then
+		check="sha256 differs"
+	else
+		check=ok
+	fi
+	net=$(sftp_net "$dir")
+	mbs=-
+	if [ "$st" = ok ] && [ "$check" = ok ]; then
+		mbs=$(sftp_per_s "$SFTP_BIG_BYTES" "$net" 1000000)
+		[ "$mbs" != - ] || sftp_fail "large file $dir: no time for the copy ($(sftp_kv "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
+	elif [ "$st" != ok ]; then
+		sftp_fail "large file $dir: sftp $st (exit $(sftp_kv "$f" exit)): $(sftp_message "$dir")"
+	else
+		sftp_fail "large file $dir: the copy does not match the original ($check)"
+	fi
+	sftp_tsv_row "$dir" "large-$dir" "$SFTP_BIG_BYTES" 1 "$net" "$mbs" - "$check"
+	result_set sftp "large_${dir}_status" "${st:-failed}"
+	result_set sftp "large_${dir}_check" "$check"
+	result_set sftp "large_${dir}_seconds" "$(sftp_kv "$f" seconds)"
+	result_set sftp "large_${dir}_net_seconds" "$net"
+	result_set sftp "large_${dir}_minus_login_seconds" "$(sftp_sub "$(sftp_kv "$f" seconds)")"
+	result_set sftp "large_${dir}_minus_login_mbs" "$(sftp_per_s "$SFTP_BIG_BYTES" "$(sftp_sub "$(sftp_kv "$f" seconds)")" 1000000)"
+	result_set sftp "large_${dir}_mbs" "$mbs"
+}
+
+# The small files up, checked by count and size on the server.
+sftp_small () {
+	local f="$SFTP_WORK/small.txt" st check got n bad net fps mbs
+	sftp_run small "$SFTP_WORK/small.batch" "$(sftp_timeout "$SFTP_SMALL_TOTAL" "$SFTP_SMALL_FILES")" || true
+	st=$(sftp_kv "$f" status)
+	got=$(sftp_ssh "find '$SFTP_REMOTE_DIR/small' -type f -printf '%s\n'" 2>/dev/null |
+		awk -v s="$SFTP_SMALL_BYTES" '{ n++; if ($1 != s) bad++ } END { print n + 0, bad + 0 }')
+	n=${got%% *}
+	bad=${got#* }
+	if [ -z "$got" ]; then
+		check=missing
+	elif [ "$n" -ne "$SFTP_SMALL_FILES" ]; then
+		check="$n of $SFTP_SMALL_FILES files"
+	elif [ "$bad" -ne 0 ]; then
+		check="$bad files of the wrong size"
+	else
+		check=ok
+	fi
+	net=$(sftp_net small)
+	fps=-
+	mbs=-
+	if [ "$st" = ok ] && [ "$check" = ok ]; then
+		fps=$(sftp_per_s "$SFTP_SMALL_FILES" "$net" 1)
+		mbs=$(sftp_per_s "$SFTP_SMALL_TOTAL" "$net" 1000000)
+		[ "$fps" != - ] || sftp_fail "small files: no time for the copy ($(sftp_kv "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
+	elif [ "$st" != ok ]; then
+		sftp_fail "small files: sftp $st (exit $(sftp_kv "$f" exit)): $(sftp_message small)"
+	else
+		sftp_fail "small files: the server has $check"
+	fi
+	sftp_tsv_row small small-up "$SFTP_SMALL_TOTAL" "$SFTP_SMALL_FILES" "$net" "$mbs" "$fps" "$check"
+	result_set sftp small_status "${st:-failed}"
+	result_set sftp small_check "$check"
+	result_set sftp small_files_found "${n:-0}"
+	result_set sftp small_seconds "$(sftp_kv "$f" seconds)"
+	result_set sftp small_net_seconds "$net"
+	result_set sftp small_minus_login_seconds "$(sftp_sub "$(sftp_kv "$f" seconds)")"
+	result_set sftp small_minus_login_files_per_s "$(sftp_per_s "$SFTP_SMALL_FILES" "$(sftp_sub "$(sftp_kv "$f" seconds)")" 1)"
+	result_set sftp small_files_per_s "$fps"
+	result_set sftp small_mbs "$mbs"
+	[ "$fps" = - ] || result_set sftp small_ms_per_file "$(awk -v f="$fps" 'BEGIN { printf "%.3f", 1000 / f }')"
+}
+
+measure_sftp () {
+	local tmp remote_bytes local_bytes why exit_trap old_cmd="" up down fps left
+	SFTP_BIG_BYTES=$((SFTP_FILE_MB * 1000000))
+	SFTP_SMALL_BYTES=$((SFTP_SMALL_FILE_KB * 1000))
+	SFTP_SMALL_TOTAL=$((SFTP_SMALL_FILES * SFTP_SMALL_BYTES))
+	SFTP_FAILED=0
+	SFTP_FIRST_FAIL=""
+	SFTP_REMOTE_DIR=""
+	SFTP_LOCAL_DIR=""
+	SFTP_LOGIN_S=""
+	SFTP_WORK="$RAW_DIR/sftp-runs"
+	SFTP_HOME=$(getent passwd "$TEST_USER" | cut -d: -f6)
+	mkdir -p "$SFTP_WORK"
+	: >"$RAW_DIR/sftp-errors.txt"
+	printf 'run\tkind\tstatus\texit\tseconds\tcopy_seconds\tminus_login_seconds\tbytes\tfiles\tmbs\tfiles_per_s\tclient_cpu_s\tcheck\tmessage\n' \
+		>"$RAW_DIR/sftp-runs.tsv"
+	result_set sftp file_mb "$SFTP_FILE_MB"
+	result_set sftp file_bytes "$SFTP_BIG_BYTES"
+	result_set sftp small_files "$SFTP_SMALL_FILES"
+	result_set sftp small_file_bytes "$SFTP_SMALL_BYTES"
+	result_set sftp unit "MB/s"
+	result_set sftp target "$TARGET_SFTP_MBS"
+	result_set sftp target_op ">="
+	result_set sftp target_files_per_s "$TARGET_SFTP_FILES_PER_S"
+	result_set sftp figure -
+	result_set sftp figure_label "large file, slower direction, MB = 10^6 bytes"
+	result_set sftp home "$SFTP_HOME"
+
+	# Free space first: too little is a skip, and nothing is written.
+	tmp=${TMPDIR:-/tmp}
+	remote_bytes=$(( $(sftp_disk_bytes "$SFTP_BIG_BYTES") + SFTP_SMALL_FILES * $(sftp_disk_bytes "$SFTP_SMALL_BYTES") ))
+	local_bytes=$(( 2 * $(sftp_disk_bytes "$SFTP_BIG_BYTES") + SFTP_SMALL_FILES * $(sftp_disk_bytes "$SFTP_SMALL_BYTES") ))
+	if [ -z "$SFTP_HOME" ] || [ ! -d "$SFTP_HOME" ]; then
+		result_set sftp status ERROR
+		result_set sftp reason "the test user $TEST_USER has no home folder on this host; run ./start-ssh.sh again"
+		result_set sftp summary "no home folder, nothing measured"
+		return 0
+	fi
+	why=$(sftp_space_check "the test user's home" "$SFTP_HOME" "$remote_bytes")
+	[ -n "$why" ] || why=$(sftp_space_check "the local temporary folder" "$tmp" "$local_bytes")
+	if [ -n "$why" ]; then
+		result_set sftp status SKIPPED
+		result_set sftp reason "$why"
+		result_set sftp summary "skipped: $why"
+		return 0
+	fi
+
+	# Remove everything again also when test-ssh.sh exits in the middle (a
+	# signal), then run what test-ssh.sh itself runs at its exit.
+	exit_trap=$(trap -p EXIT)
+	if [ -n "$exit_trap" ]; then
+		eval "set -- $exit_trap"
+		old_cmd=$3
+	fi
+	# shellcheck disable=SC2064 # old_cmd is meant to be expanded now
+	trap "sftp_cleanup; $old_cmd" EXIT
+
+	ls -A "$SFTP_HOME" >"$SFTP_WORK/home-before.txt"
+	if ! SFTP_LOCAL_DIR=$(mktemp -d "$tmp/sshperf-sftp.XXXXXX") ||
+		! sftp_prepare 2>"$SFTP_WORK/prepare.err"; then
+		sftp_cleanup
+		if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
+		result_set sftp status ERROR
+		result_set sftp reason "could not prepare the files: $(tail -n 1 "$SFTP_WORK/prepare.err")"
+		result_set sftp summary "could not prepare the files, nothing measured"
+		return 0
+	fi
+	progress "sftp: $SFTP_LOGIN_RUNS login-only runs"
+	sftp_logins
+	if [ -z "$SFTP_LOGIN_S" ]; then
+		sftp_cleanup
+		if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
+		result_set sftp status FAIL
+		result_set sftp reason "no sftp login worked: $SFTP_FIRST_FAIL"
+		result_set sftp summary "no sftp login worked"
+		return 0
+	fi
+	progress "sftp: $SFTP_FILE_MB MB up and down"
+	sftp_large up
+	sftp_large down
+	progress "sftp: $SFTP_SMALL_FILES files of $SFTP_SMALL_FILE_KB KB up"
+	sftp_small
+
+	sftp_cleanup
+	if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
+	ls -A "$SFTP_HOME" >"$SFTP_WORK/home-after.txt"
+	left=$(comm -13 "$SFTP_WORK/home-before.txt" "$SFTP_WORK/home-after.txt" | paste -sd' ' -)
+	result_set sftp left_behind "${left:-none}"
+	[ -z "$SFTP_REMOTE_DIR$SFTP_LOCAL_DIR" ] ||
+		sftp_fail "could not remove the test's files: ${SFTP_REMOTE_DIR:-} ${SFTP_LOCAL_DIR:-}"
+
+	up=$(result_get sftp large_up_mbs)
+	down=$(result_get sftp large_down_mbs)
+	fps=$(result_get sftp small_files_per_s)
+	result_set sftp failed "$SFTP_FAILED"
+	result_set sftp figure "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')"
+	if [ "$SFTP_FAILED" -gt 0 ]; then
+		result_set sftp status FAIL
+		result_set sftp reason "$SFTP_FAILED problem(s); first: $SFTP_FIRST_FAIL"
+	elif [ "$(verdict "$up" ">=" "$TARGET_SFTP_MBS")" = PASS ] && [ "$(verdict "$down" ">=" "$TARGET_SFTP_MBS")" = PASS ] &&
+		[ "$(verdict "$fps" ">=" "$TARGET_SFTP_FILES_PER_S")" = PASS ]; then
+		result_set sftp status PASS
+	else
+		result_set sftp status FAIL
+		result_set sftp reason "large file $up MB/s up and $down MB/s down (target >= $TARGET_SFTP_MBS), small files $fps files/s (target >= $TARGET_SFTP_FILES_PER_S)"
+	fi
+	result_set sftp summary "large file ${up:--} MB/s up, ${down:--} MB/s down; $SFTP_SMALL_FILES small files ${fps:--} files/s (login left out); targets >= $TARGET_SFTP_MBS MB/s, >= $TARGET_SFTP_FILES_PER_S files/s"
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# transfer and sftp on the real test server with small sizes: a row with
+# numbers for every cipher both sides allow, every byte counted, CPU per
+# GB, the sftp copies checked and removed again (also on an interrupt), a
+# refused cipher and too little disk space reported clearly, and the host
+# exactly as before after cleanup.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+# shellcheck source=lib/ciphers.sh
+. "$KIT_DIR/lib/ciphers.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+HOME_DIR=/home/sshperf
+export STATE HOME_DIR
+export TRANSFER_MB=16 SFTP_FILE_MB=8 SFTP_SMALL_FILES=20 CEILING_SECONDS=0.2 RESULTS_DIR="$TEST_TMP/results"
+# The sftp test's local files go here, so that leftovers can be seen.
+export TMPDIR="$TEST_TMP/tmp"
+mkdir -p "$RESULTS_DIR" "$TMPDIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'transfer and sftp' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'transfer and sftp' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+host_snapshot >"$TEST_TMP/before"
+
+# data TEST KEY: a key of the last run's data file.
+data () {
+	sed -n "s/^$2=//p" "$(dirname "$(cat "$TEST_TMP/report-path")")/data/$1.env" | tail -n 1
+}
+
+# What the sftp test may leave: nothing in the home, nothing in TMPDIR.
+no_sftp_leftovers () {
+	ls -A "$HOME_DIR" >"$TEST_TMP/home-now" &&
+	test_cmp "$TEST_TMP/home-before" "$TEST_TMP/home-now" &&
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+test_expect 'start the test server' '
+	{ "$KIT_DIR/start-ssh.sh" -q >"$TEST_TMP/start.out" 2>&1 || { cat "$TEST_TMP/start.out"; false; }; } &&
+	ls -A "$HOME_DIR" >"$TEST_TMP/home-before"
+'
+
+test_expect 'test-ssh.sh transfer sftp writes both summary rows with numbers and verdicts' '
+	rc=0 && { "$KIT_DIR/test-ssh.sh" transfer sftp >"$TEST_TMP/t.out" 2>&1 || rc=$?; } &&
+	cat "$TEST_TMP/t.out" &&
+	[ "$rc" -le 1 ] &&
+	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
+	echo "$report" >"$TEST_TMP/report-path" &&
+	grep -E "^\| 9 \| \[Transfer speed\]\(#transfer\) \(\`transfer\`\) \| [0-9.]+ MB/s .*\*\*(PASS|FAIL)\*\*" "$report" &&
+	grep -E "^\| 10 \| \[SFTP\]\(#sftp\) \(\`sftp\`\) \| [0-9.]+ MB/s .*\*\*(PASS|FAIL)\*\*" "$report"
+'
+
+test_expect 'transfer: a row with numbers for every cipher both sides allow, the default marked' '
+	mkdir -p c && "$KIT_DIR/start-ssh.sh" status >/dev/null &&
+	sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost >c/sshd-T.txt &&
+	ssh -G -F "$STATE/client/ssh_config" sshperf-test >c/ssh-G.txt && ssh -Q cipher >c/ssh-Q.txt &&
+	ciphers_common c/sshd-T.txt c/ssh-G.txt c/ssh-Q.txt >c/want &&
+	[ -s c/want ] && [ "$(data transfer ciphers_n)" -eq "$(wc -l <c/want)" ] &&
+	report=$(cat "$TEST_TMP/report-path") &&
+	while IFS="	" read -r cipher mark; do
+		m=""; [ "$mark" = default ] && m=" \*\*\(default\)\*\*"
+		grep -E "^\| \`$cipher\`$m \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \|" "$report" ||
+			{ echo "no row with numbers for $cipher"; exit 1; }
+	done <c/want &&
+	[ "$(data transfer default_cipher)" = "$(ciphers_default c/sshd-T.txt c/ssh-G.txt c/ssh-Q.txt)" ]
+'
+
+test_expect 'transfer: every run ok with exactly 16000000 bytes counted at the receiver' '
+	tsv=$(dirname "$(cat "$TEST_TMP/report-path")")/raw/transfer-runs.tsv &&
+	[ "$(tail -n +2 "$tsv" | wc -l)" -eq $((2 * $(data transfer ciphers_n))) ] &&
+	awk -F"\t" "NR > 1 && !(\$3 == \"ok\" && \$4 == 16000000 && \$5 == 16000000 && \$7 > 0) { print; bad = 1 } END { exit bad }" "$tsv" &&
+	[ "$(data transfer failed)" -eq 0 ]
+'
+
+test_expect 'transfer: CPU per GB of sshd and the client, and a ceiling per cipher' '
+	for k in cpu_sshd_s_per_gb cpu_sshd_user_s_per_gb cpu_sshd_system_s_per_gb cpu_client_s_per_gb; do
+		data transfer "$k" | grep -qE "^[0-9]+\.[0-9]+$" || { echo "$k=$(data transfer "$k")"; exit 1; }
+	done &&
+	for i in $(seq 1 "$(data transfer ciphers_n)"); do
+		data transfer "cipher_${i}_ceiling_mbs" | grep -qE "^[0-9]+\.[0-9]+$" || { echo "cipher $i: no ceiling"; exit 1; }
+	done
+'
+
+test_expect 'sftp: large file up and down and 20 small files, checked, with figures' '
+	[ "$(data sftp large_up_check)" = ok ] && [ "$(data sftp large_down_check)" = ok ] &&
+	[ "$(data sftp small_check)" = ok ] && [ "$(data sftp small_files_found)" -eq 20 ] &&
+	data sftp large_up_mbs | grep -qE "^[0-9]+\.[0-9]+$" &&
+	data sftp large_down_mbs | grep -qE "^[0-9]+\.[0-9]+$" &&
+	data sftp small_files_per_s | grep -qE "^[0-9]+\.[0-9]+$" &&
+	[ "$(data sftp login_n)" -eq 3 ] &&
+	report=$(cat "$TEST_TMP/report-path") &&
+	grep -qE "^\| 8 MB file up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ MB/s\*\* \| .* \| ok \|" "$report" &&
+	grep -qE "^\| 8 MB file down \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ MB/s\*\* \| .* \| ok \|" "$report" &&
+	grep -qE "^\| 20 small files up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ files/s\*\* \| .* \| ok \|" "$report" &&
+	grep -q "Round-trip time" "$report"
+'
+
+test_expect 'sftp: nothing left in the home or the local temporary folder' '
+	[ "$(data sftp left_behind)" = none ] && no_sftp_leftovers
+'
+
+test_expect 'a cipher the test server does not allow: transfer ERROR naming it, nothing sent' '
+	rc=0 && { TRANSFER_CIPHERS=3des-cbc "$KIT_DIR/test-ssh.sh" transfer >"$TEST_TMP/t2.out" 2>&1 || rc=$?; } &&
+	[ "$rc" -eq 1 ] &&
+	report=$(tail -n 1 "$TEST_TMP/t2.out") && echo "$report" >"$TEST_TMP/report-path" &&
+	[ "$(data transfer status)" = ERROR ] &&
+	data transfer reason | grep -q "^TRANSFER_CIPHERS: 3des-cbc is not allowed by the test server" &&
+	[ ! -f "$(dirname "$report")/raw/transfer-runs.tsv" ]
+'
+
+test_expect 'too little disk space for sftp: SKIPPED with one line, nothing written' '
+	rc=0 && { SFTP_FILE_MB=900000 "$KIT_DIR/test-ssh.sh" sftp >"$TEST_TMP/t3.out" 2>&1 || rc=$?; } &&
+	[ "$rc" -eq 0 ] &&
+	report=$(tail -n 1 "$TEST_TMP/t3.out") && echo "$report" >"$TEST_TMP/report-path" &&
+	[ "$(data sftp status)" = SKIPPED ] &&
+	data sftp reason | grep -q "^too little free space in the test user.s home /home/sshperf: " &&
+	no_sftp_leftovers
+'
+
+test_expect 'sftp interrupted in the middle: its files are removed all the same' '
+	SFTP_FILE_MB=300 "$KIT_DIR/test-ssh.sh" sftp >"$TEST_TMP/t4.out" 2>&1 &
+	pid=$! &&
+	deadline=$(($(date +%s) + 60)) &&
+	until ls -d "$HOME_DIR"/sshperf-sftp.* >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$deadline" ] || { kill "$pid"; echo "no sftp folder appeared"; exit 1; }
+		sleep 0.05
+	done &&
+	kill -s TERM "$pid" &&
+	rc=0 && { wait "$pid" || rc=$?; } &&
+	[ "$rc" -eq 130 ] &&
+	grep -q "interrupted; partial report" "$TEST_TMP/t4.out" &&
+	no_sftp_leftovers
+'
+
+test_expect 'cleanup removes everything: the host is as before' '
+	"$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
+	host_snapshot >"$TEST_TMP/after" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+test_done
