@@ -74,8 +74,8 @@ test_expect 'cleanup leaves the host as it was; the sampler then says not runnin
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
 	host_snapshot >"$TEST_TMP/after" &&
 	test_cmp "$TEST_TMP/before" "$TEST_TMP/after" &&
-	{ "$S" -p 0 once 2>/dev/null; [ $? -eq 2 ]; } &&
-	pid=$(sh -c "echo \$\$") && { "$S" -p "$pid" once 2>/dev/null; [ $? -eq 1 ]; }
+	expect_status 2 "$S" -p 0 once &&
+	pid=$(sh -c "echo \$\$") && expect_status 1 "$S" -p "$pid" once
 '
 
 test_done
