@@ -6,6 +6,10 @@
 # sampler. Needs lib/common.sh, lib/server.sh, lib/measure.sh and a test
 # run ($RAW_DIR, settings, $SSH, $CLIENT_CONFIG).
 
+# Once per run: sourcing it again would forget a sampler that runs.
+# shellcheck source=lib/sampler.sh
+declare -F sample_server >/dev/null || . "$KIT_DIR/lib/sampler.sh"
+
 HOLD_PID=""
 HOLD_CTL=""
 HOLD_DIR=""
@@ -100,10 +104,8 @@ hold_clients_left () {
 # test server and everything its sessions run, as PREFIXpss_kb=... lines.
 server_memory () {
 	local out
-	case $(server_get MODE) in
-	systemd) out=$(helper sampler -u "$UNIT_NAME" -U "$(id -u "$TEST_USER")" once) ;;
-	*) out=$(helper sampler -p "$(server_pid)" once) ;;
-	esac || return 1
+	# shellcheck disable=SC2119 # no -P: the summed key=value sample
+	out=$(sample_server) || return 1
 	printf '%s\n' "$out" | sed -n "s/^\(pss_kb\|rss_kb\|processes\)=/$1\1=/p"
 }
 
