@@ -133,8 +133,11 @@ test_expect 'sftp interrupted in the middle: its files are removed all the same'
 	done &&
 	kill -s TERM "$pid" &&
 	rc=0 && { wait "$pid" || rc=$?; } &&
+	echo "test-ssh.sh exit $rc" && ls -A "$HOME_DIR" "$TMPDIR" &&
 	[ "$rc" -eq 130 ] &&
-	grep -q "interrupted; partial report" "$TEST_TMP/t4.out" &&
+	run=$(ls -td "$RESULTS_DIR"/*/ | head -n 1) &&
+	grep -qx "interrupted=yes" "$run/data/run.env" &&
+	grep -qx "status=INTERRUPTED" "$run/data/sftp.env" &&
 	no_sftp_leftovers
 '
 
