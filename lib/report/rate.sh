@@ -21,7 +21,9 @@ report_rate () {
 	printf 'sshd CPU: %s (total from %s, user/system from %s)' "$(t rate cpu_source)" "$(t rate cpu_total_from)" "$(t rate cpu_split_from)"
 	[ "$(t rate cpu_source)" = cgroup ] && printf '; with systemd it is the unit plus the test user'"'"'s `user-UID.slice` (%s ms of %s ms), where pam_systemd moves the sessions' \
 		"$(t rate sshd_session_cpu_ms)" "$(t rate sshd_cpu_ms)"
-	printf '. It includes the processes that ended during the run and the `true` each login ran.\n\n'
+	printf '. It includes the processes that ended during the run and the `true` each login ran.'
+	[ "$(t rate cpu_source)" != proc ] || printf ' Without systemd it is a **lower bound**: at the end of a session sshd'"'"'s per-connection monitor can exit before it collects the session process, which is then collected by init and its CPU time leaves the listener'"'"'s tree.'
+	printf '\n\n'
 	printf '**How to read this result:**\n\n'
 	awk -v rate="$(t rate logins_per_s)" -v workers="$(t rate workers)" -v p50="$(t rate login_p50)" \
 		-v failed="$(t rate failed)" -v cap="$(t rate capacity_logins_per_s)" -v gen="$(t rate generator_limited)" \
