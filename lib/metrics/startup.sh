@@ -117,10 +117,13 @@ measure_startup () {
 	local tsv="$RAW_DIR/startup-rounds.tsv" r ok failed max p50 prev_int prev_term
 	# The server runs again after this test, whatever happens: also on
 	# INT/TERM (then test-ssh.sh's own handler runs) and at exit.
+	# The signal may come while a function runs with its output sent to a
+	# file: the handlers first take back the test's own stdout and stderr.
 	prev_int=$(trap -p INT)
 	prev_term=$(trap -p TERM)
-	trap 'startup_restore; trap - INT TERM; eval "$prev_int"; kill -INT $$' INT
-	trap 'startup_restore; trap - INT TERM; eval "$prev_term"; kill -TERM $$' TERM
+	exec 7>&1 8>&2
+	trap 'exec 1>&7 2>&8; startup_restore; trap - INT TERM; eval "$prev_int"; kill -INT $$' INT
+	trap 'exec 1>&7 2>&8; startup_restore; trap - INT TERM; eval "$prev_term"; kill -TERM $$' TERM
 	printf 'round\tstatus\tgreeting_ms\tfirst_login_ms\tpolled_before_start\tpoll_attempts\tmessage\n' >"$tsv"
 	for r in $(seq 1 "$STARTUP_ROUNDS"); do
 		progress "startup: round $r of $STARTUP_ROUNDS"
@@ -128,6 +131,7 @@ measure_startup () {
 	done
 	startup_restore
 	trap - INT TERM
+	exec 7>&- 8>&-
 	[ -z "$prev_int" ] || eval "$prev_int"
 	[ -z "$prev_term" ] || eval "$prev_term"
 
