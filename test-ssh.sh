@@ -11,6 +11,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/server.sh"
 # shellcheck source=lib/measure.sh
 . "$KIT_DIR/lib/measure.sh"
+# shellcheck source=lib/sampler.sh
+. "$KIT_DIR/lib/sampler.sh"
 # shellcheck source=lib/compare.sh
 . "$KIT_DIR/lib/compare.sh"
 

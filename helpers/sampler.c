@@ -38,6 +38,7 @@ struct config {
 	uint32_t	 uid;		/* -U: the test user (user-UID.slice) */
 	int		 have_uid;
 	pid_t		 pid;		/* -p: the listener (direct mode) */
+	const char	*cgroup;	/* -g: its own cgroup, e.g. "/sshd-perf-test" */
 	uint64_t	 interval_ns;	/* -i */
 	uint64_t	 duration_ns;	/* -d, 0 = until a signal */
 	uint64_t	 count;		/* -n, 0 = no limit */
@@ -453,6 +454,54 @@ unit_cpu(struct sampler *s, const char *unit, struct cpu *c)
 }
 
 /*
+ * CPU of a directly started server from the cgroup the kit put it in: every
+ * process it started is counted, also one that ended after its parent had
+ * gone (init reaps it, so the listener's cutime never sees it). v1 cpuacct
+ * gives the exact total in cpuacct.usage. Adds the cgroup's processes to
+ * s->pids. Returns -1 when the cgroup cannot be read.
+ */
+static int
+direct_cgroup_cpu(struct sampler *s, struct cpu *c)
+{
+	static const char *const roots[] = {
+		CGROUP_ROOT, CGROUP_ROOT "/unified", CGROUP_ROOT "/cpuacct",
+		CGROUP_ROOT "/cpu,cpuacct", CGROUP_ROOT "/cpuacct,cpu"
+	};
+	char dir[PATH_MAX], path[PATH_MAX], buf[64];
+	const char *errstr;
+	uint64_t usage;
+	size_t i;
+
+	cgroup_cpu_split(s->cf->cgroup, s->clk_tck, c);
+	if (c->user_ns == UNKNOWN)
+		return -1;
+	c->total_ns = c->user_ns + c->system_ns;
+	c->total_from = c->split_from;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		if (snprintf(dir, sizeof(dir), "%s%s", roots[i],
+		    s->cf->cgroup) >= (int)sizeof(dir) - 32)
+			continue;
+		snprintf(path, sizeof(path), "%.*s/cgroup.procs",
+		    (int)sizeof(dir) - 32, dir);
+		if (access(path, R_OK) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%.*s/cpuacct.usage",
+		    (int)sizeof(dir) - 32, dir);
+		if (read_small(path, buf, sizeof(buf)) > 0) {
+			buf[strcspn(buf, "\n")] = '\0';
+			if (parse_u64(buf, 0, UINT64_MAX - 1, &usage,
+			    &errstr) == 0) {
+				c->total_ns = usage;
+				c->total_from = "cgroup1 cpuacct.usage";
+			}
+		}
+		add_cgroup_procs(&s->pids, dir, 0);
+		return 0;
+	}
+	return -1;
+}
+
+/*
  * CPU of a process tree from /proc: the root's utime+stime+cutime+cstime
  * (cutime/cstime hold the children it has reaped, with their own reaped
  * children), plus the same four of every live descendant. Walked breadth
@@ -545,8 +594,14 @@ take_sample(struct sampler *s, struct sample *out)
 	out->session.total_from = out->session.split_from = "none";
 	s->pids.n = 0;
 	if (s->cf->unit == NULL) {
-		out->cpu_source = "proc";
-		if (tree_cpu(s, s->cf->pid, &out->server) != 0)
+		out->cpu_source = "cgroup";
+		if (s->cf->cgroup == NULL ||
+		    direct_cgroup_cpu(s, &out->server) != 0) {
+			s->pids.n = 0;
+			out->cpu_source = "proc";
+			if (tree_cpu(s, s->cf->pid, &out->server) != 0)
+				return -1;
+		} else if (kill(s->cf->pid, 0) != 0 && errno == ESRCH)
 			return -1;
 	} else {
 		out->cpu_source = "cgroup";
@@ -705,8 +760,10 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: sshperf-sampler [-P] -u unit [-U uid] | -p pid once\n"
-	    "       sshperf-sampler -u unit [-U uid] | -p pid -i interval_ms "
+	    "usage: sshperf-sampler [-P] -u unit [-U uid] | -p pid [-g cgroup] "
+	    "once\n"
+	    "       sshperf-sampler -u unit [-U uid] | -p pid [-g cgroup] "
+	    "-i interval_ms "
 	    "-o file.csv\n"
 	    "                       [-d seconds] [-n samples] run\n");
 	exit(2);
@@ -716,8 +773,10 @@ usage(void)
  * Measures what the test server costs. With -u UNIT (systemd): the unit's
  * CPUUsageNSec over sd-bus, split into user and system from its cgroup,
  * plus user-UID.slice of the test user (-U), where pam_systemd moves the
- * sessions. With -p PID (no systemd): the listener's CPU including its
- * reaped children, plus its live descendants, from /proc. Memory: PSS and
+ * sessions. With -p PID (no systemd): the cgroup the kit started it in
+ * (-g, a path such as /sshd-perf-test), else the listener's CPU including
+ * its reaped children plus its live descendants, from /proc (a lower bound:
+ * a process that outlives its parent is reaped by init). Memory: PSS and
  * RSS summed over every process of the server and its sessions.
  * "once" prints key=value lines (-P: one TSV row per process instead);
  * "run" writes one CSV row every interval until SIGTERM/SIGINT, -d or -n,
@@ -734,8 +793,14 @@ main(int argc, char *argv[])
 
 	memset(&cf, 0, sizeof(cf));
 	memset(&s, 0, sizeof(s));
-	while ((ch = getopt(argc, argv, "d:i:n:o:p:Pu:U:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:g:i:n:o:p:Pu:U:")) != -1) {
 		switch (ch) {
+		case 'g':
+			if (optarg[0] != '/' || strstr(optarg, "..") != NULL)
+				errx(2, "-g %s: give a cgroup path such as "
+				    "/sshd-perf-test", optarg);
+			cf.cgroup = optarg;
+			break;
 		case 'd':
 			cf.duration_ns = opt_u64("-d seconds", optarg, 1,
 			    86400 * 7) * NS_PER_S;

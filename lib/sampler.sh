@@ -22,6 +22,8 @@ sampler_target () {
 		pid=$(server_pid)
 		[ -n "$pid" ] || { warn "the test server is not running"; return 1; }
 		SAMPLER_TARGET=(-p "$pid")
+		# The cgroup start-ssh.sh put the server in, when it could.
+		[ -z "$(server_get CGROUP)" ] || SAMPLER_TARGET+=(-g "$(server_get CGROUP)")
 		;;
 	esac
 }

@@ -4,9 +4,6 @@
 # server's CPU per login (sshperf-sampler before and after), the clients'
 # CPU, and the capacity that CPU figure implies.
 
-# shellcheck source=lib/sampler.sh
-. "$KIT_DIR/lib/sampler.sh"
-
 about_rate () {
 	printf '%s clients logging in again and again for %s s (about %s s)\n' \
 		"$RATE_WORKERS" "$DURATION" "$((DURATION + 3))"

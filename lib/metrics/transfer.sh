@@ -65,10 +65,7 @@ transfer_settle () {
 transfer_sshd_cpu () {
 	local out
 	transfer_settle || true
-	case $(server_get MODE) in
-	systemd) out=$(helper sampler -u "$UNIT_NAME" -U "$(id -u "$TEST_USER")" once 2>/dev/null) ;;
-	*) out=$(helper sampler -p "$(server_pid)" once 2>/dev/null) ;;
-	esac || return 1
+	out=$(sample_server 2>/dev/null) || return 1
 	printf '%s\n' "$out" | awk -F= '{ v[$1] = $2 }
 		END {
 			u = v["cpu_user_ms"]; s = v["cpu_system_ms"]
