@@ -70,7 +70,7 @@ need_root () {
 # ---- Helpers and tools ----------------------------------------------------
 
 # The C helpers; in a checkout they are built on first use.
-HELPERS="settings connect login passgen summary selinux seport unit"
+HELPERS="settings connect login passgen summary selinux seport unit sampler rate burst gate echo hold clock xfer ceiling"
 
 helpers_ready () {
 	local h

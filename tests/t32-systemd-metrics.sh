@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Every metric under a real systemd, with small settings: inside a booted
+# container the kit runs all 13 tests against sshd-perf-test.service, so
+# the systemd paths (sd-bus start/stop/reload, CPU from the unit's cgroup
+# and the user slice, the journal) are exercised for real.
+# shellcheck disable=SC2034 # names used only inside the eval'd test bodies
+. "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=lib/container.sh
+. "$TEST_DIR/lib/container.sh"
+
+trap 'container_stop; rm -rf "$TEST_TMP"' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+skip_all () {
+	test_skip 'every metric under systemd' "$1"
+	test_done
+	exit 0
+}
+[ "$(id -u)" -eq 0 ] || skip_all 'needs root'
+container_root 2>"$TEST_TMP/container.err" || skip_all "no container root: $(tail -n 1 "$TEST_TMP/container.err")"
+container_start t32 2>"$TEST_TMP/container.err" || skip_all "container did not boot: $(tail -n 1 "$TEST_TMP/container.err")"
+
+# Small settings: the whole run takes about a minute.
+SMALL=(LOGIN_SAMPLES=3 STARTUP_ROUNDS=2 RATE_WORKERS=2 DURATION=2 BURST_STEPS="2 4"
+	CONCURRENT_SESSIONS=6 CONCURRENT_LOGIN_PARALLEL=3 SESSION_COMMANDS=5 ECHO_COUNT=20
+	TRANSFER_MB=8 CEILING_SECONDS=0.2
+	SFTP_FILE_MB=4 SFTP_SMALL_FILES=10 RELOAD_SESSIONS=3 RESULTS_DIR="$TEST_TMP/results")
+ct () {
+	container_exec env "${SMALL[@]}" "$@"
+}
+mkdir -p "$TEST_TMP/results"
+main_pid=$(container_exec systemctl show -p MainPID --value ssh.service)
+
+test_expect 'start under systemd' '
+	ct "$KIT_DIR/start-ssh.sh" -q &&
+	[ "$(container_exec systemctl is-active sshd-perf-test.service)" = active ]
+'
+
+test_expect 'all 13 tests run and each has a row with a verdict' '
+	rc=0; ct "$KIT_DIR/test-ssh.sh" -q >"$TEST_TMP/t.out" 2>&1 || rc=$?
+	cat "$TEST_TMP/t.out" && [ "$rc" -le 1 ] &&
+	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
+	for t in startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload; do
+		grep -E "\(\`$t\`\) \| .* \*\*(PASS|FAIL)\*\*" "$report" >/dev/null ||
+			{ echo "no verdict for $t:"; grep -F "(\`$t\`)" "$report"; exit 1; }
+	done
+'
+
+run_dir=$(dirname "$(tail -n 1 "$TEST_TMP/t.out" 2>/dev/null)")
+data () {
+	sed -n "s/^$2=//p" "$run_dir/data/$1.env" | tail -n 1
+}
+
+test_expect 'CPU comes from the unit cgroup and the user slice' '
+	[ "$(data rate cpu_source)" = cgroup ] &&
+	awk -v v="$(data rate sshd_cpu_ms_per_login)" "BEGIN { exit !(v > 0) }"
+'
+
+test_expect 'sessions, echo and data moved through the systemd-run server' '
+	[ "$(data concurrent status)" = PASS ] &&
+	[ "$(data reload status)" != ERROR ] &&
+	grep -q "aes128-gcm@openssh.com" "$run_dir/raw/transfer-runs.tsv"
+'
+
+test_expect 'the server is running after startup and reload, same unit' '
+	[ "$(container_exec systemctl is-active sshd-perf-test.service)" = active ]
+'
+
+test_expect 'cleanup; the container s own sshd kept its MainPID' '
+	ct "$KIT_DIR/start-ssh.sh" -q cleanup &&
+	! container_exec getent passwd sshperf &&
+	[ "$(container_exec systemctl show -p MainPID --value ssh.service)" = "$main_pid" ] &&
+	container_ssh true
+'
+
+test_done
