@@ -181,7 +181,9 @@ sections () {
 			printf '**Why %s:** %s\n\n' "$(t "$name" status)" "$(t "$name" reason)"
 		fi
 		if declare -F "report_$name" >/dev/null; then
-			"report_$name"
+			# A section that breaks on odd data must not cost the report.
+			( "report_$name" ) ||
+				printf '\n*This section could not be shown completely; its data is in `data/%s.env` and `raw/`.*\n\n' "$name"
 		fi
 		chart_links "$name"
 		printf 'Raw samples: `raw/%s-*`. The test took %s s.\n\n' "$name" "$(t "$name" seconds)"

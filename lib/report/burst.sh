@@ -39,7 +39,7 @@ burst_lookup () {
 }
 
 report_burst () {
-	local spec steps n start rate full model rec all rows confirmed spread goal mode oks
+	local spec steps n start rate full model rec all rows confirmed spread goal mode oks other timeout
 	spec=$(t burst max_startups)
 	steps=$(t burst steps)
 	goal=$(t burst spread_goal_ms)
@@ -60,9 +60,12 @@ report_burst () {
 		rows=$((rows + 1))
 		confirmed=$(t burst "step_${n}_log_confirmed")
 		spread=$(t burst "step_${n}_spread_ms")
+		other=$(t burst "step_${n}_failed")
+		timeout=$(t burst "step_${n}_timeout")
+		other=$(( ${other//[^0-9]/}+0 + ${timeout//[^0-9]/}+0 ))
 		printf '| %s | %s | %s | %s | %s | %s | %s%s | %s |\n' "$n" "$(t burst "step_${n}_ok")" \
 			"$(t burst "step_${n}_refused")" \
-			"$(( $(t burst "step_${n}_failed" | tr -d -c 0-9 | sed 's/^$/0/') + $(t burst "step_${n}_timeout" | tr -d -c 0-9 | sed 's/^$/0/') ))" \
+			"$other" \
 			"$(burst_lookup "$model" "$n")" \
 			"$(t burst "step_${n}_log_drops")$([ "$confirmed" = no ] && printf ' (differs)')" \
 			"$(ms "$spread")" \

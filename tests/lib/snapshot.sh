@@ -21,11 +21,15 @@ host_snapshot () {
 	return 0
 }
 
-# Processes that run with the kit's sshd config (there must be none left).
+# Processes of this host that run with the kit's sshd config (there must
+# be none left). Processes in other PID namespaces (a test container) are
+# not this host's.
 kit_processes () {
-	local p
+	local p self
+	self=$(readlink /proc/self/ns/pid)
 	for p in /proc/[0-9]*; do
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q 'sshd_config_perf_test' && echo "${p#/proc/}"
+		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$self" ] || continue
+		{ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q 'sshd_config_perf_test' && echo "${p#/proc/}"
 	done
 	return 0
 }
