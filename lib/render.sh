@@ -251,6 +251,7 @@ charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the rep
 	header
 	summary
 	sections
+	[ "$n_run" -eq 0 ] || ( report_capacity ) || true
 	warnings
 	environment
 } >"$REPORT.tmp"

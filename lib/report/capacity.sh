@@ -1,0 +1,47 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The report's "Capacity of this server" section: what this host can carry,
+# computed from this run's own figures; sourced by lib/render.sh.
+
+report_capacity () {
+	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail spec start mbs rows=0
+	cores=$(get "$env" cores)
+	avail=$(get "$env" ram_available_mb)
+	ms_login=$(t cpu sshd_cpu_ms_per_login)
+	[ -n "$ms_login" ] || ms_login=$(t rate sshd_cpu_ms_per_login)
+	per_gb=$(t cpu cpu_sshd_s_per_gb)
+	[ -n "$per_gb" ] && [ "$per_gb" != - ] || per_gb=$(t transfer cpu_sshd_s_per_gb)
+	mem_mb=$(t memory per_session_mb)
+	spec=$(get "$env" sshd_maxstartups)
+	start=${spec%%:*}
+	mbs=$(t transfer figure)
+
+	printf '## Capacity of this server\n\n'
+	printf 'Rough limits of this host for SSH alone, computed from this run'"'"'s figures (%s cores). Real clients add network round trips, and the users'"'"' own programs need CPU and memory too.\n\n' "${cores:-?}"
+	printf '| What | Estimate | From |\n|---|---:|---|\n'
+	if [ -n "$ms_login" ] && [ "$ms_login" != - ]; then
+		printf '| Complete logins per second (all cores busy with logins) | about %s | %s cores x 1000 / %s ms sshd CPU per login |\n' \
+			"$(awk -v c="$cores" -v m="$ms_login" 'BEGIN { if (m > 0) printf "%d", c * 1000 / m; else print "-" }')" "$cores" "$ms_login"
+		rows=$((rows + 1))
+	fi
+	if [ -n "$start" ]; then
+		printf '| Clients that may log in at the same moment without refusals | %s | `MaxStartups %s` (its first value) |\n' "$start" "$spec"
+		rows=$((rows + 1))
+	fi
+	if [ -n "$mem_mb" ] && [ "$mem_mb" != - ] && [ -n "$avail" ]; then
+		printf '| Open sessions that fit into the memory available at the start | about %s | %s MB available / %s MB PSS per session (without the users'"'"' programs) |\n' \
+			"$(awk -v a="$avail" -v m="$mem_mb" 'BEGIN { if (m > 0) printf "%d", a / m; else print "-" }')" "$avail" "$mem_mb"
+		rows=$((rows + 1))
+	fi
+	if [ -n "$mbs" ] && [ "$mbs" != - ]; then
+		printf '| Data through one connection | %s MB/s | the slower direction of the default cipher (`%s`); parallel connections use more cores |\n' "$mbs" "$(t transfer default_cipher)"
+		rows=$((rows + 1))
+	fi
+	if [ -n "$ms_login" ] && [ "$ms_login" != - ] && [ -n "$per_gb" ] && [ "$per_gb" != - ]; then
+		printf '| Cores for 20 logins/s and 500 MB/s | about %s | 20 x %s ms + 500 MB/s x %s s per GB / 1000 |\n' \
+			"$(awk -v m="$ms_login" -v g="$per_gb" 'BEGIN { printf "%.1f", 20 * m / 1000 + 500 * g / 1000 }')" "$ms_login" "$per_gb"
+		rows=$((rows + 1))
+	fi
+	[ "$rows" -gt 0 ] || printf '| (none: run `cpu`, `memory` and `transfer` for these figures) | - | - |\n'
+	printf '\n'
+}
