@@ -321,16 +321,6 @@ read_connects(struct burst *b)
 	free(buf);
 }
 
-static int
-exit_code_of(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return 255;
-}
-
 /* Reaps every child that exited; their stderr is read to the end first. */
 static void
 reap(struct burst *b)

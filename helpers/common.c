@@ -1,4 +1,6 @@
 /* Clock and number parsing shared by every helper. */
+#include <sys/wait.h>
+
 #include <err.h>
 #include <errno.h>
 #include <math.h>
@@ -100,4 +102,14 @@ sleep_until_ns(uint64_t deadline_ns)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 	    EINTR)
 		;
+}
+
+int
+exit_code_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 255;
 }

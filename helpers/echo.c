@@ -713,9 +713,7 @@ pty_close(struct link *l)
 		}
 		sleep_until_ns(now_ns() + 10 * NS_PER_MS);
 	}
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	return 128 + WTERMSIG(wstatus);
+	return exit_code_of(wstatus);
 }
 
 /* ---- repeat: a command's run time, run after run --------------------- */
@@ -787,9 +785,7 @@ run_command(char **argv, uint64_t timeout_ns, uint64_t *total_ns)
 		close(pidfd);
 	if (timed_out)
 		return -1;
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	return 128 + WTERMSIG(wstatus);
+	return exit_code_of(wstatus);
 }
 
 /*

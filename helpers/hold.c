@@ -112,16 +112,6 @@ set_reason(struct session *s, const char *fmt, const char *detail)
 	snprintf(s->reason, sizeof(s->reason), fmt, detail);
 }
 
-static int
-exit_code_of(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return 255;
-}
-
 static void
 close_fd(int *fd)
 {

@@ -391,16 +391,6 @@ open_pidfd(pid_t pid)
 #endif
 }
 
-static int
-exit_code_of(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return 255;
-}
-
 /*
  * Runs argv once with stdin and stdout on /dev/null and stderr into a pipe,
  * stamping each stderr line as it arrives. Returns 0, or the errno of a

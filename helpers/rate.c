@@ -181,8 +181,7 @@ finish_client(FILE *out, size_t index, struct worker *w, uint64_t t0_ns)
 	close(w->err_fd);
 	w->pid = 0;
 	w->logins++;
-	code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) :
-	    WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : 255;
+	code = exit_code_of(wstatus);
 	ok = !w->timed_out && code == 0;
 	if (ok)
 		snprintf(error, sizeof(error), "-");

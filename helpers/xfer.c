@@ -192,16 +192,6 @@ fill(int fd, uint64_t bytes, size_t buf_bytes)
 	return done;
 }
 
-static int
-exit_code_of(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return 255;
-}
-
 /* A descriptor that becomes readable when pid exits, or -1 (kernel < 5.3). */
 static int
 open_pidfd(pid_t pid)
