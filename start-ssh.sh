@@ -86,14 +86,14 @@ make_user () {
 	home=$(getent passwd "$TEST_USER" | cut -d: -f6)
 	[ -d "$home" ] || die "home $home of $TEST_USER is missing; run ./start-ssh.sh cleanup and start again"
 
-	if [ ! -f "$CLIENT_DIR/id_ed25519" ]; then
-		"$SSH_KEYGEN" -q -t ed25519 -N '' -C "sshd-perf-kit $TEST_USER" -f "$CLIENT_DIR/id_ed25519"
+	if [ ! -f "$DEFAULT_KEY" ]; then
+		"$SSH_KEYGEN" -q -t "$DEFAULT_KEY_TYPE" -N '' -C "sshd-perf-kit $TEST_USER" -f "$DEFAULT_KEY"
 	fi
 	if [ ! -f "$CLIENT_DIR/id_rsa" ]; then
 		"$SSH_KEYGEN" -q -t rsa -b 3072 -N '' -C "sshd-perf-kit $TEST_USER" -f "$CLIENT_DIR/id_rsa"
 	fi
 	install -d -m 0700 -o "$TEST_USER" -g "$(id -g "$TEST_USER")" "$home/.ssh"
-	cat "$CLIENT_DIR/id_ed25519.pub" "$CLIENT_DIR/id_rsa.pub" >"$CLIENT_DIR/authorized_keys"
+	cat "$DEFAULT_KEY.pub" "$CLIENT_DIR/id_rsa.pub" >"$CLIENT_DIR/authorized_keys"
 	install -m 0600 -o "$TEST_USER" -g "$(id -g "$TEST_USER")" "$CLIENT_DIR/authorized_keys" "$home/.ssh/authorized_keys"
 
 	if [ ! -s "$PASSWORD_FILE" ]; then
@@ -157,8 +157,12 @@ render () {
 # from the installed one.
 make_sshd_config () {
 	local new="$STATE_DIR/sshd_config.new" out dir
-	local extra="" crypto sftp_server
+	local extra="" crypto sftp_server hostkeys="" t
 	sftp_server=$(find_sftp_server)
+	for t in $HOSTKEY_TYPES; do
+		hostkeys="${hostkeys:+$hostkeys
+}HostKey ${HOSTKEY_PREFIX}${t}_key"
+	done
 	if version_ge 9.8 "$SSHD_VERSION"; then
 		# All test clients come from 127.0.0.1; 9.8's penalties would
 		# lock the load test out.
@@ -171,7 +175,7 @@ make_sshd_config () {
 	fi
 	render "$TEMPLATE_DIR/sshd_config_perf_test.in" PORT="$TEST_PORT" \
 		USER="$TEST_USER" MAX_STARTUPS="$MAX_STARTUPS" PID_FILE="$PID_FILE" \
-		HOSTKEY_PREFIX="$HOSTKEY_PREFIX" SFTP_SERVER="$sftp_server" \
+		HOSTKEYS="$hostkeys" SFTP_SERVER="$sftp_server" \
 		EXTRA="$extra" CRYPTO_POLICY="$crypto" >"$new"
 	chmod 0600 "$new"
 
@@ -204,7 +208,7 @@ make_client_config () {
 	render "$TEMPLATE_DIR/ssh_config.in" ALIAS="$HOST_ALIAS" \
 		PORT="$TEST_PORT" USER="$TEST_USER" CLIENT_DIR="$CLIENT_DIR" \
 		CLIENT_CONFIG="$CLIENT_CONFIG" KNOWN_HOSTS="$CLIENT_DIR/known_hosts" \
-		LOGIN_TIMEOUT="$LOGIN_TIMEOUT" >"$CLIENT_CONFIG"
+		LOGIN_TIMEOUT="$LOGIN_TIMEOUT" DEFAULT_KEY="$DEFAULT_KEY" >"$CLIENT_CONFIG"
 	# Pin the test server's own host keys: no trust on first use.
 	for t in $HOSTKEY_TYPES; do
 		printf '[127.0.0.1]:%s %s\n' "$TEST_PORT" "$(cut -d' ' -f1,2 "${HOSTKEY_PREFIX}${t}_key.pub")"

@@ -31,7 +31,20 @@ CLIENT_CONFIG="$CLIENT_DIR/ssh_config"
 PASSWORD_FILE="$STATE_DIR/password"
 SSHD_CONFIG=/etc/ssh/sshd_config_perf_test
 HOSTKEY_PREFIX=/etc/ssh/ssh_host_perftest_
-HOSTKEY_TYPES="ed25519 rsa ecdsa"
+# RHEL's FIPS mode refuses Ed25519 keys: there the kit's own keys are
+# ECDSA P-256 (host) and ECDSA (the default client key) instead.
+# FIPS_FLAG_FILE exists so the tests can take that path on any host.
+if [ "$(cat "${FIPS_FLAG_FILE:-/proc/sys/crypto/fips_enabled}" 2>/dev/null)" = 1 ]; then
+	FIPS_MODE=yes
+	HOSTKEY_TYPES="rsa ecdsa"
+	DEFAULT_KEY_TYPE=ecdsa
+else
+	FIPS_MODE=no
+	HOSTKEY_TYPES="ed25519 rsa ecdsa"
+	DEFAULT_KEY_TYPE=ed25519
+fi
+# The key of the host alias sshperf-test (the RSA key has sshperf-test-rsa).
+DEFAULT_KEY="$CLIENT_DIR/id_$DEFAULT_KEY_TYPE"
 UNIT_NAME=sshd-perf-test.service
 UNIT_FILE=/etc/systemd/system/$UNIT_NAME
 PID_FILE=/run/sshd-perf-test.pid

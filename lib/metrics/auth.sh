@@ -43,7 +43,9 @@ auth_method_run () {
 measure_auth () {
 	local m slowest="" slowest_p95=0 p95 failed=0 wrong=0 first_error
 	: >"$RAW_DIR/auth-errors.txt"
-	auth_method_run ed25519 "$HOST_ALIAS" publickey ED25519
+	# Under FIPS the default key is ECDSA (result keys keep the name ed25519).
+	auth_method_run ed25519 "$HOST_ALIAS" publickey "${DEFAULT_KEY_TYPE^^}"
+	result_set auth default_key_type "$DEFAULT_KEY_TYPE"
 	auth_method_run rsa "$HOST_ALIAS-rsa" publickey RSA
 	auth_method_run password "$HOST_ALIAS-password" password ""
 	result_set auth samples "$LOGIN_SAMPLES"

@@ -34,7 +34,7 @@ interactive_run () {
 	libssh)
 		timeout --kill-after=5 "$limit" "$HELPER_DIR/sshperf-echo" -m libssh \
 			-h 127.0.0.1 -p "$TEST_PORT" -u "$TEST_USER" \
-			-k "$CLIENT_DIR/id_ed25519" -K "$CLIENT_DIR/known_hosts" \
+			-k "$DEFAULT_KEY" -K "$CLIENT_DIR/known_hosts" \
 			-r "$ECHO_RATE" -n "$ECHO_COUNT" -t "$LOGIN_TIMEOUT" \
 			-o "$RAW_DIR/interactive-libssh.tsv" >"$out" 2>>"$RAW_DIR/interactive-errors.txt" || rc=$?
 		;;

@@ -8,7 +8,10 @@ report_auth () {
 	printf '| Method | Used (checked) | ok / failed | n | p50 | p95 | max | p50 vs ed25519 | auth phase p50 |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n'
 	for m in ed25519 rsa password; do
 		case $m in
-		ed25519) label="ed25519 key" ;;
+		ed25519)
+			label="ed25519 key"
+			[ "$(t auth default_key_type)" != ecdsa ] || label="ECDSA key (FIPS mode refuses ed25519)"
+			;;
 		rsa) label="RSA 3072 key" ;;
 		password) label="password (PAM)" ;;
 		esac

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# FIPS mode (RHEL refuses Ed25519 keys there): the kit's host keys are RSA
+# and ECDSA only, the default client key is ECDSA, and everything still
+# works. FIPS_FLAG_FILE stands in for /proc/sys/crypto/fips_enabled.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'FIPS mode' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'FIPS mode' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+echo 1 >"$TEST_TMP/fips_enabled"
+export FIPS_FLAG_FILE="$TEST_TMP/fips_enabled" LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
+mkdir -p "$RESULTS_DIR"
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+host_snapshot >"$TEST_TMP/before"
+
+test_expect 'start makes no Ed25519 key and serves RSA and ECDSA host keys' '
+	"$KIT_DIR/start-ssh.sh" -q &&
+	grep "^HostKey" /etc/ssh/sshd_config_perf_test >keys &&
+	printf "HostKey /etc/ssh/ssh_host_perftest_rsa_key\nHostKey /etc/ssh/ssh_host_perftest_ecdsa_key\n" >want &&
+	test_cmp want keys &&
+	[ ! -e /etc/ssh/ssh_host_perftest_ed25519_key ] &&
+	[ -f "$STATE/client/id_ecdsa" ] && [ ! -e "$STATE/client/id_ed25519" ]
+'
+
+test_expect 'the default alias logs in with the ECDSA key' '
+	ssh -v -F "$STATE/client/ssh_config" sshperf-test true 2>log &&
+	grep -q "Server accepts key: .* ECDSA " log
+'
+
+test_expect 'auth reports the ECDSA key in place of ed25519' '
+	"$KIT_DIR/test-ssh.sh" -q auth >out; rc=$?; [ "$rc" -le 1 ] &&
+	report=$(tail -n 1 out) &&
+	grep -q "^| ECDSA key (FIPS mode refuses ed25519) | publickey (ECDSA) | 3 / 0 |" "$report"
+'
+
+test_expect 'cleanup leaves the host as before' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup &&
+	host_snapshot >after && test_cmp "$TEST_TMP/before" after
+'
+
+test_done
