@@ -35,7 +35,14 @@ verdict () {
 		print ok ? "PASS" : "FAIL" }'
 }
 
-# Progress on the console (not with -q).
+# Progress on the console (not with -q): a test's start and end line.
 progress () {
 	[ -n "${QUIET:-}" ] || printf '%s: %s\n' "$PROG" "$*"
+}
+
+# A step inside a long test (a burst step, a cipher, a round): shown only
+# on a terminal, so logs and pipes get the start and end lines alone.
+progress_step () {
+	[ -t 1 ] || return 0
+	progress "$@"
 }

@@ -148,7 +148,7 @@ measure_burst () {
 	spec=$(burst_maxstartups)
 	printf 'clients\tok\trefused\tfailed\ttimeout\tready\trelease_spread_ms\twoke_spread_ms\tconnect_p50_ms\tdone_max_ms\tready_ms\tlog_drops\tlog_confirmed\tnote\n' >"$steps"
 	for n in $BURST_STEPS; do
-		progress "burst: $n clients"
+		progress_step "burst: $n clients"
 		burst_step "$n" "$steps"
 	done
 

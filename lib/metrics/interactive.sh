@@ -68,7 +68,7 @@ measure_interactive () {
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	read -r b0 i0 s0 <<<"$(interactive_cpu_jiffies)"
 	for client in $(interactive_clients); do
-		progress "interactive: timing the echo through $client"
+		progress_step "interactive: timing the echo through $client"
 		interactive_run "$client" || true
 	done
 	read -r b1 i1 s1 <<<"$(interactive_cpu_jiffies)"

@@ -344,7 +344,7 @@ measure_sftp () {
 		result_set sftp summary "could not prepare the files, nothing measured"
 		return 0
 	fi
-	progress "sftp: $SFTP_LOGIN_RUNS login-only runs"
+	progress_step "sftp: $SFTP_LOGIN_RUNS login-only runs"
 	sftp_logins
 	if [ -z "$SFTP_LOGIN_S" ]; then
 		sftp_cleanup
@@ -354,10 +354,10 @@ measure_sftp () {
 		result_set sftp summary "no sftp login worked"
 		return 0
 	fi
-	progress "sftp: $SFTP_FILE_MB MB up and down"
+	progress_step "sftp: $SFTP_FILE_MB MB up and down"
 	sftp_large up
 	sftp_large down
-	progress "sftp: $SFTP_SMALL_FILES files of $SFTP_SMALL_FILE_KB KB up"
+	progress_step "sftp: $SFTP_SMALL_FILES files of $SFTP_SMALL_FILE_KB KB up"
 	sftp_small
 
 	sftp_cleanup

@@ -126,7 +126,7 @@ measure_startup () {
 	trap 'exec 1>&7 2>&8; startup_restore; trap - INT TERM; eval "$prev_term"; kill -TERM $$' TERM
 	printf 'round\tstatus\tgreeting_ms\tfirst_login_ms\tpolled_before_start\tpoll_attempts\tmessage\n' >"$tsv"
 	for r in $(seq 1 "$STARTUP_ROUNDS"); do
-		progress "startup: round $r of $STARTUP_ROUNDS"
+		progress_step "startup: round $r of $STARTUP_ROUNDS"
 		startup_round "$r" "$tsv" || true
 	done
 	startup_restore

@@ -198,7 +198,7 @@ measure_transfer () {
 		i=$((i + 1))
 		result_set transfer "cipher_${i}" "$cipher"
 		result_set transfer "cipher_${i}_default" "$([ "$mark" = default ] && echo yes || echo no)"
-		progress "transfer: $cipher$([ "$mark" = default ] && echo ' (default)')"
+		progress_step "transfer: $cipher$([ "$mark" = default ] && echo ' (default)')"
 
 		# The ceiling: what one core does with this algorithm in OpenSSL.
 		f="$work/ceiling-$i.txt"
