@@ -835,6 +835,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct burst b;
 	sigset_t mask;
 	FILE *summary = stderr;

@@ -294,6 +294,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct config cf;
 	struct ceiling c;
 	const char *errstr;

@@ -20,6 +20,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	(void)argv;
 	if (argc != 1)
 		usage();

@@ -4,9 +4,11 @@
 #include <err.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -112,4 +114,21 @@ exit_code_of(int wstatus)
 	if (WIFSIGNALED(wstatus))
 		return 128 + WTERMSIG(wstatus);
 	return 255;
+}
+
+static void
+help_exit(void)
+{
+	fflush(stdout);
+	_exit(0);
+}
+
+void
+help_option(int argc, char *argv[], void (*usage)(void))
+{
+	if (argc < 2 || strcmp(argv[1], "--help") != 0)
+		return;
+	if (dup2(STDOUT_FILENO, STDERR_FILENO) == -1 || atexit(help_exit) != 0)
+		err(2, "--help");
+	usage();
 }

@@ -32,6 +32,13 @@ uint64_t opt_u64(const char *name, const char *s, uint64_t min, uint64_t max);
  * 128 + the signal that ended it. */
 int exit_code_of(int wstatus);
 
+/*
+ * "--help" as the first argument: usage() on stdout and exit 0. Every
+ * helper's usage() prints to stderr and exits 2, which is right for a
+ * wrong call but not for help that was asked for.
+ */
+void help_option(int argc, char *argv[], void (*usage)(void));
+
 /* Sleep until the absolute CLOCK_MONOTONIC time deadline_ns. */
 void sleep_until_ns(uint64_t deadline_ns);
 

@@ -268,6 +268,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct addrinfo hints;
 	struct poller p;
 	uint64_t timeout_ms = DEFAULT_TIMEOUT_MS, t0_ns = 0;

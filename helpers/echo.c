@@ -912,6 +912,7 @@ parse_stall(struct config *cf, const char *s)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct config cf;
 	struct link l;
 	struct echo_run r;

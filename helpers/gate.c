@@ -213,6 +213,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct addrinfo hints, *ai;
 	struct gate g;
 	char record[160];

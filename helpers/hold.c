@@ -951,6 +951,7 @@ setup_signals(struct holder *h)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct holder h;
 	uint64_t i, fd_limit, need, wall_ns, closed, terminated, killed;
 	char command[64];

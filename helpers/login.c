@@ -536,6 +536,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct config cf;
 	struct transcript t;
 	struct login_result r;

@@ -27,6 +27,7 @@ usage(void)
 int
 main(int argc, char **argv)
 {
+	help_option(argc, argv, usage);
 	unsigned char byte;
 	uint64_t length = 32, i;
 	int ch;

@@ -223,6 +223,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct config cf;
 	struct worker *w;
 	struct pollfd *pfd;

@@ -786,6 +786,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct config cf;
 	struct sampler s;
 	struct sample x;

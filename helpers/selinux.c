@@ -9,6 +9,8 @@
 #include <selinux/restorecon.h>
 #include <selinux/selinux.h>
 
+#include "common.h"
+
 /* Labelling matters when SELinux is on, enforcing or permissive. */
 static int
 selinux_on(void)
@@ -87,6 +89,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	const char *verb, *mode;
 	char *con;
 	int i, missing;

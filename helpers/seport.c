@@ -384,6 +384,7 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct seport sp = { 0 };
 	char rootbuf[PATH_MAX];
 	const char *root = NULL, *store = NULL, *verbname;

@@ -304,6 +304,7 @@ usage(void)
 int
 main(int argc, char **argv)
 {
+	help_option(argc, argv, usage);
 	struct settings all = { .n = 0 };
 	const char *schema = NULL, *msg, *env, *form;
 	char bad[MAX_LINE], formbuf[256];

@@ -61,6 +61,7 @@ cell(char *row, int index, char *buf, size_t len)
 int
 main(int argc, char **argv)
 {
+	help_option(argc, argv, usage);
 	const char *column = NULL, *prefix = "", *where = NULL, *errstr;
 	char *line = NULL, *where_col = NULL, *where_val = NULL, buf[256],
 	    wbuf[256];

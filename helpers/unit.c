@@ -483,6 +483,7 @@ usage(void)
 int
 main(int argc, char **argv)
 {
+	help_option(argc, argv, usage);
 	uint64_t timeout_s = DEFAULT_TIMEOUT_S, uid;
 	const char *cmd, *errstr;
 	size_t i;

@@ -622,6 +622,7 @@ parse_mode(const char *s)
 int
 main(int argc, char *argv[])
 {
+	help_option(argc, argv, usage);
 	struct config cf;
 	struct outcome o;
 	uint64_t written;

@@ -86,4 +86,12 @@ test_expect 'a setting missing from the file is named' '
 	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings && grep -q "LOGIN_SAMPLES is missing" "$TEST_TMP/out"
 '
 
+test_expect 'every helper answers --help with its usage on stdout, exit 0' '
+	for h in "$BUILD_DIR"/sshperf-*; do
+		"$h" --help >o 2>e || { echo "$h: exit $?"; exit 1; }
+		grep -q "^usage: $(basename "$h")" o || { echo "$h: no usage on stdout"; cat o e; exit 1; }
+		[ ! -s e ] || { echo "$h: wrote to stderr"; exit 1; }
+	done
+'
+
 test_done
