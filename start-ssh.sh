@@ -379,12 +379,16 @@ cmd_stop () {
 	load_settings
 	find_tools
 	take_lock
+	# A signal does not stop this half-way: it ends what it began (each
+	# step has a deadline), then exits 130.
+	trap 'signalled=1' INT TERM
 	if [ -z "$(server_pid)" ]; then
 		say "the test server is not running"
-		return 0
+	else
+		server_stop || exit 1
+		say "stopped the test server (open sessions, if any, keep running until cleanup)"
 	fi
-	server_stop || exit 1
-	say "stopped the test server (open sessions, if any, keep running until cleanup)"
+	[ -z "${signalled:-}" ] || exit 130
 }
 
 # ---- cleanup --------------------------------------------------------------
@@ -416,6 +420,11 @@ do_cleanup () {
 		return 0
 	fi
 	pid=$(server_pid)
+	if [ -z "$pid" ] && [ "$(server_get MODE)" = direct ]; then
+		# A start interrupted after sshd was run, before its pid was kept.
+		pid=$(orphan_listener)
+		[ -z "$pid" ] || { server_set PID "$pid"; pid=$(server_pid); }
+	fi
 	sessions=""
 	[ -z "$pid" ] || sessions=$(descendants "$pid")
 	if [ -n "$pid" ]; then
@@ -473,7 +482,11 @@ cmd_cleanup () {
 	# Cleanup works even when settings.conf is broken: it needs none.
 	SERVER_START_TIMEOUT=30
 	take_lock
+	# A signal does not stop the cleanup half-way: it removes everything
+	# (each step has a deadline), then exits 130.
+	trap 'signalled=1' INT TERM
 	do_cleanup
+	[ -z "${signalled:-}" ] || exit 130
 }
 
 # ---- main -----------------------------------------------------------------

@@ -77,13 +77,61 @@ run_test () {
 	. "$KIT_DIR/lib/metrics/$name.sh"
 	progress "$name: $("about_$name")"
 	start=$(date +%s.%N)
-	"measure_$name" || rc=$?
+	run_measure "$name" || rc=$?
 	if [ ! -s "$data" ]; then
 		result_set "$name" status ERROR
 		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
 	fi
 	result_set "$name" seconds "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
 	progress "$name: $(result_get "$name" summary) -> $(result_get "$name" status)"
+}
+
+# run_measure NAME: runs measure_NAME as a job of its own (a process group,
+# stdin /dev/null, without the lock's descriptor), so that this script
+# reacts to INT or TERM at once instead of after the helper that runs:
+# bash runs a trap only when its foreground command ends, and `wait` is a
+# builtin that a trapped signal interrupts. Returns the job's status.
+MEASURE_PID=""
+run_measure () {
+	local rc=0
+	set -m
+	# A TERM ends the job through exit, so that the metric's own EXIT trap
+	# (master connection, copied files) runs.
+	( exec 9>&-; trap 'exit 143' TERM; trap 'exit 130' INT
+	  "measure_$1" || exit "$?"; exit 0 ) </dev/null &
+	MEASURE_PID=$!
+	set +m
+	wait "$MEASURE_PID" || rc=$?
+	MEASURE_PID=""
+	return "$rc"
+}
+
+# True while a process of process group $1 runs (zombies aside).
+group_alive () {
+	cat /proc/[0-9]*/stat 2>/dev/null |
+		awk -v g="$1" '{ sub(/.*\) /, "") } $1 != "Z" && $3 == g { found = 1 } END { exit !found }'
+}
+
+# Ends the running measure job: TERM to its process group (the metric's
+# traps run: the startup test starts the server again, the session test
+# closes its master connection, sftp removes its files), then KILL what
+# is left at the deadline. A signal meanwhile is passed on to the job
+# (the startup test signals this script when its own trap is done).
+stop_measure () {
+	local pgid=$MEASURE_PID deadline
+	[ -n "$pgid" ] || return 0
+	trap 'kill -TERM -- "-$MEASURE_PID" 2>/dev/null || true' INT TERM
+	kill -TERM -- "-$pgid" 2>/dev/null || true
+	deadline=$(( $(date +%s) + SERVER_START_TIMEOUT + 20 ))
+	while group_alive "$pgid" && [ "$(date +%s)" -lt "$deadline" ]; do
+		# In the foreground: a `wait` interrupted inside this TERM
+		# handler by the next TERM would end the script.
+		sleep 0.1
+	done
+	kill -KILL -- "-$pgid" 2>/dev/null || true
+	wait "$pgid" 2>/dev/null || true
+	MEASURE_PID=""
+	trap : INT TERM
 }
 
 # --compare A B: the comparison report of two runs.
@@ -157,7 +205,16 @@ helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE" >"$DATA_DIR/settings.env"
 # An interrupted run still gets its report, with the test marked.
 current=""
 on_interrupt () {
-	trap - INT TERM
+	trap : INT TERM
+	# Runs to the end whatever fails on the way (a helper it waits for may
+	# itself die of the signal).
+	set +e
+	stop_measure
+	# The server runs afterwards: a test that stopped it had no time to
+	# start it again.
+	if [ -z "$(server_pid)" ]; then
+		server_start >/dev/null || warn "the test server could not be started again; run ./start-ssh.sh"
+	fi
 	[ -z "$current" ] || { result_set "$current" status INTERRUPTED; result_set "$current" reason "interrupted by a signal"; }
 	printf 'interrupted=yes\n' >>"$DATA_DIR/run.env"
 	"$KIT_DIR/lib/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR" 2>/dev/null)" >/dev/null 2>&1 || true

@@ -66,6 +66,22 @@ direct_cgroup () {
 	done
 }
 
+# A listener of the kit, started directly, that server.env does not name (a
+# start interrupted before it kept the pid): its pid, or nothing. Only
+# this PID namespace's processes (a test container has its own).
+orphan_listener () {
+	local f p parent self
+	self=$(readlink /proc/self/ns/pid)
+	for f in /proc/[0-9]*; do
+		p=${f#/proc/}
+		[ "$(readlink "$f/ns/pid" 2>/dev/null)" = "$self" ] || continue
+		is_kit_sshd "$p" || continue
+		parent=$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' "$f/stat" 2>/dev/null)
+		is_kit_sshd "$parent" || { printf '%s\n' "$p"; return 0; }
+	done
+	return 0
+}
+
 # Starts the test server (not yet running). Prints the listener pid.
 # With SERVER_T0_FILE set, writes there the CLOCK_MONOTONIC ns at which the
 # start was issued (startup test: its time zero).
@@ -82,6 +98,12 @@ server_start () {
 		[ -z "${SERVER_T0_FILE:-}" ] || printf '%s\n' "$out" | sed -n 's/^issued_mono_ns=//p' >"$SERVER_T0_FILE"
 		;;
 	direct)
+		pid=$(orphan_listener)
+		if [ -n "$pid" ]; then
+			server_set PID "$pid"
+			server_pid
+			return 0
+		fi
 		rm -f "$PID_FILE"
 		[ -z "${SERVER_T0_FILE:-}" ] || helper clock | sed -n 's/^mono_ns=//p' >"$SERVER_T0_FILE"
 		# sshd daemonizes itself and writes PID_FILE; it starts with a

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Concurrent runs: while test-ssh.sh runs, a second test-ssh.sh, start,
+# stop and cleanup each refuse with one line and exit 2, and change
+# nothing; status (read-only) still answers. A run killed with SIGKILL
+# leaves no lock behind: the next command works at once.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+LOCK=/run/lock/sshd-perf-kit.lock
+CFG="$STATE/client/ssh_config"
+export CFG LOCK RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=2
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'concurrent runs' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'concurrent runs' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+runner=""
+# Ends the first run and everything it started (by recorded pid).
+end_runner () {
+	[ -n "$runner" ] || return 0
+	kill -TERM "$runner" 2>/dev/null
+	wait "$runner" 2>/dev/null
+	runner=""
+}
+trap 'end_runner; "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+# Every process below pid $1, from /proc.
+tree () {
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
+		{ pid = $1; sub(/.*\) /, ""); parent[pid] = $2 }
+		END {
+			want[root] = 1; changed = 1
+			while (changed) {
+				changed = 0
+				for (p in parent)
+					if (!(p in want) && (parent[p] in want)) { want[p] = 1; changed = 1 }
+			}
+			for (p in want) if (p != root) print p
+		}'
+}
+
+# refused CMD...: exit 2 and one line naming the lock.
+refused () {
+	local rc=0
+	"$@" >"$TEST_TMP/o" 2>"$TEST_TMP/e" || rc=$?
+	[ "$rc" -eq 2 ] || { echo "exit $rc from: $*"; cat "$TEST_TMP/o" "$TEST_TMP/e"; return 1; }
+	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] || { echo "not one line:"; cat "$TEST_TMP/e"; return 1; }
+	grep -q "another sshd-perf-kit command is running (lock $LOCK held by pid $runner); wait for it to finish" "$TEST_TMP/e" ||
+		{ echo "unexpected message:"; cat "$TEST_TMP/e"; return 1; }
+}
+
+test_expect 'start the test server' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
+	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st0"
+'
+
+# The first run: many logins, so that it is busy during the whole test.
+LOGIN_SAMPLES=400 "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/first.out" 2>&1 &
+runner=$!
+
+test_expect 'the first test-ssh.sh takes the lock' '
+	deadline=$(( $(date +%s) + 30 )) &&
+	until [ "$(cat "$LOCK.pid" 2>/dev/null)" = "$runner" ] && grep -q "^test-ssh.sh: login: 400 logins" "$TEST_TMP/first.out"; do
+		[ "$(date +%s)" -lt "$deadline" ] || { cat "$TEST_TMP/first.out"; exit 1; }
+		sleep 0.05
+	done
+'
+
+test_expect 'a second test-ssh.sh refuses with one line, exit 2' '
+	refused "$KIT_DIR/test-ssh.sh" login &&
+	[ "$(ls "$RESULTS_DIR" | wc -l)" -eq 1 ]
+'
+
+test_expect 'start, stop and cleanup refuse while a test runs; the server is untouched' '
+	refused "$KIT_DIR/start-ssh.sh" &&
+	refused "$KIT_DIR/start-ssh.sh" stop &&
+	refused "$KIT_DIR/start-ssh.sh" cleanup &&
+	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st1" &&
+	test_cmp "$TEST_TMP/st0" "$TEST_TMP/st1" && [ -d "$STATE" ]
+'
+
+test_expect 'status is read-only and answers during a run' '
+	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st2" && grep -qx "state=running" "$TEST_TMP/st2"
+'
+
+test_expect 'the first run is still running and unharmed' '
+	kill -0 "$runner" && ! grep -q "interrupted" "$TEST_TMP/first.out"
+'
+
+test_expect 'a run killed with SIGKILL leaves no lock: the next command works at once' '
+	tree "$runner" >"$TEST_TMP/tree" &&
+	kill -KILL "$runner" && { wait "$runner" 2>/dev/null; true; } &&
+	LOGIN_SAMPLES=2 "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/next.out" 2>&1; rc=$? &&
+	{ [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } &&
+	[ -f "$(tail -n 1 "$TEST_TMP/next.out")" ] &&
+	"$KIT_DIR/start-ssh.sh" -q stop && "$KIT_DIR/start-ssh.sh" -q
+'
+# What the killed run left (its helper keeps logging in until its own end).
+runner=""
+# shellcheck disable=SC2046 # a list of pids
+kill -TERM $(cat "$TEST_TMP/tree") 2>/dev/null
+
+test_expect 'two runs started at the same moment: one runs, the other refuses' '
+	"$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/a.out" 2>&1 & a=$!
+	"$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/b.out" 2>&1 & b=$!
+	ra=0; wait "$a" || ra=$?
+	rb=0; wait "$b" || rb=$?
+	echo "exits: $ra $rb" &&
+	{ { [ "$ra" -le 1 ] && [ "$rb" -eq 2 ] && grep -q "another sshd-perf-kit command is running" "$TEST_TMP/b.out"; } ||
+	  { [ "$rb" -le 1 ] && [ "$ra" -eq 2 ] && grep -q "another sshd-perf-kit command is running" "$TEST_TMP/a.out"; }; }
+'
+
+test_expect 'cleanup after it all: the lock is gone' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup && [ ! -e "$LOCK" ] && [ ! -e "$LOCK.pid" ] &&
+	[ "$(kit_processes | wc -l)" -eq 0 ]
+'
+
+test_done

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Interrupts (host, without systemd): SIGTERM or SIGINT to test-ssh.sh in
+# the middle of burst, concurrent, transfer, startup and reload, and to
+# start-ssh.sh during a first start and during cleanup. Afterwards: the
+# script ended within seconds, nothing it started is left running, the
+# report is written with the interrupted test marked INTERRUPTED and the
+# completed one kept, the test server runs (or is cleanly removed), and
+# the next run works without repair.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+CFG="$STATE/client/ssh_config"
+export CFG STATE RESULTS_DIR="$TEST_TMP/results"
+# Small settings: the interrupt comes early in each test anyway.
+export LOGIN_SAMPLES=2 BURST_STEPS="20 40" CONCURRENT_SESSIONS=20 CONCURRENT_LOGIN_PARALLEL=4 \
+	TRANSFER_MB=2000 TRANSFER_CIPHERS='' STARTUP_ROUNDS=10 RELOAD_SESSIONS=10
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'interrupts' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'interrupts' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+if [ -d /run/systemd/system ]; then
+	test_skip 'interrupts' 'written for a host without systemd (direct mode); t32 runs the kit under systemd'
+	test_done; exit
+fi
+runner=""
+trap '[ -z "$runner" ] || kill -KILL "$runner" 2>/dev/null; "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+# "pid starttime" of every process below pid $1, from /proc.
+tree () {
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
+		{ pid = $1; sub(/.*\) /, ""); parent[pid] = $2; start[pid] = $20 }
+		END {
+			want[root] = 1; changed = 1
+			while (changed) {
+				changed = 0
+				for (p in parent)
+					if (!(p in want) && (parent[p] in want)) { want[p] = 1; changed = 1 }
+			}
+			for (p in want) if (p != root) print p, start[p]
+		}'
+}
+
+# Processes of a tree listing (file $1) that still run (same start time).
+left_of () {
+	local pid start now
+	while read -r pid start; do
+		now=$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$pid/stat" 2>/dev/null) || continue
+		[ "$now" = "$start" ] && [ "$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null)" != Z ] &&
+			printf '%s %s\n' "$pid" "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+	done <"$1"
+	return 0
+}
+
+# Clients of the kit: anything run with its client config (ssh, sftp, a
+# ControlMaster), in this PID namespace.
+kit_clients () {
+	local p self
+	self=$(readlink /proc/self/ns/pid)
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$self" ] || continue
+		{ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$CFG" && echo "${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)"
+	done
+	return 0
+}
+
+# A background command that gets SIGINT (a non-interactive shell's
+# background jobs ignore it unless job control is on).
+spawn () {
+	set -m
+	"$@" </dev/null >"$TEST_TMP/run.out" 2>&1 &
+	runner=$!
+	set +m
+}
+
+# waits_for SECONDS CMD...: polls CMD until it succeeds.
+waits_for () {
+	local deadline=$(( $(date +%s) + $1 ))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$deadline" ] || { echo "timed out waiting for: $*"; return 1; }
+		sleep 0.05
+	done
+}
+
+# The interrupt point: the test's line is on the console and a process
+# whose program matches $2 runs below the script.
+at_point () {
+	local p
+	grep -q "^test-ssh.sh: $1: " "$TEST_TMP/run.out" || return 1
+	for p in $(tree "$runner" | cut -d' ' -f1); do
+		# shellcheck disable=SC2254 # $2 is a glob pattern
+		case $(readlink "/proc/$p/exe" 2>/dev/null) in $2) return 0 ;; esac
+	done
+	return 1
+}
+
+# interrupt TEST SIGNAL EXE_PATTERN: test-ssh.sh login TEST, SIGNAL at the
+# interrupt point, then every check.
+interrupt () {
+	local name=$1 sig=$2 pattern=$3 t0 rc run
+	spawn "$KIT_DIR/test-ssh.sh" login "$name"
+	waits_for 60 at_point "$name" "$pattern" || { cat "$TEST_TMP/run.out"; return 1; }
+	tree "$runner" >"$TEST_TMP/tree"
+	t0=$(date +%s)
+	kill -s "$sig" "$runner"
+	waits_for 60 eval '! kill -0 "$runner" 2>/dev/null || [ "$(awk "{ sub(/.*\\) /, \"\"); print \$1 }" /proc/$runner/stat)" = Z ]' || return 1
+	rc=0; wait "$runner" || rc=$?
+	runner=""
+	echo "exit $rc after $(( $(date +%s) - t0 )) s"; cat "$TEST_TMP/run.out"
+	[ "$rc" -eq 130 ] &&
+	# At once, not when the running helper ends (startup: the server is
+	# started again first).
+	[ $(( $(date +%s) - t0 )) -le 15 ] &&
+	left_of "$TEST_TMP/tree" >"$TEST_TMP/left" && test_cmp /dev/null "$TEST_TMP/left" &&
+	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients" &&
+	grep -q "interrupted; partial report" "$TEST_TMP/run.out" &&
+	run=$(dirname "$(grep -o "/[^ ]*/report.md" "$TEST_TMP/run.out")") &&
+	[ -f "$run/report.md" ] &&
+	grep -qx "interrupted=yes" "$run/data/run.env" &&
+	grep -qx "status=INTERRUPTED" "$run/data/$name.env" &&
+	grep -qxE "status=(PASS|FAIL)" "$run/data/login.env" &&
+	grep -q "INTERRUPTED" "$run/report.md" &&
+	grep -qE "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL)\*\*" "$run/report.md" &&
+	# The test server runs and takes logins.
+	[ "$(kit_processes | wc -l)" -ge 1 ] &&
+	"$KIT_DIR/start-ssh.sh" status >/dev/null &&
+	timeout 30 ssh -F "$CFG" sshperf-test true </dev/null
+}
+
+host_snapshot >"$TEST_TMP/before"
+
+test_expect 'start the test server' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null
+'
+
+test_expect 'SIGINT during burst' '
+	interrupt burst INT "*/ssh"
+'
+
+test_expect 'SIGTERM during concurrent' '
+	interrupt concurrent TERM "*/ssh"
+'
+
+test_expect 'SIGTERM during transfer' '
+	interrupt transfer TERM "*/ssh"
+'
+
+test_expect 'SIGTERM during startup (between a stop and a start)' '
+	interrupt startup TERM "*/sshperf-connect"
+'
+
+test_expect 'SIGINT during reload' '
+	interrupt reload INT "*/ssh"
+'
+
+test_expect 'the next run works without repair' '
+	"$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/next.out" 2>&1; rc=$? &&
+	[ "$rc" -le 1 ] && [ -f "$(tail -n 1 "$TEST_TMP/next.out")" ]
+'
+
+test_expect 'SIGTERM during cleanup: the cleanup finishes, then exit 130' '
+	spawn "$KIT_DIR/start-ssh.sh" cleanup &&
+	waits_for 30 eval "[ \"\$(kit_processes | wc -l)\" -eq 0 ]" &&
+	kill -TERM "$runner" && rc=0 && { wait "$runner" || rc=$?; } && runner= &&
+	cat "$TEST_TMP/run.out" && echo "exit $rc" &&
+	{ [ "$rc" -eq 130 ] || [ "$rc" -eq 0 ]; } &&
+	host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+# A first start interrupted: early (files made) and late (sshd running,
+# login not yet checked). Either way the host is as before.
+start_interrupted () {
+	local rc=0
+	spawn "$KIT_DIR/start-ssh.sh"
+	waits_for 60 "$@" || return 1
+	kill -TERM "$runner" 2>/dev/null || echo "the start ended before the signal"
+	wait "$runner" || rc=$?
+	runner=""
+	cat "$TEST_TMP/run.out"; echo "exit $rc"
+	[ "$rc" -eq 143 ] || [ "$rc" -eq 130 ] || { echo "the start was not interrupted (exit $rc)"; [ "$rc" -eq 0 ] && "$KIT_DIR/start-ssh.sh" -q cleanup; }
+	[ "$(kit_processes | wc -l)" -eq 0 ] &&
+	host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+}
+
+test_expect 'SIGTERM during a first start (its files made): the host is as before' '
+	start_interrupted test -e /etc/ssh/sshd_config_perf_test
+'
+
+test_expect 'SIGTERM during a first start (sshd running): no server left, host as before' '
+	start_interrupted eval "[ \"\$(kit_processes | wc -l)\" -ge 1 ]"
+'
+
+test_expect 'after it all, start and cleanup work' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null && "$KIT_DIR/start-ssh.sh" -q cleanup &&
+	host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+test_done
