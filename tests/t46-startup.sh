@@ -49,11 +49,13 @@ test_expect 'the report has the startup row and the two figures' '
 
 # Stopped (TERM) in the middle of a round: the test server must run again.
 test_expect 'a run stopped in the middle leaves the server running' '
+	ls "$RESULTS_DIR" >runs.before || exit 1
 	STARTUP_ROUNDS=20 "$KIT_DIR/test-ssh.sh" startup >"$TEST_TMP/i.out" 2>&1 &
 	pid=$! &&
 	deadline=$(( $(date +%s) + 60 )) &&
 	# The first round is done when its row is in the new run'"'"'s raw file.
-	until [ "$(cat "$(ls -td "$RESULTS_DIR"/*/ | head -n 1)raw/startup-rounds.tsv" 2>/dev/null | wc -l)" -ge 2 ]; do
+	until new=$(ls "$RESULTS_DIR" | grep -vxFf runs.before | head -n 1) && [ -n "$new" ] &&
+		[ "$(cat "$RESULTS_DIR/$new/raw/startup-rounds.tsv" 2>/dev/null | wc -l)" -ge 2 ]; do
 		[ "$(date +%s)" -lt "$deadline" ] || { kill "$pid"; exit 1; }
 		sleep 0.05
 	done &&

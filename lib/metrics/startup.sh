@@ -122,8 +122,8 @@ measure_startup () {
 	prev_int=$(trap -p INT)
 	prev_term=$(trap -p TERM)
 	exec 7>&1 8>&2
-	trap 'exec 1>&7 2>&8; startup_restore; trap - INT TERM; eval "$prev_int"; kill -INT $$' INT
-	trap 'exec 1>&7 2>&8; startup_restore; trap - INT TERM; eval "$prev_term"; kill -TERM $$' TERM
+	trap 'exec 1>&7 2>&8; startup_restore; trap - INT TERM; eval "$prev_int"; kill -INT "$BASHPID"' INT
+	trap 'exec 1>&7 2>&8; startup_restore; trap - INT TERM; eval "$prev_term"; kill -TERM "$BASHPID"' TERM
 	printf 'round\tstatus\tgreeting_ms\tfirst_login_ms\tpolled_before_start\tpoll_attempts\tmessage\n' >"$tsv"
 	for r in $(seq 1 "$STARTUP_ROUNDS"); do
 		progress_step "startup: round $r of $STARTUP_ROUNDS"
