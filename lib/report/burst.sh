@@ -2,35 +2,11 @@
 # (SC2016: backticks in the strings are markdown.)
 # The report's section for `burst`; sourced by lib/render.sh.
 
-# burst_model SPEC N...: "N<TAB>expected logged in" per N; sshd refuses a
-# new connection with probability rate% at start pending ones, rising
-# linearly to 100% at full, none of them finishing during the burst.
+# burst_model SPEC N...: "N<TAB>expected logged in" per N, from the one
+# MaxStartups model in lib/charts.sh (maxstartups_expected), which
+# lib/render.sh loads before the sections.
 burst_model () {
-	if declare -F maxstartups_expected >/dev/null; then
-		maxstartups_expected "$@"
-		return
-	fi
-	awk -v spec="$1" -v steps="${*:2}" 'BEGIN {
-		n = split(spec, m, ":"); start = m[1] + 0
-		rate = (n >= 2) ? m[2] + 0 : 100; full = (n >= 3) ? m[3] + 0 : start
-		ns = split(steps, st, " ")
-		for (s = 1; s <= ns; s++) {
-			N = st[s] + 0; delete P; P[0] = 1
-			for (c = 1; c <= N; c++) {
-				delete Q
-				for (key in P) {
-					k = key + 0
-					if (k < start) pin = 1
-					else if (k >= full) pin = 0
-					else pin = 1 - (rate + (100 - rate) * (k - start) / (full - start)) / 100
-					Q[k + 1] += P[key] * pin; Q[k] += P[key] * (1 - pin)
-				}
-				delete P; for (k in Q) P[k] = Q[k]
-			}
-			e = 0; for (k in P) e += k * P[k]
-			printf "%d\t%.1f\n", N, e
-		}
-	}'
+	maxstartups_expected "$@"
 }
 
 # burst_lookup FILE N: the expected value for N in a burst_model output.
