@@ -298,10 +298,15 @@ test_late_greeting(void)
 	    value(&r, "connect_ms"));
 	ok(strcmp(value(&r, "banner"), "SSH-2.0-Test") == 0,
 	    "late greeting: banner without CR LF, line before it skipped");
-	ok(number(&r, "attempts") > 100, "late greeting: attempts %s > 100",
+	/*
+	 * That it polls again and again at about its interval; the interval
+	 * it achieves on a quiet machine is a benchmark figure
+	 * (tests/bench/poller.sh), not something a busy build host can assert.
+	 */
+	ok(number(&r, "attempts") > 20, "late greeting: attempts %s > 20",
 	    value(&r, "attempts"));
-	ok(number(&r, "interval_us") > 0 && number(&r, "interval_us") <= 1500,
-	    "late greeting: achieved interval %s us <= 1500",
+	ok(number(&r, "interval_us") > 0 && number(&r, "interval_us") <= 10000,
+	    "late greeting: achieved interval %s us (asked 1000)",
 	    value(&r, "interval_us"));
 	ok(strtoull(value(&r, "greeting_mono_ns"), NULL, 10) >
 	    strtoull(value(&r, "start_mono_ns"), NULL, 10) &&
