@@ -118,7 +118,10 @@ interrupt () {
 	# At once, not when the running helper ends (startup: the server is
 	# started again first).
 	[ $(( $(date +%s) - t0 )) -le 15 ] &&
-	left_of "$TEST_TMP/tree" >"$TEST_TMP/left" && test_cmp /dev/null "$TEST_TMP/left" &&
+	# A process that got its signal may still be on its way out: give the
+	# tree a few seconds to be gone.
+	{ waits_for 5 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
+	test_cmp /dev/null "$TEST_TMP/left" &&
 	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients" &&
 	grep -q "interrupted; partial report" "$TEST_TMP/run.out" &&
 	run=$(dirname "$(grep -o "/[^ ]*/report.md" "$TEST_TMP/run.out")") &&
