@@ -523,6 +523,16 @@ start_session(struct holder *h, struct session *s)
 	do
 		n = dprintf(s->in_fd, "%s\n", s->expect);
 	while (n == -1 && errno == EINTR);
+	if (n == -1 && errno == EPIPE) {
+		/*
+		 * The client closed its stdin: it is ending on its own (a
+		 * login that failed at once). Its exit status and message,
+		 * reaped as for any failed login, are the reason; the login
+		 * deadline covers a client that would not end.
+		 */
+		close_fd(&s->in_fd);
+		return 1;
+	}
 	if (n == -1) {
 		set_reason(s, "holder: writing the first line: %s",
 		    strerror(errno));
