@@ -58,6 +58,15 @@ enum login_status {
 
 static const char *const status_name[] = { "ok", "fail", "timeout" };
 
+/* What the client waits for in each phase (for a login that timed out). */
+static const char *const phase_wait[NPHASES] = {
+	"the TCP connection",
+	"the server's greeting",
+	"the key exchange",
+	"the authentication",
+	"the session to end"
+};
+
 /* One line of the client's stderr and when it arrived after the start. */
 struct tline {
 	uint64_t	 offset_ns;
@@ -79,7 +88,8 @@ struct login_result {
 	uint64_t	 phase_ns[NPHASES];
 	uint64_t	 total_ns;
 	char		 method[64];
-	const char	*error;		/* a line of the transcript, or NULL */
+	const char	*error;		/* a line of the transcript, note, or NULL */
+	char		 note[96];
 };
 
 struct config {
@@ -167,8 +177,10 @@ is_routine_line(const char *line)
  * whose marker is missing is unknown ("-"), and the next known phase is
  * measured from the last end that was found (0 for the start): the known
  * phases therefore always add up to the total, and time spent in an
- * unknown phase is counted in the next known one. The session phase ends
- * at the exit and is always known.
+ * unknown phase is counted in the next known one. For an ok login the
+ * session phase ends at the exit. A login that was not ok ended in the
+ * phase after the last one found: the rest of its time is that phase's,
+ * and the phases after it are unknown.
  *
  * The status is ok when the client exited 0 after "Authenticated to",
  * timeout when it was killed at the deadline, fail otherwise. The error of
@@ -181,7 +193,7 @@ login_phases(const struct transcript *t, struct login_result *r)
 	const char *text;
 	uint64_t last_end_ns = 0, end_ns;
 	size_t i, next = 0;
-	int ph;
+	int ph, stuck;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->method, sizeof(r->method), "-");
@@ -205,15 +217,19 @@ login_phases(const struct transcript *t, struct login_result *r)
 			auth_method(t->lines[i].text, r->method,
 			    sizeof(r->method));
 	}
-	r->known[PHASE_SESSION] = 1;
-	r->phase_ns[PHASE_SESSION] = t->total_ns - last_end_ns;
-
 	if (t->exit_code == EXIT_TIMEOUT)
 		r->status = LOGIN_TIMEOUT;
 	else if (t->exit_code == 0 && r->known[PHASE_AUTH])
 		r->status = LOGIN_OK;
 	else
 		r->status = LOGIN_FAIL;
+	stuck = PHASE_SESSION;
+	if (r->status != LOGIN_OK)
+		for (stuck = PHASE_SESSION; stuck > 0 && !r->known[stuck - 1];
+		    stuck--)
+			;
+	r->known[stuck] = 1;
+	r->phase_ns[stuck] = t->total_ns - last_end_ns;
 	if (r->status == LOGIN_OK)
 		return;
 	for (i = t->n; i > 0; i--) {
@@ -222,6 +238,12 @@ login_phases(const struct transcript *t, struct login_result *r)
 			r->error = text;
 			break;
 		}
+	}
+	if (r->error == NULL && r->status == LOGIN_TIMEOUT) {
+		snprintf(r->note, sizeof(r->note),
+		    "no answer before the deadline, waiting for %s",
+		    phase_wait[stuck]);
+		r->error = r->note;
 	}
 }
 

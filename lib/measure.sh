@@ -22,6 +22,13 @@ result_get () {
 	sed -n "s/^$2=//p" "$DATA_DIR/$1.env" | tail -n 1
 }
 
+# result_or_dash TEST KEY: the value, or "-" when there is none.
+result_or_dash () {
+	local v
+	v=$(result_get "$1" "$2")
+	printf '%s' "${v:--}"
+}
+
 # result_import TEST FILE: append key=value lines made by a helper.
 result_import () {
 	cat "$2" >>"$DATA_DIR/$1.env"

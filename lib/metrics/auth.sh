@@ -79,5 +79,5 @@ measure_auth () {
 		[ "$(result_get auth status)" = PASS ] ||
 			result_set auth reason "$slowest p95 $slowest_p95 ms is above the target of $TARGET_AUTH_P95_MS ms"
 	fi
-	result_set auth summary "p50 ed25519 $(result_get auth ed25519_p50) ms, RSA $(result_get auth rsa_p50) ms, password $(result_get auth password_p50) ms; slowest p95 ${slowest_p95} ms ($failed failed)"
+	result_set auth summary "p50 ed25519 $(result_or_dash auth ed25519_p50) ms, RSA $(result_or_dash auth rsa_p50) ms, password $(result_or_dash auth password_p50) ms; slowest p95 ${slowest_p95:--} ms ($failed failed)"
 }

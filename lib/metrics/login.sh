@@ -9,7 +9,7 @@ about_login () {
 }
 
 measure_login () {
-	local tsv="$RAW_DIR/login-samples.tsv" ok failed col p95
+	local tsv="$RAW_DIR/login-samples.tsv" ok failed col p50 p95
 	mkdir -p "$RAW_DIR/login-transcripts"
 	helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -T "$RAW_DIR/login-transcripts" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>"$RAW_DIR/login-errors.txt" || true
@@ -37,5 +37,6 @@ measure_login () {
 	else
 		result_set login status "$(verdict "$p95" "<=" "$TARGET_LOGIN_P95_MS")"
 	fi
-	result_set login summary "p50 $(result_get login total_p50) ms, p95 ${p95:--} ms over $ok logins ($failed failed), target p95 <= $TARGET_LOGIN_P95_MS ms"
+	p50=$(result_get login total_p50)
+	result_set login summary "p50 ${p50:--} ms, p95 ${p95:--} ms over $ok logins ($failed failed), target p95 <= $TARGET_LOGIN_P95_MS ms"
 }

@@ -165,5 +165,5 @@ measure_startup () {
 		[ "$(result_get startup status)" = PASS ] ||
 			result_set startup reason "the slowest first login took $max ms, over the target of $TARGET_STARTUP_MS ms"
 	fi
-	result_set startup summary "greeting p50 $(result_get startup greeting_p50) ms; first login p50 ${p50:--} ms, max ${max:--} ms over $ok of $STARTUP_ROUNDS restarts, target max <= $TARGET_STARTUP_MS ms"
+	result_set startup summary "greeting p50 $(result_or_dash startup greeting_p50) ms; first login p50 ${p50:--} ms, max ${max:--} ms over $ok of $STARTUP_ROUNDS restarts, target max <= $TARGET_STARTUP_MS ms"
 }
