@@ -71,7 +71,7 @@ make_run_dir () {
 
 # Runs one test; its data file says the result and the verdict.
 run_test () {
-	local name=$1 start rc=0 data
+	local name=$1 start rc=0 data summary
 	data="$DATA_DIR/$name.env"
 	# shellcheck source=/dev/null
 	. "$KIT_DIR/lib/metrics/$name.sh"
@@ -82,8 +82,13 @@ run_test () {
 		result_set "$name" status ERROR
 		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
 	fi
+	if [ -n "$SERVER_LOST" ]; then
+		result_set "$name" status ERROR
+		result_set "$name" reason "the test server (sshd pid $SERVER_LOST) ended during this test; the tests after it were not run. See ./start-ssh.sh status and the server's log, then run ./start-ssh.sh to start it again"
+	fi
 	result_set "$name" seconds "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
-	progress "$name: $(result_get "$name" summary) -> $(result_get "$name" status)"
+	summary=$(result_get "$name" summary)
+	progress "$name: ${summary:-$(result_get "$name" reason)} -> $(result_get "$name" status)"
 }
 
 # run_measure NAME: runs measure_NAME as a job of its own (a process group,
@@ -91,9 +96,15 @@ run_test () {
 # reacts to INT or TERM at once instead of after the helper that runs:
 # bash runs a trap only when its foreground command ends, and `wait` is a
 # builtin that a trapped signal interrupts. Returns the job's status.
+#
+# While it runs, the listener WATCH_PID is watched every half second: when
+# it ends (killed, crashed), the job is ended at once and SERVER_LOST says
+# so, instead of letting every client wait for its own deadline.
 MEASURE_PID=""
+WATCH_PID=""
+SERVER_LOST=""
 run_measure () {
-	local rc=0
+	local rc=0 tick done_pid
 	set -m
 	# A TERM ends the job through exit, so that the metric's own EXIT trap
 	# (master connection, copied files) runs.
@@ -101,9 +112,33 @@ run_measure () {
 	  "measure_$1" || exit "$?"; exit 0 ) </dev/null &
 	MEASURE_PID=$!
 	set +m
-	wait "$MEASURE_PID" || rc=$?
+	while :; do
+		sleep 0.5 9>&- &
+		tick=$!
+		done_pid=""
+		wait -n -p done_pid "$MEASURE_PID" "$tick" || rc=$?
+		if [ "$done_pid" = "$MEASURE_PID" ]; then
+			kill "$tick" 2>/dev/null || true
+			wait "$tick" 2>/dev/null || true
+			break
+		fi
+		rc=0
+		if [ -n "$WATCH_PID" ] && ! pid_running "$WATCH_PID"; then
+			SERVER_LOST=$WATCH_PID
+			stop_measure
+			return 1
+		fi
+	done
 	MEASURE_PID=""
 	return "$rc"
+}
+
+# True while process $1 exists and is not a zombie; builtins only, no fork.
+pid_running () {
+	local stat
+	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
 }
 
 # True while a process of process group $1 runs (zombies aside).
@@ -216,7 +251,7 @@ on_interrupt () {
 		server_start >/dev/null || warn "the test server could not be started again; run ./start-ssh.sh"
 	fi
 	[ -z "$current" ] || { result_set "$current" status INTERRUPTED; result_set "$current" reason "interrupted by a signal"; }
-	printf 'interrupted=yes\n' >>"$DATA_DIR/run.env"
+	printf 'interrupted=yes\nnot_run_reason=the run was interrupted before it\n' >>"$DATA_DIR/run.env"
 	"$KIT_DIR/lib/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR" 2>/dev/null)" >/dev/null 2>&1 || true
 	warn "interrupted; partial report: $RUN_DIR/report.md"
 	exit 130
@@ -225,9 +260,29 @@ trap on_interrupt INT TERM
 
 "$KIT_DIR/lib/environment.sh" >"$DATA_DIR/environment.env" 2>"$RAW_DIR/environment-errors.txt" || true
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# A test server that ended stops the run: the test it happened in is an
+# ERROR that says so, the rest are marked as not run.
+lost_in=""
 for t in $selected; do
+	if [ -n "$lost_in" ]; then
+		continue
+	fi
+	WATCH_PID=$(server_pid)
+	if [ -z "$WATCH_PID" ]; then
+		lost_in=$t
+		printf 'not_run_reason=%s\n' "the test server was not running any more when \`$t\` was due" >>"$DATA_DIR/run.env"
+		warn "the test server is not running any more; $t and the tests after it were not run"
+		continue
+	fi
+	# The startup test stops and starts the server on purpose.
+	[ "$t" != startup ] || WATCH_PID=""
 	current=$t
 	run_test "$t"
+	if [ -n "$SERVER_LOST" ]; then
+		lost_in=$t
+		printf 'not_run_reason=%s\n' "the test server ended during \`$t\`" >>"$DATA_DIR/run.env"
+		warn "the test server (sshd pid $SERVER_LOST) ended during $t; the tests after it were not run"
+	fi
 done
 current=""
 {

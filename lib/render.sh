@@ -142,8 +142,8 @@ EOF
 		if [ ! -f "$DATA_DIR/$name.env" ]; then
 			case " $tests_run " in
 			*" $name "*)
-				if [ "$(get "$DATA_DIR/run.env" interrupted)" = yes ]; then
-					printf '| %d | %s (`%s`) | - | - | SKIPPED: not run, the run was interrupted before it |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}"
+				if [ -n "$(get "$DATA_DIR/run.env" not_run_reason)" ]; then
+					printf '| %d | %s (`%s`) | - | - | SKIPPED: not run, %s |%s\n' "$i" "${TITLE[$name]}" "$name" "$(get "$DATA_DIR/run.env" not_run_reason)" "${prev_head:+ - |}"
 				else
 					printf '| %d | %s (`%s`) | - | - | ERROR: no result |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}"
 				fi ;;
@@ -197,7 +197,11 @@ warnings () {
 	if [ -n "$before" ] && awk -v l="${before%% *}" -v c="${cores:-1}" 'BEGIN { exit !(l > c * 0.5) }'; then
 		warn_report "The machine was busy before the run (load average $before on $cores cores): other work may have slowed the results; run again on a quiet machine."
 	fi
-	[ "$(get "$run" interrupted)" = yes ] && warn_report "The run was interrupted; tests after the interrupted one did not run."
+	if [ "$(get "$run" interrupted)" = yes ]; then
+		warn_report "The run was interrupted; tests after the interrupted one did not run."
+	elif [ -n "$(get "$run" not_run_reason)" ]; then
+		warn_report "Some tests were not run: $(get "$run" not_run_reason). Find out why the test server ended (\`./start-ssh.sh status\`, its log), start it again with \`./start-ssh.sh\` and run the tests again."
+	fi
 	for name in $tests_run; do
 		case $(t "$name" status) in
 		SKIPPED) warn_report "\`$name\` was skipped: $(t "$name" reason)" ;;

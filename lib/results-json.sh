@@ -98,8 +98,8 @@ test_members () {
 		else
 			case " $tests_run " in
 			*" $name "*)
-				if [ "$(get "$run" interrupted)" = yes ]; then
-					printf 'status=SKIPPED\nreason=%s\n' "not run, the run was interrupted before it"
+				if [ -n "$(get "$run" not_run_reason)" ]; then
+					printf 'status=SKIPPED\nreason=not run, %s\n' "$(get "$run" not_run_reason)"
 				else
 					printf 'status=ERROR\nreason=%s\n' "the test stopped before it wrote a result"
 				fi ;;
