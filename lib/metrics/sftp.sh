@@ -32,6 +32,19 @@ sftp_free_bytes () {
 	df -P -k -- "$1" 2>/dev/null | awk 'NR == 2 { printf "%.0f\n", $4 * 1024 }'
 }
 
+# sftp_full_note WHAT DIR: after a failed copy, "; <why>" when the file
+# system of DIR is full (no block or no inode left for an ordinary user):
+# sftp itself says only "Failure" then. Nothing otherwise.
+sftp_full_note () {
+	local what=$1 dir=$2 kb inodes
+	kb=$(df -P -k -- "$dir" 2>/dev/null | awk 'NR == 2 { print $4 }')
+	inodes=$(df -P -i -- "$dir" 2>/dev/null | awk 'NR == 2 { print $4 }')
+	if [ "${kb:-1}" = 0 ] || [ "${inodes:-1}" = 0 ]; then
+		printf '; the file system of %s %s is full (%s KB and %s inodes free): free space there or lower SFTP_FILE_MB / SFTP_SMALL_FILES\n' \
+			"$what" "$dir" "${kb:-?}" "${inodes:-?}"
+	fi
+}
+
 # sftp_disk_bytes BYTES: what a file of BYTES takes on disk (4 KiB blocks).
 sftp_disk_bytes () {
 	printf '%s\n' "$(( ($1 + 4095) / 4096 * 4096 ))"
@@ -72,7 +85,7 @@ sftp_run () {
 
 # The last line sftp or ssh printed for a run, for the reason of a failure.
 sftp_message () {
-	grep -v '^sftp> ' "$SFTP_WORK/$1.err" 2>/dev/null | grep -v '^$' | tail -n 1 | tr '\t' ' '
+	grep -v '^sftp> ' "$SFTP_WORK/$1.err" 2>/dev/null | tr -d '\r' | grep -v '^$' | tail -n 1 | tr '\t' ' '
 }
 
 # sftp_tsv_row NAME KIND BYTES FILES NET_SECONDS MBS FILES_PER_S CHECK
@@ -192,7 +205,7 @@ sftp_logins () {
 # sftp_large DIRECTION: the big file up or down, checked; sets the
 # result keys large_DIRECTION_*.
 sftp_large () {
-	local dir=$1 f="$SFTP_WORK/$1.txt" st check got size sum net mbs
+	local dir=$1 f="$SFTP_WORK/$1.txt" st check got size sum net mbs full
 	sftp_run "$dir" "$SFTP_WORK/$dir.batch" "$(sftp_timeout "$SFTP_BIG_BYTES" 0)" || true
 	st=$(sftp_kv "$f" status)
 	if [ "$dir" = up ]; then
@@ -220,7 +233,12 @@ sftp_large () {
 		mbs=$(sftp_per_s "$SFTP_BIG_BYTES" "$net" 1000000)
 		[ "$mbs" != - ] || sftp_fail "large file $dir: no time for the copy ($(sftp_kv "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
 	elif [ "$st" != ok ]; then
-		sftp_fail "large file $dir: sftp $st (exit $(sftp_kv "$f" exit)): $(sftp_message "$dir")"
+		if [ "$dir" = up ]; then
+			full=$(sftp_full_note "the test user's home" "$SFTP_HOME")
+		else
+			full=$(sftp_full_note "the local temporary folder" "$SFTP_LOCAL_DIR")
+		fi
+		sftp_fail "large file $dir: sftp $st (exit $(sftp_kv "$f" exit)): $(sftp_message "$dir")$full"
 	else
 		sftp_fail "large file $dir: the copy does not match the original ($check)"
 	fi
@@ -260,7 +278,7 @@ sftp_small () {
 		mbs=$(sftp_per_s "$SFTP_SMALL_TOTAL" "$net" 1000000)
 		[ "$fps" != - ] || sftp_fail "small files: no time for the copy ($(sftp_kv "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
 	elif [ "$st" != ok ]; then
-		sftp_fail "small files: sftp $st (exit $(sftp_kv "$f" exit)): $(sftp_message small)"
+		sftp_fail "small files: sftp $st (exit $(sftp_kv "$f" exit)): $(sftp_message small)$(sftp_full_note "the test user's home" "$SFTP_HOME")"
 	else
 		sftp_fail "small files: the server has $check"
 	fi
