@@ -5,6 +5,7 @@
 # leaves no lock behind: the next command works at once.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
+. "$TEST_DIR/lib/procs.sh"
 
 STATE=/var/lib/sshd-perf-kit/state
 LOCK=/run/lock/sshd-perf-kit.lock
@@ -29,21 +30,6 @@ end_runner () {
 	runner=""
 }
 trap 'end_runner; "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
-
-# Every process below pid $1, from /proc.
-tree () {
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
-		{ pid = $1; sub(/.*\) /, ""); parent[pid] = $2 }
-		END {
-			want[root] = 1; changed = 1
-			while (changed) {
-				changed = 0
-				for (p in parent)
-					if (!(p in want) && (parent[p] in want)) { want[p] = 1; changed = 1 }
-			}
-			for (p in want) if (p != root) print p
-		}'
-}
 
 # refused CMD...: exit 2 and one line naming the lock.
 refused () {
@@ -104,7 +90,7 @@ test_expect 'a run killed with SIGKILL leaves no lock: the next command works at
 # What the killed run left (its helper keeps logging in until its own end).
 runner=""
 # shellcheck disable=SC2046 # a list of pids
-kill -TERM $(cat "$TEST_TMP/tree") 2>/dev/null
+kill -TERM $(cut -d" " -f1 "$TEST_TMP/tree") 2>/dev/null
 
 test_expect 'two runs started at the same moment: one runs, the other refuses' '
 	"$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/a.out" 2>&1 & a=$!
