@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Faults (host, without systemd): the test server killed in the middle of
+# a test, a server that hangs (stopped with SIGSTOP), the test user's
+# process limit reached during concurrent, and a file system that runs
+# full during sftp. Each time the run ends by itself with the fault named
+# in the report, the tests after a lost server are marked as not run,
+# nothing the run started is left, and the kit works again afterwards.
+# The deadlines waited for here are safety nets against a hang, not
+# measurements.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+. "$TEST_DIR/lib/procs.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+CFG="$STATE/client/ssh_config"
+LIMITS=/etc/security/limits.d/sshperf-t92-test.conf
+export CFG STATE RESULTS_DIR="$TEST_TMP/results"
+export LOGIN_SAMPLES=3 DURATION=20 SESSION_COMMANDS=20
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'faults' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'faults' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+if [ -d /run/systemd/system ]; then
+	test_skip 'faults' 'written for a host without systemd (direct mode)'
+	test_done; exit
+fi
+runner="" frozen="" mounted=""
+at_exit () {
+	[ -z "$frozen" ] || kill -CONT "$frozen" 2>/dev/null
+	[ -z "$runner" ] || kill -KILL "$runner" 2>/dev/null
+	rm -f "$LIMITS"
+	[ -z "$mounted" ] || umount "$mounted" 2>/dev/null
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1
+	rm -rf "$TEST_TMP"
+}
+trap at_exit EXIT
+
+listener () {
+	"$KIT_DIR/start-ssh.sh" status | sed -n 's/^pid=\([0-9][0-9]*\)$/\1/p'
+}
+
+# run_bg ARGS...: test-ssh.sh ARGS in the background, output in run.out.
+run_bg () {
+	"$KIT_DIR/test-ssh.sh" "$@" </dev/null >"$TEST_TMP/run.out" 2>&1 &
+	runner=$!
+}
+
+# finished SECONDS: the background run ended within the safety deadline;
+# its exit status in $rc, its run folder in $run.
+finished () {
+	waits_for "$1" eval '! kill -0 "$runner" 2>/dev/null' || { cat "$TEST_TMP/run.out"; return 1; }
+	rc=0; wait "$runner" || rc=$?
+	runner=""
+	cat "$TEST_TMP/run.out"
+	run=$(dirname "$(tail -n 1 "$TEST_TMP/run.out")")
+	[ -f "$run/report.md" ]
+}
+
+# Nothing the run started is left: no process of its tree, no client.
+nothing_left () {
+	{ waits_for 5 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
+	test_cmp /dev/null "$TEST_TMP/left" &&
+	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients"
+}
+
+# Keeps the process tree of the runner up to date (for nothing_left).
+watch_tree () {
+	while kill -0 "$runner" 2>/dev/null; do
+		tree "$runner" >>"$TEST_TMP/tree"
+		sleep 0.2
+	done
+}
+
+host_snapshot >"$TEST_TMP/before"
+
+test_expect 'start the test server' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null && [ -n "$(listener)" ]
+'
+
+test_expect 'server killed during rate: rate ERROR naming it, the rest not run, nothing left' '
+	: >"$TEST_TMP/tree" &&
+	run_bg rate session login && { watch_tree & watcher=$!; } &&
+	waits_for 60 grep -q "^test-ssh.sh: rate: " "$TEST_TMP/run.out" &&
+	sleep 2 && pid=$(listener) && [ -n "$pid" ] &&
+	kill -KILL "$pid" &&
+	finished 60 && wait "$watcher" &&
+	[ "$rc" -eq 1 ] &&
+	grep -qx "status=ERROR" "$run/data/rate.env" &&
+	grep -q "^reason=the test server (sshd pid $pid) ended during this test" "$run/data/rate.env" &&
+	grep -q "^test-ssh.sh: rate: the test server (sshd pid $pid) ended during this test.* -> ERROR$" "$TEST_TMP/run.out" &&
+	[ ! -f "$run/data/session.env" ] && [ ! -f "$run/data/login.env" ] &&
+	grep -qF "| SKIPPED: not run, the test server ended during \`rate\` |" "$run/report.md" &&
+	[ "$(grep -c "SKIPPED: not run, the test server ended during" "$run/report.md")" -eq 2 ] &&
+	grep -q "\"status\": \"SKIPPED\"" "$run/results.json" &&
+	grep -q "the test server ended during" "$run/results.json" &&
+	grep -q "^| \*\*Verdict\*\* | \*\*FAIL\*\*" "$run/report.md" &&
+	nothing_left
+'
+
+test_expect 'start-ssh.sh brings the killed server back; a run works again' '
+	! "$KIT_DIR/start-ssh.sh" status >/dev/null &&
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null && [ -n "$(listener)" ] &&
+	"$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/again.out" 2>&1; rc=$? &&
+	[ "$rc" -le 1 ] && grep -qE "^status=(PASS|FAIL)" "$(dirname "$(tail -n 1 "$TEST_TMP/again.out")")/data/login.env"
+'
+
+test_expect 'a server that hangs (SIGSTOP): login ends at LOGIN_TIMEOUT with the failures named' '
+	: >"$TEST_TMP/tree" &&
+	frozen=$(listener) && kill -STOP "$frozen" &&
+	LOGIN_TIMEOUT=3 run_bg login && { watch_tree & watcher=$!; } &&
+	finished 120 && wait "$watcher" &&
+	kill -CONT "$frozen" && frozen="" &&
+	[ "$rc" -eq 1 ] &&
+	grep -qxE "status=(FAIL|ERROR)" "$run/data/login.env" &&
+	grep -q "^reason=no login succeeded; first error: no answer before the deadline, waiting for the server.s greeting" "$run/data/login.env" &&
+	grep -q "^summary=p50 - ms, p95 - ms over 0 logins (3 failed)" "$run/data/login.env" &&
+	nothing_left
+'
+
+test_expect 'after SIGCONT the same server takes logins again' '
+	[ -n "$(listener)" ] && timeout 30 ssh -F "$CFG" sshperf-test true </dev/null
+'
+
+test_expect 'process limit of the test user during concurrent: reported as that limit, no hang' '
+	printf "sshperf hard nproc 16\nsshperf soft nproc 16\n" >"$LIMITS" &&
+	: >"$TEST_TMP/tree" &&
+	CONCURRENT_SESSIONS=30 CONCURRENT_LOGIN_PARALLEL=4 run_bg concurrent && { watch_tree & watcher=$!; } &&
+	finished 300 && wait "$watcher" &&
+	rm -f "$LIMITS" &&
+	[ "$rc" -eq 1 ] &&
+	grep -qx "status=FAIL" "$run/data/concurrent.env" &&
+	grep -qx "limit=processes" "$run/data/concurrent.env" &&
+	grep -qx "limit_nproc=16" "$run/data/concurrent.env" &&
+	grep -q "processes per user: ulimit -u is 16" "$run/report.md" &&
+	[ -s "$run/raw/concurrent-ssh-errors.txt" ] &&
+	nothing_left
+'
+
+test_expect 'a file system that runs full during sftp: FAIL with the error, its files removed' '
+	home=$(getent passwd sshperf | cut -d: -f6) && [ -d "$home" ] &&
+	cp -a "$home/." "$TEST_TMP/home-copy" &&
+	mount -t tmpfs -o size=64m,nr_inodes=16,mode=0700 t92-full "$home" && mounted=$home &&
+	cp -a "$TEST_TMP/home-copy/." "$home/" && chown sshperf: "$home" &&
+	ls -A "$home" >"$TEST_TMP/home-before" &&
+	: >"$TEST_TMP/tree" &&
+	SFTP_FILE_MB=4 SFTP_SMALL_FILES=40 SFTP_SMALL_FILE_KB=4 run_bg sftp && { watch_tree & watcher=$!; } &&
+	finished 300 && wait "$watcher" &&
+	ls -A "$home" >"$TEST_TMP/home-after" &&
+	umount "$home" && mounted="" &&
+	[ "$rc" -eq 1 ] &&
+	grep -qxE "status=(FAIL|ERROR)" "$run/data/sftp.env" &&
+	grep -q "^reason=.*small files: sftp failed (exit 1): .*: Failure; the file system of the test user.s home .* is full (.* 0 inodes free)" "$run/data/sftp.env" &&
+	test_cmp "$TEST_TMP/home-before" "$TEST_TMP/home-after" &&
+	nothing_left
+'
+
+test_expect 'cleanup removes everything: the host is as before' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	host_snapshot >"$TEST_TMP/after" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+'
+
+test_done
