@@ -57,6 +57,11 @@ check: all unit-tests
 bench: all
 	tests/bench/run.sh
 
+# SOAK_CYCLES (10 here, 3 in check) start / test / cleanup cycles in a row.
+SOAK_CYCLES ?= 10
+soak: all
+	SOAK_CYCLES=$(SOAK_CYCLES) tests/run.sh tests/t94-soak.sh
+
 clean:
 	rm -rf $(B)
 

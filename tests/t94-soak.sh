@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Soak (host, without systemd): SOAK_CYCLES full cycles (default 3 in
+# `make check`; `make soak` runs 10) of start, a quick test run and
+# cleanup, one after another. After every cycle the host snapshot equals
+# the one before the first, nothing of the kit still runs, no file was
+# left in /tmp, /run or /var/tmp, and the cycle's report and results.json
+# are complete. A leak that grows a little per cycle shows here, where
+# one cycle (t10) would not see it.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+. "$TEST_DIR/lib/procs.sh"
+
+STATE=/var/lib/sshd-perf-kit/state
+CFG="$STATE/client/ssh_config"
+CYCLES=${SOAK_CYCLES:-3}
+TESTS="login auth session"
+export RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=3 SESSION_COMMANDS=10
+mkdir -p "$RESULTS_DIR"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+	test_skip 'soak' 'needs root and openssh-server'
+	test_done; exit
+fi
+if [ -d "$STATE" ]; then
+	test_skip 'soak' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
+	test_done; exit
+fi
+case $CYCLES in
+'' | *[!0-9]* | 0) printf 'SOAK_CYCLES=%s: give a whole number of cycles, 1 or more\n' "$CYCLES" >&2; exit 2 ;;
+esac
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+# Entries of the shared temporary and runtime folders (not their contents:
+# the test's own folder lives in /tmp and was made before). Listed before
+# sorting: sort's own temporary file in /tmp is not the kit's.
+scratch () {
+	find /tmp /var/tmp /run -mindepth 1 -maxdepth 1 -printf '%p\n' >"$TEST_TMP/.scratch" 2>/dev/null
+	sort "$TEST_TMP/.scratch"
+}
+
+# What of the kit still runs: its server, its clients, its helpers.
+kit_left () {
+	kit_processes
+	kit_clients
+	local p
+	for p in /proc/[0-9]*; do
+		case $(readlink "$p/exe" 2>/dev/null) in
+		"$KIT_DIR"/build/*) echo "${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" ;;
+		esac
+	done
+	return 0
+}
+
+# The run's report and results.json are complete for the tests asked for.
+report_complete () {
+	local run=$1 t
+	for t in $TESTS; do
+		grep -qE "\(\`$t\`\) \| .* \| \*\*(PASS|FAIL)\*\*" "$run/report.md" || { echo "no row with a verdict for $t"; return 1; }
+		grep -qxE "status=(PASS|FAIL)" "$run/data/$t.env" || { echo "no status for $t"; return 1; }
+	done
+	grep -q '^## Warnings' "$run/report.md" &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for t in sys.argv[2].split():
+    assert d["tests"][t]["status"] in ("PASS", "FAIL"), t' "$run/results.json" "$TESTS"
+}
+
+host_snapshot >"$TEST_TMP/before"
+scratch >"$TEST_TMP/scratch-before"
+
+cycle=0
+while [ "$cycle" -lt "$CYCLES" ]; do
+	cycle=$((cycle + 1))
+	test_expect "cycle $cycle of $CYCLES: start, test-ssh.sh $TESTS, cleanup; report complete" '
+		"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
+		rc=0 && "$KIT_DIR/test-ssh.sh" -q $TESTS >"$TEST_TMP/run.out" 2>&1 || rc=$? &&
+		[ "$rc" -le 1 ] &&
+		report_complete "$(dirname "$(tail -n 1 "$TEST_TMP/run.out")")" &&
+		"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null
+	'
+	test_expect "cycle $cycle of $CYCLES: host as before, nothing of the kit running, no file left" '
+		host_snapshot >"$TEST_TMP/after" &&
+		test_cmp "$TEST_TMP/before" "$TEST_TMP/after" &&
+		{ waits_for 5 eval "kit_left >\"\$TEST_TMP/left\"; [ ! -s \"\$TEST_TMP/left\" ]" || true; } &&
+		test_cmp /dev/null "$TEST_TMP/left" &&
+		scratch >"$TEST_TMP/scratch-after" &&
+		test_cmp "$TEST_TMP/scratch-before" "$TEST_TMP/scratch-after"
+	'
+	# For the reader, not a bound: the host's process count and free memory.
+	printf '# after cycle %d: %d processes, MemAvailable %s kB\n' "$cycle" \
+		"$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)" "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
+done
+
+test_expect "every cycle wrote its own run folder ($CYCLES)" '
+	[ "$(find "$RESULTS_DIR" -mindepth 2 -maxdepth 2 -name report.md | wc -l)" -eq "$CYCLES" ]
+'
+
+test_done
