@@ -88,4 +88,4 @@ rpm: dist
 # Keep the shared objects between runs instead of rebuilding them each time.
 .SECONDARY:
 
-.PHONY: all check bench clean unit-tests install dist rpm
+.PHONY: all check bench soak clean unit-tests install dist rpm
