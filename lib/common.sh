@@ -48,7 +48,9 @@ DEFAULT_KEY="$CLIENT_DIR/id_$DEFAULT_KEY_TYPE"
 UNIT_NAME=sshd-perf-test.service
 UNIT_FILE=/etc/systemd/system/$UNIT_NAME
 PID_FILE=/run/sshd-perf-test.pid
-LOCK_FILE=/run/lock/sshd-perf-kit.lock
+# In /run, which only root may write to: /run/lock is world-writable on
+# Debian, and a file there could be planted by any user.
+LOCK_FILE=/run/sshd-perf-kit.lock
 # Host alias of the test server in the kit's client configuration.
 HOST_ALIAS=sshperf-test
 
@@ -202,7 +204,6 @@ server_set () {
 # One kit command at a time changes or measures the test server. The lock
 # is an flock on an open descriptor, so a crashed run cannot leave it held.
 take_lock () {
-	mkdir -p "$(dirname "$LOCK_FILE")"
 	exec 9>>"$LOCK_FILE"
 	flock -n 9 || die "another sshd-perf-kit command is running (lock $LOCK_FILE held by pid $(cat "$LOCK_FILE.pid" 2>/dev/null || echo '?')); wait for it to finish"
 	printf '%s\n' "$$" >"$LOCK_FILE.pid"

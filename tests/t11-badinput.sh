@@ -29,7 +29,7 @@ refused () {
 	grep -q -- "$text" "$TEST_TMP/e" || { echo "no \"$text\" in:"; cat "$TEST_TMP/e"; return 1; }
 	host_snapshot >"$TEST_TMP/now"
 	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
-	[ ! -e /run/lock/sshd-perf-kit.lock ]
+	[ ! -e /run/sshd-perf-kit.lock ]
 }
 
 test_expect 'not root' '

@@ -8,7 +8,7 @@
 . "$TEST_DIR/lib/procs.sh"
 
 STATE=/var/lib/sshd-perf-kit/state
-LOCK=/run/lock/sshd-perf-kit.lock
+LOCK=/run/sshd-perf-kit.lock
 CFG="$STATE/client/ssh_config"
 export CFG LOCK RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=2
 mkdir -p "$RESULTS_DIR"

@@ -18,6 +18,7 @@ host_snapshot () {
 	fi
 	[ -e /var/lib/sshd-perf-kit ] && echo "exists /var/lib/sshd-perf-kit"
 	[ -e /run/sshd-perf-test.pid ] && echo "exists /run/sshd-perf-test.pid"
+	[ -e /run/sshd-perf-kit.lock ] && echo "exists /run/sshd-perf-kit.lock"
 	return 0
 }
 
