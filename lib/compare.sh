@@ -14,6 +14,17 @@ cmp_get () {
 	sed -n "s/^$2=//p" "$1" | tail -n 1
 }
 
+# not_run_reason RUN_ENV: why the selected tests without a result did not
+# run (runs before the key existed: interrupted=yes), or nothing.
+not_run_reason () {
+	local why
+	why=$(cmp_get "$1" not_run_reason)
+	if [ -z "$why" ] && [ "$(cmp_get "$1" interrupted)" = yes ]; then
+		why="the run was interrupted before it"
+	fi
+	printf '%s' "$why"
+}
+
 # metric_direction RUN_DIR TEST -> "lower" or "higher" (which way is better).
 # The test's own `direction` key wins; else its target_op ("<=": lower is
 # better, ">=": higher); else the specification's table (concurrent: more

@@ -142,8 +142,8 @@ EOF
 		if [ ! -f "$DATA_DIR/$name.env" ]; then
 			case " $tests_run " in
 			*" $name "*)
-				if [ -n "$(get "$DATA_DIR/run.env" not_run_reason)" ]; then
-					printf '| %d | %s (`%s`) | - | - | SKIPPED: not run, %s |%s\n' "$i" "${TITLE[$name]}" "$name" "$(get "$DATA_DIR/run.env" not_run_reason)" "${prev_head:+ - |}"
+				if [ -n "$(not_run_reason "$DATA_DIR/run.env")" ]; then
+					printf '| %d | %s (`%s`) | - | - | SKIPPED: not run, %s |%s\n' "$i" "${TITLE[$name]}" "$name" "$(not_run_reason "$DATA_DIR/run.env")" "${prev_head:+ - |}"
 				else
 					printf '| %d | %s (`%s`) | - | - | ERROR: no result |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}"
 				fi ;;

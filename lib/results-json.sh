@@ -98,8 +98,8 @@ test_members () {
 		else
 			case " $tests_run " in
 			*" $name "*)
-				if [ -n "$(get "$run" not_run_reason)" ]; then
-					printf 'status=SKIPPED\nreason=not run, %s\n' "$(get "$run" not_run_reason)"
+				if [ -n "$(not_run_reason "$run")" ]; then
+					printf 'status=SKIPPED\nreason=not run, %s\n' "$(not_run_reason "$run")"
 				else
 					printf 'status=ERROR\nreason=%s\n' "the test stopped before it wrote a result"
 				fi ;;
