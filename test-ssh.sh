@@ -65,7 +65,8 @@ make_run_dir () {
 		n=$((n + 1))
 		dir="$RESULTS_DIR/$stamp-$n"
 	done
-	mkdir -m 0755 "$dir" "$dir/raw" "$dir/data"
+	mkdir -m 0755 "$dir" "$dir/raw" "$dir/data" 2>/dev/null ||
+		die "cannot create $dir (file system full or read-only?); free space there or set RESULTS_DIR to a writable folder"
 	printf '%s\n' "$dir"
 }
 

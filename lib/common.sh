@@ -124,11 +124,25 @@ helper () {
 }
 
 # The OpenSSH programs, by absolute path.
+# program NAME: the first executable regular file NAME in PATH, or nothing
+# (bash's command -v falls back to a file that cannot be run).
+program () {
+	local dir
+	local IFS=:
+	for dir in $PATH; do
+		if [ -f "$dir/$1" ] && [ -x "$dir/$1" ]; then
+			printf '%s\n' "$dir/$1"
+			return 0
+		fi
+	done
+	return 0
+}
+
 find_tools () {
-	SSHD=$(command -v sshd || true)
-	SSH=$(command -v ssh || true)
-	SSH_KEYGEN=$(command -v ssh-keygen || true)
-	SFTP=$(command -v sftp || true)
+	SSHD=$(program sshd)
+	SSH=$(program ssh)
+	SSH_KEYGEN=$(program ssh-keygen)
+	SFTP=$(program sftp)
 	[ -n "$SSHD" ] || die "sshd not found; install it: dnf install openssh-server (Debian: apt-get install openssh-server)"
 	if [ -z "$SSH" ] || [ -z "$SFTP" ] || [ -z "$SSH_KEYGEN" ]; then
 		die "ssh, sftp or ssh-keygen not found; install them: dnf install openssh-clients (Debian: apt-get install openssh-client)"

@@ -14,7 +14,7 @@ if [ -d "$STATE" ]; then
 	test_done; exit
 fi
 listener=""
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; [ -z "$listener" ] || kill "$listener" 2>/dev/null; userdel -r sshperfx >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+trap 'umount "$TEST_TMP/ro" 2>/dev/null; "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; [ -z "$listener" ] || kill "$listener" 2>/dev/null; userdel -r sshperfx >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 host_snapshot >"$TEST_TMP/before"
 
@@ -73,6 +73,38 @@ test_expect 'an existing user the kit did not create is never taken over' '
 	getent passwd sshperfx && userdel sshperfx && host_snapshot >"$TEST_TMP/before"
 '
 
+# without PROGRAM... -- CMD...: CMD in a mount namespace of its own where
+# each PROGRAM (found in the kit's fixed PATH) is covered by /dev/null,
+# which is not executable; the host's files and mounts are not touched.
+without () {
+	local mounts="" p
+	while [ "$1" != -- ]; do
+		p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$1") &&
+			mounts="$mounts mount --bind /dev/null $p &&"
+		shift
+	done
+	shift
+	unshare -m --propagation private sh -c "$mounts exec \"\$@\"" sh "$@"
+}
+
+test_expect 'sshd or the ssh clients missing: the package to install' '
+	refused "sshd not found; install it: dnf install openssh-server" \
+		without sshd -- "$KIT_DIR/start-ssh.sh" &&
+	refused "ssh, sftp or ssh-keygen not found; install them: dnf install openssh-clients" \
+		without ssh sftp -- "$KIT_DIR/start-ssh.sh" &&
+	refused "sshd not found" without sshd -- "$KIT_DIR/test-ssh.sh" login &&
+	[ -x /usr/sbin/sshd ] && [ -x "$(command -v ssh)" ]
+'
+
+test_expect 'helpers missing or not executable in an installed kit (no Makefile)' '
+	mkdir "$TEST_TMP/kit" &&
+	(cd "$KIT_DIR" && cp -a start-ssh.sh test-ssh.sh settings.conf lib templates units "$TEST_TMP/kit/") &&
+	refused "helpers missing or not executable in $TEST_TMP/kit/build; reinstall the package" "$TEST_TMP/kit/start-ssh.sh" &&
+	cp -a "$KIT_DIR/build" "$TEST_TMP/kit/build" && chmod a-x "$TEST_TMP/kit/build/sshperf-connect" &&
+	refused "helpers missing or not executable" "$TEST_TMP/kit/start-ssh.sh" &&
+	refused "helpers missing or not executable" "$TEST_TMP/kit/test-ssh.sh" login
+'
+
 test_expect 'test-ssh.sh before start-ssh.sh' '
 	refused "run ./start-ssh.sh first" "$KIT_DIR/test-ssh.sh" login
 '
@@ -87,10 +119,16 @@ test_expect 'an unknown command or option' '
 	refused "unknown option" "$KIT_DIR/test-ssh.sh" --frobnicate
 '
 
-test_expect 'a RESULTS_DIR whose parent does not exist' '
+test_expect 'a RESULTS_DIR whose parent does not exist, or on a read-only file system' '
 	"$KIT_DIR/start-ssh.sh" -q && host_snapshot >"$TEST_TMP/running" &&
 	rc=0; RESULTS_DIR=/nonexistent/x/results "$KIT_DIR/test-ssh.sh" login 2>"$TEST_TMP/e" || rc=$? &&
-	[ "$rc" -eq 2 ] && grep -q RESULTS_DIR "$TEST_TMP/e" && [ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] &&
+	[ "$rc" -eq 2 ] && grep -q "RESULTS_DIR=/nonexistent/x/results: its parent folder does not exist" "$TEST_TMP/e" &&
+	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] &&
+	mkdir "$TEST_TMP/ro" && mount -t tmpfs -o ro,size=1m t11-ro "$TEST_TMP/ro" &&
+	rc=0; RESULTS_DIR="$TEST_TMP/ro" "$KIT_DIR/test-ssh.sh" login 2>"$TEST_TMP/e" || rc=$?
+	umount "$TEST_TMP/ro" &&
+	[ "$rc" -eq 2 ] && grep -q "RESULTS_DIR=$TEST_TMP/ro is not writable; set RESULTS_DIR to a writable folder" "$TEST_TMP/e" &&
+	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] &&
 	"$KIT_DIR/start-ssh.sh" -q cleanup && host_snapshot >"$TEST_TMP/now" &&
 	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
 '
