@@ -83,6 +83,7 @@ struct config {
 	uint64_t	 rate;		/* bytes per second */
 	uint64_t	 count;
 	uint64_t	 timeout_ns;	/* login, and echoes after the last send */
+	uint64_t	 give_up;	/* repeat -g: stop after this many time-outs */
 	uint64_t	 stall_every;	/* tcp-server: stall every Nth byte */
 	uint64_t	 stall_ns;
 	char		**argv;		/* ssh mode: the client command */
@@ -790,15 +791,16 @@ run_command(char **argv, uint64_t timeout_ns, uint64_t *total_ns)
 
 /*
  * Runs argv count times, one after another; each run's time to -o (seq,
- * exit, total_ms), and runs, ok, failed and the percentiles of the ok runs
- * on stdout. Returns 0 when every run exited 0.
+ * exit, total_ms), and runs, ok, failed, not_run and the percentiles of
+ * the ok runs on stdout. With give_up, stops once that many runs in a row
+ * were killed at the timeout. Returns 0 when every run exited 0.
  */
 static int
 repeat(const struct config *cf, char **argv)
 {
 	struct samples s;
 	FILE *f = NULL;
-	uint64_t i, total_ns, failed = 0;
+	uint64_t i, total_ns, failed = 0, runs = 0, silent = 0;
 	int code, fd;
 
 	if (cf->out_path != NULL) {
@@ -812,26 +814,36 @@ repeat(const struct config *cf, char **argv)
 		code = run_command(argv, cf->timeout_ns, &total_ns);
 		if (code == 126 || code == 127)
 			exit(code);
+		runs++;
+		silent = code == -1 ? silent + 1 : 0;
 		if (code != 0)
 			failed++;
 		else if (samples_add(&s, ns_to_ms(total_ns)) != 0)
 			err(2, "samples_add");
-		if (f == NULL)
-			continue;
-		if (code == -1)
+		if (f != NULL && code == -1)
 			fprintf(f, "%llu\ttimeout\t%.3f\n",
 			    (unsigned long long)i, ns_to_ms(total_ns));
-		else
+		else if (f != NULL)
 			fprintf(f, "%llu\t%d\t%.3f\n", (unsigned long long)i,
 			    code, ns_to_ms(total_ns));
-		fflush(f);
+		if (f != NULL)
+			fflush(f);
+		if (cf->give_up != 0 && silent >= cf->give_up &&
+		    i < cf->count) {
+			warnx("%llu runs in a row got no answer within %.1f s; "
+			    "the other %llu were not run",
+			    (unsigned long long)silent,
+			    (double)cf->timeout_ns / NS_PER_S,
+			    (unsigned long long)(cf->count - i));
+			break;
+		}
 	}
 	if (f != NULL && fclose(f) == EOF)
 		err(2, "%s", cf->out_path);
-	printf("mode=repeat\nruns=%llu\nok=%llu\nfailed=%llu\n",
-	    (unsigned long long)cf->count,
-	    (unsigned long long)(cf->count - failed),
-	    (unsigned long long)failed);
+	printf("mode=repeat\nruns=%llu\nok=%llu\nfailed=%llu\n"
+	    "not_run=%llu\n", (unsigned long long)runs,
+	    (unsigned long long)(runs - failed), (unsigned long long)failed,
+	    (unsigned long long)(cf->count - runs));
 	samples_print(stdout, "", &s);
 	samples_free(&s);
 	return failed == 0 ? 0 : 1;
@@ -853,7 +865,8 @@ usage(void)
 	    "       sshperf-echo -m tcp-server [-h host] -p port "
 	    "[-d every:stall_ms]\n"
 	    "       sshperf-echo -m repeat [-n count] [-t timeout_s] "
-	    "[-o runs.tsv] -- command ...\n");
+	    "[-g no_answers] [-o runs.tsv]\n"
+	    "                    -- command ...\n");
 	exit(2);
 }
 
@@ -902,9 +915,10 @@ parse_stall(struct config *cf, const char *s)
  * p95, p99, max, mean (ms, from the scheduled send time), send_lag_max_ms;
  * -o writes every sample (seq, scheduled_ns, send_lag_ms, echo_ms; "-" for
  * a lost echo). tcp-server prints port=N and serves until it is killed.
- * repeat prints runs, ok, failed and the statistics of the ok runs' times,
- * -o every run (seq, exit or "timeout", total_ms); it exits 1 when a run
- * failed.
+ * repeat prints runs, ok, failed, not_run and the statistics of the ok
+ * runs' times, -o every run (seq, exit or "timeout", total_ms); -g N stops
+ * it once N runs in a row were killed at the timeout (the rest are
+ * not_run); it exits 1 when a run failed.
  * Exit 0 when every echo came back, 1 when the login failed, the host key
  * was refused or echoes were lost, 2 on a usage or setup error, 127 (126)
  * when the ssh client cannot be found (run).
@@ -927,10 +941,13 @@ main(int argc, char *argv[])
 	cf.mode = MODE_LIBSSH;
 	cf.rate = DEFAULT_RATE;
 	cf.count = DEFAULT_COUNT;
-	while ((ch = getopt(argc, argv, "+d:h:k:K:m:n:o:p:r:t:u:")) != -1) {
+	while ((ch = getopt(argc, argv, "+d:g:h:k:K:m:n:o:p:r:t:u:")) != -1) {
 		switch (ch) {
 		case 'd':
 			parse_stall(&cf, optarg);
+			break;
+		case 'g':
+			cf.give_up = opt_u64("-g no_answers", optarg, 1, 1000000);
 			break;
 		case 'h':
 			cf.host = optarg;

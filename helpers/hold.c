@@ -64,6 +64,7 @@ struct session {
 	int		 alive;		/* its line came back in the last check */
 	int		 answered;	/* the line in expect came back */
 	int		 signalled;	/* 1 SIGTERM sent, 2 SIGKILL sent */
+	int		 counted;	/* its login's end is in the no-answer count */
 	char		 expect[64];	/* the line we wait for, without \n */
 	char		 line[LINE_BYTES];
 	size_t		 line_len;
@@ -79,6 +80,7 @@ struct config {
 	uint64_t	 check_ns;
 	uint64_t	 close_ns;
 	uint64_t	 hold_ns;
+	uint64_t	 give_up;	/* -g: stop opening after this many no-answers */
 	int		 interactive;
 	const char	*tsv_path;
 	const char	*errors_path;
@@ -91,6 +93,7 @@ struct holder {
 	int		 sigfd;
 	int		 ctl_fd;	/* our stdin in -i mode, or -1 */
 	int		 stop;		/* SIGINT or SIGTERM arrived */
+	uint64_t	 not_started;	/* left out after -g no-answers in a row */
 	uint64_t	 running;	/* children not reaped */
 	struct pollfd	*pfd;
 	size_t		*pfd_owner;	/* session index of pfd[i] */
@@ -568,14 +571,58 @@ give_up(struct session *s, const char *why)
 }
 
 /*
+ * True when a session's login got no answer: it was given up at the login
+ * deadline, or ssh ended by itself on its ConnectTimeout ("... timed out").
+ */
+static int
+no_answer(struct session *s)
+{
+	char text[STDERR_KEEP + 1];
+
+	if (strncmp(s->reason, "no answer", 9) == 0)
+		return 1;
+	/* ssh wrote its message before it ended: it is in the pipe. */
+	if (s->err_fd != -1)
+		read_stderr(s);
+	stderr_text(s, text, sizeof(text));
+	return strstr(text, "timed out") != NULL;
+}
+
+/*
+ * The logins that got no answer since the last one that did (opened or
+ * failed otherwise), counting each login once, when it has ended.
+ */
+static uint64_t
+count_no_answers(struct holder *h, uint64_t started, uint64_t silent)
+{
+	struct session *s;
+	uint64_t i;
+
+	for (i = 0; i < started; i++) {
+		s = &h->s[i];
+		if (s->counted || s->state == ST_LOGIN)
+			continue;
+		s->counted = 1;
+		if (s->open_ns == 0 && no_answer(s))
+			silent++;
+		else
+			silent = 0;
+	}
+	return silent;
+}
+
+/*
  * Opens every session, at most parallel of them logging in at a time: a
- * session is open when the line "ready-N" written to it came back.
+ * session is open when the line "ready-N" written to it came back. With
+ * -g, no session is started any more once that many logins in a row got
+ * no answer: the server does not answer, and every further login would
+ * only wait for its own deadline.
  */
 static uint64_t
 open_all(struct holder *h)
 {
 	struct session *s;
-	uint64_t next = 0, i, inflight, now, until, t0;
+	uint64_t next = 0, i, inflight, now, until, t0, silent = 0;
 	char why[80];
 	int done;
 
@@ -598,6 +645,21 @@ open_all(struct holder *h)
 			inflight++;
 			if (s->start_ns + h->cf.login_ns < until)
 				until = s->start_ns + h->cf.login_ns;
+		}
+		silent = count_no_answers(h, next, silent);
+		if (h->cf.give_up != 0 && silent >= h->cf.give_up &&
+		    next < h->cf.sessions) {
+			h->not_started = h->cf.sessions - next;
+			warnx("%llu logins in a row got no answer within %.0f ms; "
+			    "the other %llu sessions were not started",
+			    (unsigned long long)silent,
+			    ns_to_ms(h->cf.login_ns),
+			    (unsigned long long)h->not_started);
+			for (; next < h->cf.sessions; next++) {
+				set_reason(&h->s[next], "%s", "not started: the "
+				    "logins before it got no answer");
+				h->s[next].state = ST_FAILED;
+			}
 		}
 		while (!h->stop && next < h->cf.sessions &&
 		    inflight < h->cf.parallel) {
@@ -861,6 +923,7 @@ print_open(struct holder *h, uint64_t wall_ns, uint64_t fd_limit)
 	printf("opened=%llu\n", (unsigned long long)opened);
 	printf("open_failed=%llu\n",
 	    (unsigned long long)(h->cf.sessions - opened));
+	printf("not_started=%llu\n", (unsigned long long)h->not_started);
 	printf("open_wall_ms=%.3f\n", ns_to_ms(wall_ns));
 	samples_print(stdout, "open_ms_", &open_ms);
 	samples_free(&open_ms);
@@ -905,7 +968,7 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: sshperf-hold [-i] [-n sessions] [-P parallel] "
-	    "[-t login_timeout_ms]\n"
+	    "[-t login_timeout_ms] [-g no_answers]\n"
 	    "                    [-w check_timeout_ms] [-c close_timeout_ms] "
 	    "[-h hold_ms]\n"
 	    "                    [-o sessions.tsv] [-e errors.txt] "
@@ -945,15 +1008,17 @@ setup_signals(struct holder *h)
  * Opens `sessions` sessions of the command (e.g. "ssh -F CONFIG host cat",
  * which must echo its stdin), at most `parallel` logging in at a time, and
  * prints key=value blocks on stdout, each ending with a state= line:
- *   open:    sessions parallel fd_limit opened open_failed open_wall_ms
- *            open_ms_{n,min,p50,...}; state=open
+ *   open:    sessions parallel fd_limit opened open_failed not_started
+ *            open_wall_ms open_ms_{n,min,p50,...}; state=open
  *   checked: alive dead check_ms; state=checked
  *   closed:  closed terminated killed children_left; state=closed
  * Without -i it holds hold_ms, checks, closes. With -i it waits after
  * opening for commands on stdin, one a line: "check" runs the alive check,
  * "close" (or the end of stdin) closes. -o keeps one TSV row per session
  * (session pid opened open_ms alive exit error), rewritten after each
- * block; -e writes the stderr of every failed or dead session.
+ * block; -e writes the stderr of every failed or dead session. -g N stops
+ * starting sessions once N logins in a row got no answer (not_started
+ * counts the ones left out, a line on stderr says why).
  * Exit 0 when every session opened and passed its last check, 1 when one
  * did not, 2 on a usage or setup error, 127/126 when the command cannot
  * be run.
@@ -974,7 +1039,7 @@ main(int argc, char *argv[])
 	h.cf.check_ns = DEFAULT_CHECK_MS * NS_PER_MS;
 	h.cf.close_ns = DEFAULT_CLOSE_MS * NS_PER_MS;
 	h.ctl_fd = -1;
-	while ((ch = getopt(argc, argv, "c:e:h:in:o:P:t:w:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:e:g:h:in:o:P:t:w:")) != -1) {
 		switch (ch) {
 		case 'c':
 			h.cf.close_ns = NS_PER_MS * opt_u64("-c close_timeout_ms",
@@ -982,6 +1047,10 @@ main(int argc, char *argv[])
 			break;
 		case 'e':
 			h.cf.errors_path = optarg;
+			break;
+		case 'g':
+			h.cf.give_up = opt_u64("-g no_answers", optarg, 1,
+			    1000000);
 			break;
 		case 'h':
 			h.cf.hold_ns = NS_PER_MS * opt_u64("-h hold_ms", optarg,

@@ -95,6 +95,7 @@ struct login_result {
 struct config {
 	uint64_t	 samples;
 	uint64_t	 timeout_ns;
+	uint64_t	 give_up;	/* -g: stop after this many no-answers in a row */
 	const char	*transcript_dir;
 	int		 header;
 };
@@ -245,6 +246,17 @@ login_phases(const struct transcript *t, struct login_result *r)
 		    phase_wait[stuck]);
 		r->error = r->note;
 	}
+}
+
+/*
+ * True when a login got no answer: it was killed at the deadline, or ssh
+ * gave up by itself on its ConnectTimeout ("... timed out").
+ */
+static int
+no_answer(const struct login_result *r)
+{
+	return r->status == LOGIN_TIMEOUT || (r->status == LOGIN_FAIL &&
+	    r->error != NULL && strstr(r->error, "timed out") != NULL);
 }
 
 static void
@@ -540,7 +552,8 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: sshperf-login [-H] [-n samples] [-t timeout_s] "
-	    "[-T transcript_dir] -- command [arg ...]\n"
+	    "[-g no_answers] [-T transcript_dir]\n"
+	    "                     -- command [arg ...]\n"
 	    "       sshperf-login [-H] -p transcript_file\n");
 	exit(2);
 }
@@ -551,7 +564,9 @@ usage(void)
  * code, the five login phases in ms (connect, greeting, key exchange,
  * authentication, session), the total, the authentication method and the
  * error line of a failed login. -T keeps each run's stamped stderr as a
- * transcript; -p prints the row of such a transcript again.
+ * transcript; -p prints the row of such a transcript again. -g N stops
+ * after N logins in a row got no answer (killed at the timeout, or ssh's
+ * own "timed out"): the rest are not run, and a line on stderr says so.
  * Exit 0 when every login was ok, 1 when one was not, 2 on a usage error,
  * 127 (126) when the command is not found (cannot be executed).
  */
@@ -565,15 +580,18 @@ main(int argc, char *argv[])
 	struct stat st;
 	const char *errstr, *parse_path = NULL;
 	double timeout_s = DEFAULT_TIMEOUT_S;
-	uint64_t i;
+	uint64_t i, silent = 0;
 	int ch, all_ok = 1, e;
 
 	memset(&cf, 0, sizeof(cf));
 	cf.samples = 1;
-	while ((ch = getopt(argc, argv, "+Hn:p:t:T:")) != -1) {
+	while ((ch = getopt(argc, argv, "+Hg:n:p:t:T:")) != -1) {
 		switch (ch) {
 		case 'H':
 			cf.header = 1;
+			break;
+		case 'g':
+			cf.give_up = opt_u64("-g no_answers", optarg, 1, 1000000);
 			break;
 		case 'n':
 			cf.samples = opt_u64("-n samples", optarg, 1, 1000000);
@@ -631,7 +649,15 @@ main(int argc, char *argv[])
 		print_row(stdout, i, &t, &r);
 		if (r.status != LOGIN_OK)
 			all_ok = 0;
+		silent = no_answer(&r) ? silent + 1 : 0;
 		transcript_free(&t);
+		if (cf.give_up != 0 && silent >= cf.give_up && i < cf.samples) {
+			warnx("%llu logins in a row got no answer within %.0f s; "
+			    "the other %llu were not run",
+			    (unsigned long long)silent, timeout_s,
+			    (unsigned long long)(cf.samples - i));
+			break;
+		}
 	}
 	return all_ok ? 0 : 1;
 }

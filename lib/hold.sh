@@ -16,7 +16,9 @@ HOLD_DIR=""
 HOLD_OUT=""
 
 # hold_start NAME SESSIONS PARALLEL: starts opening SESSIONS sessions, each
-# `ssh sshperf-test cat`, at most PARALLEL logging in at a time. Files:
+# `ssh sshperf-test cat`, at most PARALLEL logging in at a time; none more
+# once NO_ANSWER_STOP logins in a row got no answer (hold_get not_started).
+# Files:
 # raw/NAME-hold.txt (the holder's output), raw/NAME-sessions.tsv (one row
 # per session), raw/NAME-ssh-errors.txt (each failed session's ssh
 # messages), raw/NAME-hold-errors.txt (the holder's own).
@@ -27,7 +29,7 @@ hold_start () {
 	mkfifo -m 0600 "$HOLD_DIR/ctl" || return 1
 	: >"$HOLD_OUT"
 	"$HELPER_DIR/sshperf-hold" -i -n "$sessions" -P "$parallel" \
-		-t "$((LOGIN_TIMEOUT * 1000))" \
+		-t "$((LOGIN_TIMEOUT * 1000))" -g "$NO_ANSWER_STOP" \
 		-o "$RAW_DIR/$name-sessions.tsv" -e "$RAW_DIR/$name-ssh-errors.txt" \
 		-- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" cat \
 		<"$HOLD_DIR/ctl" >"$HOLD_OUT" 2>"$RAW_DIR/$name-hold-errors.txt" &
@@ -61,6 +63,17 @@ hold_open_seconds () {
 # hold_get KEY: the holder's last value of KEY.
 hold_get () {
 	sed -n "s/^$1=//p" "$HOLD_OUT" | tail -n 1
+}
+
+# "; ..." for a reason when the holder stopped opening sessions because
+# the logins got no answer; nothing otherwise.
+hold_stopped_note () {
+	local n
+	[ -s "$HOLD_OUT" ] || return 0
+	n=$(hold_get not_started)
+	[ "${n:-0}" -eq 0 ] ||
+		printf '; the holder stopped after %s logins in a row got no answer within %ss, %s sessions were not started' \
+			"$NO_ANSWER_STOP" "$LOGIN_TIMEOUT" "$n"
 }
 
 # hold_check: every open session must send its own line back.

@@ -9,6 +9,12 @@
 # figure_label, target, target_op (<= or >=), summary (one line for the
 # console), reason (why, when not PASS). The renderer reads the rest.
 
+# A test stops waiting once this many logins (sessions, commands) in a row
+# got no answer within LOGIN_TIMEOUT: the server does not answer, and the
+# rest would only wait for their own deadlines (helpers' -g option).
+# shellcheck disable=SC2034 # used by the metric scripts and lib/hold.sh
+NO_ANSWER_STOP=3
+
 # result_set TEST KEY VALUE: one key=value in the test's data file.
 result_set () {
 	local file="$DATA_DIR/$1.env" tmp

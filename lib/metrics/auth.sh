@@ -19,14 +19,17 @@ auth_method_run () {
 		# askpass.sh, which prints it; argv and environment hold only
 		# the program's path.
 		SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force \
-			helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -T "$dir" \
+			helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -T "$dir" \
 			-- "$SSH" -v -F "$CLIENT_CONFIG" "$alias" true >"$tsv" 2>>"$RAW_DIR/auth-errors.txt" || true
 	else
-		helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -T "$dir" \
+		helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -T "$dir" \
 			-- "$SSH" -v -F "$CLIENT_CONFIG" "$alias" true >"$tsv" 2>>"$RAW_DIR/auth-errors.txt" || true
 	fi
 	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
+	# Logins not run (the helper stopped after NO_ANSWER_STOP without an
+	# answer) count as failed.
 	failed=$((LOGIN_SAMPLES - ok))
+	result_set auth "${name}_not_run" "$((LOGIN_SAMPLES - $(awk 'NR > 1' "$tsv" | wc -l)))"
 	# Every ok login must have used the method (and key type) asked for.
 	wrong=$(awk -F'\t' -v m="$want" 'NR > 1 && $2 == "ok" && $10 != m' "$tsv" | wc -l)
 	if [ -n "$keytype" ]; then
@@ -41,7 +44,7 @@ auth_method_run () {
 }
 
 measure_auth () {
-	local m slowest="" slowest_p95=0 p95 failed=0 wrong=0 first_error
+	local m slowest="" slowest_p95=0 p95 failed=0 wrong=0 first_error not_run=0
 	: >"$RAW_DIR/auth-errors.txt"
 	# Under FIPS the default key is ECDSA (result keys keep the name ed25519).
 	auth_method_run ed25519 "$HOST_ALIAS" publickey "${DEFAULT_KEY_TYPE^^}"
@@ -51,6 +54,7 @@ measure_auth () {
 	result_set auth samples "$LOGIN_SAMPLES"
 	for m in ed25519 rsa password; do
 		failed=$((failed + $(result_get auth "${m}_failed")))
+		not_run=$((not_run + $(result_get auth "${m}_not_run")))
 		wrong=$((wrong + $(result_get auth "${m}_wrong_method")))
 		p95=$(result_get auth "${m}_p95")
 		if [ -n "$p95" ] && awk -v a="$p95" -v b="$slowest_p95" 'BEGIN { exit !(a >= b) }'; then
@@ -70,7 +74,9 @@ measure_auth () {
 	if [ "$failed" -gt 0 ]; then
 		first_error=$(awk -F'\t' 'FNR > 1 && $2 != "ok" { print $11; exit }' "$RAW_DIR"/auth-*.tsv)
 		result_set auth status FAIL
-		result_set auth reason "$failed of $((LOGIN_SAMPLES * 3)) logins failed (first error: ${first_error:-none recorded})"
+		result_set auth reason "$failed of $((LOGIN_SAMPLES * 3)) logins failed (first error: ${first_error:-none recorded})$(
+			[ "$not_run" -eq 0 ] || printf '; %s of them not run: each method stops after %s logins in a row got no answer within %ss' \
+				"$not_run" "$NO_ANSWER_STOP" "$LOGIN_TIMEOUT")"
 	elif [ "$wrong" -gt 0 ]; then
 		result_set auth status FAIL
 		result_set auth reason "$wrong logins did not use the method they were meant to test (see the method column in raw/auth-*.tsv)"

@@ -92,7 +92,9 @@ burst_log_drops () {
 		END { print total + pending }'
 }
 
-# One step of N clients; appends a row to the steps TSV.
+# One step of N clients; appends a row to the steps TSV. Status 3 when no
+# client of the step got an answer (each timed out, at the helper's deadline
+# or on ssh's own ConnectTimeout): the server does not answer.
 burst_step () {
 	local n=$1 steps=$2 base="$RAW_DIR/burst-step-$1" mark rc=0 log_drops=- confirmed=- \
 		deadline refused k v
@@ -140,17 +142,30 @@ burst_step () {
 		done
 		printf '\t%s\t%s\t-\n' "$log_drops" "$confirmed"
 	} >>"$steps"
+	awk -F'\t' 'NR > 1 { n++; if ($2 == "timeout" || $7 ~ /timed out/) silent++ }
+		END { exit !(n > 0 && silent == n) }' "$base.tsv" && return 3
+	return 0
 }
 
 measure_burst () {
 	local steps="$RAW_DIR/burst-steps.tsv" spec n result=0 row over="" worst=0 other=0 \
-		unconfirmed="" list=""
+		unconfirmed="" list="" silent_step="" not_run="" stopped=""
 	spec=$(burst_maxstartups)
 	printf 'clients\tok\trefused\tfailed\ttimeout\tready\trelease_spread_ms\twoke_spread_ms\tconnect_p50_ms\tdone_max_ms\tready_ms\tlog_drops\tlog_confirmed\tnote\n' >"$steps"
+	# A step where no client got an answer ends the test: larger steps
+	# would only wait longer for the same silence.
 	for n in $BURST_STEPS; do
+		if [ -n "$silent_step" ]; then
+			not_run="$not_run $n"
+			continue
+		fi
 		progress_step "burst: $n clients"
-		burst_step "$n" "$steps"
+		burst_step "$n" "$steps" || silent_step=$n
 	done
+	if [ -n "$not_run" ]; then
+		stopped="no client of the $silent_step-client step got an answer (each one timed out), so the steps of${not_run} clients were not run"
+		result_set burst not_run_steps "${not_run# }"
+	fi
 
 	result_set burst max_startups "$spec"
 	result_set burst mode "$(server_get MODE)"
@@ -186,12 +201,14 @@ measure_burst () {
 	result_set burst target_op ">="
 	result_set burst status "$(verdict "$result" ">=" "$TARGET_BURST_MIN")"
 	[ "$(result_get burst status)" = PASS ] ||
-		result_set burst reason "at most $result clients released at once all logged in; the target is $TARGET_BURST_MIN (MaxStartups $spec)"
+		result_set burst reason "at most $result clients released at once all logged in; the target is $TARGET_BURST_MIN (MaxStartups $spec)${stopped:+; $stopped}"
 	if [ -n "$over" ]; then
 		result_set burst warning "release spread over the ${BURST_SPREAD_GOAL_MS} ms goal at${over} clients (up to $worst ms): the clients did not reach the server at quite the same moment, so fewer may be refused than in a real burst"
 	fi
 	[ -z "$unconfirmed" ] ||
 		result_set burst log_unconfirmed_steps "${unconfirmed# }"
+	[ -z "$stopped" ] || [ "$(result_get burst status)" != PASS ] ||
+		result_set burst warning "$(w=$(result_get burst warning); printf '%s' "${w:+$w; }$stopped")"
 	result_set burst summary "all logged in up to $result clients at once (steps:$(
 		for n in $list; do printf ' %s/%s' "$(result_get burst "step_${n}_ok")" "$n"; done
 	) logged in), $other other failures, MaxStartups $spec, target >= $TARGET_BURST_MIN"

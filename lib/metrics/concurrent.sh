@@ -162,7 +162,7 @@ measure_concurrent () {
 	result_set concurrent open_failed "$(hold_get open_failed)"
 	result_set concurrent alive "${alive:-0}"
 	result_set concurrent dead "${dead:-0}"
-	for k in open_wall_ms open_ms_n open_ms_p50 open_ms_p95 open_ms_max check_ms closed terminated killed children_left fd_limit; do
+	for k in not_started open_wall_ms open_ms_n open_ms_p50 open_ms_p95 open_ms_max check_ms closed terminated killed children_left fd_limit; do
 		result_set concurrent "$k" "$(hold_get "$k")"
 	done
 	result_set concurrent clients_left "$left"
@@ -181,7 +181,7 @@ measure_concurrent () {
 		result_set concurrent reason "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/concurrent-hold-errors.txt"
 	elif [ "${alive:-0}" -lt "$n" ]; then
 		result_set concurrent status FAIL
-		result_set concurrent reason "$failed of $n sessions failed ($(hold_get open_failed) did not open, ${dead:-0} died while open); probable limit: $(result_get concurrent limit_text)"
+		result_set concurrent reason "$failed of $n sessions failed ($(hold_get open_failed) did not open, ${dead:-0} died while open); probable limit: $(result_get concurrent limit_text)$(hold_stopped_note)"
 	elif [ "$left" -gt 0 ] || [ "$(hold_get children_left)" != 0 ]; then
 		result_set concurrent status FAIL
 		result_set concurrent reason "all sessions worked, but $left ssh clients were still running after the close"

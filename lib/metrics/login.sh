@@ -9,16 +9,21 @@ about_login () {
 }
 
 measure_login () {
-	local tsv="$RAW_DIR/login-samples.tsv" ok failed col p50 p95
+	local tsv="$RAW_DIR/login-samples.tsv" ok failed not_run col p50 p95 stopped=""
 	mkdir -p "$RAW_DIR/login-transcripts"
-	helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -T "$RAW_DIR/login-transcripts" \
+	helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -T "$RAW_DIR/login-transcripts" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>"$RAW_DIR/login-errors.txt" || true
 
 	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
 	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)
+	# The helper stops after NO_ANSWER_STOP logins in a row without an answer.
+	not_run=$((LOGIN_SAMPLES - ok - failed))
+	[ "$not_run" -le 0 ] ||
+		stopped="; stopped after $NO_ANSWER_STOP logins in a row got no answer within ${LOGIN_TIMEOUT}s, the other $not_run were not run"
 	result_set login samples "$LOGIN_SAMPLES"
 	result_set login ok "$ok"
 	result_set login failed "$failed"
+	result_set login not_run "$not_run"
 	for col in connect greeting kex auth session total; do
 		helper summary -c "${col}_ms" -w status=ok -p "${col}_" "$tsv" >>"$DATA_DIR/login.env"
 	done
@@ -30,10 +35,10 @@ measure_login () {
 	result_set login target_op "<="
 	if [ "$ok" -eq 0 ]; then
 		result_set login status FAIL
-		result_set login reason "no login succeeded; first error: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $11; exit }' "$tsv")"
+		result_set login reason "no login succeeded; first error: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $11; exit }' "$tsv")$stopped"
 	elif [ "$failed" -gt 0 ]; then
 		result_set login status FAIL
-		result_set login reason "$failed of $LOGIN_SAMPLES logins failed"
+		result_set login reason "$failed of $LOGIN_SAMPLES logins failed$stopped"
 	else
 		result_set login status "$(verdict "$p95" "<=" "$TARGET_LOGIN_P95_MS")"
 	fi

@@ -48,7 +48,7 @@ measure_memory () {
 		memory_own_hold "$mem" || {
 			result_set memory status ERROR
 			result_set memory figure -
-			result_set memory reason "no session could be held open for the sample; see raw/memory-hold-errors.txt and raw/memory-ssh-errors.txt"
+			result_set memory reason "no session could be held open for the sample$(hold_stopped_note); see raw/memory-hold-errors.txt and raw/memory-ssh-errors.txt"
 			result_set memory summary "no sample"
 			return 1
 		}

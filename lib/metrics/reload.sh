@@ -61,7 +61,7 @@ measure_reload () {
 	if ! hold_wait open "$(hold_open_seconds "$n" "$p")" || [ "$(hold_get opened)" -ne "$n" ]; then
 		reload_check_sessions "$n"
 		result_set reload status ERROR
-		result_set reload reason "only $(hold_get opened) of $n sessions opened before the reload; see raw/reload-ssh-errors.txt"
+		result_set reload reason "only $(hold_get opened) of $n sessions opened before the reload$(hold_stopped_note); see raw/reload-ssh-errors.txt"
 		result_set reload summary "not reloaded: the sessions did not open"
 		return 1
 	fi

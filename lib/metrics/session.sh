@@ -46,10 +46,15 @@ session_wait_gone () {
 # waits for commands (-N). ControlPersist=60 makes it end by itself 60 s
 # after its last use, should this script die before it is closed.
 session_start_master () {
-	local deadline pid
+	local deadline pid rc=0
 	timeout --kill-after=2 "$LOGIN_TIMEOUT" "$SSH" -F "$CLIENT_CONFIG" \
 		-o ControlMaster=yes -o ControlPath="$(session_control_path)" \
-		-o ControlPersist=60 -N -f "$HOST_ALIAS" </dev/null >>"$RAW_DIR/session-master.txt" 2>&1 || return 1
+		-o ControlPersist=60 -N -f "$HOST_ALIAS" </dev/null >>"$RAW_DIR/session-master.txt" 2>&1 || rc=$?
+	# 124 (137): timeout(1) ended ssh at the deadline (with KILL).
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		printf 'no answer within %ss\n' "$LOGIN_TIMEOUT" >>"$RAW_DIR/session-master.txt"
+	fi
+	[ "$rc" -eq 0 ] || return 1
 	deadline=$(( $(date +%s) + LOGIN_TIMEOUT ))
 	while :; do
 		pid=$(session_master_pid)
@@ -87,7 +92,7 @@ session_login_p50 () {
 		printf '%s' "$p50"
 		return 0
 	fi
-	helper login -H -n "$SESSION_LOGINS" -t "$LOGIN_TIMEOUT" \
+	helper login -H -n "$SESSION_LOGINS" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>>"$RAW_DIR/session-errors.txt" || true
 	helper summary -c total_ms -w status=ok -p login_ "$tsv" >"$RAW_DIR/session-logins.env" 2>/dev/null || true
 	result_set session login_source "$SESSION_LOGINS logins measured by this test"
@@ -96,7 +101,7 @@ session_login_p50 () {
 }
 
 measure_session () {
-	local exit_trap old_cmd="" key value ok failed p50 p95 login_p50 err left
+	local exit_trap old_cmd="" key value ok failed p50 p95 login_p50 err left why not_run
 	: >"$RAW_DIR/session-master.txt"
 	: >"$RAW_DIR/session-errors.txt"
 	SESSION_MASTER_PID=""
@@ -111,9 +116,11 @@ measure_session () {
 	trap "session_stop_master; $old_cmd" EXIT
 
 	if ! session_start_master; then
+		# The master's own last message, before the clean-up adds its own.
+		why=$(grep -v '^$' "$RAW_DIR/session-master.txt" | tail -n 1)
 		session_stop_master
 		result_set session status FAIL
-		result_set session reason "the master connection did not come up: $(grep -v '^$' "$RAW_DIR/session-master.txt" | tail -n 1)"
+		result_set session reason "the master connection did not come up: ${why:-ssh said nothing}"
 		result_set session summary "no master connection"
 		if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
 		return 0
@@ -123,7 +130,7 @@ measure_session () {
 	# A client that does not find the master would log in by itself and
 	# be timed as a command: with no authentication method left, it fails
 	# instead (and is counted as failed).
-	helper echo -m repeat -n "$SESSION_COMMANDS" -t "$LOGIN_TIMEOUT" -o "$RAW_DIR/session-commands.tsv" \
+	helper echo -m repeat -n "$SESSION_COMMANDS" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -o "$RAW_DIR/session-commands.tsv" \
 		-- "$SSH" -F "$CLIENT_CONFIG" -o ControlMaster=no -o ControlPath="$(session_control_path)" \
 		-o PubkeyAuthentication=no -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no \
 		-o GSSAPIAuthentication=no -o HostbasedAuthentication=no "$HOST_ALIAS" true \
@@ -157,6 +164,8 @@ measure_session () {
 	result_set session target "$TARGET_SESSION_P95_MS"
 	result_set session target_op "<="
 	err=$(grep -v '^$' "$RAW_DIR/session-errors.txt" | tail -n 1)
+	not_run=$(result_get session not_run)
+	[ "${not_run:-0}" -eq 0 ] || err="${err:+$err; }stopped after $NO_ANSWER_STOP commands in a row got no answer within ${LOGIN_TIMEOUT}s, $not_run not run"
 	if [ -z "$ok" ] || [ "$ok" -eq 0 ]; then
 		result_set session status FAIL
 		result_set session reason "no command succeeded over the master connection${err:+: $err}"

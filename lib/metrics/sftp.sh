@@ -70,9 +70,11 @@ sftp_timeout () {
 	printf '%s\n' "$((60 + $1 / 5000000 + $2 / 20))"
 }
 
-# The ssh command for the checks and the clean-up on the server.
+# The ssh command for the checks and the clean-up on the server, with the
+# deadline of the longest sftp run (it may hash the large file).
 sftp_ssh () {
-	"$SSH" -F "$CLIENT_CONFIG" -o BatchMode=yes "$HOST_ALIAS" "$@" </dev/null
+	timeout --kill-after=2 "$(sftp_timeout "${SFTP_BIG_BYTES:-0}" "${SFTP_SMALL_FILES:-0}")" \
+		"$SSH" -F "$CLIENT_CONFIG" -o BatchMode=yes "$HOST_ALIAS" "$@" </dev/null
 }
 
 # sftp_run NAME BATCH TIMEOUT: one timed 'sftp -b BATCH'; sshperf-xfer's

@@ -45,6 +45,12 @@ transfer_kv () {
 	sed -n "s/^$2=//p" "$1" | tail -n 1
 }
 
+# transfer_no_answer FILE: true when the transfer of a helper output file
+# got no answer: ended at its deadline, or ssh timed out by itself.
+transfer_no_answer () {
+	[ "$(transfer_kv "$1" status)" = timeout ] || grep -q 'timed out' "$1.err" 2>/dev/null
+}
+
 # Waits (up to 10 s) until the listener has no session processes left, so
 # that their CPU has been collected by the listener before a sample.
 transfer_settle () {
@@ -163,7 +169,7 @@ transfer_tsv_row () {
 
 measure_transfer () {
 	local work bytes sel i=0 cipher mark dir f mac st mbs ceil pct failed=0 first_fail="" \
-		default="" up down cpu_prefix reason
+		default="" up down cpu_prefix reason silent stopped="" total
 	work="$RAW_DIR/transfer-ciphers"
 	mkdir -p "$work"
 	bytes=$((TRANSFER_MB * 1000000))
@@ -185,6 +191,7 @@ measure_transfer () {
 		result_set transfer summary "bad cipher list, nothing measured"
 		return 0
 	fi
+	total=$(printf '%s\n' "$sel" | grep -c .)
 	default=$(ciphers_default "$work/sshd-T.txt" "$work/ssh-G.txt" "$work/ssh-Q.txt")
 	mac=$(ciphers_mac "$work/sshd-T.txt" "$work/ssh-G.txt")
 	result_set transfer default_cipher "$default"
@@ -213,6 +220,7 @@ measure_transfer () {
 			"$(transfer_kv "$f" mac_timed)" "${ceil:--}" "$(transfer_kv "$f" bytes)" "$(transfer_kv "$f" seconds)" "$(transfer_kv "$f" note)" \
 			>>"$RAW_DIR/transfer-ceiling.tsv"
 
+		silent=0
 		for dir in up down; do
 			f="$work/run-$i-$dir.txt"
 			if [ "$mark" = default ] && [ "$dir" = up ]; then
@@ -246,14 +254,27 @@ measure_transfer () {
 			if [ "$mark" = default ]; then
 				result_set transfer "default_${dir}_mbs" "$([ "$st" = ok ] && echo "$mbs" || echo -)"
 			fi
+			! transfer_no_answer "$f" || silent=$((silent + 1))
 		done
+		# Neither transfer got an answer: the server does not answer, the
+		# other ciphers would only wait for their own deadlines.
+		if [ "$silent" -eq 2 ] && [ "$i" -lt "$total" ]; then
+			stopped="neither transfer with $cipher got an answer, so the other $((total - i)) ciphers were not measured"
+			result_set transfer not_measured "$(printf '%s\n' "$sel" | grep . | cut -f1 | tail -n +"$((i + 1))" | paste -sd' ' -)"
+			break
+		fi
 	done <<<"$sel"
 	result_set transfer ciphers_n "$i"
 	result_set transfer failed "$failed"
 
 	up=$(result_get transfer default_up_mbs)
 	down=$(result_get transfer default_down_mbs)
-	if [ -z "$up" ]; then
+	if [ -z "$up" ] && [ -n "$stopped" ]; then
+		result_set transfer figure -
+		result_set transfer figure_label "default cipher not measured"
+		result_set transfer status FAIL
+		result_set transfer reason "the test server did not answer: $failed of $((i * 2)) transfers failed, first: $first_fail; $stopped"
+	elif [ -z "$up" ]; then
 		# TRANSFER_CIPHERS left out the default: the verdict needs it.
 		reason="the default cipher $default was not measured (TRANSFER_CIPHERS=$TRANSFER_CIPHERS); add it to judge the target"
 		result_set transfer figure -
@@ -265,7 +286,7 @@ measure_transfer () {
 		result_set transfer figure_label "$default, slower direction, MB = 10^6 bytes"
 		if [ "$failed" -gt 0 ]; then
 			result_set transfer status FAIL
-			result_set transfer reason "$failed of $((i * 2)) transfers did not deliver every byte or failed; first: $first_fail"
+			result_set transfer reason "$failed of $((i * 2)) transfers did not deliver every byte or failed; first: $first_fail${stopped:+; $stopped}"
 		else
 			result_set transfer status "$(verdict "$(result_get transfer figure)" ">=" "$TARGET_TRANSFER_MBS")"
 			[ "$(result_get transfer status)" = PASS ] ||

@@ -2,7 +2,8 @@
  * Unit tests of sshperf-hold with local commands instead of ssh: `cat`
  * sessions open and pass the alive check; one killed on purpose counts as
  * dead; a client that fails, one that never answers and one that ignores
- * EOF are each reported, and no child is ever left. Prints TAP.
+ * EOF are each reported, -g stops opening after logins without an answer,
+ * and no child is ever left. Prints TAP.
  */
 #define main hold_main
 #include "../../helpers/hold.c"
@@ -259,6 +260,50 @@ test_no_answer(void)
 	    "exit 1, error says so (%s)", error);
 }
 
+/* -g: after 2 logins in a row without an answer no more are started. */
+static void
+test_give_up(void)
+{
+	char tsv[128], error[256];
+	char *argv[] = { "sshperf-hold", "-n", "6", "-P", "2", "-t", "300",
+	    "-g", "2", "-o", tsv, "--", "sleep", "60", NULL };
+	char *timed_out[] = { "sshperf-hold", "-n", "5", "-P", "1", "-g", "3",
+	    "--", "sh", "-c", "echo 'Connection to h port 1 timed out' >&2; "
+	    "exit 255", NULL };
+	char *refused[] = { "sshperf-hold", "-n", "3", "-P", "1", "-g", "1",
+	    "--", "sh", "-c", "echo 'Connection refused' >&2; exit 255", NULL };
+	struct run r;
+	int rc, got;
+
+	snprintf(tsv, sizeof(tsv), "%s/give-up.tsv", tmpdir);
+	start_hold(&r, argv);
+	got = read_until(&r, "open");
+	ok(got && strcmp(get(&r, "open_failed"), "6") == 0 &&
+	    strcmp(get(&r, "not_started"), "4") == 0,
+	    "-g 2: two logins without an answer, the other 4 not started "
+	    "(not_started=%s)", get(&r, "not_started"));
+	ok(read_until(&r, "closed") && strcmp(get(&r, "children_left"),
+	    "0") == 0, "-g 2: nothing left");
+	rc = finish(&r);
+	ok(rc == 1 && tsv_field(tsv, 3, 2, error, sizeof(error)) &&
+	    strcmp(error, "0") == 0 && tsv_field(tsv, 3, 7, error,
+	    sizeof(error)) && strstr(error, "not started") != NULL,
+	    "-g 2: session 3 never ran, its row says why (%s)", error);
+
+	start_hold(&r, timed_out);
+	got = read_until(&r, "open");
+	ok(got && strcmp(get(&r, "not_started"), "2") == 0,
+	    "-g 3: ssh's own \"timed out\" counts as no answer "
+	    "(not_started=%s)", get(&r, "not_started"));
+	finish(&r);
+
+	start_hold(&r, refused);
+	ok(read_until(&r, "open") && strcmp(get(&r, "open_failed"), "3") == 0 &&
+	    strcmp(get(&r, "not_started"), "0") == 0,
+	    "-g 1: a login refused at once is an answer; all 3 are tried");
+	finish(&r);
+}
+
 static void
 test_ignores_eof(void)
 {
@@ -340,6 +385,7 @@ main(void)
 	test_killed_is_dead();
 	test_failed_login();
 	test_no_answer();
+	test_give_up();
 	test_ignores_eof();
 	test_parallel_limit();
 	printf("1..%d\n", test_num);

@@ -1,7 +1,8 @@
 /*
  * Unit tests of sshperf-login: phase detection on every recorded transcript
- * in tests/data (or $TEST_DATA_DIR), on made-up edge cases, and one real
- * run of a small shell command. Prints TAP.
+ * in tests/data (or $TEST_DATA_DIR), on made-up edge cases, one real run
+ * of a small shell command, and -g (stop after logins without an answer).
+ * Prints TAP.
  */
 #define main login_main
 #include "../../helpers/login.c"
@@ -267,6 +268,62 @@ test_run(void)
 	transcript_free(&t);
 }
 
+/* Which logins count as "no answer" for -g, and -g itself. */
+static void
+test_give_up(void)
+{
+	struct login_result r;
+	char *silent[] = { "sshperf-login", "-n", "5", "-t", "0.1", "-g", "2",
+	    "--", "sleep", "5", NULL };
+	char *refused[] = { "sshperf-login", "-n", "3", "-t", "5", "-g", "1",
+	    "--", "sh", "-c", "echo 'Connection refused' >&2; exit 255", NULL };
+	char out[4096];
+	FILE *f;
+	size_t n;
+	pid_t pid;
+	int i, argc, wstatus, rows;
+	char **runs[] = { silent, refused };
+	int want_rows[] = { 2, 3 };
+
+	memset(&r, 0, sizeof(r));
+	r.status = LOGIN_TIMEOUT;
+	ok(no_answer(&r), "no answer: killed at the deadline");
+	r.status = LOGIN_FAIL;
+	r.error = "Connection to 127.0.0.1 port 11022 timed out";
+	ok(no_answer(&r), "no answer: ssh's own ConnectTimeout");
+	r.error = "sshperf@127.0.0.1: Permission denied (publickey).";
+	ok(!no_answer(&r), "an answer: a refused login");
+
+	for (i = 0; i < 2; i++) {
+		if ((f = tmpfile()) == NULL)
+			err(2, "tmpfile");
+		fflush(stdout);
+		if ((pid = fork()) == -1)
+			err(2, "fork");
+		if (pid == 0) {
+			if (dup2(fileno(f), STDOUT_FILENO) == -1 ||
+			    freopen("/dev/null", "w", stderr) == NULL)
+				_exit(2);
+			for (argc = 0; runs[i][argc] != NULL; argc++)
+				;
+			optind = 1;
+			exit(login_main(argc, runs[i]));
+		}
+		if (waitpid(pid, &wstatus, 0) == -1)
+			err(2, "waitpid");
+		rewind(f);
+		n = fread(out, 1, sizeof(out) - 1, f);
+		out[n] = '\0';
+		fclose(f);
+		for (rows = 0, n = 0; out[n] != '\0'; n++)
+			rows += out[n] == '\n';
+		ok(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 1 &&
+		    rows == want_rows[i], "-g %s: %d of %s logins run (got %d)",
+		    i == 0 ? "2, logins that time out" : "1, refused logins",
+		    want_rows[i], runs[i][2], rows);
+	}
+}
+
 int
 main(void)
 {
@@ -290,6 +347,7 @@ main(void)
 	test_edge_cases();
 	test_take_lines();
 	test_run();
+	test_give_up();
 	printf("1..%d\n", test_num);
 	return test_failed != 0;
 }
