@@ -721,6 +721,15 @@ check_all(struct holder *h)
 		do
 			n = dprintf(s->in_fd, "%s\n", s->expect);
 		while (n == -1 && errno == EINTR);
+		if (n == -1 && errno == EPIPE) {
+			/*
+			 * It closed its stdin: it is ending. Wait below until
+			 * it is reaped; how it ended is the reason.
+			 */
+			close_fd(&s->in_fd);
+			waiting++;
+			continue;
+		}
 		if (n == -1) {
 			set_reason(s, "check: cannot write to it: %s",
 			    strerror(errno));
@@ -734,9 +743,13 @@ check_all(struct holder *h)
 		waiting = 0;
 		for (i = 0; i < h->cf.sessions; i++) {
 			s = &h->s[i];
+			/*
+			 * Until it answers or is reaped: its output can end
+			 * a moment before its exit is seen, and the exit is
+			 * the reason then.
+			 */
 			if (s->checked && s->state == ST_OPEN &&
-			    s->expect[0] != '\0' && s->running &&
-			    s->out_fd != -1)
+			    s->expect[0] != '\0' && s->running)
 				waiting++;
 		}
 	}
