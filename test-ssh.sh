@@ -223,6 +223,14 @@ if [ "$(server_get PORT)" != "$TEST_PORT" ] || [ "$(server_get USER)" != "$TEST_
 fi
 take_lock
 
+# Every temporary file of the run (FIFOs, local copies, barrier folders)
+# lives in one private folder, removed at the end whatever happened: a
+# test ended by a signal or a lost server leaves nothing in /tmp.
+RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-kit-run.XXXXXX") ||
+	die "cannot create a temporary folder in ${TMPDIR:-/tmp}; free space there or set TMPDIR to a writable folder"
+trap 'rm -rf "$RUN_TMP"; release_lock' EXIT
+export TMPDIR="$RUN_TMP"
+
 RUN_DIR=$(make_run_dir)
 RAW_DIR="$RUN_DIR/raw"
 DATA_DIR="$RUN_DIR/data"

@@ -77,6 +77,8 @@ interrupt () {
 	test_cmp /dev/null "$TEST_TMP/left" &&
 	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients" &&
 	grep -q "interrupted; partial report" "$TEST_TMP/run.out" &&
+	# Its temporary folder (FIFOs, copies) is gone with it.
+	! ls -d "${TMPDIR:-/tmp}"/sshperf-kit-run.* 2>/dev/null &&
 	run=$(dirname "$(grep -o "/[^ ]*/report.md" "$TEST_TMP/run.out")") &&
 	[ -f "$run/report.md" ] &&
 	grep -qx "interrupted=yes" "$run/data/run.env" &&
