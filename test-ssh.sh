@@ -225,7 +225,11 @@ take_lock
 
 # Every temporary file of the run (FIFOs, local copies, barrier folders)
 # lives in one private folder, removed at the end whatever happened: a
-# test ended by a signal or a lost server leaves nothing in /tmp.
+# test ended by a signal or a lost server leaves nothing in /tmp. One
+# left by a run killed with SIGKILL (no trap runs then) is removed here:
+# with the lock held, no other run can own one.
+find "${TMPDIR:-/tmp}" -mindepth 1 -maxdepth 1 -type d -name 'sshperf-kit-run.*' -user 0 \
+	-exec rm -rf {} + 2>/dev/null || true
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-kit-run.XXXXXX") ||
 	die "cannot create a temporary folder in ${TMPDIR:-/tmp}; free space there or set TMPDIR to a writable folder"
 trap 'rm -rf "$RUN_TMP"; release_lock' EXIT

@@ -85,6 +85,8 @@ test_expect 'a run killed with SIGKILL leaves no lock: the next command works at
 	LOGIN_SAMPLES=2 "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/next.out" 2>&1; rc=$? &&
 	{ [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } &&
 	[ -f "$(tail -n 1 "$TEST_TMP/next.out")" ] &&
+	# The killed run could not remove its temporary folder; the next did.
+	! ls -d "${TMPDIR:-/tmp}"/sshperf-kit-run.* 2>/dev/null &&
 	"$KIT_DIR/start-ssh.sh" -q stop && "$KIT_DIR/start-ssh.sh" -q
 '
 # What the killed run left (its helper keeps logging in until its own end).
