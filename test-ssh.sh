@@ -266,7 +266,7 @@ on_interrupt () {
 		server_start >/dev/null || warn "the test server could not be started again; run ./start-ssh.sh"
 	fi
 	[ -z "$current" ] || { result_set "$current" status INTERRUPTED; result_set "$current" reason "interrupted by a signal"; }
-	printf 'interrupted=yes\nnot_run_reason=the run was interrupted before it\n' >>"$DATA_DIR/run.env"
+	printf 'interrupted=yes\n' >>"$DATA_DIR/run.env"
 	"$KIT_DIR/lib/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR" 2>/dev/null)" >/dev/null 2>&1 || true
 	warn "interrupted; partial report: $RUN_DIR/report.md"
 	exit 130
@@ -277,17 +277,12 @@ trap on_interrupt INT TERM
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # A test server that ended stops the run: the test it happened in is an
 # ERROR that says so, the rest are marked as not run.
-lost_in=""
 for t in $selected; do
-	if [ -n "$lost_in" ]; then
-		continue
-	fi
 	WATCH_PID=$(server_pid)
 	if [ -z "$WATCH_PID" ]; then
-		lost_in=$t
 		printf 'not_run_reason=%s\n' "the test server was not running any more when \`$t\` was due" >>"$DATA_DIR/run.env"
 		warn "the test server is not running any more; $t and the tests after it were not run"
-		continue
+		break
 	fi
 	# Seen once, cause unknown: the folder gone in the middle of a run.
 	# Made again (with a warning) rather than failing every later test.
@@ -300,9 +295,9 @@ for t in $selected; do
 	current=$t
 	run_test "$t"
 	if [ -n "$SERVER_LOST" ]; then
-		lost_in=$t
 		printf 'not_run_reason=%s\n' "the test server ended during \`$t\`" >>"$DATA_DIR/run.env"
 		warn "the test server (sshd pid $SERVER_LOST) ended during $t; the tests after it were not run"
+		break
 	fi
 done
 current=""

@@ -4,15 +4,7 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'bad input' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'bad input' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
+host_kit_test 'bad input'
 listener=""
 trap 'umount "$TEST_TMP/ro" 2>/dev/null; "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; [ -z "$listener" ] || kill "$listener" 2>/dev/null; userdel -r sshperfx >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 

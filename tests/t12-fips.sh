@@ -5,15 +5,9 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
+# shellcheck disable=SC2034 # used in the test bodies
 STATE=/var/lib/sshd-perf-kit/state
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'FIPS mode' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'FIPS mode' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
+host_kit_test 'FIPS mode'
 echo 1 >"$TEST_TMP/fips_enabled"
 export FIPS_FLAG_FILE="$TEST_TMP/fips_enabled" LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"

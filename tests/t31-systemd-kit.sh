@@ -9,18 +9,7 @@
 # shellcheck source=lib/container.sh
 . "$TEST_DIR/lib/container.sh"
 
-trap 'container_stop; rm -rf "$TEST_TMP"' EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
-
-skip_all () {
-	test_skip 'the kit under systemd' "$1"
-	test_done
-	exit 0
-}
-[ "$(id -u)" -eq 0 ] || skip_all 'needs root'
-container_root 2>"$TEST_TMP/container.err" || skip_all "no container root: $(tail -n 1 "$TEST_TMP/container.err")"
-container_start t31 2>"$TEST_TMP/container.err" || skip_all "container did not boot: $(tail -n 1 "$TEST_TMP/container.err")"
+container_test 'the kit under systemd' t31
 
 STATE=/var/lib/sshd-perf-kit/state
 CFG="$STATE/client/ssh_config"

@@ -8,18 +8,7 @@
 # shellcheck source=lib/container.sh
 . "$TEST_DIR/lib/container.sh"
 
-trap 'container_stop; rm -rf "$TEST_TMP"' EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
-
-skip_all () {
-	test_skip 'every metric under systemd' "$1"
-	test_done
-	exit 0
-}
-[ "$(id -u)" -eq 0 ] || skip_all 'needs root'
-container_root 2>"$TEST_TMP/container.err" || skip_all "no container root: $(tail -n 1 "$TEST_TMP/container.err")"
-container_start t32 2>"$TEST_TMP/container.err" || skip_all "container did not boot: $(tail -n 1 "$TEST_TMP/container.err")"
+container_test 'every metric under systemd' t32
 
 # Small settings: the whole run takes about a minute.
 SMALL=(LOGIN_SAMPLES=3 STARTUP_ROUNDS=2 RATE_WORKERS=2 DURATION=2 BURST_STEPS="2 4"

@@ -13,19 +13,10 @@
 . "$(dirname "$0")/lib/harness.sh"
 # shellcheck source=lib/container.sh
 . "$TEST_DIR/lib/container.sh"
+# shellcheck source=lib/procs.sh
+. "$TEST_DIR/lib/procs.sh"
 
-trap 'container_stop; rm -rf "$TEST_TMP"' EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
-
-skip_all () {
-	test_skip 'security and interrupts under systemd' "$1"
-	test_done
-	exit 0
-}
-[ "$(id -u)" -eq 0 ] || skip_all 'needs root'
-container_root 2>"$TEST_TMP/container.err" || skip_all "no container root: $(tail -n 1 "$TEST_TMP/container.err")"
-container_start t33 2>"$TEST_TMP/container.err" || skip_all "container did not boot: $(tail -n 1 "$TEST_TMP/container.err")"
+container_test 'security and interrupts under systemd' t33
 
 STATE=/var/lib/sshd-perf-kit/state
 CFG="$STATE/client/ssh_config"
@@ -74,16 +65,6 @@ alive () {
 	local s
 	s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
 	[ "${s%% *}" != Z ]
-}
-
-# waits_for SECONDS CMD...: polls CMD until it succeeds, at most SECONDS.
-waits_for () {
-	local deadline=$(( $(date +%s) + $1 ))
-	shift
-	until "$@"; do
-		[ "$(date +%s)" -lt "$deadline" ] || { echo "timed out waiting for: $*"; return 1; }
-		sleep 0.1
-	done
 }
 
 # What a run of the kit may leave behind in the container: ssh clients,

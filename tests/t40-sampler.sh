@@ -9,14 +9,7 @@ CFG="$STATE/client/ssh_config"
 S="$BUILD_DIR/sshperf-sampler"
 export CFG S
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'sampler on the test server' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'sampler on the test server' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
+host_kit_test 'sampler on the test server'
 trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 host_snapshot >"$TEST_TMP/before"
 

@@ -5,18 +5,12 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
+# shellcheck disable=SC2034 # used in the test bodies
 STATE=/var/lib/sshd-perf-kit/state
 export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'rate auth cpu' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'rate auth cpu' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
+host_kit_test 'rate auth cpu'
 trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 host_snapshot >"$TEST_TMP/before"

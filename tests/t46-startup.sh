@@ -11,14 +11,7 @@ CFG="$STATE/client/ssh_config"
 export CFG RESULTS_DIR="$TEST_TMP/results" STARTUP_ROUNDS=2
 mkdir -p "$RESULTS_DIR"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'startup' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'startup' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
+host_kit_test 'startup'
 trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 host_snapshot >"$TEST_TMP/before"

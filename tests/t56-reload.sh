@@ -5,19 +5,13 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
+# shellcheck disable=SC2034 # used in the test bodies
 STATE=/var/lib/sshd-perf-kit/state
 CONFIG=/etc/ssh/sshd_config_perf_test
 export RELOAD_SESSIONS=5 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'reload' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'reload' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
+host_kit_test 'reload'
 # The config is put back first (from the copy) when a test broke it.
 trap '[ -f "$TEST_TMP/config.orig" ] && [ -f "$CONFIG" ] && cat "$TEST_TMP/config.orig" >"$CONFIG"
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT

@@ -17,14 +17,7 @@ export TRANSFER_MB=16 SFTP_FILE_MB=8 SFTP_SMALL_FILES=20 CEILING_SECONDS=0.2 RES
 export TMPDIR="$TEST_TMP/tmp"
 mkdir -p "$RESULTS_DIR" "$TMPDIR"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'transfer and sftp' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'transfer and sftp' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
+host_kit_test 'transfer and sftp'
 trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 host_snapshot >"$TEST_TMP/before"

@@ -13,14 +13,7 @@ CFG="$STATE/client/ssh_config"
 export CFG LOCK RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=2
 mkdir -p "$RESULTS_DIR"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'concurrent runs' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'concurrent runs' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
+host_kit_test 'concurrent runs'
 runner=""
 # Ends the first run and everything it started (by recorded pid).
 end_runner () {

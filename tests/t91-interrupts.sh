@@ -18,18 +18,7 @@ export LOGIN_SAMPLES=2 BURST_STEPS="20 40" CONCURRENT_SESSIONS=20 CONCURRENT_LOG
 	TRANSFER_MB=2000 TRANSFER_CIPHERS='' STARTUP_ROUNDS=10 RELOAD_SESSIONS=10
 mkdir -p "$RESULTS_DIR"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'interrupts' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'interrupts' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
-if [ -d /run/systemd/system ]; then
-	test_skip 'interrupts' 'written for a host without systemd (direct mode); t32 runs the kit under systemd'
-	test_done; exit
-fi
+host_kit_test 'interrupts' direct
 runner=""
 trap '[ -z "$runner" ] || kill -KILL "$runner" 2>/dev/null; "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 

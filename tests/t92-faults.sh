@@ -18,18 +18,7 @@ export CFG STATE RESULTS_DIR="$TEST_TMP/results"
 export LOGIN_SAMPLES=3 DURATION=20 SESSION_COMMANDS=20
 mkdir -p "$RESULTS_DIR"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'faults' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'faults' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
-if [ -d /run/systemd/system ]; then
-	test_skip 'faults' 'written for a host without systemd (direct mode)'
-	test_done; exit
-fi
+host_kit_test 'faults' direct
 runner="" frozen="" mounted=""
 at_exit () {
 	[ -z "$frozen" ] || kill -CONT "$frozen" 2>/dev/null

@@ -22,18 +22,7 @@ export LOGIN_TIMEOUT=2 SERVER_START_TIMEOUT=10 LOGIN_SAMPLES=5 STARTUP_ROUNDS=2 
 	SFTP_SMALL_FILES=5 SFTP_SMALL_FILE_KB=1 RELOAD_SESSIONS=4
 mkdir -p "$RESULTS_DIR"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'hangs' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'hangs' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
-if [ -d /run/systemd/system ]; then
-	test_skip 'hangs' 'written for a host without systemd (direct mode)'
-	test_done; exit
-fi
+host_kit_test 'hangs' direct
 # The tests run in subshells: what must be undone at the exit is in files.
 at_exit () {
 	local pid

@@ -17,14 +17,7 @@ TESTS="login auth session"
 export RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=3 SESSION_COMMANDS=10
 mkdir -p "$RESULTS_DIR"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
-	test_skip 'soak' 'needs root and openssh-server'
-	test_done; exit
-fi
-if [ -d "$STATE" ]; then
-	test_skip 'soak' "a test server is set up on this host ($STATE); run ./start-ssh.sh cleanup first"
-	test_done; exit
-fi
+host_kit_test 'soak'
 case $CYCLES in
 '' | *[!0-9]* | 0) printf 'SOAK_CYCLES=%s: give a whole number of cycles, 1 or more\n' "$CYCLES" >&2; exit 2 ;;
 esac

@@ -208,3 +208,25 @@ container_stop () {
 	CONTAINER_PID="" CONTAINER_NSPAWN_PID="" CONTAINER_ROOT=""
 	return "$rc"
 }
+
+# container_test WHAT NAME: a test file that runs inside a booted
+# container NAME: stops it (and removes $TEST_TMP) at the exit, and skips
+# all of the file (and exits) when not root, when there is no container
+# root or when the container does not boot.
+container_test () {
+	local what=$1 why=""
+	trap 'container_stop; rm -rf "$TEST_TMP"' EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+	if [ "$(id -u)" -ne 0 ]; then
+		why='needs root'
+	elif ! container_root 2>"$TEST_TMP/container.err"; then
+		why="no container root: $(tail -n 1 "$TEST_TMP/container.err")"
+	elif ! container_start "$2" 2>"$TEST_TMP/container.err"; then
+		why="container did not boot: $(tail -n 1 "$TEST_TMP/container.err")"
+	fi
+	[ -n "$why" ] || return 0
+	test_skip "$what" "$why"
+	test_done
+	exit 0
+}

@@ -76,3 +76,22 @@ test_done () {
 	printf '# passed=%d failed=%d skipped=%d\n' "$test_passed" "$test_failed" "$test_skipped"
 	[ "$test_failed" -eq 0 ]
 }
+
+# host_kit_test WHAT [direct]: the test file runs the kit on this host;
+# skips all of it (and exits) unless run as root with sshd installed and
+# no test server set up, and with "direct" also unless systemd is not PID
+# 1 (the t3x files run the kit under systemd, in a container).
+host_kit_test () {
+	local why="" state=/var/lib/sshd-perf-kit/state
+	if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
+		why='needs root and openssh-server'
+	elif [ -d "$state" ]; then
+		why="a test server is set up on this host ($state); run ./start-ssh.sh cleanup first"
+	elif [ "${2:-}" = direct ] && [ -d /run/systemd/system ]; then
+		why='written for a host without systemd (direct mode); the t3x files run the kit under systemd'
+	fi
+	[ -n "$why" ] || return 0
+	test_skip "$1" "$why"
+	test_done
+	exit 0
+}
