@@ -44,7 +44,8 @@ enum attempt_result {
 struct poller {
 	struct addrinfo	*addr;
 	uint64_t	 interval_ns;
-	uint64_t	 deadline_ns;
+	uint64_t	 timeout_ns;
+	uint64_t	 deadline_ns;		/* start_ns + timeout_ns */
 	uint64_t	 start_ns;		/* when polling began */
 	uint64_t	 last_attempt_ns;	/* when the last attempt began */
 	uint64_t	 attempts;
@@ -94,6 +95,17 @@ wait_fd(int fd, short events, uint64_t deadline_ns)
 	}
 }
 
+/*
+ * How long an attempt may wait for its connect and greeting: the deadline
+ * plus one interval, so that the last attempt, which starts at the
+ * deadline, has as long as any other for an answer already on its way.
+ */
+static uint64_t
+attempt_end_ns(const struct poller *p)
+{
+	return p->deadline_ns + p->interval_ns;
+}
+
 /* Copies len bytes of line to dst, control characters replaced by '?'. */
 static void
 printable(char *dst, const char *line, size_t len)
@@ -119,7 +131,7 @@ read_greeting(struct poller *p, int fd)
 	uint64_t read_ns;
 
 	for (;;) {
-		if (!wait_fd(fd, POLLIN, p->deadline_ns)) {
+		if (!wait_fd(fd, POLLIN, attempt_end_ns(p))) {
 			set_error(p, "no greeting before the deadline");
 			return ATTEMPT_DEADLINE;
 		}
@@ -182,7 +194,7 @@ attempt(struct poller *p)
 			close(fd);
 			return ATTEMPT_FAILED;
 		}
-		if (!wait_fd(fd, POLLOUT, p->deadline_ns)) {
+		if (!wait_fd(fd, POLLOUT, attempt_end_ns(p))) {
 			set_error(p, "connect not complete before the deadline");
 			close(fd);
 			return ATTEMPT_DEADLINE;
@@ -209,6 +221,12 @@ attempt(struct poller *p)
  * interval. A tick already past is served at once; when more than
  * MAX_BEHIND_TICKS are past (an attempt that waited long for a greeting),
  * they are skipped rather than made up in a burst.
+ *
+ * The last tick is the deadline itself: a tick that would fall past it is
+ * moved onto it, and polling ends only after an attempt that began at or
+ * after the deadline. So a timeout of N ms polls for at least N ms, and at
+ * most N ms plus one attempt; a server that answers in the last interval
+ * before the deadline is still found.
  */
 static enum attempt_result
 poll_until_greeting(struct poller *p)
@@ -217,17 +235,20 @@ poll_until_greeting(struct poller *p)
 	uint64_t tick, now;
 
 	p->start_ns = tick = now_ns();
+	p->deadline_ns = p->start_ns + p->timeout_ns;
 	for (;;) {
 		p->last_attempt_ns = now_ns();
 		p->attempts++;
 		if ((r = attempt(p)) != ATTEMPT_FAILED)
 			return r;
+		if (p->last_attempt_ns >= p->deadline_ns)
+			return ATTEMPT_DEADLINE;
 		now = now_ns();
 		tick += p->interval_ns;
 		if (now > tick && (now - tick) / p->interval_ns > MAX_BEHIND_TICKS)
 			tick += (now - tick) / p->interval_ns * p->interval_ns;
-		if (tick >= p->deadline_ns)
-			return ATTEMPT_DEADLINE;
+		if (tick > p->deadline_ns)
+			tick = p->deadline_ns;
 		sleep_until_ns(tick);
 	}
 }
@@ -257,18 +278,37 @@ usage(void)
 	exit(2);
 }
 
+/* --help: the usage line and what each option means. */
+static void __attribute__((noreturn))
+long_usage(void)
+{
+	fprintf(stderr, "usage: sshperf-connect [-i interval_us] "
+	    "[-t timeout_ms] [-T t0_mono_ns] host port\n"
+	    "  -i  start an attempt every interval_us microseconds "
+	    "(default %d)\n"
+	    "  -t  poll for at least timeout_ms milliseconds and at most "
+	    "timeout_ms plus one\n"
+	    "      interval: the last attempt starts at the deadline and "
+	    "waits one interval\n"
+	    "      for its greeting (default %d)\n"
+	    "  -T  report times relative to this CLOCK_MONOTONIC time in "
+	    "ns\n", DEFAULT_INTERVAL_US, DEFAULT_TIMEOUT_MS);
+	exit(2);
+}
+
 /*
  * Polls host:port until the SSH server there sends its greeting, and prints
  * when that happened as key=value lines: status, start_mono_ns,
  * greeting_mono_ns, greeting_ms, connect_ms, attempts, interval_us, banner
- * (or status=timeout, attempts, last_error). Times are relative to -T, an
+ * (or status=timeout, attempts, last_attempt_ms, last_error: the last
+ * attempt starts at or after the deadline). Times are relative to -T, an
  * absolute CLOCK_MONOTONIC time in ns, or else to the start of polling.
  * Exit 0 when greeted, 1 at the timeout, 2 on a usage error.
  */
 int
 main(int argc, char *argv[])
 {
-	help_option(argc, argv, usage);
+	help_option(argc, argv, long_usage);
 	struct addrinfo hints;
 	struct poller p;
 	uint64_t timeout_ms = DEFAULT_TIMEOUT_MS, t0_ns = 0;
@@ -308,7 +348,7 @@ main(int argc, char *argv[])
 		errx(2, "host: \"%s\" is not a numeric IPv4 or IPv6 address "
 		    "(%s)", argv[0], gai_strerror(gai));
 
-	p.deadline_ns = now_ns() + timeout_ms * NS_PER_MS;
+	p.timeout_ns = timeout_ms * NS_PER_MS;
 	set_error(&p, "no attempt finished");
 	if (poll_until_greeting(&p) == ATTEMPT_GREETING) {
 		if (!have_t0)
@@ -326,6 +366,8 @@ main(int argc, char *argv[])
 		printf("status=timeout\n");
 		printf("start_mono_ns=%llu\n", (unsigned long long)p.start_ns);
 		printf("attempts=%llu\n", (unsigned long long)p.attempts);
+		printf("last_attempt_ms=%.3f\n",
+		    ms_since(p.start_ns, p.last_attempt_ns));
 		printf("interval_us=%.1f\n", mean_interval_us(&p));
 		printf("last_error=%s\n", p.last_error);
 	}
