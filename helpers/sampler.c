@@ -704,7 +704,7 @@ run_loop(struct sampler *s)
 	struct sigaction sa;
 	struct sample x;
 	struct timespec ts;
-	uint64_t start_ns, next_ns, n = 0, cpu0_ns, cpu_ns;
+	uint64_t start_ns, next_ns, end_ns, taken_ns, n = 0, cpu0_ns, cpu_ns;
 	FILE *f;
 	int fd, rc = 0;
 
@@ -726,7 +726,9 @@ run_loop(struct sampler *s)
 
 	cpu0_ns = self_cpu_ns();
 	start_ns = next_ns = now_ns();
+	end_ns = start_ns + cf->duration_ns;
 	while (!stop_requested) {
+		taken_ns = now_ns();
 		if (take_sample(s, &x) != 0) {
 			warnx("the test server is gone; stopped sampling");
 			rc = 1;
@@ -739,8 +741,15 @@ run_loop(struct sampler *s)
 		if (cf->count != 0 && n >= cf->count)
 			break;
 		next_ns += cf->interval_ns;
-		if (cf->duration_ns != 0 && next_ns > start_ns + cf->duration_ns)
-			break;
+		/*
+		 * The last sample falls on the end of the duration itself,
+		 * not up to one interval before it.
+		 */
+		if (cf->duration_ns != 0 && next_ns > end_ns) {
+			if (taken_ns >= end_ns)
+				break;
+			next_ns = end_ns;
+		}
 		if (next_ns < now_ns())		/* fell behind: skip ahead */
 			next_ns = now_ns();
 		ts.tv_sec = (time_t)(next_ns / NS_PER_S);
