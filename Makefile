@@ -57,6 +57,11 @@ check: all unit-tests
 bench: all
 	tests/bench/run.sh
 
+# Every unit-test program STRESS_RUNS (20) times beside STRESS_LOAD (4)
+# busy loops, and once under nice -n 19: failures per program.
+stress-unit: all unit-tests
+	tests/stress-unit.sh
+
 # SOAK_CYCLES (10 here, 3 in check) start / test / cleanup cycles in a row.
 SOAK_CYCLES ?= 10
 soak: all
@@ -88,4 +93,4 @@ rpm: dist
 # Keep the shared objects between runs instead of rebuilding them each time.
 .SECONDARY:
 
-.PHONY: all check bench soak clean unit-tests install dist rpm
+.PHONY: all check bench stress-unit soak clean unit-tests install dist rpm

@@ -381,14 +381,14 @@ cmd_stop () {
 	take_lock
 	# A signal does not stop this half-way: it ends what it began (each
 	# step has a deadline), then exits 130.
-	trap 'signalled=1' INT TERM
+	defer_signals
 	if [ -z "$(server_pid)" ]; then
 		say "the test server is not running"
 	else
 		server_stop || exit 1
 		say "stopped the test server (open sessions, if any, keep running until cleanup)"
 	fi
-	[ -z "${signalled:-}" ] || exit 130
+	end_deferred_signals
 }
 
 # ---- cleanup --------------------------------------------------------------
@@ -484,9 +484,9 @@ cmd_cleanup () {
 	take_lock
 	# A signal does not stop the cleanup half-way: it removes everything
 	# (each step has a deadline), then exits 130.
-	trap 'signalled=1' INT TERM
+	defer_signals
 	do_cleanup
-	[ -z "${signalled:-}" ] || exit 130
+	end_deferred_signals
 }
 
 # ---- main -----------------------------------------------------------------

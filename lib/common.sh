@@ -213,6 +213,25 @@ server_set () {
 	mv -f "$tmp" "$SERVER_ENV"
 }
 
+# ---- Signals during a step that must not be cut short ---------------------
+
+# defer_signals: from now on SIGINT and SIGTERM are only noted; the work
+# goes on to its end (each of its steps has a deadline).
+# end_deferred_signals: the work is done; exit 130 if a signal was noted.
+# A signal that comes after this point, while the script is on its way
+# out, also ends it with 130 at once: without that, it would be noted by
+# a trap that nobody reads any more, and the script would exit 0 as if it
+# had never been signalled (t33 saw "signalled=yes rc=0" that way).
+defer_signals () {
+	signals_due=""
+	trap 'signalled=1; [ -z "${signals_due:-}" ] || exit 130' INT TERM
+}
+
+end_deferred_signals () {
+	signals_due=1
+	[ -z "${signalled:-}" ] || exit 130
+}
+
 # ---- Lock -----------------------------------------------------------------
 
 # One kit command at a time changes or measures the test server. The lock
