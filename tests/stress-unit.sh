@@ -45,7 +45,7 @@ for prog in "${programs[@]}"; do
 		else
 			failed=$((failed + 1)) fails=$((fails + 1))
 			printf '# %s run %d%s failed:\n' "$prog" "$i" "${nice_cmd[*]:+ (${nice_cmd[*]})}"
-			grep '^not ok' "$tmp/out" | sed 's/^/#   /' | head -n 5
+			grep -E '^(not ok|# )' "$tmp/out" | sed 's/^/#   /' | head -n 20
 		fi
 	done
 	printf '# %s: %d of %d runs failed\n' "$prog" "$fails" $((runs + 1))

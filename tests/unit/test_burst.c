@@ -39,6 +39,11 @@ static char burst_path[PATH_MAX], gate_path[PATH_MAX], self_path[PATH_MAX];
 static char tmp_dir[64];
 
 #define RUNNING_VAR	"TEST_BURST_RUNNING"
+/*
+ * Deadlines (s) for clients that should all succeed: only a guard against
+ * a hang, long enough for a machine that is slow or busy.
+ */
+#define HANG_S		"120"
 
 /*
  * ssh's part, reduced: "-o ProxyCommand=CMD" with %h and %p replaced, run
@@ -295,7 +300,7 @@ test_all_released(void)
 	snprintf(port_s, sizeof(port_s), "%d", port);
 	snprintf(summary, sizeof(summary), "%s/s1", tmp_dir);
 	rc = run_burst(out, sizeof(out), (char *[]){ "-H", "-n", "20", "-g",
-	    gate_path, "-s", summary, "-t", "20", "-w", "20", "--", self_path,
+	    gate_path, "-s", summary, "-t", HANG_S, "-w", HANG_S, "--", self_path,
 	    "fake-ssh", "-p", port_s, NULL });
 	ok(rc == 0, "20 clients that all get a greeting: exit 0 (got %d)", rc);
 	if (rc != 0)
@@ -310,9 +315,9 @@ test_all_released(void)
 	ok(all_rows_timed(out, 20), "every client's wake and connect are "
 	    "timed from the release (>= 0, connect after wake)");
 	spread = summary_value(summary, "release_spread_ms");
-	ok(spread[0] != '\0' && spread[0] != '-' && strtod(spread, NULL) >= 0 &&
-	    strtod(spread, NULL) < 10000, "release spread measured: %s ms",
-	    spread);
+	/* How small the spread is depends on the machine: make bench. */
+	ok(spread[0] != '\0' && spread[0] != '-' && strtod(spread, NULL) >= 0,
+	    "release spread measured: %s ms", spread);
 	ok(strtod(summary_value(summary, "ready_ms"), NULL) > 0,
 	    "ready_ms measured: %s", summary_value(summary, "ready_ms"));
 	kill(lpid, SIGKILL);
