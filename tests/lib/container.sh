@@ -21,7 +21,8 @@
 #
 # Settings (environment): CONTAINER_CACHE, CONTAINER_MIRROR,
 # CONTAINER_BOOT_TIMEOUT (s, 120), CONTAINER_STOP_TIMEOUT (s, 60),
-# CONTAINER_EXEC_TIMEOUT (s, 120), CONTAINER_BINDS.
+# CONTAINER_EXEC_TIMEOUT (s, 300: a guard against a hang, not a speed
+# bound), CONTAINER_BINDS.
 # CONTAINER_UNIFIED=0 boots it with cgroup v1 (hybrid) instead of v2.
 # Set by container_start: CONTAINER_PID (the container's systemd, PID 1
 # inside), CONTAINER_NSPAWN_PID, CONTAINER_ROOT (/proc/PID/root: the
@@ -173,9 +174,15 @@ container_start () {
 }
 
 # Run a command in all the container's namespaces, with a timeout.
+# The deadline is kept inside the container: a timeout(1) outside would
+# end only nsenter, and the command would run on in the container (a
+# test-ssh.sh that goes on holding the kit's lock, say). The outer one is
+# a safety net in case the inner one cannot run.
 container_exec () {
-	timeout --kill-after=5 "${CONTAINER_EXEC_TIMEOUT:-120}" \
-	    nsenter -t "${CONTAINER_PID:?no container}" -a -- "$@"
+	local secs=${CONTAINER_EXEC_TIMEOUT:-300}
+	timeout --kill-after=5 "$((secs + 15))" \
+	    nsenter -t "${CONTAINER_PID:?no container}" -a -- \
+	    timeout --kill-after=5 "$secs" "$@"
 }
 
 # Log in as root to the container's own sshd (port 22 on its loopback).
