@@ -83,8 +83,12 @@ no_leftovers () {
 # signal_at SECONDS POLL CONDITION SIGNAL CMD...: inside the container, runs
 # CMD in the background, polls the shell CONDITION every POLL seconds (0: as
 # fast as it can; at most SECONDS), sends SIGNAL to CMD once it holds and
-# waits (at most 60 s) for CMD to end. Prints "signalled=yes|no rc=N";
+# waits (at most 300 s) for CMD to end. Prints "signalled=yes|no rc=N";
 # CMD's output goes to $TEST_TMP/signal.out.
+# "yes" means the signal reached CMD while it still ran: CMD is stopped
+# (SIGSTOP) first, and signalled only once it is seen stopped, not ended.
+# Without that, CMD could end between the look and the kill, and a signal
+# sent to the zombie would count as "signalled" with CMD's own rc 0.
 signal_at () {
 	local secs=$1 poll=$2 cond=$3 sig=$4
 	shift 4
@@ -93,11 +97,15 @@ signal_at () {
 		secs=$1 poll=$2 cond=$3 sig=$4 out=$5
 		shift 5
 		# Builtins only: a fork per round would make the polling slow.
+		# state PID: sets st to its state letter, or "gone".
+		state () {
+			{ read -r st <"/proc/$1/stat"; } 2>/dev/null || { st=gone; return; }
+			st=${st##*) }
+			st=${st%% *}
+		}
 		alive () {
-			local s
-			{ read -r s <"/proc/$1/stat"; } 2>/dev/null || return 1
-			s=${s##*) }
-			[ "${s%% *}" != Z ]
+			state "$1"
+			[ "$st" != Z ] && [ "$st" != gone ]
 		}
 		"$@" </dev/null >"$out" 2>&1 &
 		pid=$!
@@ -106,8 +114,15 @@ signal_at () {
 			alive "$pid" && [ "$SECONDS" -lt "$end" ] || break
 			[ "$poll" = 0 ] || sleep "$poll"
 		done
-		if alive "$pid" && eval "$cond"; then kill -s "$sig" "$pid" && signalled=yes; fi
-		end=$((SECONDS + 60))
+		if alive "$pid" && eval "$cond"; then
+			kill -s STOP "$pid"
+			end=$((SECONDS + 60))
+			while state "$pid"; [ "$st" != T ] && [ "$st" != Z ] && [ "$st" != gone ] &&
+				[ "$SECONDS" -lt "$end" ]; do :; done
+			[ "$st" != T ] || { kill -s "$sig" "$pid" && signalled=yes; }
+			kill -s CONT "$pid" 2>/dev/null
+		fi
+		end=$((SECONDS + 300))
 		while alive "$pid" && [ "$SECONDS" -lt "$end" ]; do sleep 0.05; done
 		if alive "$pid"; then echo "signalled=$signalled rc=still-running"; exit 1; fi
 		rc=0; wait "$pid" || rc=$?
@@ -321,7 +336,8 @@ interrupt_auth () {
 	echo
 	grep -q "test-ssh.sh auth" "$TEST_TMP/int.cmdline" || return 1
 	container_exec kill -TERM "$pid" || return 1
-	waits_for 60 eval '! alive "$bg"' || return 1
+	# A hang guard: the run ends its current login and writes its report.
+	waits_for 300 eval '! alive "$bg"' || return 1
 	wait "$bg" || rc=$?
 	cat "$TEST_TMP/int.out"
 	echo "exit $rc"

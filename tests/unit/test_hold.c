@@ -314,9 +314,16 @@ test_ignores_eof(void)
 	start_hold(&r, argv);
 	ok(read_until(&r, "checked") && strcmp(get(&r, "alive"), "2") == 0,
 	    "sessions that ignore EOF are alive while open");
-	ok(read_until(&r, "closed") && strcmp(get(&r, "terminated"),
-	    "2") == 0 && strcmp(get(&r, "children_left"), "0") == 0,
-	    "at the close deadline they get SIGTERM; nothing left");
+	/*
+	 * SIGTERM at the close deadline; a process the machine does not
+	 * schedule within the grace gets SIGKILL as well, so how the two
+	 * split depends on the load: only their sum is the code's.
+	 */
+	ok(read_until(&r, "closed") && atoi(get(&r, "terminated")) +
+	    atoi(get(&r, "killed")) == 2 &&
+	    strcmp(get(&r, "children_left"), "0") == 0,
+	    "at the close deadline they get SIGTERM (SIGKILL after the "
+	    "grace); nothing left");
 	finish(&r);
 }
 
