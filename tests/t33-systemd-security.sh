@@ -278,10 +278,10 @@ run_sampled () {
 			sleep 0.1
 		done' sampler "$TEST_TMP/sampling" </dev/null &
 	sampler=$!
-	waits_for 30 test -s "$TEST_TMP/sampling/ps" || return 1
+	waits_for 60 test -s "$TEST_TMP/sampling/ps" || return 1
 	ct "$KIT_DIR/test-ssh.sh" "$@" >"$TEST_TMP/sampled.out" 2>&1 || rc=$?
 	touch "$TEST_TMP/sampling/stop"
-	waits_for 30 eval '! alive "$sampler"' || return 1
+	waits_for 60 eval '! alive "$sampler"' || return 1
 	wait "$sampler" || return 1
 	cat "$TEST_TMP/sampled.out"
 	echo "test-ssh.sh exit $rc"
@@ -360,7 +360,7 @@ test_expect 'the partial report exists with auth INTERRUPTED, and holds no passw
 '
 
 test_expect 'no ssh client, askpass or helper is left; the unit runs on, same MainPID' '
-	{ waits_for 10 no_leftovers || true; } &&
+	{ waits_for 60 no_leftovers || true; } &&
 	cat "$TEST_TMP/left" && test_cmp /dev/null "$TEST_TMP/left" &&
 	[ "$(ct systemctl is-active "$UNIT")" = active ] &&
 	[ "$(unit_main_pid)" = "$(cat "$TEST_TMP/unit-pid")" ]
@@ -408,7 +408,7 @@ test_expect 'cleanup: host as before, real sshd config and keys unchanged, same 
 '
 
 test_expect 'nothing of the kit runs any more' '
-	{ waits_for 10 no_leftovers || true; } &&
+	{ waits_for 60 no_leftovers || true; } &&
 	test_cmp /dev/null "$TEST_TMP/left" &&
 	ct bash -c ". \"$TEST_DIR/lib/snapshot.sh\" && kit_processes" >"$TEST_TMP/kp" &&
 	test_cmp /dev/null "$TEST_TMP/kp"
@@ -416,7 +416,7 @@ test_expect 'nothing of the kit runs any more' '
 
 test_expect 'without the throwaway account the container is as it was at boot' '
 	ct loginctl terminate-user "$OTHER" 2>/dev/null || true
-	waits_for 30 eval "! ct pgrep -u \"$OTHER\" >/dev/null" &&
+	waits_for 60 eval "! ct pgrep -u \"$OTHER\" >/dev/null" &&
 	ct userdel --remove "$OTHER" &&
 	snapshot >"$TEST_TMP/after-other" &&
 	test_cmp "$TEST_TMP/before-other" "$TEST_TMP/after-other" &&

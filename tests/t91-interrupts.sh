@@ -62,7 +62,7 @@ interrupt () {
 	[ $(( $(date +%s) - t0 )) -le 15 ] &&
 	# A process that got its signal may still be on its way out: give the
 	# tree a few seconds to be gone.
-	{ waits_for 5 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
+	{ waits_for 60 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
 	test_cmp /dev/null "$TEST_TMP/left" &&
 	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients" &&
 	grep -q "interrupted; partial report" "$TEST_TMP/run.out" &&
@@ -114,7 +114,7 @@ test_expect 'the next run works without repair' '
 
 test_expect 'SIGTERM during cleanup: the cleanup finishes, then exit 130' '
 	spawn "$KIT_DIR/start-ssh.sh" cleanup &&
-	waits_for 30 eval "[ \"\$(kit_processes | wc -l)\" -eq 0 ]" &&
+	waits_for 60 eval "[ \"\$(kit_processes | wc -l)\" -eq 0 ]" &&
 	kill -TERM "$runner" && rc=0 && { wait "$runner" || rc=$?; } && runner= &&
 	cat "$TEST_TMP/run.out" && echo "exit $rc" &&
 	{ [ "$rc" -eq 130 ] || [ "$rc" -eq 0 ]; } &&

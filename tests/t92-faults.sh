@@ -53,7 +53,7 @@ finished () {
 
 # Nothing the run started is left: no process of its tree, no client.
 nothing_left () {
-	{ waits_for 5 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
+	{ waits_for 60 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
 	test_cmp /dev/null "$TEST_TMP/left" &&
 	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients" &&
 	! ls -d "${TMPDIR:-/tmp}"/sshperf-kit-run.* 2>/dev/null

@@ -78,7 +78,7 @@ watch_tree () {
 nothing_left () {
 	local pid
 	pid=$(listener)
-	{ waits_for 5 eval 'left_of "$TEST_TMP/tree" | grep -v "^${pid:-none} " >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
+	{ waits_for 60 eval 'left_of "$TEST_TMP/tree" | grep -v "^${pid:-none} " >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
 	test_cmp /dev/null "$TEST_TMP/left" &&
 	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients"
 }

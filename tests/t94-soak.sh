@@ -74,7 +74,7 @@ while [ "$cycle" -lt "$CYCLES" ]; do
 	test_expect "cycle $cycle of $CYCLES: host as before, nothing of the kit running, no file left" '
 		host_snapshot >"$TEST_TMP/after" &&
 		test_cmp "$TEST_TMP/before" "$TEST_TMP/after" &&
-		{ waits_for 5 eval "kit_left >\"\$TEST_TMP/left\"; [ ! -s \"\$TEST_TMP/left\" ]" || true; } &&
+		{ waits_for 60 eval "kit_left >\"\$TEST_TMP/left\"; [ ! -s \"\$TEST_TMP/left\" ]" || true; } &&
 		test_cmp /dev/null "$TEST_TMP/left" &&
 		scratch >"$TEST_TMP/scratch-after" &&
 		test_cmp "$TEST_TMP/scratch-before" "$TEST_TMP/scratch-after"
