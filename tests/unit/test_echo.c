@@ -263,8 +263,9 @@ test_repeat_give_up(void)
 {
 	char *silent[] = { "sshperf-echo", "-m", "repeat", "-n", "6", "-t",
 	    "0.1", "-g", "2", "--", "sleep", "5", NULL };
+	/* 60 s: a hang guard; "false" must end well before it. */
 	char *quick[] = { "sshperf-echo", "-m", "repeat", "-n", "3", "-t",
-	    "5", "-g", "1", "--", "false", NULL };
+	    "60", "-g", "1", "--", "false", NULL };
 	char out[2048];
 	int rc;
 
