@@ -79,6 +79,10 @@ run_test () {
 	progress "$name: $("about_$name")"
 	start=$(date +%s.%N)
 	run_measure "$name" || rc=$?
+	# The test user's password is valid only while auth's password logins
+	# run; the job locks it again itself, this covers a job that was
+	# killed.
+	password_lock || warn "locking the password of $TEST_USER failed; run: usermod -L $TEST_USER"
 	if [ ! -s "$data" ]; then
 		result_set "$name" status ERROR
 		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
@@ -234,7 +238,9 @@ find "${TMPDIR:-/tmp}" -mindepth 1 -maxdepth 1 -type d -name 'sshperf-kit-run.*'
 	-exec rm -rf {} + 2>/dev/null || true
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-kit-run.XXXXXX") ||
 	die "cannot create a temporary folder in ${TMPDIR:-/tmp}; free space there or set TMPDIR to a writable folder"
-trap 'rm -rf "$RUN_TMP"; release_lock' EXIT
+trap 'rm -rf "$RUN_TMP"; password_lock || true; release_lock' EXIT
+# Locked whatever an earlier run killed with SIGKILL left.
+password_lock || warn "locking the password of $TEST_USER failed; run: usermod -L $TEST_USER"
 export TMPDIR="$RUN_TMP"
 
 RUN_DIR=$(make_run_dir)
