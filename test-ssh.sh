@@ -15,6 +15,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/sampler.sh"
 # shellcheck source=lib/compare.sh
 . "$KIT_DIR/lib/compare.sh"
+# shellcheck source=lib/ciphers.sh
+. "$KIT_DIR/lib/ciphers.sh"
 
 # The metrics in the order of the specification.
 ALL_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
@@ -227,6 +229,19 @@ fi
 if [ "$(server_get PORT)" != "$TEST_PORT" ] || [ "$(server_get USER)" != "$TEST_USER" ]; then
 	die "the test server runs with TEST_PORT=$(server_get PORT) TEST_USER=$(server_get USER), not the current settings; run ./start-ssh.sh to apply them"
 fi
+# TRANSFER_CIPHERS may name only ciphers the transfer test can use: known
+# to ssh, allowed by the test server, offered by the client. Checked here,
+# before anything runs, when transfer is among the tests. When sshd -T
+# itself fails, the transfer test says so in the report.
+case " $selected " in
+*" transfer "*)
+	if [ -n "$TRANSFER_CIPHERS" ] &&
+		sshd_t=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" 2>/dev/null); then
+		bad=$(ciphers_check "$TRANSFER_CIPHERS" <(printf '%s\n' "$sshd_t") \
+			<("$SSH" -G -F "$CLIENT_CONFIG" "$HOST_ALIAS" 2>/dev/null) <("$SSH" -Q cipher 2>/dev/null)) || die "$bad"
+	fi
+	;;
+esac
 take_lock
 
 # Every temporary file of the run (FIFOs, local copies, barrier folders)
