@@ -99,10 +99,11 @@ make_user () {
 	if [ ! -s "$PASSWORD_FILE" ]; then
 		helper passgen >"$PASSWORD_FILE"
 		chmod 0600 "$PASSWORD_FILE"
-		# chpasswd reads the password on stdin: never in an argument list.
-		printf '%s:%s\n' "$TEST_USER" "$(cat "$PASSWORD_FILE")" | chpasswd
-		say "set a random password for $TEST_USER (kept in $PASSWORD_FILE, root only)"
+		say "made a random password for $TEST_USER (kept in $PASSWORD_FILE, root only; valid only during the auth test's password logins)"
 	fi
+	# Locked until the auth test sets it: also when an earlier kit (or a
+	# test run killed with SIGKILL) left it valid.
+	password_lock
 	TEST_HOME=$home
 }
 

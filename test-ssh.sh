@@ -15,6 +15,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/sampler.sh"
 # shellcheck source=lib/compare.sh
 . "$KIT_DIR/lib/compare.sh"
+# shellcheck source=lib/ciphers.sh
+. "$KIT_DIR/lib/ciphers.sh"
 
 # The metrics in the order of the specification.
 ALL_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
@@ -79,6 +81,10 @@ run_test () {
 	progress "$name: $("about_$name")"
 	start=$(date +%s.%N)
 	run_measure "$name" || rc=$?
+	# The test user's password is valid only while auth's password logins
+	# run; the job locks it again itself, this covers a job that was
+	# killed.
+	password_lock || warn "locking the password of $TEST_USER failed; run: usermod -L $TEST_USER"
 	if [ ! -s "$data" ]; then
 		result_set "$name" status ERROR
 		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
@@ -223,6 +229,19 @@ fi
 if [ "$(server_get PORT)" != "$TEST_PORT" ] || [ "$(server_get USER)" != "$TEST_USER" ]; then
 	die "the test server runs with TEST_PORT=$(server_get PORT) TEST_USER=$(server_get USER), not the current settings; run ./start-ssh.sh to apply them"
 fi
+# TRANSFER_CIPHERS may name only ciphers the transfer test can use: known
+# to ssh, allowed by the test server, offered by the client. Checked here,
+# before anything runs, when transfer is among the tests. When sshd -T
+# itself fails, the transfer test says so in the report.
+case " $selected " in
+*" transfer "*)
+	if [ -n "$TRANSFER_CIPHERS" ] &&
+		sshd_t=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" 2>/dev/null); then
+		bad=$(ciphers_check "$TRANSFER_CIPHERS" <(printf '%s\n' "$sshd_t") \
+			<("$SSH" -G -F "$CLIENT_CONFIG" "$HOST_ALIAS" 2>/dev/null) <("$SSH" -Q cipher 2>/dev/null)) || die "$bad"
+	fi
+	;;
+esac
 take_lock
 
 # Every temporary file of the run (FIFOs, local copies, barrier folders)
@@ -234,7 +253,9 @@ find "${TMPDIR:-/tmp}" -mindepth 1 -maxdepth 1 -type d -name 'sshperf-kit-run.*'
 	-exec rm -rf {} + 2>/dev/null || true
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-kit-run.XXXXXX") ||
 	die "cannot create a temporary folder in ${TMPDIR:-/tmp}; free space there or set TMPDIR to a writable folder"
-trap 'rm -rf "$RUN_TMP"; release_lock' EXIT
+trap 'rm -rf "$RUN_TMP"; password_lock || true; release_lock' EXIT
+# Locked whatever an earlier run killed with SIGKILL left.
+password_lock || warn "locking the password of $TEST_USER failed; run: usermod -L $TEST_USER"
 export TMPDIR="$RUN_TMP"
 
 RUN_DIR=$(make_run_dir)

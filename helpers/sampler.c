@@ -70,6 +70,24 @@ struct pidlist {
 	size_t		 cap;
 };
 
+/*
+ * Whose a process is, for the memory split ("once" only): the listener
+ * (the unit's MainPID or -p), the test user's manager (every process in
+ * the cgroup of user@UID.service: systemd --user, (sd-pam) and what it
+ * started; one per user, shared by all of the user's sessions), or
+ * anything else (per-connection sshd processes, the sessions' commands).
+ * Told apart by pid and cgroup, never by a process's name.
+ */
+enum role { ROLE_LISTENER, ROLE_MANAGER, ROLE_OTHER, ROLES };
+static const char *const role_names[ROLES] = {
+	"listener", "manager", "other"
+};
+
+struct part {
+	uint64_t	 pss_kb, rss_kb;
+	size_t		 processes;
+};
+
 struct sample {
 	uint64_t	 mono_ns;
 	const char	*cpu_source;	/* "cgroup" or "proc" */
@@ -77,6 +95,8 @@ struct sample {
 	struct cpu	 session;	/* user-UID.slice; 0 in direct mode */
 	uint64_t	 pss_kb, rss_kb;
 	size_t		 processes;
+	struct part	 part[ROLES];	/* the same, split by role ("once") */
+	uint64_t	 manager_cpu_ns;	/* user@UID.service; 0 when not running */
 };
 
 /* The state kept between samples. */
@@ -85,6 +105,9 @@ struct sampler {
 	sd_bus		*bus;
 	char		*unit_cgroup;	/* ControlGroup of the unit */
 	char		 slice[64];	/* "user-UID.slice" or "" */
+	char		 manager[64];	/* "user@UID.service" or "" */
+	int		 roles;		/* split memory by role ("once") */
+	pid_t		 listener;	/* for the split */
 	long		 clk_tck;
 	struct pidlist	 pids;
 	FILE		*rows;		/* -P: per-process rows, or NULL */
@@ -554,17 +577,69 @@ unit_main_pid(struct sampler *s)
 	return (pid_t)pid;
 }
 
+/*
+ * True when a cgroup path in buf, the text of a /proc/PID/cgroup, has the
+ * component name (e.g. "user@1000.service"): cgroup v2's "0::" line, or
+ * the name=systemd line of v1 / hybrid. Changes buf.
+ */
+static int
+cgroup_text_has(char *buf, const char *name)
+{
+	char *p, *line, *next;
+	size_t len = strlen(name);
+
+	for (line = buf; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		/* hierarchy-ID:controllers:path */
+		if ((p = strchr(line, ':')) == NULL ||
+		    (p = strchr(p + 1, ':')) == NULL)
+			continue;
+		while ((p = strchr(p, '/')) != NULL) {
+			p++;
+			if (strncmp(p, name, len) == 0 &&
+			    (p[len] == '/' || p[len] == '\0'))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* True when process pid is in a cgroup with the component name. */
+static int
+in_cgroup_named(pid_t pid, const char *name)
+{
+	char path[64], buf[8192];
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return cgroup_text_has(buf, name);
+}
+
+static enum role
+role_of(struct sampler *s, pid_t pid)
+{
+	if (pid == s->listener)
+		return ROLE_LISTENER;
+	if (*s->manager != '\0' && in_cgroup_named(pid, s->manager))
+		return ROLE_MANAGER;
+	return ROLE_OTHER;
+}
+
 /* Sums PSS and RSS over s->pids (duplicates counted once). */
 static void
 sum_memory(struct sampler *s, struct sample *out)
 {
 	struct pstat ps;
 	uint64_t pss, rss;
+	enum role r = ROLE_OTHER;
 	size_t i, j;
 	int dup;
 
 	out->pss_kb = out->rss_kb = 0;
 	out->processes = 0;
+	memset(out->part, 0, sizeof(out->part));
 	for (i = 0; i < s->pids.n; i++) {
 		for (dup = 0, j = 0; j < i && !dup; j++)
 			dup = s->pids.v[j] == s->pids.v[i];
@@ -573,11 +648,18 @@ sum_memory(struct sampler *s, struct sample *out)
 		out->pss_kb += pss;
 		out->rss_kb += rss;
 		out->processes++;
+		if (s->roles) {
+			r = role_of(s, s->pids.v[i]);
+			out->part[r].pss_kb += pss;
+			out->part[r].rss_kb += rss;
+			out->part[r].processes++;
+		}
 		if (s->rows != NULL) {
 			if (read_pstat(s->pids.v[i], &ps) != 0)
 				snprintf(ps.comm, sizeof(ps.comm), "?");
-			fprintf(s->rows, "%d\t%s\t%" PRIu64 "\t%" PRIu64 "\n",
-			    (int)s->pids.v[i], ps.comm, pss, rss);
+			fprintf(s->rows, "%d\t%s\t%" PRIu64 "\t%" PRIu64
+			    "\t%s\n", (int)s->pids.v[i], ps.comm, pss, rss,
+			    role_names[r]);
 		}
 	}
 }
@@ -587,12 +669,25 @@ static int
 take_sample(struct sampler *s, struct sample *out)
 {
 	char dir[PATH_MAX];
+	struct cpu mc;
 	pid_t main_pid;
 	char *cg;
 
 	memset(out, 0, sizeof(*out));
 	out->session.total_from = out->session.split_from = "none";
 	s->pids.n = 0;
+	if (s->roles) {
+		s->listener = s->cf->unit ? unit_main_pid(s) : s->cf->pid;
+		/*
+		 * The manager's CPU is also in the slice's: a unit that is
+		 * not running (CPUUsageNSec unset) counts 0, as the slice.
+		 */
+		if (*s->manager != '\0') {
+			free(unit_cpu(s, s->manager, &mc));
+			out->manager_cpu_ns =
+			    mc.total_ns == UNKNOWN ? 0 : mc.total_ns;
+		}
+	}
 	if (s->cf->unit == NULL) {
 		out->cpu_source = "cgroup";
 		if (s->cf->cgroup == NULL ||
@@ -664,6 +759,26 @@ print_keys(const struct sample *x)
 	printf("\nsession_cpu_from=%s\n", x->session.total_from);
 	printf("pss_kb=%" PRIu64 "\nrss_kb=%" PRIu64 "\nprocesses=%zu\n",
 	    x->pss_kb, x->rss_kb, x->processes);
+}
+
+/* The memory split by role, and the manager's CPU ("once"). */
+static void
+print_roles(const struct sampler *s, const struct sample *x)
+{
+	int r;
+
+	printf("listener_pid=%d\n", (int)s->listener);
+	printf("manager_unit=%s\n", *s->manager ? s->manager : "-");
+	for (r = 0; r < ROLES; r++)
+		printf("%s_pss_kb=%" PRIu64 "\n%s_rss_kb=%" PRIu64 "\n"
+		    "%s_processes=%zu\n", role_names[r], x->part[r].pss_kb,
+		    role_names[r], x->part[r].rss_kb, role_names[r],
+		    x->part[r].processes);
+	if (*s->manager != '\0')
+		print_ms(stdout, "manager_cpu_ms=", x->manager_cpu_ns);
+	else
+		printf("manager_cpu_ms=-");
+	printf("\n");
 }
 
 static void
@@ -786,8 +901,11 @@ usage(void)
  * (-g, a path such as /sshd-perf-test), else the listener's CPU including
  * its reaped children plus its live descendants, from /proc (a lower bound:
  * a process that outlives its parent is reaped by init). Memory: PSS and
- * RSS summed over every process of the server and its sessions.
- * "once" prints key=value lines (-P: one TSV row per process instead);
+ * RSS summed over every process of the server and its sessions, and in
+ * "once" also split by role: the listener, the test user's manager
+ * (user@UID.service) and everything else.
+ * "once" prints key=value lines (-P: one TSV row per process instead,
+ * with its role);
  * "run" writes one CSV row every interval until SIGTERM/SIGINT, -d or -n,
  * then prints its own CPU per sample.
  * Exit 0 ok, 1 the server is not running (or went away), 2 usage.
@@ -868,13 +986,18 @@ main(int argc, char *argv[])
 		if ((rc = sd_bus_open_system(&s.bus)) < 0)
 			errx(2, "cannot connect to the system bus: %s",
 			    strerror(-rc));
-		if (cf.have_uid)
+		if (cf.have_uid) {
 			snprintf(s.slice, sizeof(s.slice), "user-%" PRIu32
 			    ".slice", cf.uid);
+			snprintf(s.manager, sizeof(s.manager), "user@%" PRIu32
+			    ".service", cf.uid);
+		}
 	}
+	if (strcmp(argv[0], "once") == 0)
+		s.roles = 1;
 	if (cf.per_process && strcmp(argv[0], "once") == 0) {
 		s.rows = stdout;
-		printf("pid\tcomm\tpss_kb\trss_kb\n");
+		printf("pid\tcomm\tpss_kb\trss_kb\trole\n");
 	}
 
 	if (strcmp(argv[0], "run") == 0)
@@ -884,8 +1007,10 @@ main(int argc, char *argv[])
 		    cf.unit ? cf.unit : "pid gone");
 		rc = 1;
 	} else {
-		if (!cf.per_process)
+		if (!cf.per_process) {
 			print_keys(&x);
+			print_roles(&s, &x);
+		}
 		rc = 0;
 	}
 	free(s.pids.v);

@@ -95,3 +95,34 @@ ciphers_record () {
 	"$SSH" -G -F "$CLIENT_CONFIG" "$HOST_ALIAS" >"$dir/ssh-G.txt" 2>/dev/null || : >"$dir/ssh-G.txt"
 	"$SSH" -Q cipher >"$dir/ssh-Q.txt"
 }
+
+# ciphers_check WANTED SSHD_T SSH_G SSH_Q: test-ssh.sh's check of
+# TRANSFER_CIPHERS before a run starts. True when every name in WANTED is
+# known to the client program (ssh -Q), allowed by the test server
+# (sshd -T) and offered by the client (ssh -G; an empty file: all of
+# ssh -Q). Else one line on stdout naming each name that is not, and why,
+# with the names that would do, and status 1. Keys are read in any case:
+# OpenSSH 10's sshd -T prints them in CamelCase ("Ciphers").
+ciphers_check () {
+	awk -v wanted="$1" '
+		FILENAME == ARGV[1] { if (tolower($1) == "ciphers") { n = split($2, a, ","); for (i = 1; i <= n; i++) srv[a[i]] = 1 }; next }
+		FILENAME == ARGV[2] { if (tolower($1) == "ciphers") { hasg = 1; n = split($2, a, ","); for (i = 1; i <= n; i++) { cli[a[i]] = 1; gorder[++ng] = a[i] } }; next }
+		/^[^#]/ && NF { known[$1] = 1; qorder[++nq] = $1 }
+		END {
+			n = split(wanted, w, " ")
+			for (i = 1; i <= n; i++) {
+				c = w[i]
+				if (!(c in known)) why = "unknown to this ssh (not in ssh -Q cipher)"
+				else if (!(c in srv)) why = "not allowed by the test server (sshd -T, after the crypto policy)"
+				else if (hasg && !(c in cli)) why = "not offered by the client (ssh -G, after its crypto policy)"
+				else continue
+				bad = bad sep c " " why
+				sep = "; "
+			}
+			if (bad == "") exit 0
+			if (hasg) { for (i = 1; i <= ng; i++) if ((gorder[i] in known) && (gorder[i] in srv)) use = use (use == "" ? "" : " ") gorder[i] }
+			else { for (i = 1; i <= nq; i++) if (qorder[i] in srv) use = use (use == "" ? "" : " ") qorder[i] }
+			printf "setting TRANSFER_CIPHERS=\"%s\" names ciphers the transfer test cannot use: %s; usable here: %s (or leave TRANSFER_CIPHERS empty for all of them)\n", wanted, bad, (use == "" ? "none" : use)
+			exit 1
+		}' "$2" "$3" "$4"
+}

@@ -232,6 +232,35 @@ end_deferred_signals () {
 	[ -z "${signalled:-}" ] || exit 130
 }
 
+# ---- The test user's password ---------------------------------------------
+
+# The account's password is locked ('!' in front of its shadow entry)
+# except while the auth test's password logins run: the host's real sshd
+# accepts passwords too, and must not find one valid there the rest of
+# the time. Key logins are unaffected (the test server uses PAM, which
+# does not look at the lock).
+
+# True when the test user's shadow entry is locked (or the user is gone).
+password_locked () {
+	local hash
+	hash=$(getent shadow "$TEST_USER" | cut -d: -f2)
+	case $hash in '' | '!'* | '*'*) return 0 ;; esac
+	return 1
+}
+
+# Locks the password (once: usermod -L on a locked entry changes nothing,
+# but it is not run at all then).
+password_lock () {
+	password_locked || usermod -L "$TEST_USER" >/dev/null
+}
+
+# Sets the password from the root-only state file: chpasswd reads it on
+# standard input, never from an argument list or the environment.
+password_unlock () {
+	[ -s "$PASSWORD_FILE" ] || return 1
+	printf '%s:%s\n' "$TEST_USER" "$(cat "$PASSWORD_FILE")" | chpasswd
+}
+
 # ---- Lock -----------------------------------------------------------------
 
 # One kit command at a time changes or measures the test server. The lock

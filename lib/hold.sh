@@ -114,12 +114,21 @@ hold_clients_left () {
 }
 
 # server_memory PREFIX: PSS and RSS (kB) and the number of processes of the
-# test server and everything its sessions run, as PREFIXpss_kb=... lines.
+# test server and everything its sessions run, as PREFIXpss_kb=... lines;
+# the same split by whose they are: PREFIXlistener_*, PREFIXmanager_* (the
+# test user's systemd --user manager, user@UID.service) and PREFIXother_*.
 server_memory () {
 	local out
 	# shellcheck disable=SC2119 # no -P: the summed key=value sample
 	out=$(sample_server) || return 1
-	printf '%s\n' "$out" | sed -n "s/^\(pss_kb\|rss_kb\|processes\)=/$1\1=/p"
+	printf '%s\n' "$out" |
+		sed -n "s/^\(\(listener_\|manager_\|other_\)\?\(pss_kb\|rss_kb\|processes\)\)=/$1\1=/p"
+}
+
+# server_memory_rows: one TSV row per process of the test server and its
+# sessions, with its role (listener, manager, other).
+server_memory_rows () {
+	sample_server -P
 }
 
 # The per-connection processes of the listener (one per session when

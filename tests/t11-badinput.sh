@@ -125,4 +125,22 @@ test_expect 'a RESULTS_DIR whose parent does not exist, or on a read-only file s
 	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
 '
 
+# Needs the running server (its sshd -T); refused before the lock and the
+# run folder, so nothing of a run is left either.
+test_expect 'TRANSFER_CIPHERS: an unknown name, and one the client knows but the server refuses' '
+	"$KIT_DIR/start-ssh.sh" -q && host_snapshot >"$TEST_TMP/running" &&
+	mkdir "$TEST_TMP/res" &&
+	for c in rot13 aes128-cbc "aes128-ctr rot13"; do
+		rc=0; TRANSFER_CIPHERS="$c" RESULTS_DIR="$TEST_TMP/res" "$KIT_DIR/test-ssh.sh" transfer >"$TEST_TMP/o" 2>"$TEST_TMP/e" || rc=$?
+		cat "$TEST_TMP/e"
+		[ "$rc" -eq 2 ] && [ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] && [ ! -s "$TEST_TMP/o" ] || exit 1
+	done &&
+	grep -q "^test-ssh.sh: setting TRANSFER_CIPHERS=\"aes128-ctr rot13\" names ciphers the transfer test cannot use: rot13 unknown to this ssh (not in ssh -Q cipher); usable here: .*aes128-ctr" "$TEST_TMP/e" &&
+	TRANSFER_CIPHERS=aes128-cbc RESULTS_DIR="$TEST_TMP/res" "$KIT_DIR/test-ssh.sh" transfer 2>&1 | grep -q "aes128-cbc not allowed by the test server" &&
+	[ -z "$(ls -A "$TEST_TMP/res")" ] &&
+	host_snapshot >"$TEST_TMP/now" && test_cmp "$TEST_TMP/running" "$TEST_TMP/now" &&
+	"$KIT_DIR/start-ssh.sh" -q cleanup && host_snapshot >"$TEST_TMP/now" &&
+	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
+'
+
 test_done

@@ -46,6 +46,39 @@ test_expect 'CPU comes from the unit cgroup and the user slice' '
 	awk -v v="$(data rate sshd_cpu_ms_per_login)" "BEGIN { exit !(v > 0) }"
 '
 
+# At rest the user slice may still hold the test user's systemd --user
+# manager: the memory at rest is split into the listener (1 process, the
+# unit's MainPID), the manager (user@UID.service) and the rest, and the
+# per-session figure leaves the manager out.
+test_expect 'memory: the at-rest table lists the listener next to the user manager' '
+	for k in pss_kb rss_kb processes; do
+		awk -v t="$(data memory rest_$k)" -v l="$(data memory rest_listener_$k)" \
+			-v m="$(data memory rest_manager_$k)" -v o="$(data memory rest_other_$k)" \
+			"BEGIN { exit !(l != \"\" && m != \"\" && o != \"\" && l + m + o == t) }" ||
+			{ echo "rest_$k does not add up"; exit 1; }
+	done &&
+	[ "$(data memory rest_listener_processes)" = 1 ] &&
+	awk -v l="$(data memory rest_listener_pss_kb)" "BEGIN { exit !(l > 0) }" &&
+	[ "$(data memory open_manager_processes)" -ge 1 ] &&
+	echo "at rest: listener $(data memory rest_listener_pss_kb) kB PSS ($(data memory rest_listener_processes) process)," \
+		"manager $(data memory rest_manager_pss_kb) kB ($(data memory rest_manager_processes))," \
+		"other $(data memory rest_other_pss_kb) kB ($(data memory rest_other_processes));" \
+		"open: manager $(data memory open_manager_pss_kb) kB; per session $(data memory per_session_kb) kB;" \
+		"estimate 500 $(data memory estimate_500_mb) MB, 500 users $(data memory estimate_500_users_mb) MB" &&
+	grep -E "^\| - at rest: the listener \| 1 \| [0-9.]+ \| [0-9.]+ \|$" "$run_dir/report.md" &&
+	grep -E "^\| - at rest: the test user.s systemd manager \(\`user@UID.service\`\) \| [0-9]+ \| [0-9.]+ \|" "$run_dir/report.md" &&
+	grep -q "^- The listener alone uses $(data memory listener_mb) MB" "$run_dir/report.md" &&
+	awk -F"\t" "NR > 1 && \$5 == \"listener\" { l++ } END { exit !(l == 1) }" "$run_dir/raw/memory-rest.tsv"
+'
+
+test_expect 'CPU per login: the share of the user manager is named' '
+	m=$(data rate sshd_manager_cpu_ms) && echo "manager CPU in rate: $m ms of $(data rate sshd_cpu_ms) ms, $(data rate sshd_manager_ms_per_login) ms per login" &&
+	if [ "$(data rate manager_cpu_lost)" = yes ]; then [ "$m" = - ]; else
+		awk -v m="$m" -v t="$(data rate sshd_cpu_ms)" "BEGIN { exit !(m >= 0 && m <= t) }" &&
+		grep -q "systemd manager" "$run_dir/report.md"
+	fi
+'
+
 test_expect 'sessions, echo and data moved through the systemd-run server' '
 	[ "$(data concurrent status)" = PASS ] &&
 	[ "$(data reload status)" != ERROR ] &&

@@ -60,6 +60,23 @@ port22 () {
 	printf '%s\n' -o Port=22 -o UserKnownHostsFile=/root/.ssh/known_hosts
 }
 
+# True while the test user's password is locked ('!' in front of its shadow
+# entry; the entry itself is never printed).
+pw_locked () {
+	case $(ct getent shadow sshperf | cut -d: -f2) in '!'*) return 0 ;; esac
+	return 1
+}
+# The account is locked and the kit's password gets sshperf in neither on
+# the test port nor on the container's own sshd (port 22).
+# shellcheck disable=SC2046 # port22 prints options, one per line
+password_refused () {
+	pw_locked &&
+	! pw_ssh sshperf-test-password id -un 2>"$TEST_TMP/pr1" &&
+	grep -q "Permission denied" "$TEST_TMP/pr1" &&
+	! pw_ssh $(port22) sshperf-test-password id -un 2>"$TEST_TMP/pr2" &&
+	grep -q "Permission denied" "$TEST_TMP/pr2"
+}
+
 # alive PID: true while the host process PID runs (a zombie does not).
 alive () {
 	local s
@@ -178,6 +195,11 @@ test_expect 'start installs and starts the unit' '
 	[ "$(wc -l <"$SECRET")" -eq 1 ] && [ "$(wc -c <"$SECRET")" -ge 21 ]
 '
 
+test_expect 'after start the password is locked: refused on the test port and on port 22' '
+	password_refused &&
+	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = sshperf ]
+'
+
 test_expect 'the test server listens on 127.0.0.1:11022 only' '
 	kpid=$(unit_main_pid) && [ "${kpid:-0}" -gt 0 ] &&
 	ct ss -Hltnp >"$TEST_TMP/ss" && cat "$TEST_TMP/ss" &&
@@ -213,8 +235,15 @@ test_expect 'key logins: sshperf gets in; the other account and root do not (bot
 	grep -q "Permission denied" "$TEST_TMP/e4"
 '
 
+# The password set by hand, as the auth test sets it, and locked again: it
+# works for sshperf (on both sshds, so the refusals above come from the
+# lock), and on the test port for nobody else.
 test_expect 'the kit password works for sshperf only, not for another account that has it too' '
+	ct bash -c "printf \"%s:%s\\n\" sshperf \"\$(cat $STATE/password)\" | chpasswd" &&
+	! pw_locked &&
 	[ "$(pw_ssh sshperf-test-password id -un)" = sshperf ] &&
+	[ "$(pw_ssh $(port22) sshperf-test-password id -un)" = sshperf ] &&
+	ct usermod -L sshperf && password_refused &&
 	ct bash -c "printf \"%s:%s\\n\" \"$OTHER\" \"\$(cat $STATE/password)\" | chpasswd" &&
 	[ "$(pw_ssh $(port22) -o User="$OTHER" sshperf-test-password id -un)" = "$OTHER" ] &&
 	! pw_ssh -o User="$OTHER" sshperf-test-password id -un 2>"$TEST_TMP/e5" &&
@@ -270,7 +299,7 @@ run_sampled () {
 	local sampler rc=0
 	mkdir -p "$TEST_TMP/sampling"
 	# shellcheck disable=SC2016 # expanded by the container's bash
-	container_exec bash -c '
+	CONTAINER_EXEC_TIMEOUT=330 container_exec bash -c '
 		end=$((SECONDS + 300))
 		while [ ! -e "$1/stop" ] && [ "$SECONDS" -lt "$end" ]; do
 			ps -eww -o args >>"$1/ps"
@@ -294,7 +323,13 @@ test_expect 'test-ssh.sh login auth runs while argument lists and environments a
 	grep -qE "\(\`auth\`\) \| .*\*\*(PASS|FAIL)\*\*" "$report" &&
 	run=$(dirname "$report") &&
 	[ "$(sed -n "s/^password_ok=//p" "$run/data/auth.env")" -ge 1 ] &&
-	grep -q "sshperf-test-password" "$TEST_TMP/sampling/ps"
+	grep -q "sshperf-test-password" "$TEST_TMP/sampling/ps" &&
+	grep -q "valid only during the password logins" "$report"
+'
+
+test_expect 'after test-ssh.sh auth the password is locked again: refused on both ports' '
+	password_refused &&
+	grep -qx "password_locked_after=yes" "$(dirname "$(tail -n 1 "$TEST_TMP/sampled.out")")/data/auth.env"
 '
 
 sampled_run=$(dirname "$(tail -n 1 "$TEST_TMP/sampled.out" 2>/dev/null)")
@@ -317,20 +352,22 @@ test_expect 'the password is in no argument list, environment, journal or report
 		"$sampled_run"
 '
 
-# interrupt_auth: test-ssh.sh auth (200 logins per method) in the
-# background inside the container; once its logins run, SIGTERM to it (its
-# pid inside the container, from the shell it was exec'd from); its exit
-# status comes back through nsenter.
+# interrupt_auth: test-ssh.sh auth (30 logins per method) in the
+# background inside the container; once its password logins run (the
+# password is set), SIGTERM to it (its pid inside the container, from the
+# shell it was exec'd from); its exit status comes back through nsenter.
 interrupt_auth () {
 	local bg pid rc=0
 	unit_main_pid >"$TEST_TMP/unit-pid" || return 1
 	# shellcheck disable=SC2016 # expanded by the container's bash
-	container_exec bash -c 'echo $$ >"$1"; exec env LOGIN_SAMPLES=200 RESULTS_DIR="$2" "$3/test-ssh.sh" auth' \
+	CONTAINER_EXEC_TIMEOUT=600 container_exec bash -c 'echo $$ >"$1"; exec env LOGIN_SAMPLES=30 RESULTS_DIR="$2" "$3/test-ssh.sh" auth' \
 		run "$TEST_TMP/int.pid" "$RESULTS" "$KIT_DIR" </dev/null >"$TEST_TMP/int.out" 2>&1 &
 	bg=$!
-	waits_for 60 eval 'grep -q "^test-ssh.sh: auth: " "$TEST_TMP/int.out" && ct pgrep -x sshperf-login >/dev/null' ||
+	# 60 key logins come first: allow a slow machine time for them.
+	waits_for 300 eval 'grep -q "^test-ssh.sh: auth: " "$TEST_TMP/int.out" && ! pw_locked && ct pgrep -x sshperf-login >/dev/null' ||
 		{ cat "$TEST_TMP/int.out"; return 1; }
-	sleep 2
+	sleep 0.5
+	pw_locked && { echo "the password logins ended before the signal"; return 1; }
 	pid=$(cat "$TEST_TMP/int.pid")
 	container_exec cat "/proc/$pid/cmdline" | tr '\0' ' ' | tee "$TEST_TMP/int.cmdline"
 	echo
@@ -357,6 +394,10 @@ test_expect 'the partial report exists with auth INTERRUPTED, and holds no passw
 	grep -qx "status=INTERRUPTED" "$int_run/data/auth.env" &&
 	grep -q "INTERRUPTED" "$int_run/report.md" &&
 	no_password_in "$int_run" "$TEST_TMP/int.out"
+'
+
+test_expect 'interrupted during the password logins: the password is locked, refused on both ports' '
+	password_refused
 '
 
 test_expect 'no ssh client, askpass or helper is left; the unit runs on, same MainPID' '

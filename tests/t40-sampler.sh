@@ -34,11 +34,26 @@ test_expect 'once prints every key with numbers' '
 	[ "$(sed -n "s/^processes=//p" "$TEST_TMP/once")" -ge 1 ]
 '
 
-test_expect '-P lists the listener with its memory' '
+test_expect '-P lists the listener with its memory and its role' '
 	# shellcheck disable=SC2086
 	"$S" -P $TARGET once >"$TEST_TMP/rows" &&
-	head -n 1 "$TEST_TMP/rows" | grep -qx "pid	comm	pss_kb	rss_kb" &&
-	awk -F"\t" "NR > 1 && \$2 ~ /^sshd/ && \$3 > 0 && \$4 >= \$3 { found = 1 } END { exit !found }" "$TEST_TMP/rows"
+	head -n 1 "$TEST_TMP/rows" | grep -qx "pid	comm	pss_kb	rss_kb	role" &&
+	awk -F"\t" "NR > 1 && \$2 ~ /^sshd/ && \$3 > 0 && \$4 >= \$3 { found = 1 } END { exit !found }" "$TEST_TMP/rows" &&
+	listener=$(sed -n "s/^listener_pid=//p" "$TEST_TMP/once") && [ "${listener:-0}" -gt 0 ] &&
+	awk -F"\t" -v l="$listener" "NR > 1 && \$1 == l && \$5 == \"listener\" { n++ } NR > 1 && \$5 == \"listener\" { all++ } END { exit !(n == 1 && all == 1) }" "$TEST_TMP/rows"
+'
+
+test_expect 'once splits the memory: listener + manager + other = the total' '
+	for k in listener manager other; do
+		for f in pss_kb rss_kb processes; do
+			grep -Eq "^${k}_$f=[0-9]+\$" "$TEST_TMP/once" || { echo "missing ${k}_$f"; exit 1; }
+		done
+	done &&
+	awk -F= "{ v[\$1] = \$2 } END {
+		for (i = split(\"pss_kb rss_kb processes\", f, \" \"); i > 0; i--)
+			if (v[\"listener_\" f[i]] + v[\"manager_\" f[i]] + v[\"other_\" f[i]] != v[f[i]]) exit 1
+		exit !(v[\"listener_processes\"] == 1 && v[\"listener_pss_kb\"] > 0)
+	}" "$TEST_TMP/once"
 '
 
 # The server cannot have used more CPU than every core for the whole time

@@ -63,6 +63,11 @@ test_expect 'every auth login succeeded with the method it tests' '
 	awk -F"\t" "NR > 1 && \$10 != \"publickey\" { exit 1 }" "$RUN/raw/auth-rsa.tsv"
 '
 
+test_expect 'the password is locked again after the auth test' '
+	grep -qx "password_locked_after=yes" "$RUN/data/auth.env" &&
+	case $(getent shadow sshperf | cut -d: -f2) in "!"*) ;; *) exit 1 ;; esac
+'
+
 test_expect 'the password is nowhere in the results' '
 	pw=$(cat "$STATE/password") &&
 	! grep -rqF -- "$pw" "$RUN"

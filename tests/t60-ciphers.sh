@@ -91,4 +91,34 @@ test_expect 'no cipher in common: refused with both lists' '
 	grep -q "no cipher in common (server: aes128-cbc; client: chacha20" err
 '
 
+# ciphers_check: test-ssh.sh's check of TRANSFER_CIPHERS before a run.
+test_expect 'check: names every side allows pass, nothing printed' '
+	ciphers_check "aes128-ctr chacha20-poly1305@openssh.com" "$D/sshd-T-debian12.txt" \
+		"$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" >out &&
+	[ ! -s out ]
+'
+
+test_expect 'check: an unknown and a disallowed name, one line naming both and the usable ones' '
+	! ciphers_check "rot13 aes128-ctr aes128-cbc" "$D/sshd-T-debian12.txt" \
+		"$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" >out &&
+	cat out && [ "$(wc -l <out)" -eq 1 ] &&
+	grep -q "rot13 unknown to this ssh (not in ssh -Q cipher); aes128-cbc not allowed by the test server" out &&
+	! grep -q "aes128-ctr unknown\|aes128-ctr not" out &&
+	grep -q "usable here: chacha20-poly1305@openssh.com aes128-ctr aes192-ctr aes256-ctr aes128-gcm@openssh.com aes256-gcm@openssh.com (" out
+'
+
+test_expect 'check: a name the client policy does not offer; without ssh -G, ssh -Q decides' '
+	! ciphers_check "aes192-ctr" "$D/sshd-T-debian12.txt" "$D/ssh-G-rhel9-default.txt" "$D/ssh-Q-rhel9.txt" >out &&
+	grep -q "aes192-ctr not offered by the client" out &&
+	ciphers_check "aes192-ctr" "$D/sshd-T-debian12.txt" /dev/null "$D/ssh-Q-rhel9.txt"
+'
+
+test_expect 'check: OpenSSH 10 prints sshd -T keys in CamelCase; read the same' '
+	sed "s/^ciphers /Ciphers /" "$D/sshd-T-rhel9-fips.txt" >camel.txt &&
+	grep -q "^Ciphers aes256-gcm" camel.txt &&
+	ciphers_check "aes128-ctr" camel.txt "$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" &&
+	! ciphers_check "chacha20-poly1305@openssh.com" camel.txt "$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" >out &&
+	grep -q "chacha20-poly1305@openssh.com not allowed by the test server" out
+'
+
 test_done

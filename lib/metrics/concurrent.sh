@@ -125,6 +125,7 @@ measure_concurrent () {
 		printf 'mem_available_kb=%s\n' "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
 		server_memory rest_
 	} >"$mem.tmp" 2>>"$RAW_DIR/concurrent-hold-errors.txt" || true
+	server_memory_rows >"$RAW_DIR/memory-rest.tsv" 2>>"$RAW_DIR/concurrent-hold-errors.txt" || true
 	[ -f "$STATE_DIR/sshd.log" ] && log_offset=$(stat -c %s "$STATE_DIR/sshd.log")
 	since=$(date +%s)
 

@@ -57,7 +57,7 @@ measure_cpu () {
 	fi
 	for key in ok failed logins_per_s sshd_cpu_ms_per_login sshd_user_ms_per_login sshd_system_ms_per_login \
 		client_cpu_ms_per_login cpu_source cpu_total_from cpu_split_from sshd_unit_cpu_ms sshd_session_cpu_ms \
-		capacity_logins_per_s cores generator_limited; do
+		capacity_logins_per_s cores generator_limited sshd_manager_cpu_ms sshd_manager_ms_per_login manager_cpu_lost; do
 		result_set cpu "$key" "$(result_get "$src" "$key")"
 	done
 	per_login=$(result_get cpu sshd_cpu_ms_per_login)

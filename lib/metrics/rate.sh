@@ -58,8 +58,18 @@ rate_run () {
 			total = d("cpu_total_ms") + session
 			printf "cpu_source=%s\ncpu_total_from=%s\ncpu_split_from=%s\n", a["cpu_source"], a["cpu_total_from"], a["cpu_split_from"]
 			printf "sshd_cpu_ms=%.1f\nsshd_unit_cpu_ms=%.1f\nsshd_session_cpu_ms=%.1f\n", total, d("cpu_total_ms"), session
+			# Within the slice: the test user'"'"'s systemd --user
+			# manager (user@UID.service; 0 while it does not run).
+			# It ending during the run takes its counter with it.
+			manager = "-"
+			if (a["manager_cpu_ms"] != "" && a["manager_cpu_ms"] != "-") {
+				manager = d("manager_cpu_ms")
+				if (manager < 0) { print "manager_cpu_lost=yes"; manager = "-" }
+			}
+			printf "sshd_manager_cpu_ms=%s\n", (manager == "-" ? "-" : sprintf("%.1f", manager))
 			if (ok > 0) {
 				printf "sshd_cpu_ms_per_login=%.2f\n", total / ok
+				if (manager != "-") printf "sshd_manager_ms_per_login=%.2f\n", manager / ok
 				if (a["cpu_user_ms"] != "-")
 					printf "sshd_user_ms_per_login=%.2f\nsshd_system_ms_per_login=%.2f\n", user / ok, sys / ok
 			}

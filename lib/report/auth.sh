@@ -23,6 +23,12 @@ report_auth () {
 			"$( [ "$m" = ed25519 ] && printf -- '-' || printf '%s' "$(t auth "${m}_diff_p50")")" \
 			"$(ms "$(t auth "${m}_authphase_p50")")"
 	done
+	printf '\nThe password of the test user is valid only during the password logins of this test: the kit sets it just before them and locks the account'"'"'s password (`!` in `/etc/shadow`) right after, also when the test is interrupted or fails. The rest of the time no sshd of this host, the real one included, accepts a password for it; key logins are not affected.'
+	case $(t auth password_locked_after) in
+	yes) printf ' Locked again after this run: checked.\n' ;;
+	no) printf ' **Locking it again after this run failed: run `usermod -L %s`.**\n' "$(t settings TEST_USER)" ;;
+	*) printf '\n' ;;
+	esac
 	printf '\n**How to read this result:**\n\n'
 	awk -v e="$(t auth ed25519_p50)" -v r="$(t auth rsa_p50)" -v p="$(t auth password_p50)" 'BEGIN {
 		if (e == "" || r == "" || p == "") { print "- A method has no successful login, so the methods cannot be compared."; exit }

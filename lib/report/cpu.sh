@@ -11,6 +11,10 @@ report_cpu () {
 	printf '| Figure | Value | Target |\n|---|---:|---|\n'
 	printf '| sshd CPU per login (user + system) | %s ms (%s + %s) | <= %s ms |\n' "$(t cpu sshd_cpu_ms_per_login)" \
 		"$(t cpu sshd_user_ms_per_login)" "$(t cpu sshd_system_ms_per_login)" "$(get "$DATA_DIR/settings.env" TARGET_CPU_MS_PER_LOGIN | tr -d "'")"
+	case $(t cpu sshd_manager_cpu_ms) in '' | -) ;; *)
+		printf '| of it: the test user'"'"'s systemd manager (`user@UID.service`, once per user) | %s ms (%s ms in all) | - |\n' \
+			"$(t cpu sshd_manager_ms_per_login)" "$(t cpu sshd_manager_cpu_ms)" ;;
+	esac
 	printf '| ssh client CPU per login | %s ms | - |\n' "$(t cpu client_cpu_ms_per_login)"
 	if [ -n "$gb" ]; then
 		printf '| sshd CPU per GB (default cipher) | %s s | <= %s s |\n' "$gb" "$(get "$DATA_DIR/settings.env" TARGET_CPU_S_PER_GB | tr -d "'")"

@@ -2,6 +2,19 @@
 # (SC2016: backticks in the strings are markdown.)
 # The report's section for `rate`; sourced by lib/render.sh.
 
+# manager_cpu_note TEST: the share of the test user's systemd --user
+# manager in the CPU per login, when systemd runs one.
+manager_cpu_note () {
+	local m
+	m=$(t "$1" sshd_manager_cpu_ms)
+	case $m in '' | -) ;; *)
+		printf '. Of it, %s ms (%s ms per login) is the test user'"'"'s own systemd manager (`user@UID.service`: `systemd --user` and `(sd-pam)`), which logind starts at a user'"'"'s first session and keeps for all of that user'"'"'s sessions: a cost per user rather than per login, paid again only when it had stopped between logins' \
+			"$m" "$(t "$1" sshd_manager_ms_per_login)" ;;
+	esac
+	[ "$(t "$1" manager_cpu_lost)" != yes ] ||
+		printf '. The test user'"'"'s systemd manager stopped during the run, so its share cannot be told apart'
+}
+
 report_rate () {
 	local n
 	n=$(t rate login_n)
@@ -21,6 +34,7 @@ report_rate () {
 	printf 'sshd CPU: %s (total from %s, user/system from %s)' "$(t rate cpu_source)" "$(t rate cpu_total_from)" "$(t rate cpu_split_from)"
 	[ "$(t rate cpu_source)" = cgroup ] && printf '; with systemd it is the unit plus the test user'"'"'s `user-UID.slice` (%s ms of %s ms), where pam_systemd moves the sessions' \
 		"$(t rate sshd_session_cpu_ms)" "$(t rate sshd_cpu_ms)"
+	manager_cpu_note rate
 	printf '. It includes the processes that ended during the run and the `true` each login ran.'
 	[ "$(t rate cpu_source)" != proc ] || printf ' Without systemd it is a **lower bound**: at the end of a session sshd'"'"'s per-connection monitor can exit before it collects the session process, which is then collected by init and its CPU time leaves the listener'"'"'s tree.'
 	printf '\n\n'

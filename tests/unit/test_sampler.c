@@ -278,6 +278,46 @@ test_field_kb(void)
 	    "system_usec ") == 300, "cpu.stat: system_usec read");
 }
 
+/*
+ * cgroup_text_has on recorded /proc/PID/cgroup texts (v2 and hybrid v1):
+ * a whole path component matches, a prefix or a longer name does not;
+ * role_of puts the listener's pid first, then the manager's cgroup.
+ */
+static void
+test_roles(void)
+{
+	static const char v2[] = "0::/user.slice/user-1001.slice/"
+	    "user@1001.service/init.scope\n";
+	static const char v2_session[] = "0::/user.slice/user-1001.slice/"
+	    "session-7.scope\n";
+	static const char v1[] = "12:cpu,cpuacct:/user.slice\n"
+	    "1:name=systemd:/user.slice/user-1001.slice/user@1001.service\n"
+	    "0::/user.slice/user-1001.slice/user@1001.service\n";
+	char buf[512];
+	struct config cf;
+	struct sampler s;
+
+#define HAS(text, name) (snprintf(buf, sizeof(buf), "%s", text), \
+	cgroup_text_has(buf, name))
+	ok(HAS(v2, "user@1001.service") && HAS(v1, "user@1001.service"),
+	    "roles: the manager's cgroup found (v2, hybrid)");
+	ok(!HAS(v2_session, "user@1001.service") &&
+	    !HAS(v2, "user@100.service") && !HAS(v2, "user@1001.serv") &&
+	    !HAS(v2, "user@10011.service") && !HAS("", "user@1001.service"),
+	    "roles: a session scope, another uid, a prefix: not the manager");
+#undef HAS
+	ok(!in_cgroup_named(INT_MAX, "user@1001.service"),
+	    "roles: a process that is gone is in no cgroup");
+
+	memset(&cf, 0, sizeof(cf));
+	memset(&s, 0, sizeof(s));
+	s.cf = &cf;
+	s.listener = getpid();
+	ok(role_of(&s, getpid()) == ROLE_LISTENER &&
+	    role_of(&s, getppid()) == ROLE_OTHER,
+	    "roles: the listener by its pid; without a manager, other");
+}
+
 int
 main(void)
 {
@@ -286,6 +326,7 @@ main(void)
 	test_cpu();
 	test_memory();
 	test_vanishing();
+	test_roles();
 	printf("1..%d\n", test_num);
 	return test_failed ? 1 : 0;
 }
