@@ -206,7 +206,7 @@ test_expect 'Requires(preun): bash and the tools the cleanup calls' '
 
 test_expect 'scriptlets: only %preun, which cleans up on erase only and always exits 0' '
 	rpm -qp --scripts "$RPM" >"$TEST_TMP/scripts" &&
-	[ "$(grep -c "scriptlet" "$TEST_TMP/scripts")" -eq 1 ] &&
+	[ "$(grep -c "scriptlet (using" "$TEST_TMP/scripts")" -eq 1 ] &&
 	grep -q "^preuninstall scriptlet" "$TEST_TMP/scripts" &&
 	grep -q "\"\$1\" -eq 0" "$TEST_TMP/scripts" &&
 	grep -q "/usr/libexec/sshd-perf-kit/start-ssh.sh -q cleanup" "$TEST_TMP/scripts" &&
@@ -219,8 +219,8 @@ test_expect '%build: %set_build_flags and a plain %make_build; the helpers were 
 	sed -n "/^%build/,/^%install/p" "$SPEC" >"$TEST_TMP/build.spec" &&
 	grep -qx "%set_build_flags" "$TEST_TMP/build.spec" &&
 	! grep -q "CFLAGS=\|LDFLAGS=" "$TEST_TMP/build.spec" &&
-	flags=$(rpm --eval "%{build_cflags}" 2>/dev/null | awk "{ print \$1 }") &&
-	grep -E "^(cc|gcc) .*sshperf-settings" "$TOP/rpmbuild.log" | grep -qF -- "$flags"
+	flags=$(rpm --eval "%{build_cflags}" 2>/dev/null) && [ -n "$flags" ] &&
+	grep -E "^(cc|gcc) .* -o build/sshperf-settings " "$TOP/rpmbuild.log" | grep -qF -- " $flags "
 '
 
 # The issue's own command, into a scratch root on this host: the files land
@@ -309,7 +309,7 @@ test_expect 'the installed kit names /etc/sshd-perf-kit/settings.conf; an edit t
 	ct sed -i "s/^TARGET_LOGIN_P95_MS=.*/TARGET_LOGIN_P95_MS=4321/" /etc/sshd-perf-kit/settings.conf &&
 	ct grep -qx "TARGET_LOGIN_P95_MS=4321" /etc/sshd-perf-kit/settings.conf &&
 	kit help | grep -q "Settings: /etc/sshd-perf-kit/settings.conf" &&
-	[ "$(ct command -v sshd-perf-kit)" = /usr/sbin/sshd-perf-kit ] &&
+	[ "$(ct sh -c "command -v sshd-perf-kit")" = /usr/sbin/sshd-perf-kit ] &&
 	[ "$(kit version)" = "sshd-perf-kit $VERSION" ] &&
 	[ "$(ct /usr/libexec/sshd-perf-kit/start-ssh.sh --version)" = "start-ssh.sh (sshd-perf-kit) $VERSION" ] &&
 	[ "$(ct /usr/libexec/sshd-perf-kit/test-ssh.sh --version)" = "test-ssh.sh (sshd-perf-kit) $VERSION" ] &&
