@@ -1,18 +1,29 @@
 # sshd-perf-kit: build the C helpers, run the tests, install.
-# Honours CC, CFLAGS, CPPFLAGS, LDFLAGS, DESTDIR, PREFIX, LIBEXECDIR,
-# DATADIR, SYSCONFDIR, LOCALSTATEDIR.
+# Honours CC, CFLAGS, CPPFLAGS, LDFLAGS (from the environment too, as
+# rpm's %set_build_flags exports them), DESTDIR, PREFIX, SBINDIR,
+# LIBEXECDIR, DATADIR, MANDIR, DOCDIR, BASHCOMPDIR, SYSCONFDIR,
+# LOCALSTATEDIR, VERSION.
 
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 PREFIX     ?= /usr
+SBINDIR       ?= $(PREFIX)/sbin
 LIBEXECDIR    ?= $(PREFIX)/libexec
 DATADIR       ?= $(PREFIX)/share
+MANDIR        ?= $(DATADIR)/man
+DOCDIR        ?= $(DATADIR)/doc/sshd-perf-kit
+BASHCOMPDIR   ?= $(DATADIR)/bash-completion/completions
 SYSCONFDIR    ?= /etc
 LOCALSTATEDIR ?= /var
 B          := build
 
-KIT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Ihelpers
+# The kit's version is kept in one place, Version: of the spec; the
+# helpers' --version, the scripts and the man pages take it from there
+# (the spec's %build passes it again as VERSION=%{version}).
+VERSION    ?= $(shell sed -n 's/^Version:[[:space:]]*//p' sshd-perf-kit.spec)
+
+KIT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Ihelpers -DKIT_VERSION='"$(VERSION)"'
 
 # Every helpers/NAME.c except the shared modules becomes build/sshperf-NAME.
 SHARED     := helpers/common.c helpers/stats.c
@@ -31,10 +42,34 @@ PC_passgen  := libcrypto
 pc_cflags = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --cflags $(PC_$(1))))
 pc_libs   = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --libs $(PC_$(1))))
 
-all: $(HELPERS)
+all: $(HELPERS) man
+
+# The man pages, generated: sshd-perf-kit(8) from its source with the
+# version and the installed paths filled in, sshd-perf-kit.conf(5) from
+# settings.conf and lib/settings.schema (man/mkconf5.sh refuses a setting
+# that is in one but not the other, or has no description).
+MAN_PAGES := $(B)/man/sshd-perf-kit.8 $(B)/man/sshd-perf-kit.conf.5
+MAN_SUBST := VERSION='$(VERSION)' SBINDIR='$(SBINDIR)' LIBEXECDIR='$(LIBEXECDIR)' \
+	DATADIR='$(DATADIR)' DOCDIR='$(DOCDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
+	LOCALSTATEDIR='$(LOCALSTATEDIR)'
+man: $(MAN_PAGES)
+
+$(B)/man:
+	mkdir -p $(B)/man
+
+$(B)/man/sshd-perf-kit.8: man/sshd-perf-kit.8.in man/mkconf5.sh sshd-perf-kit.spec | $(B)/man
+	$(MAN_SUBST) man/mkconf5.sh --subst man/sshd-perf-kit.8.in >$@.tmp && mv -f $@.tmp $@
+
+$(B)/man/sshd-perf-kit.conf.5: settings.conf lib/settings.schema man/mkconf5.sh sshd-perf-kit.spec \
+    $(B)/sshperf-settings $(wildcard lib/metrics/*.sh) | $(B)/man
+	$(MAN_SUBST) SETTINGS_HELPER=$(B)/sshperf-settings METRICS_DIR=lib/metrics \
+	    man/mkconf5.sh settings.conf lib/settings.schema >$@.tmp && mv -f $@.tmp $@
 
 $(B):
 	mkdir -p $(B)
+
+# common.o carries the version (--version): rebuilt when the spec changes.
+$(B)/common.o: sshd-perf-kit.spec
 
 $(B)/%.o: helpers/%.c helpers/common.h helpers/stats.h | $(B)
 	$(CC) $(KIT_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
@@ -45,7 +80,7 @@ $(B)/sshperf-%: helpers/%.c $(B)/common.o $(B)/stats.o helpers/common.h helpers/
 
 # A unit test tests/unit/test_NAME.c may #include helpers/NAME.c; it links
 # with the libraries of the helper it is named after.
-$(B)/test_%: tests/unit/test_%.c $(B)/common.o $(B)/stats.o $(wildcard helpers/*.c) | $(B)
+$(B)/test_%: tests/unit/test_%.c sshd-perf-kit.spec $(B)/common.o $(B)/stats.o $(wildcard helpers/*.c) | $(B)
 	$(CC) $(KIT_CFLAGS) $(call pc_cflags,$*) $(CPPFLAGS) $(CFLAGS) -o $@ $< \
 	    $(B)/common.o $(B)/stats.o $(LDFLAGS) $(call pc_libs,$*) -lm
 
@@ -70,17 +105,20 @@ soak: all
 clean:
 	rm -rf $(B)
 
-# The installed layout (docs/install.md): helpers in LIBEXECDIR/sshd-perf-kit,
-# the rest in DATADIR/sshd-perf-kit, settings in SYSCONFDIR/sshd-perf-kit.
+# The installed layout (docs/install.md): the command in SBINDIR, programs
+# and their shell libraries in LIBEXECDIR/sshd-perf-kit, templates, schemas
+# and the unit in DATADIR/sshd-perf-kit, settings in SYSCONFDIR/sshd-perf-kit,
+# man pages, completion and docs where the system looks for them.
 install: all
-	DESTDIR='$(DESTDIR)' LIBEXECDIR='$(LIBEXECDIR)' DATADIR='$(DATADIR)' \
-	    SYSCONFDIR='$(SYSCONFDIR)' LOCALSTATEDIR='$(LOCALSTATEDIR)' \
+	DESTDIR='$(DESTDIR)' SBINDIR='$(SBINDIR)' LIBEXECDIR='$(LIBEXECDIR)' \
+	    DATADIR='$(DATADIR)' MANDIR='$(MANDIR)' DOCDIR='$(DOCDIR)' \
+	    BASHCOMPDIR='$(BASHCOMPDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
+	    LOCALSTATEDIR='$(LOCALSTATEDIR)' VERSION='$(VERSION)' \
 	    packaging/install.sh $(HELPERS)
 
 # Source tarball of the tracked files (as committed in HEAD) and
 # the source and binary RPM built from it; --nodeps where rpm does not
 # manage the system's packages (Debian).
-VERSION     = $(shell sed -n 's/^Version:[[:space:]]*//p' sshd-perf-kit.spec)
 DIST        = $(B)/sshd-perf-kit-$(VERSION).tar.gz
 RPM_TOPDIR ?= $(CURDIR)/$(B)/rpm
 
@@ -93,4 +131,4 @@ rpm: dist
 # Keep the shared objects between runs instead of rebuilding them each time.
 .SECONDARY:
 
-.PHONY: all check bench stress-unit soak clean unit-tests install dist rpm
+.PHONY: all man check bench stress-unit soak clean unit-tests install dist rpm

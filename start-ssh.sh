@@ -3,7 +3,8 @@
 # server, a second sshd on 127.0.0.1 next to the real one.
 set -eu
 
-PROG=start-ssh.sh
+PROG=${SSHPERF_PROG:-start-ssh.sh}
+unset SSHPERF_PROG
 KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 # shellcheck source=lib/common.sh
 . "$KIT_DIR/lib/common.sh"
@@ -240,7 +241,7 @@ make_unit () {
 	else
 		unit_type="exec"
 	fi
-	render "$KIT_DIR/units/$UNIT_NAME.in" PORT="$TEST_PORT" SSHD="$SSHD" \
+	render "$UNIT_DIR/$UNIT_NAME.in" PORT="$TEST_PORT" SSHD="$SSHD" \
 		SSHD_CONFIG="$SSHD_CONFIG" TYPE="$unit_type" >"$new"
 	chmod 0644 "$new"
 	if [ -f "$UNIT_FILE" ] && cmp -s "$new" "$UNIT_FILE"; then
@@ -476,6 +477,64 @@ do_cleanup () {
 	return 0
 }
 
+# What a cleanup that could not finish left on the host (from the state
+# folder), each with the command that removes it by hand, on stderr. Also
+# what the package's %preun prints when it cannot clean up: the package
+# goes anyway, the administrator finishes the job.
+print_leftovers () {
+	local kind value pid mode
+	[ -f "$MANIFEST" ] || return 0
+	mode=$(server_get MODE)
+	{
+		printf '%s: cleanup did not finish; left on this host (recorded in %s), and how to remove it:\n' "$PROG" "$MANIFEST"
+		pid=$(server_pid)
+		if [ -n "$pid" ]; then
+			if [ "$mode" = systemd ]; then
+				printf '  systemctl stop %s\n' "$UNIT_NAME"
+			else
+				printf '  kill %s    # the test server (sshd -f %s)\n' "$pid" "$SSHD_CONFIG"
+			fi
+		fi
+		while read -r kind value; do
+			case $kind in
+			user)
+				getent passwd "$value" >/dev/null &&
+					printf '  loginctl terminate-user %s; userdel --remove %s\n' "$value" "$value"
+				getent group "$value" >/dev/null &&
+					printf '  groupdel %s    # if userdel left it\n' "$value"
+				;;
+			file)
+				[ -e "$value" ] || continue
+				printf '  rm -f %s\n' "$value"
+				[ "$value" != "$UNIT_FILE" ] || printf '  systemctl daemon-reload\n'
+				;;
+			seport) printf '  semanage port -d -t ssh_port_t -p tcp %s\n' "$value" ;;
+			esac
+		done <"$MANIFEST"
+		# Folders last, newest first, as the cleanup does.
+		state_list dir | tac | while read -r value; do
+			[ -d "$value" ] && [ "$value" != "$STATE_PARENT" ] && printf '  rmdir %s\n' "$value"
+		done
+		printf '  rm -rf %s\n' "$STATE_DIR"
+		printf '  rm -f %s %s\n' "$LOCK_FILE" "$LOCK_FILE.pid"
+		printf '%s: or run the cleanup again once the cause is fixed: sshd-perf-kit cleanup\n' "$PROG"
+	} >&2
+	return 0
+}
+
+# The exit of cleanup: what is left when it failed; status 1 for any
+# failure of a step (2 and 130 keep their meaning).
+cleanup_exit () {
+	local rc=$?
+	trap - EXIT
+	if [ "$rc" -ne 0 ]; then
+		print_leftovers || true
+		case $rc in 2 | 130 | 143) ;; *) rc=1 ;; esac
+	fi
+	release_lock
+	exit "$rc"
+}
+
 cmd_cleanup () {
 	need_root cleanup
 	ensure_helpers
@@ -483,6 +542,7 @@ cmd_cleanup () {
 	# Cleanup works even when settings.conf is broken: it needs none.
 	SERVER_START_TIMEOUT=30
 	take_lock
+	trap cleanup_exit EXIT
 	# A signal does not stop the cleanup half-way: it removes everything
 	# (each step has a deadline), then exits 130.
 	defer_signals
@@ -496,6 +556,7 @@ while [ "$#" -gt 0 ]; do
 	case $1 in
 	-q) QUIET=1 ;;
 	-h | --help) usage; exit 0 ;;
+	--version) print_version; exit 0 ;;
 	-*) die "unknown option $1; see $PROG --help" ;;
 	*) break ;;
 	esac

@@ -3,7 +3,8 @@
 # results/<date-time>/report.md with PASS / FAIL against settings.conf.
 set -eu
 
-PROG=test-ssh.sh
+PROG=${SSHPERF_PROG:-test-ssh.sh}
+unset SSHPERF_PROG
 KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 # shellcheck source=lib/common.sh
 . "$KIT_DIR/lib/common.sh"
@@ -202,6 +203,7 @@ while [ "$#" -gt 0 ]; do
 		exit 0
 		;;
 	-h | --help) usage; exit 0 ;;
+	--version) print_version; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1; see $PROG --help" ;;
 	*) break ;;

@@ -123,9 +123,32 @@ help_exit(void)
 	_exit(0);
 }
 
+/* The Makefile passes -DKIT_VERSION="..."; a build without it says so. */
+#ifndef KIT_VERSION
+#define KIT_VERSION "unknown"
+#endif
+
+void
+version_option(int argc, char *argv[])
+{
+	const char *name, *slash;
+
+	if (argc < 2 || strcmp(argv[1], "--version") != 0)
+		return;
+	name = argv[0] != NULL ? argv[0] : "sshperf";
+	slash = strrchr(name, '/');
+	if (slash != NULL)
+		name = slash + 1;
+	printf("%s (sshd-perf-kit) %s\n", name, KIT_VERSION);
+	if (fflush(stdout) != 0)
+		err(2, "--version");
+	exit(0);
+}
+
 void
 help_option(int argc, char *argv[], void (*usage)(void))
 {
+	version_option(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "--help") != 0)
 		return;
 	if (dup2(STDOUT_FILENO, STDERR_FILENO) == -1 || atexit(help_exit) != 0)

@@ -39,6 +39,14 @@ int exit_code_of(int wstatus);
  */
 void help_option(int argc, char *argv[], void (*usage)(void));
 
+/*
+ * "--version" as the first argument: "NAME (sshd-perf-kit) VERSION" on
+ * stdout and exit 0. KIT_VERSION comes from the Makefile, which reads
+ * Version: of sshd-perf-kit.spec (the one place the version is kept).
+ * help_option() calls it, so every helper has both options.
+ */
+void version_option(int argc, char *argv[]);
+
 /* Sleep until the absolute CLOCK_MONOTONIC time deadline_ns. */
 void sleep_until_ns(uint64_t deadline_ns);
 

@@ -195,7 +195,7 @@ check(const struct setting *s, char *form, size_t formlen)
 		    s->min, s->max);
 		return is_whole(v, s->min, s->max, &a) ? NULL : form;
 	case K_NUM:
-		snprintf(form, formlen, "a number from %g to %g", s->min,
+		snprintf(form, formlen, "a number from %.10g to %.10g", s->min,
 		    s->max);
 		return parse_double(v, s->min, s->max, &d, &errstr) == 0 ?
 		    NULL : form;
@@ -295,9 +295,12 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: sshperf-settings -s schema -f settings.conf\n"
+	    "       sshperf-settings -s schema -l\n"
 	    "Checks every setting (an environment variable of the same name "
 	    "overrides the file)\nand prints NAME='value' lines for the "
-	    "shell.\n");
+	    "shell. -l prints, per setting of the schema,\nNAME, a tab and "
+	    "its allowed form (the text of the error messages; the man\n"
+	    "page sshd-perf-kit.conf(5) is made from it).\n");
 	exit(2);
 }
 
@@ -311,12 +314,15 @@ main(int argc, char **argv)
 	struct setting *s;
 	size_t i;
 	FILE *f;
-	int ch, line = 0;
+	int ch, line = 0, list = 0;
 
-	while ((ch = getopt(argc, argv, "s:f:h")) != -1) {
+	while ((ch = getopt(argc, argv, "s:f:lh")) != -1) {
 		switch (ch) {
 		case 's':
 			schema = optarg;
+			break;
+		case 'l':
+			list = 1;
 			break;
 		case 'f':
 			all.file = optarg;
@@ -325,9 +331,22 @@ main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (schema == NULL || all.file == NULL || optind != argc)
+	if (schema == NULL || optind != argc || (list == (all.file != NULL)))
 		usage();
 	read_schema(&all, schema);
+	if (list) {
+		/* check() writes the form whatever the value. */
+		for (i = 0; i < all.n; i++) {
+			s = &all.s[i];
+			free(s->value);
+			if ((s->value = strdup("")) == NULL)
+				err(2, NULL);
+			(void)check(s, formbuf, sizeof(formbuf));
+			printf("%s\t%s%s\n", s->name, formbuf,
+			    empty_allowed(s) ? "" : "; never empty");
+		}
+		return 0;
+	}
 
 	if ((f = fopen(all.file, "re")) == NULL)
 		errx(2, "cannot read the settings file %s: %s; set "

@@ -4,22 +4,31 @@
 # kit's state (what it created on this host) and the lock.
 #
 # The calling script sets KIT_DIR (the folder it lives in) and PROG, then
-# sources this file.
+# sources this file. Called by the command sshd-perf-kit, a script names
+# itself as the command does (SSHPERF_PROG, e.g. "sshd-perf-kit start").
 
 # ---- Paths ----------------------------------------------------------------
 
 # Where the kit's files are. A package install writes lib/paths.sh with the
-# installed locations; a source checkout uses its own folders.
+# installed locations (programs and lib/ in /usr/libexec/sshd-perf-kit,
+# templates, units and schemas in /usr/share/sshd-perf-kit); a source
+# checkout uses its own folders.
+: "${KIT_DIR:?the calling script sets KIT_DIR}"
 HELPER_DIR="$KIT_DIR/build"
 SETTINGS_FILE_DEFAULT="$KIT_DIR/settings.conf"
 RESULTS_DIR_DEFAULT="$KIT_DIR/results"
 STATE_PARENT=/var/lib/sshd-perf-kit
+SCHEMA_FILE="$KIT_DIR/lib/settings.schema"
+TEMPLATE_DIR="$KIT_DIR/templates"
+UNIT_DIR="$KIT_DIR/units"
+# The version is kept in one place, Version: of the spec (a package
+# install writes it into lib/paths.sh).
+KIT_VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec" 2>/dev/null | head -n 1)
+KIT_VERSION=${KIT_VERSION:-unknown}
 if [ -f "$KIT_DIR/lib/paths.sh" ]; then
 	# shellcheck source=/dev/null
 	. "$KIT_DIR/lib/paths.sh"
 fi
-SCHEMA_FILE="$KIT_DIR/lib/settings.schema"
-TEMPLATE_DIR="$KIT_DIR/templates"
 
 # What the kit owns on the host. Fixed names, so that every copy of the kit
 # (checkout or package) finds the same state and cleans up the same things.
@@ -70,6 +79,11 @@ warn () {
 die () {
 	warn "$*"
 	exit 2
+}
+
+# --version of a script: "NAME (sshd-perf-kit) VERSION", as the helpers.
+print_version () {
+	printf '%s (sshd-perf-kit) %s\n' "$PROG" "$KIT_VERSION"
 }
 
 # Progress for the administrator, on stdout.

@@ -5,20 +5,77 @@
 # docs/results-json.md and docs/results.schema.json. Called by lib/render.sh
 # after the verdict (data/verdict.env) and the warnings (data/warnings.txt)
 # are known. Needs only bash, sed and awk.
+#
+# The file is always valid JSON in UTF-8: a byte sequence that is not UTF-8
+# (a CPU model or host name in Latin-1, say) is replaced by U+FFFD, and a
+# warning (on stderr and in "warnings") names the file and key. Each key's
+# JSON type comes from the schemas: docs/results.schema.json for the run,
+# environment and test keys it declares, lib/settings.schema for the
+# settings; only undeclared keys are typed by how their value looks.
 set -eu
 KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 RUN_DIR=${1:?usage: results-json.sh RUN_DIR [PREVIOUS_RUN_DIR]}
 PREV_DIR=${2:-}
 DATA_DIR="$RUN_DIR/data"
+RESULTS_SCHEMA="$KIT_DIR/docs/results.schema.json"
+SCHEMA_FILE="$KIT_DIR/lib/settings.schema"
+if [ -f "$KIT_DIR/lib/paths.sh" ]; then
+	# shellcheck source=/dev/null
+	. "$KIT_DIR/lib/paths.sh"
+fi
 # shellcheck source=lib/compare.sh
 . "$KIT_DIR/lib/compare.sh"
 export LC_ALL=C
 
-# The JSON text of one value. Typing rule (docs/results-json.md): a decimal
-# number is a JSON number, "-" (the kit's "no value") is null, anything else
-# is a string, escaped.
+# The JSON text of one value. Typing rule (docs/results-json.md): a key the
+# schemas declare gets its declared type (jtyped); any other value that is
+# a decimal number is a JSON number, "-" (the kit's "no value") is null,
+# anything else is a string, escaped (jval).
 JSON_AWK='
+# utf8fix(s): s with every byte that does not start or continue a valid
+# UTF-8 sequence (overlong forms, surrogates and values above U+10FFFF
+# included) replaced by U+FFFD; counts them in BAD.
+function utf8fix(s,    out, n, i, c, b, need, j, ok) {
+	if (s !~ /[\200-\377]/) return s
+	out = ""; n = length(s); i = 1
+	while (i <= n) {
+		c = ORD[substr(s, i, 1)]
+		if (c < 128) { out = out substr(s, i, 1); i++; continue }
+		if (c >= 194 && c <= 223) need = 1
+		else if (c >= 224 && c <= 239) need = 2
+		else if (c >= 240 && c <= 244) need = 3
+		else { out = out FFFD; i++; BAD++; continue }
+		ok = i + need <= n
+		for (j = 1; ok && j <= need; j++) {
+			b = ORD[substr(s, i + j, 1)]
+			if (b < 128 || b > 191) ok = 0
+		}
+		if (ok) {
+			b = ORD[substr(s, i + 1, 1)]
+			if ((c == 224 && b < 160) || (c == 237 && b > 159) ||
+			    (c == 240 && b < 144) || (c == 244 && b > 143)) ok = 0
+		}
+		if (ok) { out = out substr(s, i, need + 1); i += need + 1 }
+		else { out = out FFFD; i++; BAD++ }
+	}
+	return out
+}
+function isnum(s) {
+	# JSON has no leading zeros: "007" is not a number.
+	return s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && s !~ /^-?0[0-9]/
+}
+# jtyped(s, t): s as the JSON type list t ("string", "number,null", ...).
+# A value that fits none of the types is written as it looks (jval).
+function jtyped(s, t) {
+	t = "," t ","
+	if (t == ",,") return jval(s)
+	if (index(t, ",number,") && isnum(s)) return s
+	if (index(t, ",null,") && (s == "-" || s == "")) return "null"
+	if (index(t, ",string,")) return jstr(s)
+	return jval(s)
+}
 function jstr(s,    out, c, i) {
+	s = utf8fix(s)
 	gsub(/\\/, "&&", s)
 	gsub(/"/, "\\\"", s)
 	gsub(/\t/, "\\t", s)
@@ -36,25 +93,50 @@ function jstr(s,    out, c, i) {
 	return "\"" s "\""
 }
 function jval(s) {
-	if (s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/) {
-		# JSON has no leading zeros: "007" stays a string.
-		if (s ~ /^-?0[0-9]/) return jstr(s)
-		return s
-	}
+	if (isnum(s)) return s
 	if (s == "-") return "null"
 	return jstr(s)
 }
-BEGIN { for (i = 1; i < 32; i++) CTRL[sprintf("%c", i)] = i; CTRL[sprintf("%c", 127)] = 127 }
+BEGIN {
+	for (i = 1; i < 32; i++) CTRL[sprintf("%c", i)] = i; CTRL[sprintf("%c", 127)] = 127
+	for (i = 1; i < 256; i++) ORD[sprintf("%c", i)] = i
+	FFFD = sprintf("%c%c%c", 239, 191, 189)
+}
 '
 
-# kv_members INDENT [FILE...]: the key=value lines of the files (or stdin)
-# as JSON object members, one per line, in the order of first appearance;
-# the last value of a key wins. Lines that are not key=value are skipped.
-# With QUOTED=1, values in single quotes (settings.env) are unquoted.
+# The declared types: "SECTION KEY TYPES" lines (TYPES like number,null)
+# for SECTION run, environment and test from the JSON schema (one property
+# per line, as the file is written; an enum or $ref of strings is a
+# string), and settings from lib/settings.schema (int, num and port are
+# numbers, every other kind a string).
+TYPES=$(mktemp "${TMPDIR:-/tmp}/results-json.XXXXXX")
+trap 'rm -f "$TYPES" "$RUN_DIR/results.json.tmp"' EXIT
+{
+	awk '
+	/^    "[^"]*": \{ *$/ { s = $1; gsub(/[":]/, "", s); sect = (s == "run" || s == "environment" || s == "test") ? s : ""; next }
+	/^    "/ { sect = ""; next }
+	sect != "" && /^        "[a-z_0-9]+": \{/ {
+		k = $1; gsub(/[":]/, "", k)
+		t = ""
+		if (match($0, /"type": *\[[^]]*\]/) || match($0, /"type": *"[a-z]+"/)) {
+			t = substr($0, RSTART, RLENGTH); sub(/"type": */, "", t); gsub(/[][" ]/, "", t)
+		} else if ($0 ~ /"enum": *\["/ || $0 ~ /"\$ref": *"#\/\$defs\/status"/) t = "string"
+		if (t != "") print sect, k, t
+	}' "$RESULTS_SCHEMA" 2>/dev/null || true
+	awk '/^[A-Z][A-Z0-9_]*[ \t]/ { print "settings", $1, ($2 == "int" || $2 == "num" || $2 == "port") ? "number" : "string" }' \
+		"$SCHEMA_FILE" 2>/dev/null || true
+} >"$TYPES"
+
+# kv_members SECTION INDENT [FILE...]: the key=value lines of the files (or
+# stdin) as JSON object members, one per line, in the order of first
+# appearance; the last value of a key wins, typed as SECTION declares it.
+# Lines that are not key=value are skipped. With QUOTED=1, values in single
+# quotes (settings.env) are unquoted.
 kv_members () {
-	local indent=$1
-	shift
-	awk -v ind="$indent" -v quoted="${QUOTED:-}" "$JSON_AWK"'
+	local section=$1 indent=$2
+	shift 2
+	awk -v ind="$indent" -v quoted="${QUOTED:-}" -v section="$section" -v types="$TYPES" "$JSON_AWK"'
+	BEGIN { while ((getline l < types) > 0) { split(l, w, " "); if (w[1] == section) T[w[2]] = w[3] } }
 	/^[A-Za-z_][A-Za-z0-9_.-]*=/ {
 		k = substr($0, 1, index($0, "=") - 1)
 		v = substr($0, index($0, "=") + 1)
@@ -64,14 +146,17 @@ kv_members () {
 	}
 	END {
 		for (i = 1; i <= n; i++)
-			printf "%s%s: %s%s\n", ind, jstr(order[i]), jval(val[order[i]]), (i < n ? "," : "")
+			printf "%s%s: %s%s\n", ind, jstr(order[i]), jtyped(val[order[i]], T[order[i]]), (i < n ? "," : "")
 	}' "$@"
 }
 
-# json_list WORDS...: a JSON array of strings (numbers stay numbers).
+# json_list TYPE WORDS...: a JSON array of the words as TYPE (number: a
+# word that is a number is a number, string: always a string).
 json_list () {
-	printf '%s\n' "$@" | awk "$JSON_AWK"'
-	NF { out = out (n++ ? ", " : "") jval($0) }
+	local type=$1
+	shift
+	printf '%s\n' "$@" | awk -v t="$type" "$JSON_AWK"'
+	NF { out = out (n++ ? ", " : "") jtyped($0, t) }
 	END { printf "[%s]", out }'
 }
 
@@ -113,7 +198,7 @@ test_members () {
 			printf 'change=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name")")"
 			printf 'change_percent=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name" | sed 's/ %.*//; s/^+//')")"
 		fi
-	} | kv_members '      '
+	} | kv_members test '      '
 }
 
 val_or_dash () {
@@ -141,6 +226,21 @@ for name in $tests_run; do
 	case " $COMPARE_TESTS " in *" $name "*) ;; *) listed="$listed $name" ;; esac
 done
 
+# Where a data file has bytes that are not UTF-8: "FILE KEY" lines, and
+# one warning each in results.json and on stderr.
+bad_utf8=$(for f in "$DATA_DIR"/*.env "$DATA_DIR/warnings.txt"; do
+	[ -f "$f" ] || continue
+	awk -v f="data/${f##*/}" "$JSON_AWK"'
+	{ before = BAD; utf8fix($0); if (BAD > before) { k = $0; sub(/=.*/, "", k); if (k == $0) k = "line " NR; print f, k } }' "$f"
+done)
+utf8_warning () {
+	printf '%s\n' "$bad_utf8" | awk 'NF { v = ($1 in k) ? k[$1] ", " $2 : $2; k[$1] = v }
+	END { for (f in k) printf "results.json: %s has bytes that are not UTF-8 (%s); they were replaced by U+FFFD\n", f, k[f] }' | sort
+}
+if [ -n "$bad_utf8" ]; then
+	utf8_warning | sed 's/^/results-json.sh: /' >&2
+fi
+
 # shellcheck disable=SC2046,SC2086 # word lists
 {
 	printf '{\n'
@@ -155,11 +255,11 @@ done
 		printf '    "finished": null,\n'
 	fi
 	printf '    "seconds": %s,\n' "$(json_num_or_null "$secs")"
-	printf '    "tests": %s,\n' "$(json_list $tests_run)"
+	printf '    "tests": %s,\n' "$(json_list string $tests_run)"
 	printf '    "all_tests": %s,\n' "$([ "$all_tests" = yes ] && echo true || echo false)"
 	printf '    "interrupted": %s,\n' "$([ "$(get "$run" interrupted)" = yes ] && echo true || echo false)"
-	printf '    "load_before": %s,\n' "$(json_list $(get "$run" load_before))"
-	printf '    "load_after": %s,\n' "$(json_list $(get "$run" load_after))"
+	printf '    "load_before": %s,\n' "$(json_list number,string $(get "$run" load_before))"
+	printf '    "load_after": %s,\n' "$(json_list number,string $(get "$run" load_after))"
 	if [ -n "$PREV_DIR" ]; then
 		printf '    "previous_run": %s\n' "$(json_str "$(basename "$PREV_DIR")")"
 	else
@@ -168,19 +268,20 @@ done
 	printf '  },\n'
 	printf '  "verdict": %s,\n' "$(json_str "$(get "$DATA_DIR/verdict.env" verdict)")"
 	printf '  "warnings": ['
-	if [ -s "$DATA_DIR/warnings.txt" ]; then
+	if [ -s "$DATA_DIR/warnings.txt" ] || [ -n "$bad_utf8" ]; then
 		printf '\n'
-		awk "$JSON_AWK"'{ printf "%s    %s", (NR > 1 ? ",\n" : ""), jstr($0) } END { printf "\n" }' "$DATA_DIR/warnings.txt"
+		{ cat "$DATA_DIR/warnings.txt" 2>/dev/null || true; utf8_warning; } |
+			awk "$JSON_AWK"'{ printf "%s    %s", (NR > 1 ? ",\n" : ""), jstr($0) } END { printf "\n" }'
 		printf '  '
 	fi
 	printf '],\n'
 	printf '  "environment": {\n'
-	kv_members '    ' "$DATA_DIR/environment.env" 2>/dev/null || true
+	kv_members environment '    ' "$DATA_DIR/environment.env" 2>/dev/null || true
 	printf '  },\n'
 	printf '  "settings": {\n'
-	grep -v '^SETTINGS_FROM_ENV=' "$DATA_DIR/settings.env" 2>/dev/null | QUOTED=1 kv_members '    '
+	grep -v '^SETTINGS_FROM_ENV=' "$DATA_DIR/settings.env" 2>/dev/null | QUOTED=1 kv_members settings '    '
 	printf '  },\n'
-	printf '  "settings_from_env": %s,\n' "$(json_list $(get "$DATA_DIR/settings.env" SETTINGS_FROM_ENV | tr -d "'"))"
+	printf '  "settings_from_env": %s,\n' "$(json_list string $(get "$DATA_DIR/settings.env" SETTINGS_FROM_ENV | tr -d "'"))"
 	printf '  "tests": {'
 	sep=""
 	for name in $listed; do

@@ -18,9 +18,19 @@ log="$top/rpmbuild.log"
 src="$top/SOURCES/$(basename "$tarball")"
 [ "$(cd "$(dirname "$tarball")" && pwd -P)" = "$(cd "$top/SOURCES" && pwd -P)" ] ||
 	cp -f "$tarball" "$src"
+# Debian's brp-compress uses bash's read -d under /bin/sh (dash) and
+# compresses nothing; run it with bash there, so the man pages are
+# compressed as Fedora's build does.
+brp=""
+if [ -n "$nodeps" ] && [ -x /usr/lib/rpm/brp-compress ] && command -v bash >/dev/null 2>&1; then
+	brp="bash %{_rpmconfigdir}/brp-compress %{?_prefix}"
+fi
+# The caller's make flags (make -s rpm, -j, -n) are not the package's:
+# the build runs with none, and its log shows every compiler call.
 # shellcheck disable=SC2086 # $nodeps is empty or one option
-if ! rpmbuild $nodeps --define "_topdir $top" --define "_sourcedir $top/SOURCES" \
-	-ta "$src" >"$log" 2>&1; then
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+	rpmbuild $nodeps --define "_topdir $top" --define "_sourcedir $top/SOURCES" \
+	${brp:+--define "__brp_compress $brp"} -ta "$src" >"$log" 2>&1; then
 	tail -n 30 "$log" >&2
 	echo "rpm.sh: rpmbuild failed; the whole log is $log" >&2
 	exit 1

@@ -46,6 +46,12 @@ test_expect 'the unit is RHEL-like: sshd -t first, KillMode=process, its own con
 	! grep -q "EnvironmentFile\|sshd-keygen" "$TEST_TMP/unit"
 '
 
+# A crashed test server must not come back in a new cgroup mid-run.
+test_expect 'the unit is never restarted by systemd (Restart=no)' '
+	grep -qx "Restart=no" "$TEST_TMP/unit" && ! grep -q "^RestartSec=" "$TEST_TMP/unit" &&
+	[ "$(ct systemctl show -p Restart --value sshd-perf-test.service)" = no ]
+'
+
 # The password is valid only during the auth test (t33 checks it there).
 test_expect 'key logins work, the locked password does not; the session lands in the user slice' '
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = sshperf ] &&

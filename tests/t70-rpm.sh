@@ -3,13 +3,17 @@
 # unit tests), rpmlint with packaging/rpmlint.toml finds no error, its
 # files, config and requirements have the expected structure - the
 # expectation is generated from the tree, so a new metric needs no change
-# here - and then, in a booted Debian 12 container, the package is
-# installed with the container's own rpm, the installed kit runs
-# (start, a short login test, report in /var/lib/sshd-perf-kit/results,
-# cleanup leaves nothing), an upgrade leaves a running test server alone,
-# and rpm -e cleans up a test server that is still set up. The container's
-# own ssh.service keeps its MainPID and keeps accepting logins. The
-# container root (tests/lib/container.sh) carries Debian's rpm for this.
+# here - the man pages resolve with man -w from an rpm --root install, and
+# then, in a booted Debian 12 container, the package is installed with the
+# container's own rpm, the installed command runs (sshd-perf-kit start,
+# test login with its report in /var/lib/sshd-perf-kit/results, cleanup
+# leaves nothing), its bash completion loads, an upgrade leaves a running
+# test server alone, rpm -e cleans up a test server that is still set up
+# and leaves nothing of the package, and an erase whose cleanup fails
+# still succeeds and prints the commands that remove what is left. The
+# container's own ssh.service keeps its MainPID and keeps accepting
+# logins. The container root (tests/lib/container.sh) carries Debian's rpm
+# for this; it has no man-db, so man -w runs on this host.
 # shellcheck disable=SC2034 # names used only inside the eval'd test bodies
 . "$(dirname "$0")/lib/harness.sh"
 
@@ -52,22 +56,32 @@ fi
 
 # What the package must hold, derived from the source tarball it was built
 # from (the tracked files; others commit to the same tree meanwhile), so a
-# new metric, report section or helper needs no change here: every helper
-# source but the Makefile's SHARED modules as a helper, every file below
-# the kit's folders, executable or not as in the tarball, plus the
-# generated lib/paths.sh. $TEST_TMP/tree: "x|- PATH" per file.
+# new metric, report section or helper needs no change here. In
+# /usr/libexec/sshd-perf-kit (the programs): every helper source but the
+# Makefile's SHARED modules as a helper, the command, the two scripts and
+# every lib/*.sh, executable or not as in the tarball, plus the generated
+# lib/paths.sh. In /usr/share/sshd-perf-kit (what they read): templates/,
+# units/ and the two schemas. As %doc: README.md and docs/.
+# $TEST_TMP/tree: "x|- PATH" per file.
 tar -tvzf "$DIST" | awk -v top="$NAME-$VERSION/" '$1 ~ /^-/ {
 	p = $NF; if (index(p, top) != 1) next
 	print (substr($1, 4, 1) == "x" ? "x" : "-"), substr(p, length(top) + 1) }' >"$TEST_TMP/tree"
 shared=$(tar -xzOf "$DIST" "$NAME-$VERSION/Makefile" | sed -n 's/^SHARED[[:space:]]*:=[[:space:]]*//p')
-awk -v shared=" $shared " '$2 ~ /^helpers\/[^\/]*\.c$/ && index(shared, " " $2 " ") == 0 {
-	n = $2; sub(/^helpers\//, "", n); sub(/\.c$/, "", n)
-	print "-rwxr-xr-x /usr/libexec/sshd-perf-kit/sshperf-" n }' "$TEST_TMP/tree" >"$TEST_TMP/expect.helpers"
-awk '$2 ~ /^(lib|templates|units|docs)\// || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" {
-	print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), "/usr/share/sshd-perf-kit/" $2 }' "$TEST_TMP/tree" >"$TEST_TMP/expect.data"
-echo "-rw-r--r-- /usr/share/sshd-perf-kit/lib/paths.sh" >>"$TEST_TMP/expect.data"
-sort -o "$TEST_TMP/expect.helpers" "$TEST_TMP/expect.helpers"
-sort -o "$TEST_TMP/expect.data" "$TEST_TMP/expect.data"
+LIBEXEC=/usr/libexec/sshd-perf-kit SHARE=/usr/share/sshd-perf-kit DOC=/usr/share/doc/sshd-perf-kit
+{
+	awk -v shared=" $shared " -v d="$LIBEXEC" '$2 ~ /^helpers\/[^\/]*\.c$/ && index(shared, " " $2 " ") == 0 {
+		n = $2; sub(/^helpers\//, "", n); sub(/\.c$/, "", n)
+		print "-rwxr-xr-x " d "/sshperf-" n }' "$TEST_TMP/tree"
+	awk -v d="$LIBEXEC" '($2 ~ /^lib\/.*\.sh$/ && $2 != "lib/paths.sh") || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" || $2 == "sshd-perf-kit" {
+		print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
+	echo "-rw-r--r-- $LIBEXEC/lib/paths.sh"
+} | sort >"$TEST_TMP/expect.libexec"
+{
+	awk -v d="$SHARE" '$2 ~ /^(templates|units)\// { print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
+	echo "-rw-r--r-- $SHARE/settings.schema"
+	echo "-rw-r--r-- $SHARE/results.schema.json"
+} | sort >"$TEST_TMP/expect.data"
+awk -v d="$DOC" '$2 ~ /^docs\// || $2 == "README.md" { print d "/" $2 }' "$TEST_TMP/tree" | sort >"$TEST_TMP/expect.doc"
 # mode owner group path, one line per file or folder in the package.
 rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME} %{FILEGROUPNAME} %{FILENAMES}\n]' "$RPM" >"$TEST_TMP/files" 2>/dev/null
 
@@ -91,31 +105,47 @@ fi
 
 # ---- What the package holds -------------------------------------------------
 
-test_expect 'every file is in one of the kit s folders; no tests/, .ci or sources' '
-	! grep -vE " (/usr/libexec/sshd-perf-kit|/usr/share/sshd-perf-kit|/etc/sshd-perf-kit|/var/lib/sshd-perf-kit|/usr/share/doc/sshd-perf-kit[^/]*|/usr/share/licenses/sshd-perf-kit[^/]*|/usr/lib/\.build-id)(/|$)" "$TEST_TMP/files" &&
-	! grep -E "/(tests|\.ci|helpers|build|results/.)(/|$)|\.c$|Makefile|install-deps\.sh|\.spec$" "$TEST_TMP/files" &&
+test_expect 'every file is in one of the kit s places; no tests/, .ci or sources' '
+	! grep -vE " (/usr/libexec/sshd-perf-kit|/usr/share/sshd-perf-kit|/etc/sshd-perf-kit|/var/lib/sshd-perf-kit|/usr/share/doc/sshd-perf-kit[^/]*|/usr/share/licenses/sshd-perf-kit[^/]*|/usr/lib/\.build-id|/usr/sbin/sshd-perf-kit|/usr/share/man/man8/sshd-perf-kit\.8(\.gz)?|/usr/share/man/man5/sshd-perf-kit\.conf\.5(\.gz)?|/usr/share/bash-completion/completions/sshd-perf-kit)(/|$)" "$TEST_TMP/files" &&
+	! grep -E "/(tests|\.ci|helpers|build|results/.)(/|$)|\.c$|Makefile|install-deps\.sh|\.spec$|\.in\.in$" "$TEST_TMP/files" &&
 	! grep -v " root root /" "$TEST_TMP/files"
 '
 
-test_expect 'every helper of the tree, executable, in /usr/libexec/sshd-perf-kit, and nothing else there' '
-	grep " /usr/libexec/sshd-perf-kit/" "$TEST_TMP/files" | awk "{ print \$1, \$4 }" | sort >"$TEST_TMP/got.helpers" &&
-	test_cmp "$TEST_TMP/expect.helpers" "$TEST_TMP/got.helpers"
+test_expect '/usr/libexec/sshd-perf-kit: the helpers, the command, the scripts and lib/*.sh of the tree with their modes, nothing else' '
+	grep " /usr/libexec/sshd-perf-kit/" "$TEST_TMP/files" | grep -v "^d" | awk "{ print \$1, \$4 }" | sort >"$TEST_TMP/got.libexec" &&
+	test_cmp "$TEST_TMP/expect.libexec" "$TEST_TMP/got.libexec"
 '
 
-test_expect 'the scripts, lib/, templates/, units/, docs/ of the tree in /usr/share/sshd-perf-kit with their modes' '
+test_expect '/usr/share/sshd-perf-kit: templates, units and schemas, no program; folders 0755' '
 	grep " /usr/share/sshd-perf-kit/" "$TEST_TMP/files" | grep -v "^d" | awk "{ print \$1, \$4 }" | sort >"$TEST_TMP/got.data" &&
 	test_cmp "$TEST_TMP/expect.data" "$TEST_TMP/got.data" &&
 	! grep "^d" "$TEST_TMP/files" | grep -v "^drwxr-xr-x "
 '
 
-test_expect 'key files, license, docs; results folder owned, no state folder' '
-	for f in /usr/share/sshd-perf-kit/start-ssh.sh /usr/share/sshd-perf-kit/test-ssh.sh \
-	    /usr/share/sshd-perf-kit/lib/common.sh /usr/share/sshd-perf-kit/lib/settings.schema \
+test_expect 'README.md and docs/ are %doc in /usr/share/doc/sshd-perf-kit, and nothing else is doc but the man pages' '
+	rpm -qdp "$RPM" | grep "^/usr/share/doc/" | sort >"$TEST_TMP/got.doc" &&
+	test_cmp "$TEST_TMP/expect.doc" "$TEST_TMP/got.doc" &&
+	[ "$(rpm -qdp "$RPM" | grep -vc "^/usr/share/doc/")" -eq 2 ] &&
+	rpm -qdp "$RPM" | grep -qE "^/usr/share/man/man8/sshd-perf-kit\.8(\.gz)?$" &&
+	rpm -qdp "$RPM" | grep -qE "^/usr/share/man/man5/sshd-perf-kit\.conf\.5(\.gz)?$"
+'
+
+test_expect 'the command on PATH (a relative link to libexec), the man pages, the completion' '
+	grep -qx "lrwxrwxrwx root root /usr/sbin/sshd-perf-kit" "$TEST_TMP/files" &&
+	[ "$(rpm -qp --qf "[%{FILENAMES} %{FILELINKTOS}\n]" "$RPM" | sed -n "s|^/usr/sbin/sshd-perf-kit ||p")" = ../libexec/sshd-perf-kit/sshd-perf-kit ] &&
+	grep -qE "^-rw-r--r-- root root /usr/share/man/man8/sshd-perf-kit\.8(\.gz)?$" "$TEST_TMP/files" &&
+	grep -qE "^-rw-r--r-- root root /usr/share/man/man5/sshd-perf-kit\.conf\.5(\.gz)?$" "$TEST_TMP/files" &&
+	grep -qx -- "-rw-r--r-- root root /usr/share/bash-completion/completions/sshd-perf-kit" "$TEST_TMP/files"
+'
+
+test_expect 'key files, license; results folder owned, no state folder' '
+	for f in /usr/libexec/sshd-perf-kit/start-ssh.sh /usr/libexec/sshd-perf-kit/test-ssh.sh \
+	    /usr/libexec/sshd-perf-kit/sshd-perf-kit /usr/libexec/sshd-perf-kit/lib/common.sh \
+	    /usr/share/sshd-perf-kit/settings.schema /usr/share/sshd-perf-kit/units/sshd-perf-test.service.in \
 	    /usr/libexec/sshd-perf-kit/sshperf-settings /usr/libexec/sshd-perf-kit/sshperf-unit; do
 		grep -q " $f\$" "$TEST_TMP/files" || { echo "missing $f"; exit 1; }
 	done &&
 	grep -qE "^-rw-r--r-- .* /usr/share/licenses/sshd-perf-kit[^/]*/LICENSE$" "$TEST_TMP/files" &&
-	grep -qE " /usr/share/doc/sshd-perf-kit[^/]*/README\.md$" "$TEST_TMP/files" &&
 	grep -qx "drwxr-xr-x root root /var/lib/sshd-perf-kit" "$TEST_TMP/files" &&
 	grep -qx "drwxr-xr-x root root /var/lib/sshd-perf-kit/results" "$TEST_TMP/files" &&
 	grep -qx "drwxr-xr-x root root /etc/sshd-perf-kit" "$TEST_TMP/files" &&
@@ -130,16 +160,28 @@ test_expect 'settings.conf is the only config file, %config(noreplace), same as 
 '
 
 test_expect 'lib/paths.sh points the installed scripts at the installed layout' '
-	. "$TEST_TMP/x/usr/share/sshd-perf-kit/lib/paths.sh" &&
+	. "$TEST_TMP/x/usr/libexec/sshd-perf-kit/lib/paths.sh" &&
 	[ "$HELPER_DIR" = /usr/libexec/sshd-perf-kit ] &&
+	[ "$SCHEMA_FILE" = /usr/share/sshd-perf-kit/settings.schema ] &&
+	[ "$RESULTS_SCHEMA" = /usr/share/sshd-perf-kit/results.schema.json ] &&
+	[ "$TEMPLATE_DIR" = /usr/share/sshd-perf-kit/templates ] &&
+	[ "$UNIT_DIR" = /usr/share/sshd-perf-kit/units ] &&
 	[ "$SETTINGS_FILE_DEFAULT" = /etc/sshd-perf-kit/settings.conf ] &&
 	[ "$RESULTS_DIR_DEFAULT" = /var/lib/sshd-perf-kit/results ] &&
 	[ "$STATE_PARENT" = /var/lib/sshd-perf-kit ] &&
+	[ "$KIT_VERSION" = "$VERSION" ] &&
 	! grep -qx ". lib/paths.sh" "$TEST_TMP/tree"
 '
 
-test_expect 'installed scripts name their interpreter by absolute path' '
-	for f in $(awk "\$1 ~ /^-..x/ && \$4 ~ /^\/usr\/share\// { print \$4 }" "$TEST_TMP/files"); do
+test_expect 'installed scripts name their interpreter by absolute path; file times kept (install -p)' '
+	for f in start-ssh.sh settings.conf lib/common.sh templates/ssh_config.in; do
+		src_time=$(tar -tvzf "$DIST" "$NAME-$VERSION/$f" | awk "{ print \$4, \$5 }")
+		case $f in settings.conf) dest=/etc/sshd-perf-kit/$f ;; templates/*) dest=/usr/share/sshd-perf-kit/$f ;; *) dest=/usr/libexec/sshd-perf-kit/$f ;; esac
+		# tar -tv shows minutes: compare minutes.
+		[ $(( $(date -d "$src_time" +%s) / 60 )) -eq $(( $(stat -c %Y "$TEST_TMP/x$dest") / 60 )) ] ||
+			{ echo "$dest: time $(stat -c %y "$TEST_TMP/x$dest"), source $src_time"; exit 1; }
+	done &&
+	for f in $(awk "\$1 ~ /^-..x/ && \$4 ~ /^\/usr\/(libexec|share)\// && \$4 !~ /\/sshperf-[^\/]*$/ { print \$4 }" "$TEST_TMP/files"); do
 		head -n 1 "$TEST_TMP/x$f" | grep -qE "^#!/(usr/)?bin/(ba)?sh$" || { echo "$f: $(head -n 1 "$TEST_TMP/x$f")"; exit 1; }
 	done
 '
@@ -151,15 +193,34 @@ test_expect 'requires: OpenSSH, the run-time tools, the helpers libraries; no bu
 		grep -qxF "$r" "$TEST_TMP/req" || { echo "does not require $r"; exit 1; }
 	done &&
 	! grep -E "^(gcc|make|pkgconfig|.*-devel|/usr/bin/env)$" "$TEST_TMP/req" &&
-	rpm -qp --qf "%{SOURCERPM} %{LICENSE}\n" "$RPM" | grep -qx "$NAME-$VERSION-.*\.src\.rpm MIT"
+	rpm -qp --qf "%{SOURCERPM} %{LICENSE} %{URL}\n" "$RPM" | grep -qx "$NAME-$VERSION-.*\.src\.rpm MIT https://.*"
 '
 
-test_expect 'scriptlets: only %preun, which cleans up on erase only' '
+# What the cleanup in %preun calls must still be there when it runs.
+test_expect 'Requires(preun): bash and the tools the cleanup calls' '
+	rpm -qp --qf "[%{REQUIREFLAGS:deptype} %{REQUIRENAME}\n]" "$RPM" | sed -n "s/^preun //p" | sort -u >"$TEST_TMP/req.preun" &&
+	for r in bash coreutils util-linux shadow-utils gawk sed grep; do
+		grep -qx "$r" "$TEST_TMP/req.preun" || { echo "no Requires(preun): $r"; exit 1; }
+	done
+'
+
+test_expect 'scriptlets: only %preun, which cleans up on erase only and always exits 0' '
 	rpm -qp --scripts "$RPM" >"$TEST_TMP/scripts" &&
-	[ "$(grep -c "scriptlet" "$TEST_TMP/scripts")" -eq 1 ] &&
+	[ "$(grep -c "scriptlet (using" "$TEST_TMP/scripts")" -eq 1 ] &&
 	grep -q "^preuninstall scriptlet" "$TEST_TMP/scripts" &&
 	grep -q "\"\$1\" -eq 0" "$TEST_TMP/scripts" &&
-	grep -q "/usr/share/sshd-perf-kit/start-ssh.sh -q cleanup" "$TEST_TMP/scripts"
+	grep -q "/usr/libexec/sshd-perf-kit/start-ssh.sh -q cleanup" "$TEST_TMP/scripts" &&
+	[ "$(tail -n 1 "$TEST_TMP/scripts")" = "exit 0" ] && ! grep -q "exit 1" "$TEST_TMP/scripts"
+'
+
+# The build honours the environment's CFLAGS (%set_build_flags), with no
+# CFLAGS= of its own on the make line.
+test_expect '%build: %set_build_flags and a plain %make_build; the helpers were built with its CFLAGS' '
+	sed -n "/^%build/,/^%install/p" "$SPEC" >"$TEST_TMP/build.spec" &&
+	grep -qx "%set_build_flags" "$TEST_TMP/build.spec" &&
+	! grep -q "CFLAGS=\|LDFLAGS=" "$TEST_TMP/build.spec" &&
+	flags=$(rpm --eval "%{build_cflags}" 2>/dev/null) && [ -n "$flags" ] &&
+	grep -E "^(cc|gcc) .* -o build/sshperf-settings " "$TOP/rpmbuild.log" | grep -qF -- " $flags "
 '
 
 # The issue's own command, into a scratch root on this host: the files land
@@ -169,12 +230,27 @@ test_expect 'rpm -i --root DIR --nodeps installs the layout; rpm -e --root remov
 	root="$TEST_TMP/root" && mkdir "$root" &&
 	rpm --root "$root" -i --nodeps "$RPM" 2>"$TEST_TMP/rpm-root.err" &&
 	rpm --root "$root" -V --nodeps "$NAME" &&
-	test -x "$root/usr/share/sshd-perf-kit/start-ssh.sh" &&
+	test -x "$root/usr/libexec/sshd-perf-kit/start-ssh.sh" &&
 	test -x "$root/usr/libexec/sshd-perf-kit/sshperf-login" &&
+	test -x "$root/usr/sbin/sshd-perf-kit" &&
 	test -f "$root/etc/sshd-perf-kit/settings.conf" &&
 	test -d "$root/var/lib/sshd-perf-kit/results" &&
+	"$root/usr/sbin/sshd-perf-kit" --version >"$TEST_TMP/root-version" &&
+	[ "$(cat "$TEST_TMP/root-version")" = "sshd-perf-kit $VERSION" ] &&
+	[ "$("$root/usr/libexec/sshd-perf-kit/sshperf-settings" --version)" = "sshperf-settings (sshd-perf-kit) $VERSION" ] &&
+	if command -v man >/dev/null 2>&1; then
+		# man-db on this host, the pages of the scratch root: what man
+		# finds on an installed system (the container has no man-db).
+		[ "$(MANPATH="$root/usr/share/man" man -w sshd-perf-kit)" = "$(ls "$root"/usr/share/man/man8/sshd-perf-kit.8*)" ] &&
+		[ "$(MANPATH="$root/usr/share/man" man -w 5 sshd-perf-kit.conf)" = "$(ls "$root"/usr/share/man/man5/sshd-perf-kit.conf.5*)" ] &&
+		MANPATH="$root/usr/share/man" MANWIDTH=80 man 5 sshd-perf-kit.conf 2>"$TEST_TMP/man.err" | grep -q "TARGET_LOGIN_P95_MS" &&
+		! grep -q . "$TEST_TMP/man.err"
+	else
+		printf "# man-db not installed: man -w not tried\n"
+	fi &&
 	rpm --root "$root" -e --noscripts "$NAME" 2>>"$TEST_TMP/rpm-root.err" &&
 	! test -e "$root/usr/share/sshd-perf-kit" && ! test -e "$root/usr/libexec/sshd-perf-kit" &&
+	! test -e "$root/usr/sbin/sshd-perf-kit" && ! ls "$root"/usr/share/man/man*/sshd-perf-kit* 2>/dev/null | grep -q . &&
 	! test -e "$root/etc/sshd-perf-kit" && ! test -e "$root/var/lib/sshd-perf-kit"
 '
 
@@ -201,9 +277,9 @@ printf '# container ready after %ds\n' "$(( $(date +%s) - ct_start ))"
 ct () {
 	container_exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
 }
-# In the installed kit's folder, as docs/install.md says.
+# The installed command, found on PATH as an administrator would.
 kit () {
-	ct bash -c 'cd /usr/share/sshd-perf-kit && "$@"' kit "$@"
+	ct sshd-perf-kit "$@"
 }
 snapshot () {
 	ct bash -c ". '$TEST_DIR/lib/snapshot.sh' && host_snapshot && kit_processes"
@@ -232,18 +308,34 @@ snapshot >"$TEST_TMP/installed"
 test_expect 'the installed kit names /etc/sshd-perf-kit/settings.conf; an edit there' '
 	ct sed -i "s/^TARGET_LOGIN_P95_MS=.*/TARGET_LOGIN_P95_MS=4321/" /etc/sshd-perf-kit/settings.conf &&
 	ct grep -qx "TARGET_LOGIN_P95_MS=4321" /etc/sshd-perf-kit/settings.conf &&
-	kit ./start-ssh.sh --help | grep -q "Settings: /etc/sshd-perf-kit/settings.conf"
+	kit help | grep -q "Settings: /etc/sshd-perf-kit/settings.conf" &&
+	[ "$(ct sh -c "command -v sshd-perf-kit")" = /usr/sbin/sshd-perf-kit ] &&
+	[ "$(kit version)" = "sshd-perf-kit $VERSION" ] &&
+	[ "$(ct /usr/libexec/sshd-perf-kit/start-ssh.sh --version)" = "start-ssh.sh (sshd-perf-kit) $VERSION" ] &&
+	[ "$(ct /usr/libexec/sshd-perf-kit/test-ssh.sh --version)" = "test-ssh.sh (sshd-perf-kit) $VERSION" ] &&
+	for h in $(ct ls /usr/libexec/sshd-perf-kit | grep "^sshperf-"); do
+		[ "$(ct "/usr/libexec/sshd-perf-kit/$h" --version)" = "$h (sshd-perf-kit) $VERSION" ] || { echo "$h --version"; exit 1; }
+	done
 '
 
-test_expect 'cd /usr/share/sshd-perf-kit && ./start-ssh.sh: the unit runs, a login works' '
-	kit ./start-ssh.sh >"$TEST_TMP/start.out" 2>&1 &&
+test_expect 'the bash completion loads and completes commands, tests and settings' '
+	ct bash -ic ". /usr/share/bash-completion/completions/sshd-perf-kit && complete -p sshd-perf-kit" 2>/dev/null |
+		grep -qx "complete -F _sshd_perf_kit sshd-perf-kit" &&
+	out=$(ct bash -c ". /usr/share/bash-completion/completions/sshd-perf-kit
+		c () { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _sshd_perf_kit; echo \"\${COMPREPLY[*]}\"; }
+		c sshd-perf-kit st; c sshd-perf-kit test lo; c sshd-perf-kit start LOGIN_S") &&
+	[ "$out" = "$(printf "start status stop\nlogin\nLOGIN_SAMPLES=")" ]
+'
+
+test_expect 'sshd-perf-kit start: the unit runs, a login works' '
+	kit start >"$TEST_TMP/start.out" 2>&1 &&
 	grep -q "unit sshd-perf-test.service" "$TEST_TMP/start.out" &&
 	[ "$(ct systemctl is-active sshd-perf-test.service)" = active ] &&
 	[ "$(ct ssh -F /var/lib/sshd-perf-kit/state/client/ssh_config sshperf-test id -un)" = sshperf ]
 '
 
-test_expect 'LOGIN_SAMPLES=3 ./test-ssh.sh login: report in /var/lib/sshd-perf-kit/results/<date-time>/' '
-	rc=0; kit env LOGIN_SAMPLES=3 ./test-ssh.sh login >"$TEST_TMP/t.out" 2>&1 || rc=$? &&
+test_expect 'sshd-perf-kit test login LOGIN_SAMPLES=3: report in /var/lib/sshd-perf-kit/results/<date-time>/' '
+	rc=0; kit test login LOGIN_SAMPLES=3 >"$TEST_TMP/t.out" 2>&1 || rc=$? &&
 	[ "$rc" -le 1 ] &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	case $report in /var/lib/sshd-perf-kit/results/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]_*/report.md) ;; *) false ;; esac &&
@@ -252,13 +344,14 @@ test_expect 'LOGIN_SAMPLES=3 ./test-ssh.sh login: report in /var/lib/sshd-perf-k
 	grep -qE "\*\*(PASS|FAIL)\*\*" "$TEST_TMP/report.md" &&
 	ct grep -qx "LOGIN_SAMPLES=.\?3.\?" "${report%/report.md}/data/settings.env" &&
 	ct grep -qx "TARGET_LOGIN_P95_MS=.\?4321.\?" "${report%/report.md}/data/settings.env" &&
-	ct grep -qx "kit_dir=/usr/share/sshd-perf-kit" "${report%/report.md}/data/run.env" &&
+	ct grep -qx "kit_dir=/usr/libexec/sshd-perf-kit" "${report%/report.md}/data/run.env" &&
+	ct cat "${report%/report.md}/results.json" | python3 -m json.tool >/dev/null &&
 	ct grep -qx "samples=3" "${report%/report.md}/data/login.env" &&
 	ct grep -qx "target=4321" "${report%/report.md}/data/login.env"
 '
 
-test_expect './start-ssh.sh cleanup leaves the container as installed; the package s folders stay' '
-	kit ./start-ssh.sh cleanup >"$TEST_TMP/c.out" 2>&1 &&
+test_expect 'sshd-perf-kit cleanup leaves the container as installed; the package s folders stay' '
+	kit cleanup >"$TEST_TMP/c.out" 2>&1 &&
 	! ct getent passwd sshperf &&
 	[ "$(ct systemctl show -p LoadState --value sshd-perf-test.service)" = not-found ] &&
 	! ct test -e /var/lib/sshd-perf-kit/state &&
@@ -273,13 +366,14 @@ test_expect 'the container s own ssh.service kept its MainPID and accepts logins
 '
 
 test_expect 'an upgrade (rpm -U --replacepkgs) leaves a running test server and edited settings alone' '
-	kit ./start-ssh.sh -q &&
+	kit start -q &&
 	pid=$(ct systemctl show -p MainPID --value sshd-perf-test.service) && [ "${pid:-0}" -gt 0 ] &&
 	ct rpm -U --replacepkgs --nodeps "$RPM" &&
 	[ "$(ct systemctl show -p MainPID --value sshd-perf-test.service)" = "$pid" ] &&
 	ct getent passwd sshperf >/dev/null &&
 	ct grep -qx "TARGET_LOGIN_P95_MS=4321" /etc/sshd-perf-kit/settings.conf &&
-	kit ./start-ssh.sh status >/dev/null
+	kit status >/dev/null &&
+	ct /usr/libexec/sshd-perf-kit/start-ssh.sh status >/dev/null
 '
 
 test_expect 'rpm -e with a test server set up cleans it up (%preun): only the reports and the edited settings (.rpmsave) stay' '
@@ -289,6 +383,9 @@ test_expect 'rpm -e with a test server set up cleans it up (%preun): only the re
 	[ "$(ct systemctl show -p LoadState --value sshd-perf-test.service)" = not-found ] &&
 	! ct test -e /usr/share/sshd-perf-kit && ! ct test -e /usr/libexec/sshd-perf-kit &&
 	! ct test -e /var/lib/sshd-perf-kit/state &&
+	for f in $(rpm -qlp "$RPM" | grep -v "^/var/lib/sshd-perf-kit\|^/etc/sshd-perf-kit$\|^/usr/lib/\.build-id"); do
+		! ct test -e "$f" -o -L "$f" || { echo "left after rpm -e: $f"; exit 1; }
+	done &&
 	[ "$(ct ls -A /etc/sshd-perf-kit)" = settings.conf.rpmsave ] &&
 	ct grep -qx "TARGET_LOGIN_P95_MS=4321" /etc/sshd-perf-kit/settings.conf.rpmsave &&
 	ct find /var/lib/sshd-perf-kit -name report.md | grep -q . &&
@@ -307,6 +404,31 @@ test_expect 'install and rpm -e again without a test server: %preun does nothing
 	snapshot | grep -vx "exists /var/lib/sshd-perf-kit" >"$TEST_TMP/erased2" &&
 	test_cmp "$TEST_TMP/pristine" "$TEST_TMP/erased2" &&
 	! grep -v "should not be used directly\|assuming you know what" "$TEST_TMP/erase2.out"
+'
+
+# A cleanup that cannot finish (here: userdel fails) must not keep the
+# package: rpm -e succeeds, and %preun prints what is left and the
+# commands that remove it - which, run by hand, leave the container as it
+# was before the package.
+test_expect 'rpm -e when the cleanup fails: the erase succeeds and prints what is left and how to remove it' '
+	ct rpm -i --nodeps "$RPM" 2>/dev/null &&
+	kit start -q &&
+	ct mv /usr/sbin/userdel /usr/sbin/userdel.kit-test &&
+	ct sh -c "printf \"#!/bin/sh\necho userdel: refused by the test >&2\nexit 1\n\" >/usr/sbin/userdel && chmod 0755 /usr/sbin/userdel" &&
+	rc=0; ct rpm -e "$NAME" >"$TEST_TMP/erase3.out" 2>&1 || rc=$?
+	ct mv -f /usr/sbin/userdel.kit-test /usr/sbin/userdel &&
+	[ "$rc" -eq 0 ] && ! ct rpm -q "$NAME" &&
+	! ct test -e /usr/libexec/sshd-perf-kit && ! ct test -e /usr/sbin/sshd-perf-kit &&
+	grep -q "cleanup did not finish; left on this host" "$TEST_TMP/erase3.out" &&
+	grep -q "^  loginctl terminate-user sshperf; userdel --remove sshperf$" "$TEST_TMP/erase3.out" &&
+	grep -q "^  rm -rf /var/lib/sshd-perf-kit/state$" "$TEST_TMP/erase3.out" &&
+	grep -q "the package is removed all the same" "$TEST_TMP/erase3.out" &&
+	ct getent passwd sshperf >/dev/null &&
+	sed -n "s/^  //p" "$TEST_TMP/erase3.out" >"$TEST_TMP/by-hand" &&
+	while IFS= read -r line; do ct bash -c "$line" >/dev/null 2>&1 || true; done <"$TEST_TMP/by-hand" &&
+	! ct getent passwd sshperf && ! ct test -e /var/lib/sshd-perf-kit/state &&
+	snapshot | grep -vx "exists /var/lib/sshd-perf-kit" >"$TEST_TMP/erased3" &&
+	test_cmp "$TEST_TMP/pristine" "$TEST_TMP/erased3"
 '
 
 printf '# container part took %ds\n' "$(( $(date +%s) - ct_start ))"

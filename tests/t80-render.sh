@@ -161,9 +161,40 @@ t = json.load(open(sys.argv[1]))[\"tests\"][\"login\"]
 assert t[\"note\"] == \"say \\\"hi\\\" \\\\ back\\ttab\\x01x\", repr(t[\"note\"])
 assert t[\"zip\"] == \"007\", repr(t[\"zip\"])" "$TEST_TMP/esc/run/results.json"
 	'
+
+	# A host whose CPU model is in Latin-1 (the byte \xe9, "é" there)
+	# and whose name looks like a number: the file must still load as
+	# JSON, keep the types of the schema and say what it replaced.
+	test_expect 'results.json: a non-UTF-8 byte is replaced (with a warning), host=42 stays a string' '
+		mkdir -p "$TEST_TMP/u8" && cp -R "$RES/$X" "$TEST_TMP/u8/run" &&
+		sed -i "s/^host=.*/host=42/; s/^kernel=.*/kernel=6/; s/^cpu_model=.*/cpu_model=Intel(R) Xeon(R) caf\xe9 CPU \xc3\xa9/" \
+			"$TEST_TMP/u8/run/data/environment.env" &&
+		printf "status=PASS\nsummary=-\nreason=12\nfigure=-\n" >"$TEST_TMP/u8/run/data/startup.env" &&
+		"$KIT_DIR/lib/render.sh" "$TEST_TMP/u8/run" >/dev/null 2>"$TEST_TMP/u8/err" &&
+		grep -q "results-json.sh: .*data/environment.env has bytes that are not UTF-8 (cpu_model); they were replaced by U+FFFD" "$TEST_TMP/u8/err" &&
+		python3 -c "import json, sys
+raw = open(sys.argv[1], \"rb\").read()
+raw.decode(\"utf-8\")
+d = json.loads(raw)
+e = d[\"environment\"]
+assert e[\"cpu_model\"] == \"Intel(R) Xeon(R) caf\ufffd CPU \u00e9\", repr(e[\"cpu_model\"])
+assert e[\"host\"] == \"42\" and e[\"kernel\"] == \"6\", (e[\"host\"], e[\"kernel\"])
+assert e[\"cores\"] == 2 and e[\"test_port\"] == 11022
+assert any(\"not UTF-8 (cpu_model)\" in w for w in d[\"warnings\"]), d[\"warnings\"]
+t = d[\"tests\"][\"startup\"]
+assert t[\"summary\"] == \"-\" and t[\"reason\"] == \"12\" and t[\"figure\"] is None, t
+assert d[\"settings\"][\"TEST_USER\"] == \"sshperf\" and d[\"settings\"][\"TEST_PORT\"] == 11022
+" "$TEST_TMP/u8/run/results.json" &&
+		if python3 -c "import jsonschema" 2>/dev/null; then
+			python3 -c "import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)" \
+				"$KIT_DIR/docs/results.schema.json" "$TEST_TMP/u8/run/results.json"
+		fi
+	'
 else
 	test_skip 'results.json: figures, types, directions, change, run info' 'no python3'
 	test_skip 'results.json escapes quotes, backslashes, tabs and control characters' 'no python3'
+	test_skip 'results.json: a non-UTF-8 byte is replaced (with a warning), host=42 stays a string' 'no python3'
 fi
 
 test_expect '--compare A B: %, direction, not compared, bad input' '

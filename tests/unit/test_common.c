@@ -143,6 +143,56 @@ test_opt_u64(void)
 	ok(opt_u64("-n samples", "7", 1, 10) == 7, "opt_u64 \"7\" = 7");
 }
 
+/* version_option in a child with stdout on a pipe: its output and status. */
+static int
+run_version(char *arg, char *out, size_t outsz)
+{
+	char *argv[] = { "/some/dir/sshperf-demo", arg, NULL };
+	int fd[2], status;
+	ssize_t n;
+	size_t len = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(fd) == -1 || (pid = fork()) == -1) {
+		perror("pipe/fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		if (dup2(fd[1], STDOUT_FILENO) == -1)
+			_exit(3);
+		version_option(2, argv);
+		_exit(42);	/* returned: not --version */
+	}
+	close(fd[1]);
+	while (len + 1 < outsz &&
+	    (n = read(fd[0], out + len, outsz - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(fd[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void
+test_version_option(void)
+{
+	char out[256];
+	int rc;
+
+	rc = run_version("--version", out, sizeof(out));
+	ok(rc == 0 && same(out, "sshperf-demo (sshd-perf-kit) " KIT_VERSION "\n"),
+	    "--version prints the helper's name and the kit's version, exit 0 "
+	    "(got %d: %s)", rc, out);
+	ok(strcmp(KIT_VERSION, "unknown") != 0 && KIT_VERSION[0] >= '0' &&
+	    KIT_VERSION[0] <= '9', "KIT_VERSION comes from the build (%s)",
+	    KIT_VERSION);
+	rc = run_version("--help", out, sizeof(out));
+	ok(rc == 42 && out[0] == '\0', "another first argument: version_option "
+	    "returns and prints nothing");
+}
+
 static void
 test_clock(void)
 {
@@ -174,6 +224,7 @@ main(void)
 	test_parse_u64();
 	test_parse_double();
 	test_opt_u64();
+	test_version_option();
 	test_clock();
 	printf("1..%d\n", test_num);
 	return test_failed != 0;
