@@ -54,6 +54,12 @@ unit-tests: $(UNIT_TESTS)
 check: all unit-tests
 	tests/run.sh
 
+# The kit against every upstream OpenSSH release in OPENSSH_SOURCES
+# (default ../shared/vendor/openssh next to the clone), each built once
+# into OPENSSH_CACHE (default /var/cache/sshd-perf-kit-ci/openssh).
+check-openssh: all
+	tests/run.sh tests/openssh/matrix.sh
+
 bench: all
 	tests/bench/run.sh
 
@@ -88,4 +94,4 @@ rpm: dist
 # Keep the shared objects between runs instead of rebuilding them each time.
 .SECONDARY:
 
-.PHONY: all check bench soak clean unit-tests install dist rpm
+.PHONY: all check check-openssh bench soak clean unit-tests install dist rpm
