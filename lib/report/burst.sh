@@ -51,6 +51,11 @@ report_burst () {
 	done
 	printf '\nn = one burst per step (the clients of a step are the samples). The release spread is the time from the release to the last client'"'"'s completed TCP connect; the goal is %s ms or less (for 100 clients on 2 cores), marked ⚠ when exceeded: a wider spread lets early clients finish before late ones arrive, which a real burst would not. Every client'"'"'s row (outcome, exit code, message, times) is in `raw/burst-step-N.tsv`.\n\n' "${goal:-5}"
 
+	for n in $steps; do
+		[ "$(t burst "step_${n}_penalty")" -gt 0 ] 2>/dev/null &&
+			printf 'At %s clients sshd dropped %s connection(s) for a penalty (`PerSourcePenalties`, OpenSSH 9.8 and later), not for `MaxStartups`: the lines are in `raw/burst-step-%s-server.log`.\n\n' \
+				"$n" "$(t burst "step_${n}_penalty")" "$n"
+	done
 	printf '**What `MaxStartups %s` means:** sshd counts the connections that have not finished logging in yet (start:rate:full). While fewer than %s are pending, every new connection is accepted. With %s pending, a new one is refused with a probability of %s%%; the probability rises in a straight line to 100%% at %s pending. The expected numbers below assume that all clients arrive before any of them has logged in, as in this test.\n\n' \
 		"${spec:-?}" "$start" "$start" "$rate" "$full"
 	printf '| Clients at once | Expected with this server (`%s`) | Measured here | Expected with `100:30:200` |\n|---:|---:|---:|---:|\n' "${spec:-?}"
