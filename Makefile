@@ -89,6 +89,12 @@ unit-tests: $(UNIT_TESTS)
 check: all unit-tests
 	tests/run.sh
 
+# The kit against every upstream OpenSSH release in OPENSSH_SOURCES
+# (default ../shared/vendor/openssh next to the clone), each built once
+# into OPENSSH_CACHE (default /var/cache/sshd-perf-kit-ci/openssh).
+check-openssh: all
+	tests/run.sh tests/openssh/matrix.sh
+
 bench: all
 	tests/bench/run.sh
 
@@ -131,4 +137,4 @@ rpm: dist
 # Keep the shared objects between runs instead of rebuilding them each time.
 .SECONDARY:
 
-.PHONY: all man check bench stress-unit soak clean unit-tests install dist rpm
+.PHONY: all man check check-openssh bench stress-unit soak clean unit-tests install dist rpm

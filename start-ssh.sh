@@ -134,11 +134,23 @@ make_host_keys () {
 }
 
 find_sftp_server () {
-	local p
-	for p in /usr/libexec/openssh/sftp-server /usr/lib/openssh/sftp-server /usr/lib/ssh/sftp-server /usr/libexec/sftp-server; do
-		[ -x "$p" ] && { printf '%s\n' "$p"; return 0; }
-	done
-	die "sftp-server not found; install it: dnf install openssh-server (Debian: apt-get install openssh-sftp-server)"
+	[ -n "$SFTP_SERVER" ] || die "sftp-server not found; install it: dnf install openssh-server (Debian: apt-get install openssh-sftp-server)"
+	printf '%s\n' "$SFTP_SERVER"
+}
+
+# config_rejects OUTPUT FILE: the line numbers of FILE that sshd -t
+# (OUTPUT) names as options this build does not take: compiled out
+# ("Unsupported option", e.g. GSSAPI without Kerberos), retired
+# ("Deprecated option") or unknown to this version ("Bad configuration
+# option", e.g. PerSourcePenalties before 9.8). Lines of included files
+# (the crypto policy) are not the kit's and are not named.
+config_rejects () {
+	printf '%s\n' "$1" | tr -d '\r' | awk -v f="$2" '
+		index($0, f " line ") || index($0, f ": line ") {
+			if ($0 !~ /(Unsupported|Deprecated) option|Bad configuration option/) next
+			s = $0; sub(/.* line /, "", s); sub(/[^0-9].*/, "", s)
+			if (s != "") print s
+		}' | sort -un
 }
 
 # render TEMPLATE NAME=value...: prints the template with every @NAME@
@@ -155,21 +167,37 @@ render () {
 	done <"$file"
 }
 
+# probe_sshd_config FILE: asks this sshd which of the candidate's lines
+# it takes (sshd -t on the candidate, no table of versions) and comments
+# out the ones it does not, so that its log stays free of "Unsupported
+# option" lines on every connection. A line it refuses is kept as a
+# comment, saying so. Two passes: the first finds them all (sshd reports
+# every bad option before it stops), the second proves the rest is clean.
+probe_sshd_config () {
+	local file=$1 out lines n pass
+	for pass in 1 2; do
+		out=$("$SSHD" -t -f "$file" 2>&1) || true
+		lines=$(config_rejects "$out" "$file")
+		[ -n "$lines" ] || return 0
+		[ "$pass" = 1 ] || break
+		for n in $lines; do
+			sed -i "${n}s/^/# not taken by this sshd ($OPENSSH_BUILD): /" "$file"
+		done
+	done
+	warn "sshd -t still rejects options of the test configuration after the probe: $(printf '%s' "$out" | tr '\n' ' ')"
+	return 1
+}
+
 # Writes and checks the sshd config; sets config_changed=1 when it differs
 # from the installed one.
 make_sshd_config () {
 	local new="$STATE_DIR/sshd_config.new" out dir
-	local extra="" crypto sftp_server hostkeys="" t
+	local crypto sftp_server hostkeys="" t
 	sftp_server=$(find_sftp_server)
 	for t in $HOSTKEY_TYPES; do
 		hostkeys="${hostkeys:+$hostkeys
 }HostKey ${HOSTKEY_PREFIX}${t}_key"
 	done
-	if version_ge 9.8 "$SSHD_VERSION"; then
-		# All test clients come from 127.0.0.1; 9.8's penalties would
-		# lock the load test out.
-		extra="PerSourcePenalties no"
-	fi
 	if [ -f /etc/crypto-policies/back-ends/opensshserver.config ]; then
 		crypto="Include /etc/crypto-policies/back-ends/opensshserver.config"
 	else
@@ -178,8 +206,10 @@ make_sshd_config () {
 	render "$TEMPLATE_DIR/sshd_config_perf_test.in" PORT="$TEST_PORT" \
 		USER="$TEST_USER" MAX_STARTUPS="$MAX_STARTUPS" PID_FILE="$PID_FILE" \
 		HOSTKEYS="$hostkeys" SFTP_SERVER="$sftp_server" \
-		EXTRA="$extra" CRYPTO_POLICY="$crypto" >"$new"
+		BUILD="$OPENSSH_BUILD ${OPENSSH_BUILD_PREFIX:-(the system OpenSSH)}" \
+		CRYPTO_POLICY="$crypto" >"$new"
 	chmod 0600 "$new"
+	probe_sshd_config "$new" || return 1
 
 	if ! out=$("$SSHD" -t -f "$new" 2>&1); then
 		# Debian's sshd needs its privilege separation folder (/run/sshd),
@@ -205,12 +235,26 @@ make_sshd_config () {
 	say "wrote $SSHD_CONFIG (sshd -t accepts it)"
 }
 
+# The system part of the client configuration: all of /etc/ssh/ssh_config
+# for the system's ssh; for a build of its own only the crypto policy.
+client_include () {
+	local policy=/etc/crypto-policies/back-ends/openssh.config
+	if [ -z "$OPENSSH_BUILD_PREFIX" ]; then
+		printf 'Include /etc/ssh/ssh_config\n'
+	elif [ -f "$policy" ]; then
+		printf 'Include %s\n' "$policy"
+	else
+		printf '# No system crypto policy on this host: OpenSSH defaults apply.\n'
+	fi
+}
+
 make_client_config () {
 	local t
 	render "$TEMPLATE_DIR/ssh_config.in" ALIAS="$HOST_ALIAS" \
 		PORT="$TEST_PORT" USER="$TEST_USER" CLIENT_DIR="$CLIENT_DIR" \
 		CLIENT_CONFIG="$CLIENT_CONFIG" KNOWN_HOSTS="$CLIENT_DIR/known_hosts" \
-		LOGIN_TIMEOUT="$LOGIN_TIMEOUT" DEFAULT_KEY="$DEFAULT_KEY" >"$CLIENT_CONFIG"
+		LOGIN_TIMEOUT="$LOGIN_TIMEOUT" DEFAULT_KEY="$DEFAULT_KEY" \
+		CLIENT_INCLUDE="$(client_include)" >"$CLIENT_CONFIG"
 	# Pin the test server's own host keys: no trust on first use.
 	for t in $HOSTKEY_TYPES; do
 		printf '[127.0.0.1]:%s %s\n' "$TEST_PORT" "$(cut -d' ' -f1,2 "${HOSTKEY_PREFIX}${t}_key.pub")"
@@ -314,6 +358,8 @@ cmd_start () {
 	server_set PORT "$TEST_PORT"
 	server_set USER "$TEST_USER"
 	server_set VERSION "$SSHD_VERSION"
+	server_set BUILD "$OPENSSH_BUILD"
+	server_set OPENSSH_PREFIX "$OPENSSH_BUILD_PREFIX"
 
 	out=$(wait_greeting "$SERVER_START_TIMEOUT") || die "the test server does not answer on 127.0.0.1:$TEST_PORT"
 	msg=$(try_login "$HOST_ALIAS" 2>&1) || {
@@ -346,7 +392,6 @@ cmd_status () {
 	need_root status
 	ensure_helpers
 	load_settings
-	find_tools
 	if [ ! -d "$STATE_DIR" ]; then
 		printf 'state=not-set-up\nstate_dir=%s (absent)\n' "$STATE_DIR"
 		exit 3
@@ -365,6 +410,8 @@ cmd_status () {
 	printf 'address=127.0.0.1:%s\n' "${port:-$TEST_PORT}"
 	printf 'user=%s\n' "$(server_get USER)"
 	printf 'openssh=%s\n' "$(server_get VERSION)"
+	printf 'openssh_build=%s\n' "$(server_get BUILD)"
+	printf 'openssh_prefix=%s\n' "$(server_get OPENSSH_PREFIX)"
 	printf 'mode=%s\n' "$([ "$mode" = systemd ] && echo "systemd ($UNIT_NAME)" || echo "direct (no systemd)")"
 	printf 'selinux_port_label=%s\n' "$label"
 	printf 'config=%s\n' "$SSHD_CONFIG"
@@ -379,7 +426,7 @@ cmd_stop () {
 	need_root stop
 	ensure_helpers
 	load_settings
-	find_tools
+	find_server_tools
 	take_lock
 	# A signal does not stop this half-way: it ends what it began (each
 	# step has a deadline), then exits 130.
@@ -538,7 +585,8 @@ cleanup_exit () {
 cmd_cleanup () {
 	need_root cleanup
 	ensure_helpers
-	find_tools
+	# Cleanup needs no OpenSSH program: it works after the build under
+	# test (OPENSSH_PREFIX) was removed.
 	# Cleanup works even when settings.conf is broken: it needs none.
 	SERVER_START_TIMEOUT=30
 	take_lock

@@ -214,7 +214,7 @@ done
 need_root "$@"
 ensure_helpers
 load_settings
-find_tools
+find_server_tools
 
 avail=" $(available_tests)"
 for t in "$@"; do

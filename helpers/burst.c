@@ -58,6 +58,7 @@ static const char *const outcome_name[] = { "ok", "refused", "failed",
  */
 static const char *const refusal_marks[] = {
 	"Exceeded MaxStartups",
+	"Not allowed at this time",	/* sshd >= 9.8 */
 	"exchange_identification: Connection closed by remote host",
 	"exchange_identification: read: Connection reset by peer",
 	"exchange_identification: Connection reset by peer",
@@ -75,6 +76,7 @@ struct client {
 	int		 ready;
 	int		 connected;	/* the gate reported its connect */
 	int		 connect_errno;
+	unsigned	 local_port;	/* of its connection, 0 unknown */
 	int		 exit_code;	/* 0..255 or 128+signal */
 	int		 timed_out;
 	uint64_t	 ready_ns, woke_ns, connect_ns, done_ns;
@@ -218,12 +220,12 @@ static void
 gate_record(struct burst *b, char *rec, uint64_t arrived_ns)
 {
 	struct client *c;
-	char *f[6], *save = NULL;
+	char *f[7], *save = NULL;
 	const char *errstr;
-	uint64_t woke, conn, e;
+	uint64_t woke, conn, e, port = 0;
 	int nf = 0;
 
-	for (f[nf] = strtok_r(rec, " ", &save); f[nf] != NULL && nf < 5;
+	for (f[nf] = strtok_r(rec, " ", &save); f[nf] != NULL && nf < 6;
 	    f[nf] = strtok_r(NULL, " ", &save))
 		nf++;
 	if (nf < 2 || (c = client_of(b, f[1])) == NULL) {
@@ -236,10 +238,12 @@ gate_record(struct burst *b, char *rec, uint64_t arrived_ns)
 			c->ready_ns = arrived_ns;
 			b->n_ready++;
 		}
-	} else if (strcmp(f[0], "C") == 0 && nf == 5 &&
+	} else if (strcmp(f[0], "C") == 0 && (nf == 5 || nf == 6) &&
 	    parse_u64(f[2], 0, UINT64_MAX, &woke, &errstr) == 0 &&
 	    parse_u64(f[3], 0, UINT64_MAX, &conn, &errstr) == 0 &&
-	    parse_u64(f[4], 0, 4095, &e, &errstr) == 0) {
+	    parse_u64(f[4], 0, 4095, &e, &errstr) == 0 &&
+	    (nf == 5 || parse_u64(f[5], 0, 65535, &port, &errstr) == 0)) {
+		c->local_port = (unsigned)port;
 		c->woke_ns = woke;
 		c->connect_ns = conn;
 		c->connect_errno = (int)e;
@@ -692,7 +696,7 @@ print_rows(const struct burst *b, FILE *out)
 
 	if (b->header)
 		fprintf(out, "client\toutcome\texit\twoke_ms\tconnect_ms\t"
-		    "done_ms\tmessage\n");
+		    "done_ms\tmessage\tlocal_port\n");
 	for (i = 0; i < b->n; i++) {
 		c = &b->c[i];
 		o = outcome_of(c);
@@ -717,7 +721,11 @@ print_rows(const struct burst *b, FILE *out)
 			msg = "still running at the deadline";
 		else
 			msg = "no message";
-		fprintf(out, "\t%s\n", msg);
+		fprintf(out, "\t%s", msg);
+		if (c->local_port != 0)
+			fprintf(out, "\t%u\n", c->local_port);
+		else
+			fprintf(out, "\t-\n");
 	}
 	if (fflush(out) == EOF || ferror(out))
 		err(2, "writing the result");

@@ -10,8 +10,8 @@
  *   DIR/ready  each gate writes "R client pid\n" when it waits; records
  *              are shorter than PIPE_BUF, so they never interleave.
  *   DIR/connects  a plain file; each gate appends (O_APPEND, one write)
- *              "C client woke_ns connect_ns errno\n" after its connect,
- *              CLOCK_MONOTONIC ns. A file, not a pipe: the write wakes
+ *              "C client woke_ns connect_ns errno local_port\n" after its
+ *              connect, CLOCK_MONOTONIC ns. A file, not a pipe: the write wakes
  *              nobody while the other gates are still connecting.
  *   DIR/go     each gate holds it open for reading; the releaser holds the
  *              only writer and closes it: every gate sees the hang-up at
@@ -219,6 +219,7 @@ main(int argc, char *argv[])
 	char record[160];
 	uint64_t timeout_ms = DEFAULT_TIMEOUT_MS, woke_ns, connect_ns;
 	int ch, gai, fd, len, saved, sock;
+	unsigned lport;
 
 	memset(&g, 0, sizeof(g));
 	g.pass_fd = 1;
@@ -289,8 +290,27 @@ main(int argc, char *argv[])
 		 */
 		(void)sched_yield();
 	}
-	len = snprintf(record, sizeof(record), "C %s %llu %llu %d\n", g.client,
-	    (unsigned long long)woke_ns, (unsigned long long)connect_ns, saved);
+	/*
+	 * The connection's local port: sshd names it in its log ("drop
+	 * connection #N from [127.0.0.1]:PORT", "Connection from 127.0.0.1
+	 * port PORT"), which is how the releaser matches the server's words
+	 * to this client. 0 when there is no connection.
+	 */
+	lport = 0;
+	if (fd != -1) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+			if (ss.ss_family == AF_INET)
+				lport = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+			else if (ss.ss_family == AF_INET6)
+				lport = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		}
+	}
+	len = snprintf(record, sizeof(record), "C %s %llu %llu %d %u\n",
+	    g.client, (unsigned long long)woke_ns,
+	    (unsigned long long)connect_ns, saved, lport);
 	report(g.connects_fd, record, (size_t)len);
 	close(g.connects_fd);
 	close(g.go_fd);

@@ -16,7 +16,7 @@
 #define MAX_LINE	1024
 
 enum kind { K_INT, K_NUM, K_PORT, K_USER, K_MAXSTARTUPS, K_INTLIST, K_ENUM,
-	K_DIR, K_CIPHERS };
+	K_DIR, K_CIPHERS, K_PREFIX };
 
 struct setting {
 	char		*name;
@@ -108,6 +108,8 @@ read_schema(struct settings *all, const char *path)
 			s->kind = K_DIR;
 		else if (strcmp(kind, "ciphers") == 0)
 			s->kind = K_CIPHERS;
+		else if (strcmp(kind, "prefix") == 0)
+			s->kind = K_PREFIX;
 		else
 			errx(2, "%s line %d: unknown kind %s", path, line, kind);
 	}
@@ -272,6 +274,20 @@ check(const struct setting *s, char *form, size_t formlen)
 			    strchr("._-/+@,:", *p) == NULL)
 				return form;
 		return NULL;
+	case K_PREFIX:
+		snprintf(form, formlen, "empty (the system's OpenSSH), or the "
+		    "absolute path of an OpenSSH installation prefix (letters, "
+		    "digits and . _ - / + @ , :; no ..), e.g. /opt/openssh-9.9p1");
+		if (v[0] == '\0')
+			return NULL;
+		if (v[0] != '/' || strstr(v, "/../") != NULL ||
+		    (strlen(v) >= 3 && strcmp(v + strlen(v) - 3, "/..") == 0))
+			return form;
+		for (p = v; *p != '\0'; p++)
+			if (!isalnum((unsigned char)*p) &&
+			    strchr("._-/+@,:", *p) == NULL)
+				return form;
+		return NULL;
 	case K_CIPHERS:
 		snprintf(form, formlen, "empty (every allowed cipher), or "
 		    "cipher names separated by spaces (see ssh -Q cipher)");
@@ -288,7 +304,8 @@ check(const struct setting *s, char *form, size_t formlen)
 static int
 empty_allowed(const struct setting *s)
 {
-	return s->kind == K_DIR || s->kind == K_CIPHERS;
+	return s->kind == K_DIR || s->kind == K_CIPHERS ||
+	    s->kind == K_PREFIX;
 }
 
 static void

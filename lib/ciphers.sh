@@ -13,15 +13,16 @@
 #   ssh-Q.txt   ssh -Q cipher (what the client program can do at all)
 
 # ciphers_field FILE KEY: the comma list after "KEY " in FILE, one per line.
+# The key in any case: OpenSSH 10 prints "Ciphers ...", older ones "ciphers ...".
 ciphers_field () {
-	awk -v k="$2" '$1 == k { n = split($2, a, ","); for (i = 1; i <= n; i++) print a[i]; exit }' "$1"
+	awk -v k="$2" 'tolower($1) == k { n = split($2, a, ","); for (i = 1; i <= n; i++) print a[i]; exit }' "$1"
 }
 
 # The client's offer: ssh -G's list, each of which ssh -Q knows; without
 # a ciphers line in -G (never seen), ssh -Q's whole list.
 ciphers_client () {
 	local g=$1 q=$2
-	if grep -q '^ciphers ' "$g"; then
+	if grep -qi '^ciphers ' "$g"; then
 		ciphers_field "$g" ciphers | grep -vxF -e '' | awk 'NR == FNR { q[$0] = 1; next } q[$0]' "$q" -
 	else
 		grep -v '^#' "$q"
@@ -125,4 +126,13 @@ ciphers_check () {
 			printf "setting TRANSFER_CIPHERS=\"%s\" names ciphers the transfer test cannot use: %s; usable here: %s (or leave TRANSFER_CIPHERS empty for all of them)\n", wanted, bad, (use == "" ? "none" : use)
 			exit 1
 		}' "$2" "$3" "$4"
+}
+
+# sshd_effective_kv < SSHD_T: the effective sshd settings that matter for
+# performance, as sshd_KEY=value lines with the key in lower case (the
+# report's environment section). OpenSSH 10 prints the keys of sshd -T
+# in CamelCase ("Ciphers ..."), older ones in lower case.
+sshd_effective_kv () {
+	awk '{ $1 = tolower($1) } $1 ~ /^(ciphers|macs|kexalgorithms|hostkeyalgorithms|pubkeyacceptedalgorithms|maxstartups|maxsessions|logingracetime|usepam|usedns|gssapiauthentication|persourcepenalties|compression|clientaliveinterval|authorizedkeyscommand|loglevel)$/ {
+		k = $1; $1 = ""; sub(/^ /, ""); print "sshd_" k "=" $0 }'
 }

@@ -152,7 +152,20 @@ program () {
 	return 0
 }
 
+# The OpenSSH build under test: the system's (prefix empty: sshd, ssh,
+# sftp and ssh-keygen from the pinned PATH) or the installation below a
+# prefix (OPENSSH_PREFIX). Server and clients always come from the same
+# build; the rest of PATH stays pinned. Sets SSHD SSH SFTP SSH_KEYGEN
+# SFTP_SERVER, OPENSSH_BUILD ("OpenSSH_9.9p1") and OPENSSH_BUILD_PREFIX
+# (empty for the system's). find_tools [PREFIX]; without an argument the
+# setting OPENSSH_PREFIX.
 find_tools () {
+	local prefix=${1-${OPENSSH_PREFIX:-}}
+	OPENSSH_BUILD_PREFIX=$prefix
+	if [ -n "$prefix" ]; then
+		openssh_prefix_tools "$prefix"
+		return 0
+	fi
 	SSHD=$(program sshd)
 	SSH=$(program ssh)
 	SSH_KEYGEN=$(program ssh-keygen)
@@ -161,6 +174,92 @@ find_tools () {
 	if [ -z "$SSH" ] || [ -z "$SFTP" ] || [ -z "$SSH_KEYGEN" ]; then
 		die "ssh, sftp or ssh-keygen not found; install them: dnf install openssh-clients (Debian: apt-get install openssh-client)"
 	fi
+	SFTP_SERVER=""
+	local p
+	for p in /usr/libexec/openssh/sftp-server /usr/lib/openssh/sftp-server /usr/lib/ssh/sftp-server /usr/libexec/sftp-server; do
+		[ -x "$p" ] && { SFTP_SERVER=$p; break; }
+	done
+	OPENSSH_BUILD=$(openssh_build "$SSH")
+}
+
+# runs FILE: true when FILE can be executed at all (its loader finds its
+# libraries); it is called with an unknown option, which every OpenSSH
+# program answers with its usage text.
+runs () {
+	local out rc=0
+	out=$("$1" -\? 2>&1 </dev/null) || rc=$?
+	case $rc in 126 | 127) return 1 ;; esac
+	case $out in *"error while loading shared libraries"* | *"cannot execute"*) return 1 ;; esac
+	return 0
+}
+
+# openssh_prefix_tools PREFIX: the programs of the build below PREFIX,
+# checked before anything on the host changes: each file exists and
+# runs, ssh -V names a version, sshd is the same version, and the
+# per-connection programs of that version (sshd-session from 9.8,
+# sshd-auth from 10.0) are there. Otherwise one line and exit 2.
+openssh_prefix_tools () {
+	local prefix=${1%/} f missing="" broken="" version sshd_version
+	[ -d "$prefix" ] || die "OPENSSH_PREFIX=$1: no such folder; set it to the prefix of an OpenSSH installation (the folder that holds sbin/sshd and bin/ssh), or empty for the system's OpenSSH"
+	for f in sbin/sshd bin/ssh bin/sftp bin/ssh-keygen libexec/sftp-server; do
+		if [ ! -f "$prefix/$f" ] || [ ! -x "$prefix/$f" ]; then
+			missing="$missing $f"
+		elif ! runs "$prefix/$f"; then
+			broken="$broken $f"
+		fi
+	done
+	[ -z "$missing" ] || die "OPENSSH_PREFIX=$1 is not a complete OpenSSH installation: missing${missing} (run make install there, or set OPENSSH_PREFIX to the right prefix)"
+	[ -z "$broken" ] || die "OPENSSH_PREFIX=$1: cannot run${broken} (a library it needs is missing?); check with: ldd $prefix/${broken# }"
+	version=$(openssh_version "$prefix/bin/ssh")
+	[ -n "$version" ] || die "OPENSSH_PREFIX=$1: $prefix/bin/ssh -V names no OpenSSH version ($("$prefix/bin/ssh" -V 2>&1 | head -n 1)); set OPENSSH_PREFIX to an OpenSSH installation"
+	sshd_version=$(openssh_version "$prefix/sbin/sshd")
+	[ "$sshd_version" = "$version" ] || die "OPENSSH_PREFIX=$1: sbin/sshd is OpenSSH ${sshd_version:-(unknown)} but bin/ssh is $version; server and clients must come from one build: reinstall it"
+	missing=""
+	if version_ge 9.8 "$version"; then
+		for f in libexec/sshd-session $(version_ge 10.0 "$version" && echo libexec/sshd-auth); do
+			if [ ! -f "$prefix/$f" ] || [ ! -x "$prefix/$f" ]; then
+				missing="$missing $f"
+			elif ! runs "$prefix/$f"; then
+				broken="$broken $f"
+			fi
+		done
+	fi
+	[ -z "$missing" ] || die "OPENSSH_PREFIX=$1 holds OpenSSH $version but not${missing}, which sshd $version runs for every connection: run make install there again"
+	[ -z "$broken" ] || die "OPENSSH_PREFIX=$1: cannot run${broken}; check with: ldd $prefix/${broken# }"
+	# Its privilege separation user is compiled in (configure
+	# --with-privsep-user); sshd names it when it is missing. The kit
+	# does not create system users: the administrator does, once.
+	f=$("$prefix/sbin/sshd" -t -f /dev/null 2>&1 | tr -d '\r' | sed -n 's/.*Privilege separation user \([^ ]*\) does not exist.*/\1/p' | head -n 1)
+	[ -z "$f" ] || die "OPENSSH_PREFIX=$1: its sshd runs unprivileged parts as user $f, which does not exist here; create it once: useradd --system --no-create-home --home-dir /var/empty --shell /sbin/nologin $f"
+	SSHD=$prefix/sbin/sshd
+	SSH=$prefix/bin/ssh
+	SFTP=$prefix/bin/sftp
+	SSH_KEYGEN=$prefix/bin/ssh-keygen
+	SFTP_SERVER=$prefix/libexec/sftp-server
+	OPENSSH_BUILD=$(openssh_build "$SSH")
+	OPENSSH_BUILD_PREFIX=$prefix
+}
+
+# The tools of the build the test server was set up with (server.env),
+# for the commands that use a running server (test-ssh.sh, status, stop).
+# An OPENSSH_PREFIX that names another build is refused: the server and
+# the clients must come from one build, and only start-ssh.sh switches it.
+find_server_tools () {
+	local recorded
+	if [ -z "$(server_get MODE)" ]; then
+		find_tools
+		return 0
+	fi
+	recorded=$(server_get OPENSSH_PREFIX)
+	if [ -n "${OPENSSH_PREFIX:-}" ] && [ "${OPENSSH_PREFIX%/}" != "$recorded" ]; then
+		die "the test server runs OpenSSH from ${recorded:-the system}, not from OPENSSH_PREFIX=$OPENSSH_PREFIX; switch it first: OPENSSH_PREFIX=$OPENSSH_PREFIX ./start-ssh.sh"
+	fi
+	find_tools "$recorded"
+}
+
+# "OpenSSH_9.9p1" from ssh -V (its first word, without the comma).
+openssh_build () {
+	"$1" -V 2>&1 | grep -o 'OpenSSH_[^ ,]*' | head -n 1
 }
 
 # "9.2" from "OpenSSH_9.2p1 ..." or "OpenSSH_9.2, OpenSSL ...".

@@ -96,11 +96,29 @@ previous_run () {
 	[ -z "$best" ] || printf '%s\n' "$best"
 }
 
+# cmp_prefix RUN: the OPENSSH_PREFIX of a run, or "the system OpenSSH".
+cmp_prefix () {
+	local p
+	p=$(cmp_get "$1/data/environment.env" openssh_prefix)
+	printf '%s' "${p:-the system OpenSSH}"
+}
+
 # compare_report A B: the comparison report (markdown) of two runs on stdout.
 compare_report () {
 	local a="$1" b="$2" name ea eb fa fb unit label change dir sa sb note
+	local ba bb
+	ba=$(cmp_get "$a/data/environment.env" openssh_build)
+	[ -n "$ba" ] || ba=$(cmp_get "$a/data/environment.env" openssh_server)
+	bb=$(cmp_get "$b/data/environment.env" openssh_build)
+	[ -n "$bb" ] || bb=$(cmp_get "$b/data/environment.env" openssh_server)
+	# Runs of two OpenSSH builds compare the builds as much as the
+	# settings: the first line says so.
+	if [ "$ba" != "$bb" ] || [ "$(cmp_get "$a/data/environment.env" openssh_prefix)" != "$(cmp_get "$b/data/environment.env" openssh_prefix)" ]; then
+		printf '# Comparison of two sshd-perf-kit runs of different OpenSSH builds: %s (A) and %s (B)\n' "${ba:-unknown}" "${bb:-unknown}"
+	else
+		printf '# Comparison of two sshd-perf-kit runs\n'
+	fi
 	cat <<EOF
-# Comparison of two sshd-perf-kit runs
 
 | | A (before) | B (after) |
 |---|---|---|
@@ -108,6 +126,7 @@ compare_report () {
 | Host | $(cmp_get "$a/data/environment.env" host) | $(cmp_get "$b/data/environment.env" host) |
 | Tested | $(cmp_get "$a/data/run.env" started_local) | $(cmp_get "$b/data/run.env" started_local) |
 | OpenSSH server | $(cmp_get "$a/data/environment.env" openssh_server) | $(cmp_get "$b/data/environment.env" openssh_server) |
+| OpenSSH prefix | $(cmp_prefix "$a") | $(cmp_prefix "$b") |
 | Verdict | $(cmp_get "$a/data/verdict.env" verdict) | $(cmp_get "$b/data/verdict.env" verdict) |
 
 Change = (B - A) / A of each metric's main figure; better or worse follows

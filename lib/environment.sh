@@ -6,6 +6,8 @@ PROG=environment.sh
 KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 # shellcheck source=lib/common.sh
 . "$KIT_DIR/lib/common.sh"
+# shellcheck source=lib/ciphers.sh
+. "$KIT_DIR/lib/ciphers.sh"
 
 kv () {
 	printf '%s=%s\n' "$1" "$(printf '%s' "$2" | tr '\n\t' '  ' | sed 's/  *$//')"
@@ -22,8 +24,26 @@ kv cores "$(nproc)"
 kv aes_ni "$(grep -qw aes /proc/cpuinfo && echo yes || echo no)"
 kv ram_mb "$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
 kv ram_available_mb "$(awk '/^MemAvailable:/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
-kv openssh_server "$(sshd -V 2>&1 | grep -o 'OpenSSH_[^ ,]*' | head -n 1)"
-kv openssh_client "$(ssh -V 2>&1 | head -n 1)"
+# The build under test (the one the server was set up with): server and
+# clients from the same build.
+find_server_tools
+kv openssh_server "$("$SSHD" -V 2>&1 | grep -o 'OpenSSH_[^ ,]*' | head -n 1)"
+kv openssh_client "$("$SSH" -V 2>&1 | head -n 1)"
+kv openssh_build "$OPENSSH_BUILD"
+kv openssh_prefix "${OPENSSH_BUILD_PREFIX:-}"
+kv openssh_sshd "$SSHD"
+kv openssh_ssh "$SSH"
+# Which processes serve one connection (they follow from the programs
+# the build installed, which start-ssh.sh checked): the listener's
+# child, from 9.8 sshd-session, from 10.0 also sshd-auth before the login.
+libexec=$(dirname "$SFTP_SERVER")
+model="sshd (one forked child per connection)"
+if [ -x "$libexec/sshd-auth" ] && [ -x "$libexec/sshd-session" ] && version_ge 10.0 "$(openssh_version "$SSHD")"; then
+	model="sshd listener, sshd-session per connection, sshd-auth until the login"
+elif [ -x "$libexec/sshd-session" ] && version_ge 9.8 "$(openssh_version "$SSHD")"; then
+	model="sshd listener, sshd-session per connection"
+fi
+kv openssh_process_model "$model"
 kv openssl "$(openssl version 2>/dev/null || echo 'not installed (command openssl missing)')"
 if command -v update-crypto-policies >/dev/null 2>&1; then
 	kv crypto_policy "$(update-crypto-policies --show 2>/dev/null)"
@@ -39,6 +59,4 @@ kv test_user "$(server_get USER)"
 
 # The effective settings of the test server that matter for performance.
 user=$(server_get USER)
-"$(command -v sshd)" -T -f "$SSHD_CONFIG" -C "user=${user:-root},addr=127.0.0.1,host=localhost" 2>/dev/null |
-	awk '$1 ~ /^(ciphers|macs|kexalgorithms|hostkeyalgorithms|pubkeyacceptedalgorithms|maxstartups|maxsessions|logingracetime|usepam|usedns|gssapiauthentication|persourcepenalties|compression|clientaliveinterval|authorizedkeyscommand)$/ {
-		k = $1; $1 = ""; sub(/^ /, ""); print "sshd_" k "=" $0 }'
+"$SSHD" -T -f "$SSHD_CONFIG" -C "user=${user:-root},addr=127.0.0.1,host=localhost" 2>/dev/null | sshd_effective_kv

@@ -105,9 +105,23 @@ header () {
 | Host | $(get "$env" host) ($(get "$env" os), $(get "$env" cores) cores) |
 | Tested | $(get "$run" started_local), took $secs s |
 | Server | test sshd $(get "$env" openssh_server) on 127.0.0.1:$(get "$env" test_port), $(mode_text "$(get "$env" service_mode)") |
+| OpenSSH build | $(build_text "$env") |
 | What | a second sshd with its own configuration, host keys and user \`$(get "$env" test_user)\`, next to the real one, which was not touched; clients on the same machine over loopback |
 
 EOF
+}
+
+# build_text ENV: which OpenSSH build was measured (server and clients).
+build_text () {
+	local b p
+	b=$(get "$1" openssh_build)
+	p=$(get "$1" openssh_prefix)
+	[ -n "$b" ] || b=$(get "$1" openssh_server)
+	if [ -n "$p" ]; then
+		printf '%s, installed below `%s` (OPENSSH_PREFIX; server and clients from this build)' "${b:-unknown}" "$p"
+	else
+		printf "%s, the system's (server and clients)" "${b:-unknown}"
+	fi
 }
 
 mode_text () {
@@ -229,6 +243,8 @@ environment () {
 | CPU | $(get "$env" cpu_model), $(get "$env" cores) cores, AES-NI: $(get "$env" aes_ni) |
 | RAM | $(get "$env" ram_mb) MB ($(get "$env" ram_available_mb) MB available at the start) |
 | OpenSSH | server $(get "$env" openssh_server); client $(get "$env" openssh_client) |
+| OpenSSH build | $(build_text "$env"); sshd \`$(get "$env" openssh_sshd)\`, ssh \`$(get "$env" openssh_ssh)\` |
+| Process model | $(get "$env" openssh_process_model) |
 | OpenSSL | $(get "$env" openssl) |
 | Crypto policy | $(get "$env" crypto_policy); FIPS mode $(get "$env" fips) |
 | SELinux | $(get "$env" selinux) |

@@ -34,6 +34,13 @@ test_expect 'an environment variable overrides the file and is named' '
 	grep -qx "SETTINGS_FROM_ENV='"'"'LOGIN_SAMPLES'"'"'" "$TEST_TMP/all"
 '
 
+test_expect 'OPENSSH_PREFIX: empty or an absolute path without .., nothing else' '
+	OPENSSH_PREFIX= settings | grep -qx "OPENSSH_PREFIX='"'"''"'"'" &&
+	OPENSSH_PREFIX=/opt/openssh-9.9p1 settings | grep -qx "OPENSSH_PREFIX='"'"'/opt/openssh-9.9p1'"'"'" &&
+	bad OPENSSH_PREFIX opt/openssh && bad OPENSSH_PREFIX /opt/../etc && bad OPENSSH_PREFIX /opt/x/.. &&
+	bad OPENSSH_PREFIX "/opt/a b" && bad OPENSSH_PREFIX "/opt/\$(id)"
+'
+
 test_expect 'whole numbers: letters, zero, negative, empty, too large' '
 	bad LOGIN_SAMPLES abc && bad LOGIN_SAMPLES 0 && bad LOGIN_SAMPLES -1 &&
 	bad LOGIN_SAMPLES "" && bad LOGIN_SAMPLES 99999999999999999999 &&

@@ -121,4 +121,33 @@ test_expect 'check: OpenSSH 10 prints sshd -T keys in CamelCase; read the same' 
 	grep -q "chacha20-poly1305@openssh.com not allowed by the test server" out
 '
 
+test_expect 'OpenSSH 10.5p1 (sshd -T in CamelCase, recorded): the six default ciphers, chacha20-poly1305 the default' '
+	grep -q "^Ciphers " "$D/sshd-T-openssh105.txt" &&
+	echo "chacha20-poly1305@openssh.com* aes128-gcm@openssh.com aes256-gcm@openssh.com aes128-ctr aes192-ctr aes256-ctr" >want &&
+	common openssh105 openssh105 openssh105 >got &&
+	test_cmp want got &&
+	[ "$(ciphers_mac "$D/sshd-T-openssh105.txt" "$D/ssh-G-openssh105.txt")" = umac-64-etm@openssh.com ] &&
+	ciphers_select aes256-ctr "$D/sshd-T-openssh105.txt" "$D/ssh-G-openssh105.txt" "$D/ssh-Q-openssh105.txt" >got &&
+	printf "aes256-ctr\t-\n" >want && test_cmp want got
+'
+
+test_expect 'ssh -G in CamelCase too: the same table as in lower case' '
+	awk "{ \$1 = toupper(substr(\$1, 1, 1)) substr(\$1, 2); print }" "$D/ssh-G-openssh105.txt" >ssh-G-camel.txt &&
+	grep -q "^Ciphers " ssh-G-camel.txt &&
+	ciphers_common "$D/sshd-T-openssh105.txt" ssh-G-camel.txt "$D/ssh-Q-openssh105.txt" >got &&
+	ciphers_common "$D/sshd-T-openssh105.txt" "$D/ssh-G-openssh105.txt" "$D/ssh-Q-openssh105.txt" >want &&
+	test_cmp want got && [ "$(wc -l <got)" -eq 6 ] &&
+	[ "$(ciphers_mac "$D/sshd-T-openssh105.txt" ssh-G-camel.txt)" = umac-64-etm@openssh.com ]
+'
+
+test_expect 'the report environment keys from sshd -T, lower case and CamelCase alike' '
+	sshd_effective_kv <"$D/sshd-T-openssh105.txt" >camel &&
+	grep -qx "sshd_maxstartups=10:30:100" camel &&
+	grep -q "^sshd_kexalgorithms=mlkem768x25519-sha256," camel &&
+	grep -qx "sshd_persourcepenalties=no" camel &&
+	grep -qx "sshd_loglevel=VERBOSE" camel &&
+	sshd_effective_kv <"$D/sshd-T-debian12.txt" >lower &&
+	grep -q "^sshd_ciphers=" lower && grep -q "^sshd_maxstartups=" lower
+'
+
 test_done

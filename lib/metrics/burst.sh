@@ -2,9 +2,12 @@
 # burst: for each step of BURST_STEPS, N ssh clients are started and held
 # at a barrier (sshperf-gate as their ProxyCommand, after ssh's own start-up),
 # then released at the same moment by sshperf-burst; each is timed from the
-# release. Per step: logged in, refused by MaxStartups (from the client's
-# message, confirmed from the server's log where it has the lines), other
-# failures, and the release spread (release to the last TCP connect).
+# release. Per step: logged in, refused by MaxStartups, other failures,
+# and the release spread (release to the last TCP connect). Refusals are
+# the server's words: each client is matched to sshd's log by the local
+# port of its connection (burst_classify); a client's own message counts
+# only where the log says nothing, and a difference between the two is
+# a warning with the counts.
 # Result: the highest step where every client logged in.
 
 BURST_SPREAD_GOAL_MS=5	# for 100 clients on 2 cores
@@ -22,7 +25,7 @@ burst_maxstartups () {
 	local spec
 	spec=$(sed -n 's/^sshd_maxstartups=//p' "$DATA_DIR/environment.env" 2>/dev/null | tail -n 1)
 	[ -n "$spec" ] || spec=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" 2>/dev/null |
-		awk '$1 == "maxstartups" { print $2 }')
+		awk 'tolower($1) == "maxstartups" { print $2 }')
 	printf '%s\n' "${spec:-$MAX_STARTUPS}"
 }
 
@@ -77,19 +80,96 @@ burst_log_since () {
 	esac
 }
 
-# Refusals the log shows, from its lines on stdin. At LogLevel INFO sshd
-# logs only the first "drop connection #N ... past MaxStartups" of a
-# throttling period, and the period's total when it ends ("exited
-# MaxStartups throttling after ..., N connections dropped"); at VERBOSE
-# every drop.
-burst_log_drops () {
-	awk '
-		/drop connection #[0-9]+ from .* past MaxStartups/ { pending++ }
-		/exited MaxStartups throttling after .*connections dropped/ {
-			for (i = 1; i <= NF; i++) if ($(i + 1) == "connections") n = $i + 0
-			total += n; pending = 0
+# burst_classify CLIENTS_TSV SERVER_LOG PORT: each client of a step
+# classified from the server's own log. Every gate reported the local port
+# of its connection (last column of CLIENTS_TSV), and sshd at LogLevel
+# VERBOSE names that port: "drop connection #N from [ADDR]:PORT on
+# [ADDR]:TEST_PORT <reason>" when the listener turns the connection away
+# (MaxStartups; penalties from 9.8), "Connection from ADDR port PORT on
+# ADDR port TEST_PORT" when a session starts for it. A client that
+# connected but that the log names in neither line was dropped without a
+# line of its own (OpenSSH 10 rate-limits its drop lines: "Maxstartups
+# logging rate-limited: additional N connections dropped"). The client's
+# own message decides only where the log says nothing (no log at all, or
+# the client never connected).
+# Prints "client<TAB>class<TAB>source<TAB>client_outcome" per client,
+# then "#key=value" lines: ok refused failed timeout (the classification),
+# client_refused (by the clients' messages), log (yes/no), log_named,
+# log_unnamed, log_other_drops (drop lines for other connections),
+# log_ratelimited (the N of rate-limit notes), penalty (drops for another
+# reason than MaxStartups), disagree (clients whose own message says
+# otherwise), pending (connected clients the log does not name yet).
+burst_classify () {
+	awk -F'\t' -v tport="$3" '
+	function port_after(s, key,   i) {
+		i = index(s, key)
+		if (i == 0) return ""
+		s = substr(s, i + length(key))
+		if (s !~ /^[0-9]/) return ""
+		return s + 0
+	}
+	FILENAME == ARGV[1] {
+		line = $0
+		if ((i = index(line, "drop connection #")) > 0) {
+			s = substr(line, i)
+			j = index(s, " from [")
+			if (j == 0) next
+			s = substr(s, j + 7)
+			p = port_after(s, "]:")
+			k = index(s, " on [")
+			if (p == "" || k == 0) next
+			s = substr(s, k + 5)
+			if (port_after(s, "]:") != tport + 0) next
+			seen = 1
+			drop[p] = (tolower(s) ~ /maxstartups/) ? "maxstartups" : "other"
+			next
 		}
-		END { print total + pending }'
+		if ((i = index(line, "Connection from ")) > 0) {
+			s = substr(line, i + 16)
+			p = port_after(s, " port ")
+			k = index(s, " on ")
+			if (p == "" || k == 0) next
+			if (port_after(substr(s, k), " port ") != tport + 0) next
+			seen = 1
+			adm[p] = 1
+			next
+		}
+		if ((i = index(line, "logging rate-limited: additional ")) > 0) {
+			ratelimited += substr(line, i + 33) + 0
+			seen = 1
+		}
+		next
+	}
+	FNR == 1 { next }
+	{
+		client = $1; out = $2; lp = $8
+		if (out == "refused") client_refused++
+		if (!seen) { cls = out; src = "client" }
+		else if (lp != "-" && lp != "" && (lp in drop)) {
+			cls = "refused"; src = "server"; named++
+			if (drop[lp] != "maxstartups") penalty++
+			mine[lp] = 1
+		} else if (lp != "-" && lp != "" && (lp in adm)) {
+			cls = (out == "refused") ? "failed" : out; src = "server"
+		} else if (lp != "-" && lp != "") {
+			if (out == "ok" || out == "timeout") { cls = out; src = "client"; pending++ }
+			else { cls = "refused"; src = "server (no line)"; unnamed++ }
+		} else { cls = out; src = "client" }
+		if ((cls == "refused") != (out == "refused")) disagree++
+		count[cls]++
+		print client "\t" cls "\t" src "\t" out
+	}
+	END {
+		for (p in drop) if (!(p in mine)) other++
+		printf "#ok=%d\n#refused=%d\n#failed=%d\n#timeout=%d\n", count["ok"], count["refused"], count["failed"], count["timeout"]
+		printf "#client_refused=%d\n#log=%s\n#log_named=%d\n#log_unnamed=%d\n", client_refused, seen ? "yes" : "no", named, unnamed
+		printf "#log_other_drops=%d\n#log_ratelimited=%d\n#penalty=%d\n#disagree=%d\n#pending=%d\n", other, ratelimited, penalty, disagree, pending
+	}' "$2" "$1"
+}
+
+# burst_class BASE KEY: a summary value of a step's classification.
+burst_class () {
+	sed -n "s/^#$2=//p" "$1-class.tsv"
 }
 
 # One step of N clients; appends a row to the steps TSV. Status 3 when no
@@ -97,9 +177,9 @@ burst_log_drops () {
 # or on ssh's own ConnectTimeout): the server does not answer.
 burst_step () {
 	local n=$1 steps=$2 base="$RAW_DIR/burst-step-$1" mark rc=0 log_drops=- confirmed=- \
-		deadline refused k v
+		deadline k v by
 	if [ "$n" -gt "$BURST_MAX_CLIENTS" ]; then
-		printf '%s\t0\t0\t0\t0\t%s\t-\t-\t-\t-\t-\t-\t-\tmore than %s clients: not run\n' \
+		printf '%s\t0\t0\t0\t0\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tmore than %s clients: not run\n' \
 			"$n" "$n" "$BURST_MAX_CLIENTS" >>"$steps"
 		return 0
 	fi
@@ -111,36 +191,44 @@ burst_step () {
 		-t "$((LOGIN_TIMEOUT + n / 2))" -- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
 		>"$base.tsv" 2>"$base.err" || rc=$?
 	if [ "$rc" -ge 2 ] || [ ! -s "$base.env" ]; then
-		printf '%s\t0\t0\t%s\t0\t0\t-\t-\t-\t-\t-\t-\t-\tsshperf-burst exit %s: %s\n' "$n" "$n" "$rc" \
+		printf '%s\t0\t0\t%s\t0\t0\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tsshperf-burst exit %s: %s\n' "$n" "$n" "$rc" \
 			"$(tail -n 1 "$base.err" | tr '\t' ' ')" >>"$steps"
 		return 0
 	fi
-	refused=$(sed -n 's/^refused=//p' "$base.env")
-	# The server logs a throttling period's total when the next connection
-	# comes in after it: one greeting after the step has ended.
-	if [ "$refused" -gt 0 ] && [ "$mark" != none ]; then
-		burst_wait_idle 60 || true
-		wait_greeting 10 >/dev/null 2>&1 || true
-		deadline=$(( $(date +%s) + 2 ))
-		while :; do
-			log_drops=$(burst_log_since "$mark" | tee "$base-server.log" | burst_log_drops)
-			if [ "$log_drops" -ge "$refused" ] || [ "$(date +%s)" -ge "$deadline" ]; then
-				break
-			fi
-			sleep 0.1
-		done
-		confirmed=$([ "$log_drops" -ge "$refused" ] && echo yes || echo no)
-	elif [ "$mark" != none ]; then
-		log_drops=$(burst_log_since "$mark" | tee "$base-server.log" | burst_log_drops)
-		confirmed=$([ "$log_drops" -eq 0 ] && echo yes || echo no)
+	# The server's words, client by client: wait until the step's
+	# connections are gone and the log names every client that connected
+	# (at most 3 s more: a line OpenSSH 10 rate-limited never comes).
+	burst_wait_idle 60 || true
+	deadline=$(( $(date +%s) + 3 ))
+	while :; do
+		if [ "$mark" = none ] || ! burst_log_since "$mark" >"$base-server.log"; then
+			: >"$base-server.log"
+		fi
+		burst_classify "$base.tsv" "$base-server.log" "$TEST_PORT" >"$base-class.tsv"
+		[ "$(sed -n 's/^#pending=//p' "$base-class.tsv")" != 0 ] || break
+		[ "$(date +%s)" -lt "$deadline" ] || break
+		sleep 0.2
+	done
+	if [ "$(burst_class "$base" log)" = yes ]; then
+		by=server
+		log_drops=$(( $(burst_class "$base" log_named) + $(burst_class "$base" log_unnamed) ))
+		confirmed=$([ "$(burst_class "$base" disagree)" = 0 ] && echo yes || echo no)
+	else
+		by=client
 	fi
 	{
 		printf '%s' "$n"
-		for k in ok refused failed timeout ready release_spread_ms woke_spread_ms connect_p50_ms done_max_ms ready_ms; do
+		for k in ok refused failed timeout; do
+			printf '\t%s' "$(burst_class "$base" "$k")"
+		done
+		for k in ready release_spread_ms woke_spread_ms connect_p50_ms done_max_ms ready_ms; do
 			v=$(sed -n "s/^$k=//p" "$base.env")
 			printf '\t%s' "${v:--}"
 		done
-		printf '\t%s\t%s\t-\n' "$log_drops" "$confirmed"
+		printf '\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t-\n' "$log_drops" "$confirmed" \
+			"$(burst_class "$base" client_refused)" "$by" "$(burst_class "$base" log_named)" \
+			"$(burst_class "$base" log_unnamed)" "$(burst_class "$base" log_ratelimited)" \
+			"$(burst_class "$base" penalty)"
 	} >>"$steps"
 	awk -F'\t' 'NR > 1 { n++; if ($2 == "timeout" || $7 ~ /timed out/) silent++ }
 		END { exit !(n > 0 && silent == n) }' "$base.tsv" && return 3
@@ -149,9 +237,9 @@ burst_step () {
 
 measure_burst () {
 	local steps="$RAW_DIR/burst-steps.tsv" spec n result=0 row over="" worst=0 other=0 \
-		unconfirmed="" list="" silent_step="" not_run="" stopped=""
+		unconfirmed="" list="" silent_step="" not_run="" stopped="" disagree="" fallback=""
 	spec=$(burst_maxstartups)
-	printf 'clients\tok\trefused\tfailed\ttimeout\tready\trelease_spread_ms\twoke_spread_ms\tconnect_p50_ms\tdone_max_ms\tready_ms\tlog_drops\tlog_confirmed\tnote\n' >"$steps"
+	printf 'clients\tok\trefused\tfailed\ttimeout\tready\trelease_spread_ms\twoke_spread_ms\tconnect_p50_ms\tdone_max_ms\tready_ms\tlog_drops\tlog_confirmed\tclient_refused\tclassified_by\tlog_named\tlog_unnamed\tlog_ratelimited\tpenalty\tnote\n' >"$steps"
 	# A step where no client got an answer ends the test: larger steps
 	# would only wait longer for the same silence.
 	for n in $BURST_STEPS; do
@@ -170,17 +258,24 @@ measure_burst () {
 	result_set burst max_startups "$spec"
 	result_set burst mode "$(server_get MODE)"
 	result_set burst spread_goal_ms "$BURST_SPREAD_GOAL_MS"
-	while IFS=$'\t' read -r n ok refused failed timeout ready spread woke p50 done_max ready_ms drops confirmed note; do
+	while IFS=$'\t' read -r n ok refused failed timeout ready spread woke p50 done_max ready_ms drops confirmed \
+		client_refused by named unnamed ratelimited penalty note; do
 		[ "$n" != clients ] || continue
 		list="$list $n"
 		for row in ok:"$ok" refused:"$refused" failed:"$failed" timeout:"$timeout" ready:"$ready" \
 			spread_ms:"$spread" woke_spread_ms:"$woke" connect_p50_ms:"$p50" done_max_ms:"$done_max" \
-			ready_ms:"$ready_ms" log_drops:"$drops" log_confirmed:"$confirmed" note:"$note"; do
+			ready_ms:"$ready_ms" log_drops:"$drops" log_confirmed:"$confirmed" client_refused:"$client_refused" \
+			classified_by:"$by" log_named:"$named" log_unnamed:"$unnamed" log_ratelimited:"$ratelimited" \
+			penalty:"$penalty" note:"$note"; do
 			result_set burst "step_${n}_${row%%:*}" "${row#*:}"
 		done
 		if [ "$ok" = "$n" ] && [ "$n" -gt "$result" ]; then result=$n; fi
 		other=$((other + ${failed:-0} + ${timeout:-0}))
-		[ "$confirmed" != no ] || unconfirmed="$unconfirmed $n"
+		if [ "$confirmed" = no ]; then
+			unconfirmed="$unconfirmed $n"
+			disagree="${disagree:+$disagree, }$n clients: the server log refused $refused, the clients' messages said $client_refused"
+		fi
+		[ "$by" != client ] || fallback="$fallback $n"
 		case $spread in
 		'' | -) ;;
 		*)
@@ -207,6 +302,12 @@ measure_burst () {
 	fi
 	[ -z "$unconfirmed" ] ||
 		result_set burst log_unconfirmed_steps "${unconfirmed# }"
+	# The server's log decides; where the clients' own messages say
+	# otherwise, the report says so with the counts.
+	[ -z "$disagree" ] ||
+		result_set burst warning "$(w=$(result_get burst warning); printf '%s' "${w:+$w; }refusals classified from the server's log differ from the clients' own messages ($disagree); the log is taken")"
+	[ -z "$fallback" ] ||
+		result_set burst warning "$(w=$(result_get burst warning); printf '%s' "${w:+$w; }the server's log named none of the clients at${fallback} clients; there refusals are counted from the clients' own messages")"
 	[ -z "$stopped" ] || [ "$(result_get burst status)" != PASS ] ||
 		result_set burst warning "$(w=$(result_get burst warning); printf '%s' "${w:+$w; }$stopped")"
 	result_set burst summary "all logged in up to $result clients at once (steps:$(

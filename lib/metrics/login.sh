@@ -8,6 +8,15 @@ about_login () {
 		"$LOGIN_SAMPLES" "$(( (LOGIN_SAMPLES * 4 + 9) / 10 ))"
 }
 
+# login_negotiated PREFIX: the most frequent word after PREFIX in the
+# transcripts' ssh -v lines, or "-".
+login_negotiated () {
+	local v
+	v=$(grep -ho "$1[^ ]*" "$RAW_DIR"/login-transcripts/* 2>/dev/null | sed "s/^$1//" |
+		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+	printf '%s\n' "${v:--}"
+}
+
 measure_login () {
 	local tsv="$RAW_DIR/login-samples.tsv" ok failed not_run col p50 p95 stopped=""
 	mkdir -p "$RAW_DIR/login-transcripts"
@@ -27,6 +36,13 @@ measure_login () {
 	for col in connect greeting kex auth session total; do
 		helper summary -c "${col}_ms" -w status=ok -p "${col}_" "$tsv" >>"$DATA_DIR/login.env"
 	done
+	# What was negotiated (ssh -v: "kex: algorithm: NAME"): the default
+	# key exchange differs between OpenSSH versions, and it is most of
+	# the key exchange phase. The most frequent one; all of them listed.
+	result_set login kex_algorithm "$(login_negotiated "kex: algorithm: ")"
+	result_set login hostkey_algorithm "$(login_negotiated "kex: host key algorithm: ")"
+	result_set login kex_algorithms_seen "$(grep -ho "kex: algorithm: [^ ]*" "$RAW_DIR"/login-transcripts/* 2>/dev/null |
+		sed 's/^kex: algorithm: //' | sort -u | paste -sd, -)"
 	p95=$(result_get login total_p95)
 	result_set login figure "${p95:--}"
 	result_set login unit ms

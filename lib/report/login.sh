@@ -13,7 +13,10 @@ report_login () {
 		case $phase in
 		connect) label="1. TCP connect"; ends="Connection established" ;;
 		greeting) label="2. Greeting"; ends="Remote protocol version" ;;
-		kex) label="3. Key exchange"; ends="SSH2_MSG_NEWKEYS received" ;;
+		kex) label="3. Key exchange"
+			[ "$(t login kex_algorithm)" = - ] || [ -z "$(t login kex_algorithm)" ] ||
+				label="3. Key exchange (\`$(t login kex_algorithm)\`, host key \`$(t login hostkey_algorithm)\`)"
+			ends="SSH2_MSG_NEWKEYS received" ;;
 		auth) label="4. Authentication"; ends="Authenticated to" ;;
 		session) label="5. Session"; ends="(ssh exits)" ;;
 		total) label="**Total**"; ends="" ;;

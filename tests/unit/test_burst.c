@@ -261,6 +261,38 @@ count_rows(const char *out, const char *outcome)
 	return n;
 }
 
+/*
+ * Every row's last column (local_port, 8) is a port, each a different one:
+ * the gate reported the local end of its connection.
+ */
+static int
+all_rows_ported(const char *out, int rows)
+{
+	char copy[65536], *line, *save = NULL, *f[8], *fs;
+	long port, seen[256];
+	int n = 0, k, i;
+
+	snprintf(copy, sizeof(copy), "%s", out);
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "client\t", 7) == 0)
+			continue;
+		for (k = 0, fs = line; k < 8 && (f[k] = strsep(&fs, "\t")) !=
+		    NULL; k++)
+			;
+		if (k < 8 || fs != NULL || n >= 256)
+			return 0;
+		port = strtol(f[7], NULL, 10);
+		if (port < 1 || port > 65535)
+			return 0;
+		for (i = 0; i < n; i++)
+			if (seen[i] == port)
+				return 0;
+		seen[n++] = port;
+	}
+	return n == rows;
+}
+
 /* Every row's woke_ms and connect_ms (columns 4, 5) are numbers >= 0. */
 static int
 all_rows_timed(const char *out, int rows)
@@ -312,6 +344,9 @@ test_all_released(void)
 	ok(strncmp(out, "client\toutcome\texit\twoke_ms\tconnect_ms\tdone_ms\t"
 	    "message\n", 52) == 0 && count_rows(out, "ok") == 20,
 	    "one TSV row per client after the header");
+	ok(strstr(out, "\tmessage\tlocal_port\n") != NULL &&
+	    all_rows_ported(out, 20), "every row ends with the local port of "
+	    "its connection, each a different one");
 	ok(all_rows_timed(out, 20), "every client's wake and connect are "
 	    "timed from the release (>= 0, connect after wake)");
 	spread = summary_value(summary, "release_spread_ms");
