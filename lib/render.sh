@@ -76,8 +76,15 @@ for name in $tests_run; do
 	case $(t "$name" status) in
 	FAIL | ERROR) verdict=FAIL ;;
 	INTERRUPTED) [ "$verdict" = FAIL ] || verdict=INTERRUPTED ;;
+	INCONCLUSIVE) [ "$verdict" != PASS ] || verdict=INCONCLUSIVE ;;
 	esac
 done
+# FAIL wins over everything; an interrupted run is INTERRUPTED unless a
+# test failed; INCONCLUSIVE (the kit could not load sshd enough to decide
+# a test) only when nothing failed.
+verdict_note=""
+[ "$verdict" != INCONCLUSIVE ] || verdict_note="no test failed, but at least one could not be decided on this machine; its reason says what to do"
+
 [ "$n_run" -gt 0 ] || verdict="NO TESTS"
 printf 'verdict=%s\n' "$verdict" >"$DATA_DIR/verdict.env"
 
@@ -101,7 +108,7 @@ header () {
 
 | | |
 |---|---|
-| **Verdict** | **$verdict** ($n_run tests run) |
+| **Verdict** | **$verdict** ($n_run tests run${verdict_note:+; $verdict_note}) |
 | Host | $(get "$env" host) ($(get "$env" os), $(get "$env" cores) cores) |
 | Tested | $(get "$run" started_local), took $secs s |
 | Server | test sshd $(get "$env" openssh_server) on 127.0.0.1:$(get "$env" test_port), $(mode_text "$(get "$env" service_mode)") |
