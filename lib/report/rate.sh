@@ -46,6 +46,13 @@ report_rate () {
 	printf '\n**What to change when it is poor:** fewer logins (ControlMaster/ControlPersist for repeated commands); a lighter PAM session stack (no slow `pam_exec`, motd or lastlog scripts); raise `MaxStartups` if many logins come at once; to measure a higher closed-loop rate raise both: `MAX_STARTUPS=100:30:200 ./start-ssh.sh && RATE_WORKERS=64 ./test-ssh.sh rate`.\n\n'
 }
 
+# td TEST KEY: a key of a test's data file, "-" when it has none.
+td () {
+	local v
+	v=$(t "$1" "$2")
+	printf '%s' "${v:--}"
+}
+
 # The measured login capacity: the open-loop sweep and its knee.
 rate_report_capacity () {
 	local knee driver
@@ -62,23 +69,23 @@ rate_report_capacity () {
 	fi
 	printf 'The knee is the last step where the achieved rate stayed at 95 %% of the offered one or more, no login failed and p95 stayed within `TARGET_LOGIN_P95_MS` (%s ms).\n\n' "$(get "$DATA_DIR/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")"
 	printf '| Figure | Value |\n|---|---:|\n'
-	printf '| **Capacity (the knee)** | **%s logins/s** at p95 %s ms, sshd %s %% of all CPUs |\n' "${knee:--}" "$(ms "$(t rate knee_p95_ms)")" "$(t rate knee_sshd_cpu_pct | sed 's/^$/-/')"
+	printf '| **Capacity (the knee)** | **%s logins/s** at p95 %s ms, sshd %s %% of all CPUs |\n' "$(if [ -n "$(t rate knee_step)" ]; then printf '%s' "$knee"; else printf 'below %s' "$(td rate break_offered_per_s)"; fi)" "$(ms "$(t rate knee_p95_ms)")" "$(td rate knee_sshd_cpu_pct)"
 	if [ -n "$(t rate break_offered_per_s)" ]; then
 		printf '| The step that broke | %s offered: %s; sshd %s %%, the driver %s %%, the machine %s %% busy |\n' \
 			"$(t rate break_offered_per_s)" "$(t rate break_why)" "$(t rate break_sshd_cpu_pct)" "$(t rate break_client_cpu_pct)" "$(t rate break_machine_busy_pct)"
 	else
 		printf '| The step that broke | none within %s steps: the capacity is at least the knee |\n' "$(t rate sweep_steps)"
 	fi
-	printf '| sshd CPU per login (%s key exchange) | %s ms |\n' "$(if [ "$driver" = libssh ]; then t rate libssh_kex; else t rate ssh_kex; fi)" "$(t rate sweep_sshd_cpu_ms_per_login | sed 's/^$/-/')"
-	printf '| CPU bound: %s cores x 1000 / sshd CPU ms per login | %s logins/s (the knee is %s %% of it) |\n' "$(get "$DATA_DIR/environment.env" cores)" "$(t rate cpu_bound_per_s | sed 's/^$/-/')" "$(t rate knee_of_cpu_bound_pct | sed 's/^$/-/')"
-	printf '| Driver CPU per login (%s) | %s ms |\n\n' "$driver" "$(t rate sweep_client_cpu_ms_per_login | sed 's/^$/-/')"
+	printf '| sshd CPU per login (%s key exchange) | %s ms |\n' "$(if [ "$driver" = libssh ]; then t rate libssh_kex; else t rate ssh_kex; fi)" "$(td rate sweep_sshd_cpu_ms_per_login)"
+	printf '| CPU bound: %s cores x 1000 / sshd CPU ms per login | %s logins/s (the knee is %s %% of it) |\n' "$(get "$DATA_DIR/environment.env" cores)" "$(td rate cpu_bound_per_s)" "$(td rate knee_of_cpu_bound_pct)"
+	printf '| Driver CPU per login (%s) | %s ms |\n\n' "$driver" "$(td rate sweep_client_cpu_ms_per_login)"
 	if [ "$driver" = libssh ]; then
 		printf 'Negotiated by the driver: key exchange `%s`, cipher `%s`, MAC `%s`, host key `%s`. The system'"'"'s ssh client negotiated `%s`, `%s`, `%s`, `%s`.' \
-			"$(t rate libssh_kex)" "$(t rate libssh_cipher)" "$(t rate libssh_mac)" "$(t rate libssh_hostkey)" \
-			"$(t rate ssh_kex)" "$(t rate ssh_cipher)" "$(t rate ssh_mac)" "$(t rate ssh_hostkey)"
+			"$(td rate libssh_kex)" "$(td rate libssh_cipher)" "$(td rate libssh_mac)" "$(td rate libssh_hostkey)" \
+			"$(td rate ssh_kex)" "$(td rate ssh_cipher)" "$(td rate ssh_mac | sed 's/<implicit>/implicit (AEAD cipher)/')" "$(td rate ssh_hostkey)"
 		if [ "$(t rate kex_differs)" = yes ]; then
 			printf ' **libssh cannot do the client'"'"'s key exchange `%s`** and used `%s`; sshd'"'"'s CPU per login with the real client'"'"'s key exchange is in the closed-loop table below (%s ms against %s ms here), so the capacity with real clients is lower by about that ratio.' \
-				"$(t rate ssh_kex)" "$(t rate libssh_kex)" "$(t rate sshd_cpu_ms_per_login)" "$(t rate sweep_sshd_cpu_ms_per_login)"
+				"$(td rate ssh_kex)" "$(td rate libssh_kex)" "$(td rate sshd_cpu_ms_per_login)" "$(td rate sweep_sshd_cpu_ms_per_login)"
 		fi
 		printf '\n\n'
 	fi
