@@ -48,6 +48,7 @@ struct config {
 	uint64_t	 duration_ns;	/* -d */
 	uint64_t	 threads;	/* -c logins in flight at most */
 	uint64_t	 timeout_ns;	/* -t */
+	uint64_t	 give_up;	/* -g: no-answer logins in a row */
 	const char	*tsv;		/* -o */
 	const char	*host, *user, *key_path, *known_hosts;
 	unsigned int	 port;
@@ -75,6 +76,8 @@ static struct config cf;
 static struct login *logins;
 static uint64_t n_logins, t0_ns;
 static atomic_uint_fast64_t next_login;
+/* Logins in a row that got no answer within the timeout (the K rule). */
+static atomic_uint_fast64_t no_answer_run;
 static struct negotiated nego = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void
@@ -265,12 +268,25 @@ worker(void *arg)
 
 		sleep_until_ns(l->due_ns);
 		l->start_ns = now_ns();
+		if (cf.give_up > 0 &&
+		    atomic_load(&no_answer_run) >= cf.give_up) {
+			/* The server does not answer: no more waiting. */
+			set_error(l, "not run: the logins before it got no "
+			    "answer within the timeout", NULL);
+			l->end_ns = l->start_ns;
+			l->done = 1;
+			continue;
+		}
 		if (cf.argv != NULL)
 			command_login(l);
 		else
 			libssh_login(l, key);
 		l->end_ns = now_ns();
 		l->done = 1;
+		if (l->ok)
+			atomic_store(&no_answer_run, 0);
+		else if (l->end_ns - l->start_ns >= cf.timeout_ns)
+			atomic_fetch_add(&no_answer_run, 1);
 	}
 	ssh_key_free(key);
 	return NULL;
@@ -308,17 +324,18 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: sshperf-sweep -r logins_per_s -d seconds [-c threads] "
-	    "[-t timeout_s] -o logins.tsv\n"
+	    "[-t timeout_s] [-g K] -o logins.tsv\n"
 	    "           -h host -p port -u user -i key -k known_hosts\n"
 	    "           [-x kex] [-C ciphers] [-m macs] [-H hostkey_algorithms]\n"
 	    "       sshperf-sweep -r logins_per_s -d seconds [-c threads] "
-	    "[-t timeout_s] -o logins.tsv -- command [arg ...]\n");
+	    "[-t timeout_s] [-g K] -o logins.tsv -- command [arg ...]\n");
 	exit(2);
 }
 
 /*
  * Offers rate x seconds logins, login k due at k / rate s, at most
- * -c at a time. Writes one TSV row per login to -o: login, due_ms,
+ * -c at a time. With -g K, once K logins in a row got no answer within
+ * the timeout, the logins not yet begun are not made (failed, "not run"). Writes one TSV row per login to -o: login, due_ms,
  * start_ms, end_ms (from the first due time), latency_ms (end - due),
  * service_ms (end - start), status (ok, fail), error. Prints key=value
  * lines: driver, offered_per_s, logins, ok, failed, wall_ms (first due
@@ -348,7 +365,7 @@ main(int argc, char *argv[])
 
 	memset(&cf, 0, sizeof(cf));
 	cf.threads = 10;
-	while ((ch = getopt(argc, argv, "+C:c:d:H:h:i:k:m:o:p:r:t:u:x:")) !=
+	while ((ch = getopt(argc, argv, "+C:c:d:g:H:h:i:k:m:o:p:r:t:u:x:")) !=
 	    -1) {
 		switch (ch) {
 		case 'C': cf.ciphers = optarg; break;
@@ -361,6 +378,9 @@ main(int argc, char *argv[])
 			    &errstr) != 0)
 				errx(2, "-d seconds: \"%s\" is %s (allowed: "
 				    "0.1 to 3600)", optarg, errstr);
+			break;
+		case 'g':
+			cf.give_up = opt_u64("-g logins", optarg, 0, 1000000);
 			break;
 		case 'H': cf.hostkeys = optarg; break;
 		case 'h': cf.host = optarg; break;

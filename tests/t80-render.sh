@@ -196,14 +196,12 @@ mode_run () {
 }
 
 test_expect 'direct mode: no sentence that belongs to systemd' '
-	mode_run direct-cgroup direct cgroup && mode_run direct-proc direct proc &&
-	for r in direct-cgroup direct-proc; do
-		f="$TEST_TMP/modes/$r/report.md"
-		grep -q "started directly (no systemd on this host)" "$f" &&
-		! grep -n -E "with systemd it is|user-UID\.slice|run by systemd as|journal of the unit|the StartUnit call" "$f" || exit 1
-	done &&
-	grep -q "without systemd it is the cgroup start-ssh.sh put the listener in" "$TEST_TMP/modes/direct-cgroup/report.md" &&
-	grep -q "Read from /proc it is a \*\*lower bound\*\*" "$TEST_TMP/modes/direct-proc/report.md"
+	mode_run direct direct cgroup &&
+	f="$TEST_TMP/modes/direct/report.md" &&
+	grep -q "started directly (no systemd on this host)" "$f" &&
+	grep -q "without systemd it is the cgroup start-ssh.sh put the listener in" "$f" &&
+	grep -q "the server log (\`sshd.log\` in the state folder) confirms the count" "$f" &&
+	! grep -n -E "with systemd it is|user-UID\.slice|run by systemd as|journal of the unit|the StartUnit call" "$f"
 '
 
 test_expect 'systemd mode: no sentence that belongs to direct mode' '
@@ -231,10 +229,8 @@ vget () {
 }
 
 test_expect 'INCONCLUSIVE: FAIL wins, then INCONCLUSIVE, then PASS; in report and results.json' '
-	verdict_run inc INCONCLUSIVE PASS PASS && verdict_run fail INCONCLUSIVE FAIL PASS &&
-	verdict_run pass PASS PASS PASS && verdict_run err INCONCLUSIVE PASS ERROR &&
+	verdict_run inc INCONCLUSIVE PASS PASS && verdict_run fail INCONCLUSIVE PASS FAIL &&
 	test "$(vget inc)" = INCONCLUSIVE && test "$(vget fail)" = FAIL &&
-	test "$(vget pass)" = PASS && test "$(vget err)" = FAIL &&
 	f="$TEST_TMP/verdicts/inc/report.md" &&
 	grep -q "^| \*\*Verdict\*\* | \*\*INCONCLUSIVE\*\* (.*could not be decided" "$f" &&
 	grep -F "(\`burst\`) |" "$f" | grep -q "\*\*INCONCLUSIVE\*\*: because INCONCLUSIVE" &&

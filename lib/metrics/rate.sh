@@ -148,7 +148,7 @@ rate_step () {
 	base=$(rate_sshd_processes)
 	threads=${MAX_STARTUPS%%:*}
 	sample_server >"$pre-server-before.env" || return 1
-	helper sweep -r "$offered" -d "$RATE_STEP_SECONDS" -c "$threads" -t "$LOGIN_TIMEOUT" \
+	helper sweep -r "$offered" -d "$RATE_STEP_SECONDS" -c "$threads" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" \
 		-o "$pre-logins.tsv" "${RATE_DRIVER[@]}" >"$pre-driver.env" 2>>"$RAW_DIR/rate-sweep-errors.txt" || true
 	[ -s "$pre-driver.env" ] || return 1
 	rate_wait_settled 10 "$base" || warn "rate: sessions still open 10 s after step $i; its CPU may be undercounted"
@@ -278,8 +278,12 @@ measure_rate () {
 	fi
 	[ "$(result_get rate session_cpu_lost)" != yes ] ||
 		result_set rate warning "the test user's slice ended during the run; its CPU is not in the figure"
-	rate_ssh_negotiated
-	rate_sweep
+	# A server that let no login through (hung, refusing) gets no sweep:
+	# it would only wait for each login's deadline (docs/deadlines.md).
+	if [ "${ok:-0}" -gt 0 ]; then
+		rate_ssh_negotiated
+		rate_sweep
+	fi
 	knee=$(result_get rate knee_per_s)
 	limit=$(result_get rate break_limit)
 	result_set rate figure "$knee"
