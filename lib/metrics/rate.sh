@@ -93,6 +93,10 @@ RATE_KNEE_SHARE=0.95
 # and sshd as the limit when it had at least this share of all CPUs.
 RATE_MACHINE_FULL_PCT=90
 RATE_SSHD_LIMIT_PCT=70
+# A target above this many times the CPU bound FAILs whatever else ran:
+# other work on a full machine inflates the CPU time a login costs (seen:
+# 5x on 2 cores at load 30), but not this much.
+RATE_BOUND_MARGIN=10
 
 # ssh_g KEY: a value of `ssh -G` for the test host (what the system's ssh
 # client would use with the kit's client configuration).
@@ -299,11 +303,12 @@ measure_rate () {
 		result_set rate reason "$failed of $((ok + failed)) logins of the $RATE_WORKERS ssh clients failed under load (raw/rate-errors.txt); a server that drops logins below MaxStartups fails whatever its rate"
 	elif [ "$(verdict "$knee" ">=" "$TARGET_RATE_MIN")" = PASS ]; then
 		result_set rate status PASS
-	elif awk -v b="$(result_get rate cpu_bound_per_s)" -v t="$TARGET_RATE_MIN" 'BEGIN { exit !(b != "" && b != "-" && b + 0 < t + 0) }'; then
-		# Even with every core to itself sshd could not reach the target:
-		# decided, whoever else used the machine.
+	elif awk -v b="$(result_get rate cpu_bound_per_s)" -v t="$TARGET_RATE_MIN" -v m="$RATE_BOUND_MARGIN" 'BEGIN { exit !(b != "" && b != "-" && m * b < t + 0) }'; then
+		# Even with every core to itself and a tenth of the CPU per login
+		# measured here, sshd could not reach the target: decided,
+		# whoever else used the machine.
 		result_set rate status FAIL
-		result_set rate reason "the knee is $knee logins/s, below the target of $TARGET_RATE_MIN, and even with all $(nproc) cores to itself sshd could do only about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "$RATE_CLIENT" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange)"
+		result_set rate reason "the knee is $knee logins/s, below the target of $TARGET_RATE_MIN, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "$RATE_CLIENT" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target"
 	elif [ "$limit" = machine ]; then
 		result_set rate status INCONCLUSIVE
 		result_set rate reason "the knee is $knee logins/s, below the target of $TARGET_RATE_MIN, but at $(result_get rate break_offered_per_s) logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "$RATE_CLIENT" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine"
