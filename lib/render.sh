@@ -255,7 +255,7 @@ environment () {
 |---|---|
 | OS | $(get "$env" os), kernel $(get "$env" kernel) ($(get "$env" arch)) |
 | CPU | $(get "$env" cpu_model), $(get "$env" cores) cores, AES-NI: $(get "$env" aes_ni) |
-| RAM | $(get "$env" ram_mb) MB ($(get "$env" ram_available_mb) MB available at the start) |
+| RAM | $(get "$env" ram_mb) MB ($(get "$env" ram_available_mb) MB available at the start of the run; MB = 10^6 bytes) |
 | OpenSSH | server $(get "$env" openssh_server); client $(get "$env" openssh_client) |
 | OpenSSL | $(get "$env" openssl) |
 | Crypto policy | $(get "$env" crypto_policy); FIPS mode $(get "$env" fips) |
