@@ -509,7 +509,7 @@ chart_rate_sweep () {
 	{
 		printf 'offered\tp50 ms\tp95 ms\tTARGET_LOGIN_P95_MS\n'
 		tsv_columns "$f" offered_per_s p50_ms p95_ms | awk -F'\t' -v OFS='\t' -v t="${target:--}" '{ print $0, t }'
-	} | REF_SERIES=3 svg_lines "$run/charts/rate-sweep-latency.svg" "Login latency vs offered logins/s (from each login's due time)" "offered logins/s" "ms"
+	} | REF_SERIES=3 svg_lines "$run/charts/rate-sweep-latency.svg" "Login latency vs offered logins/s (from the due time of each login)" "offered logins/s" "ms"
 }
 
 # charts_write RUN_DIR: draws every chart that has data; a chart that cannot
