@@ -36,11 +36,15 @@ PC_selinux  := libselinux
 PC_unit     := libsystemd
 PC_sampler  := libsystemd
 PC_echo     := libssh
+PC_sweep    := libssh
 PC_ceiling  := libcrypto
 PC_passgen  := libcrypto
 
 pc_cflags = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --cflags $(PC_$(1))))
-pc_libs   = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --libs $(PC_$(1))))
+pc_libs   = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --libs $(PC_$(1)))) $(LIBS_$(1))
+
+# Other link flags per helper: the sweep runs one login per thread.
+LIBS_sweep := -pthread
 
 all: $(HELPERS) man
 

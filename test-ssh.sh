@@ -48,8 +48,14 @@ Tests: $(available_tests)
        root and no test server. A normal run compares itself with the
        previous run on the same host in its summary.
 
-Exit status: 0 every test run passed, 1 a test failed, 2 bad input or no
-test server (run ./start-ssh.sh first).
+Exit status (the report's verdict):
+  0    PASS: every test that ran passed (or was skipped)
+  1    FAIL: at least one test failed or could not run (ERROR)
+  2    bad input or no test server (run ./start-ssh.sh first); no report
+  3    INCONCLUSIVE: nothing failed, but a test could not be decided
+       because this machine or the kit's own clients were the limit,
+       not sshd; its reason in the report says what to do
+  130  interrupted; a partial report was written
 EOF
 }
 
@@ -277,6 +283,7 @@ helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE" >"$DATA_DIR/settings.env"
 
 # An interrupted run still gets its report, with the test marked.
 current=""
+# shellcheck disable=SC2317 # run by the trap below
 on_interrupt () {
 	trap : INT TERM
 	# Runs to the end whatever fails on the way (a helper it waits for may
@@ -338,4 +345,10 @@ current=""
 verdict=$(sed -n 's/^verdict=//p' "$DATA_DIR/verdict.env")
 progress "verdict: $verdict"
 printf '%s\n' "$RUN_DIR/report.md"
-[ "$verdict" != FAIL ]
+# The verdict as the exit status (usage above): 0 PASS, 1 FAIL, 3 INCONCLUSIVE.
+case $verdict in
+FAIL) rc=1 ;;
+INCONCLUSIVE) rc=3 ;;
+*) rc=0 ;;
+esac
+exit "$rc"

@@ -27,6 +27,9 @@
 #   transfer-ciphers.svg raw/transfer-*.tsv with columns cipher, mbs (or
 #                        mb_s), optional direction and ceiling_mbs; or
 #                        raw/ceiling*.tsv with cipher and mbs for the ceiling
+#   rate-sweep-achieved.svg, rate-sweep-latency.svg
+#                        raw/rate-sweep.tsv with columns offered_per_s,
+#                        achieved_per_s, p50_ms, p95_ms
 #   memory-sessions.svg  raw/memory-*.tsv with columns sessions and pss_mb
 #                        (or pss_kb)
 
@@ -491,6 +494,24 @@ chart_memory () {
 	} | svg_lines "$out" "Memory of the test server vs open sessions" "open sessions" "MB (PSS)"
 }
 
+# The rate test's open-loop sweep (raw/rate-sweep.tsv): the achieved rate
+# against the offered one (the offered rate itself as a dashed reference,
+# where a server that keeps up lies), and the login latency p50 / p95
+# against the offered rate, next to TARGET_LOGIN_P95_MS.
+chart_rate_sweep () {
+	local run=$1 f="$1/raw/rate-sweep.tsv" target
+	[ -f "$f" ] && has_columns "$f" offered_per_s achieved_per_s p50_ms p95_ms || return 0
+	{
+		printf 'offered\tachieved logins/s\toffered (keeping up)\n'
+		tsv_columns "$f" offered_per_s achieved_per_s offered_per_s
+	} | REF_SERIES=2 svg_lines "$run/charts/rate-sweep-achieved.svg" "Login capacity: achieved vs offered logins/s" "offered logins/s" "achieved logins/s"
+	target=$(chart_get "$run/data/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")
+	{
+		printf 'offered\tp50 ms\tp95 ms\tTARGET_LOGIN_P95_MS\n'
+		tsv_columns "$f" offered_per_s p50_ms p95_ms | awk -F'\t' -v OFS='\t' -v t="${target:--}" '{ print $0, t }'
+	} | REF_SERIES=3 svg_lines "$run/charts/rate-sweep-latency.svg" "Login latency vs offered logins/s (from the due time of each login)" "offered logins/s" "ms"
+}
+
 # charts_write RUN_DIR: draws every chart that has data; a chart that cannot
 # be drawn is left out, never a reason to fail the report.
 charts_write () {
@@ -504,6 +525,7 @@ charts_write () {
 	for name in auth rate; do
 		chart_latency "$run" "$name" || true
 	done
+	chart_rate_sweep "$run" || true
 	chart_burst "$run" || true
 	chart_transfer "$run" || true
 	chart_memory "$run" || true

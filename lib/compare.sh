@@ -62,14 +62,21 @@ metric_change () {
 	}'
 }
 
+# is_measured STATUS: true when the test's figure was measured (PASS, FAIL,
+# INCONCLUSIVE), so it can be compared.
+is_measured () {
+	case $1 in PASS | FAIL | INCONCLUSIVE) return 0 ;; *) return 1 ;; esac
+}
+
 # test_change OLD_RUN NEW_RUN TEST -> the change of TEST's main figure, or
 # nothing when it cannot be compared (not measured in one of the runs, not
-# PASS/FAIL, or in a different unit).
+# PASS/FAIL/INCONCLUSIVE, or in a different unit). An INCONCLUSIVE figure
+# was measured like any other; only its verdict could not be decided.
 test_change () {
 	local a="$1/data/$3.env" b="$2/data/$3.env" s
 	[ -f "$a" ] && [ -f "$b" ] || return 0
 	for s in "$(cmp_get "$a" status)" "$(cmp_get "$b" status)"; do
-		case $s in PASS | FAIL) ;; *) return 0 ;; esac
+		case $s in PASS | FAIL | INCONCLUSIVE) ;; *) return 0 ;; esac
 	done
 	[ "$(cmp_get "$a" unit)" = "$(cmp_get "$b" unit)" ] || return 0
 	metric_change "$(cmp_get "$a" figure)" "$(cmp_get "$b" figure)" "$(metric_direction "$2" "$3")"
@@ -155,8 +162,8 @@ EOF
 		if [ -z "$change" ]; then
 			if [ ! -f "$ea" ]; then note="not measured in A"
 			elif [ ! -f "$eb" ]; then note="not measured in B"
-			elif [ "$sa" != PASS ] && [ "$sa" != FAIL ]; then note="not compared: ${sa:-no status} in A"
-			elif [ "$sb" != PASS ] && [ "$sb" != FAIL ]; then note="not compared: ${sb:-no status} in B"
+			elif ! is_measured "$sa"; then note="not compared: ${sa:-no status} in A"
+			elif ! is_measured "$sb"; then note="not compared: ${sb:-no status} in B"
 			elif [ "$(cmp_get "$ea" unit)" != "$(cmp_get "$eb" unit)" ]; then note="different units"
 			else note="-"
 			fi
@@ -169,7 +176,8 @@ EOF
 
 A change of a few percent is within the noise of one run, more so on a
 machine that does other work; repeat both runs before acting on it. A
-metric that was not PASS or FAIL in both runs (skipped, interrupted, no
-result), or whose unit differs between the runs, is not compared.
+metric that was not PASS, FAIL or INCONCLUSIVE in both runs (skipped,
+interrupted, no result), or whose unit differs between the runs, is not
+compared.
 EOF
 }

@@ -22,8 +22,9 @@ kv arch "$(uname -m)"
 kv cpu_model "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 kv cores "$(nproc)"
 kv aes_ni "$(grep -qw aes /proc/cpuinfo && echo yes || echo no)"
-kv ram_mb "$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
-kv ram_available_mb "$(awk '/^MemAvailable:/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
+# MB = 10^6 bytes, as everywhere in the report (/proc counts KiB).
+kv ram_mb "$(awk '/^MemTotal:/ { printf "%d", $2 * 1024 / 1e6 }' /proc/meminfo)"
+kv ram_available_mb "$(awk '/^MemAvailable:/ { printf "%d", $2 * 1024 / 1e6 }' /proc/meminfo)"
 # The build under test (the one the server was set up with): server and
 # clients from the same build.
 find_server_tools

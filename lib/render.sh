@@ -31,6 +31,25 @@ declare -A TITLE=(
 	[cpu]="CPU" [memory]="Memory" [reload]="Reload"
 )
 
+# The specification's validation-run examples (a 32-core machine), shown
+# next to each result as a point of reference, not as a target; the
+# section of the specification each comes from.
+declare -A REFERENCE=(
+	[startup]="first login 160 ms, greeting 15 ms (4.1)"
+	[login]="140 ms (4.2)"
+	[auth]="140 / 140 / 143 ms p50 (4.3)"
+	[rate]="55 logins/s with 8 clients; CPU bound 670/s on 32 cores (4.4)"
+	[burst]="10 of 10; 15 of 20 with MaxStartups 10:30:100 (4.5)"
+	[concurrent]="- (4.6 gives no figure)"
+	[session]="21 ms (4.7)"
+	[interactive]="p50 0.09 ms, p99 0.23 ms (4.8)"
+	[transfer]="about 1,050 MB/s, aes256-gcm (4.9)"
+	[sftp]="727 MB/s up, 890 down; 4,400 files/s (4.10)"
+	[cpu]="48 ms per login, 1.0 s per GB (4.11)"
+	[memory]="4 MB at rest, about 3 MB per session (4.12)"
+	[reload]="login after 159 ms, 20 of 20 survived (4.13)"
+)
+
 # get FILE KEY: the value of KEY in a key=value file (last one wins).
 get () {
 	[ -f "$1" ] || return 0
@@ -76,8 +95,15 @@ for name in $tests_run; do
 	case $(t "$name" status) in
 	FAIL | ERROR) verdict=FAIL ;;
 	INTERRUPTED) [ "$verdict" = FAIL ] || verdict=INTERRUPTED ;;
+	INCONCLUSIVE) [ "$verdict" != PASS ] || verdict=INCONCLUSIVE ;;
 	esac
 done
+# FAIL wins over everything; an interrupted run is INTERRUPTED unless a
+# test failed; INCONCLUSIVE (the kit could not load sshd enough to decide
+# a test) only when nothing failed.
+verdict_note=""
+[ "$verdict" != INCONCLUSIVE ] || verdict_note="no test failed, but at least one could not be decided on this machine; its reason says what to do"
+
 [ "$n_run" -gt 0 ] || verdict="NO TESTS"
 printf 'verdict=%s\n' "$verdict" >"$DATA_DIR/verdict.env"
 
@@ -101,7 +127,7 @@ header () {
 
 | | |
 |---|---|
-| **Verdict** | **$verdict** ($n_run tests run) |
+| **Verdict** | **$verdict** ($n_run tests run${verdict_note:+; $verdict_note}) |
 | Host | $(get "$env" host) ($(get "$env" os), $(get "$env" cores) cores) |
 | Tested | $(get "$run" started_local), took $secs s |
 | Server | test sshd $(get "$env" openssh_server) on 127.0.0.1:$(get "$env" test_port), $(mode_text "$(get "$env" service_mode)") |
@@ -147,8 +173,8 @@ summary () {
 	cat <<EOF
 ## Summary
 
-| # | Metric | Result | Target | Verdict |$prev_head
-|---:|---|---|---|---|$prev_line
+| # | Metric | Result | Target | Reference: specification's example | Verdict |$prev_head
+|---:|---|---|---|---|---|$prev_line
 EOF
 	local i=0
 	for name in $ALL_TESTS; do
@@ -157,12 +183,12 @@ EOF
 			case " $tests_run " in
 			*" $name "*)
 				if [ -n "$(not_run_reason "$DATA_DIR/run.env")" ]; then
-					printf '| %d | %s (`%s`) | - | - | SKIPPED: not run, %s |%s\n' "$i" "${TITLE[$name]}" "$name" "$(not_run_reason "$DATA_DIR/run.env")" "${prev_head:+ - |}"
+					printf '| %d | %s (`%s`) | - | - | %s | SKIPPED: not run, %s |%s\n' "$i" "${TITLE[$name]}" "$name" "${REFERENCE[$name]}" "$(not_run_reason "$DATA_DIR/run.env")" "${prev_head:+ - |}"
 				else
-					printf '| %d | %s (`%s`) | - | - | ERROR: no result |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}"
+					printf '| %d | %s (`%s`) | - | - | %s | ERROR: no result |%s\n' "$i" "${TITLE[$name]}" "$name" "${REFERENCE[$name]}" "${prev_head:+ - |}"
 				fi ;;
 			*) [ "$(get "$DATA_DIR/run.env" all_tests)" = yes ] &&
-				printf '| %d | %s (`%s`) | - | - | SKIPPED: not part of this version of the kit |%s\n' "$i" "${TITLE[$name]}" "$name" "${prev_head:+ - |}" ;;
+				printf '| %d | %s (`%s`) | - | - | %s | SKIPPED: not part of this version of the kit |%s\n' "$i" "${TITLE[$name]}" "$name" "${REFERENCE[$name]}" "${prev_head:+ - |}" ;;
 			esac
 			continue
 		fi
@@ -173,12 +199,14 @@ EOF
 			change=$(test_change "$PREV_DIR" "$RUN_DIR" "$name")
 			prev_cell=" ${change:--} |"
 		fi
-		printf '| %d | [%s](#%s) (`%s`) | %s | %s | **%s**%s |%s\n' "$i" "${TITLE[$name]}" "$name" "$name" \
-			"${fig:--}" "$(target_text "$(t "$name" target_op)" "$(t "$name" target)" "$(t "$name" unit)")" \
+		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${TITLE[$name]}" "$name" "$name" \
+			"${fig:--}" "$(target_text "$(t "$name" target_op)" "$(t "$name" target)" "$(t "$name" unit)")" "${REFERENCE[$name]}" \
 			"$status" "$( [ "$status" = PASS ] || [ -z "$(t "$name" reason)" ] || printf ': %s' "$(t "$name" reason)")" \
 			"$prev_cell"
 	done
 	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
+	printf 'Reference: the example values of the validation run in the kit'"'"'s specification (a 32-core machine, OpenSSH 9.9p1 on AlmaLinux 9; in brackets the section), a point of comparison, not a target: your numbers will differ with the machine.\n'
+	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [%s](file://%s).\n' "$KIT_DIR/docs/glossary.md" "$KIT_DIR/docs/glossary.md"
 	if [ -n "$PREV_DIR" ]; then
 		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric. A few percent is within the noise of one run.\n' \
 			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "$(get "$PREV_DIR/data/run.env" started_local)"
@@ -241,7 +269,7 @@ environment () {
 |---|---|
 | OS | $(get "$env" os), kernel $(get "$env" kernel) ($(get "$env" arch)) |
 | CPU | $(get "$env" cpu_model), $(get "$env" cores) cores, AES-NI: $(get "$env" aes_ni) |
-| RAM | $(get "$env" ram_mb) MB ($(get "$env" ram_available_mb) MB available at the start) |
+| RAM | $(get "$env" ram_mb) MB ($(get "$env" ram_available_mb) MB available at the start of the run; MB = 10^6 bytes) |
 | OpenSSH | server $(get "$env" openssh_server); client $(get "$env" openssh_client) |
 | OpenSSH build | $(build_text "$env"); sshd \`$(get "$env" openssh_sshd)\`, ssh \`$(get "$env" openssh_ssh)\` |
 | Process model | $(get "$env" openssh_process_model) |

@@ -69,7 +69,7 @@ test_expect 'TEST_USER: root and odd names are refused' '
 
 test_expect 'lists, words and folders' '
 	bad BURST_STEPS "5 3" && bad BURST_STEPS "5 x" && bad BURST_STEPS "" &&
-	bad ECHO_CLIENT telnet && bad RESULTS_DIR "/tmp/\$(id)" && bad TRANSFER_CIPHERS "AES;rm" &&
+	bad ECHO_CLIENT telnet && bad RATE_CLIENT putty && bad RATE_STEP_SECONDS 0 && bad RESULTS_DIR "/tmp/\$(id)" && bad TRANSFER_CIPHERS "AES;rm" &&
 	RESULTS_DIR=/tmp/r TRANSFER_CIPHERS="aes128-ctr aes256-gcm@openssh.com" settings >/dev/null
 '
 

@@ -80,9 +80,9 @@ test_expect 'stop and start through the unit' '
 
 test_expect 'test-ssh.sh login runs and writes its report' '
 	rc=0; ct "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/t.out" 2>&1 || rc=$? &&
-	[ "$rc" -le 1 ] &&
+	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
-	grep -qE "^\| 2 \| \[Login time\].*\*\*(PASS|FAIL)\*\*" "$report" &&
+	grep -qE "^\| 2 \| \[Login time\].*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&
 	grep -q "run by systemd as sshd-perf-test.service" "$report"
 '
 

@@ -11,7 +11,7 @@
 container_test 'every metric under systemd' t32
 
 # Small settings: the whole run takes about a minute.
-SMALL=(LOGIN_SAMPLES=3 STARTUP_ROUNDS=2 RATE_WORKERS=2 DURATION=2 BURST_STEPS="2 4"
+SMALL=(LOGIN_SAMPLES=3 STARTUP_ROUNDS=2 RATE_WORKERS=2 DURATION=2 RATE_STEP_SECONDS=1 BURST_STEPS="2 4"
 	CONCURRENT_SESSIONS=6 CONCURRENT_LOGIN_PARALLEL=3 SESSION_COMMANDS=5 ECHO_COUNT=20
 	TRANSFER_MB=8 CEILING_SECONDS=0.2
 	SFTP_FILE_MB=4 SFTP_SMALL_FILES=10 RELOAD_SESSIONS=3 RESULTS_DIR="$TEST_TMP/results")
@@ -28,10 +28,10 @@ test_expect 'start under systemd' '
 
 test_expect 'all 13 tests run and each has a row with a verdict' '
 	rc=0; ct "$KIT_DIR/test-ssh.sh" -q >"$TEST_TMP/t.out" 2>&1 || rc=$?
-	cat "$TEST_TMP/t.out" && [ "$rc" -le 1 ] &&
+	cat "$TEST_TMP/t.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
 	for t in startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload; do
-		grep -E "\(\`$t\`\) \| .* \*\*(PASS|FAIL)\*\*" "$report" >/dev/null ||
+		grep -E "\(\`$t\`\) \| .* \*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" >/dev/null ||
 			{ echo "no verdict for $t:"; grep -F "(\`$t\`)" "$report"; exit 1; }
 	done
 '

@@ -314,13 +314,13 @@ run_sampled () {
 	wait "$sampler" || return 1
 	cat "$TEST_TMP/sampled.out"
 	echo "test-ssh.sh exit $rc"
-	[ "$rc" -le 1 ]
+	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; }
 }
 
 test_expect 'test-ssh.sh login auth runs while argument lists and environments are sampled' '
 	run_sampled login auth &&
 	report=$(tail -n 1 "$TEST_TMP/sampled.out") && [ -f "$report" ] &&
-	grep -qE "\(\`auth\`\) \| .*\*\*(PASS|FAIL)\*\*" "$report" &&
+	grep -qE "\(\`auth\`\) \| .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&
 	run=$(dirname "$report") &&
 	[ "$(sed -n "s/^password_ok=//p" "$run/data/auth.env")" -ge 1 ] &&
 	grep -q "sshperf-test-password" "$TEST_TMP/sampling/ps" &&
@@ -409,9 +409,9 @@ test_expect 'no ssh client, askpass or helper is left; the unit runs on, same Ma
 
 test_expect 'the next test-ssh.sh login works without repair' '
 	rc=0; ct "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/next.out" 2>&1 || rc=$?
-	cat "$TEST_TMP/next.out" && [ "$rc" -le 1 ] &&
+	cat "$TEST_TMP/next.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	report=$(tail -n 1 "$TEST_TMP/next.out") && [ -f "$report" ] &&
-	grep -qE "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL)\*\*" "$report"
+	grep -qE "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report"
 '
 
 # The stop is signalled the moment the listener is gone (systemd stopped

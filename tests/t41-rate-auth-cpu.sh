@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # rate, auth and cpu against the real test server with small settings:
 # report rows with numbers and verdicts, raw files, sshd CPU per login
-# above 0, and the host exactly as before after cleanup.
+# above 0, the rate sweep's knee and its libssh driver (pinned host key,
+# the verdict against a target above the knee), and the host exactly as
+# before after cleanup.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
 # shellcheck disable=SC2034 # used in the test bodies
 STATE=/var/lib/sshd-perf-kit/state
-export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
+export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RATE_STEP_SECONDS=1 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'rate auth cpu'
@@ -28,9 +30,9 @@ RUN=$(cat "$TEST_TMP/run" 2>/dev/null || echo /nonexistent)
 export RUN
 
 test_expect 'summary rows with numbers and verdicts' '
-	grep -E "^\| 3 \| .*\(\`auth\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL)" "$RUN/report.md" &&
-	grep -E "^\| 4 \| .*\(\`rate\`\) \| [0-9.]+ logins/s .*\*\*(PASS|FAIL)" "$RUN/report.md" &&
-	grep -E "^\| 11 \| .*\(\`cpu\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL)" "$RUN/report.md"
+	grep -E "^\| 3 \| .*\(\`auth\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL|INCONCLUSIVE)" "$RUN/report.md" &&
+	grep -E "^\| 4 \| .*\(\`rate\`\) \| [0-9.]+ logins/s .*\*\*(PASS|FAIL|INCONCLUSIVE)" "$RUN/report.md" &&
+	grep -E "^\| 11 \| .*\(\`cpu\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL|INCONCLUSIVE)" "$RUN/report.md"
 '
 
 test_expect 'raw files of every test' '
@@ -66,6 +68,34 @@ test_expect 'every auth login succeeded with the method it tests' '
 test_expect 'the password is locked again after the auth test' '
 	grep -qx "password_locked_after=yes" "$RUN/data/auth.env" &&
 	case $(getent shadow sshperf | cut -d: -f2) in "!"*) ;; *) exit 1 ;; esac
+'
+
+test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver and its key exchange' '
+	r="$RUN/data/rate.env" &&
+	[ "$(v "$r" sweep_driver)" = libssh ] &&
+	[ "$(awk "NR > 1" "$RUN/raw/rate-sweep.tsv" | wc -l)" -ge 1 ] &&
+	{ [ -n "$(v "$r" knee_step)" ] || [ -n "$(v "$r" break_offered_per_s)" ]; } &&
+	[ -n "$(v "$r" libssh_kex)" ] && [ "$(v "$r" libssh_kex)" != - ] &&
+	[ -n "$(v "$r" ssh_kex)" ] &&
+	awk -v c="$(v "$r" sweep_client_cpu_ms_per_login)" "BEGIN { exit !(c > 0) }" &&
+	grep -q "^### Login capacity (open-loop sweep)" "$RUN/report.md" &&
+	case $(v "$r" status) in PASS | FAIL | INCONCLUSIVE) ;; *) exit 1 ;; esac
+'
+
+test_expect 'a target above the knee and the CPU bound FAILs, with the knee in the reason' '
+	rc=0; TARGET_RATE_MIN=1000000 "$KIT_DIR/test-ssh.sh" -q rate >"$TEST_TMP/high.out" 2>&1 || rc=$?; [ "$rc" -eq 1 ] &&
+	r="$(dirname "$(tail -n 1 "$TEST_TMP/high.out")")/data/rate.env" &&
+	[ "$(v "$r" status)" = FAIL ] &&
+	v "$r" reason | grep -q "^the knee is [0-9.]* logins/s, below the target of 1000000"
+'
+
+test_expect 'the libssh driver refuses a host key that is not the pinned one' '
+	ssh-keygen -q -t ed25519 -N "" -f "$TEST_TMP/other" &&
+	printf "[127.0.0.1]:11022 %s\n" "$(cut -d" " -f1,2 "$TEST_TMP/other.pub")" >"$TEST_TMP/wrong_known_hosts" &&
+	rc=0; "$KIT_DIR/build/sshperf-sweep" -r 2 -d 1 -o "$TEST_TMP/wrong.tsv" -h 127.0.0.1 -p 11022 -u sshperf \
+		-i "$(ls "$STATE"/client/id_ecdsa "$STATE"/client/id_ed25519 2>/dev/null | head -n 1)" -k "$TEST_TMP/wrong_known_hosts" >"$TEST_TMP/wrong.env" || rc=$?; [ "$rc" -eq 1 ] &&
+	grep -qx "ok=0" "$TEST_TMP/wrong.env" &&
+	awk -F"\t" "NR > 1 && \$8 !~ /^host key not accepted/ { exit 1 }" "$TEST_TMP/wrong.tsv"
 '
 
 test_expect 'the password is nowhere in the results' '

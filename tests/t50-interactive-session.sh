@@ -32,11 +32,11 @@ test_expect 'start the test server' '
 
 test_expect 'test-ssh.sh interactive session writes both rows with numbers and verdicts' '
 	"$KIT_DIR/test-ssh.sh" interactive session >"$TEST_TMP/t.out" 2>&1; rc=$? &&
-	{ [ "$rc" -le 1 ] || { echo "exit $rc"; cat "$TEST_TMP/t.out"; false; }; } &&
+	{ { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } || { echo "exit $rc"; cat "$TEST_TMP/t.out"; false; }; } &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
 	echo "$report" >"$TEST_TMP/report-path" &&
-	{ grep -E "^\| 7 \| \[Command over an open connection\]\(#session\) \(\`session\`\) \| [0-9.]+ ms .*n=10\).*\*\*(PASS|FAIL)\*\*" "$report" &&
-	  grep -E "^\| 8 \| \[Keystroke echo\]\(#interactive\) \(\`interactive\`\) \| [0-9.]+ ms .*libssh, n=50\).*\*\*(PASS|FAIL)\*\*" "$report" ||
+	{ grep -E "^\| 7 \| \[Command over an open connection\]\(#session\) \(\`session\`\) \| [0-9.]+ ms .*n=10\).*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&
+	  grep -E "^\| 8 \| \[Keystroke echo\]\(#interactive\) \(\`interactive\`\) \| [0-9.]+ ms .*libssh, n=50\).*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" ||
 	  { cat "$TEST_TMP/t.out"; grep "^| [78] |" "$report"; false; }; }
 '
 

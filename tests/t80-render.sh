@@ -66,14 +66,14 @@ test_expect 'verdicts in the header' '
 '
 
 test_expect 'summary rows: PASS, FAIL, SKIPPED, ERROR, INTERRUPTED, not run' '
-	row "$B" login | grep -q "| 612.0 ms (p95 of the complete login) | <= 500 ms | \*\*FAIL\*\*: 1 of 20 logins failed |" &&
+	row "$B" login | grep -q "| 612.0 ms (p95 of the complete login) | <= 500 ms | 140 ms (4.2) | \*\*FAIL\*\*: 1 of 20 logins failed |" &&
 	row "$B" auth | grep -q "\*\*SKIPPED\*\*: password logins are disabled" &&
 	row "$B" rate | grep -q "\*\*ERROR\*\*: the test stopped" &&
 	row "$B" interactive | grep -q "\*\*INTERRUPTED\*\*: interrupted by a signal" &&
 	row "$B" transfer | grep -q "SKIPPED: not run, the run was interrupted before it" &&
 	row "$B" startup | grep -q "SKIPPED: not part of this version of the kit" &&
 	row "$B" session | grep -q "\*\*PASS\*\*" &&
-	row "$A" burst | grep -q "| 26 clients (most clients logged in from one burst) | >= 10 clients | \*\*PASS\*\* |$" &&
+	row "$A" burst | grep -q "| 26 clients (most clients logged in from one burst) | >= 10 clients | 10 of 10; 15 of 20 with MaxStartups 10:30:100 (4.5) | \*\*PASS\*\* |$" &&
 	test "$(sed -n "/^## Summary/,/^## /p" "$RES/$B/report.md" | grep -c "^| [0-9]* | ")" -eq 13
 '
 
@@ -214,6 +214,77 @@ test_expect '--compare A B: %, direction, not compared, bad input' '
 	expect_status 2 "$KIT_DIR/test-ssh.sh" --compare "$TEST_TMP" "$RES/$A" &&
 	grep -q "not a run folder" "$TEST_TMP/out" &&
 	expect_status 2 "$KIT_DIR/test-ssh.sh" --compare "$RES/$A"
+'
+
+# mode_run NAME MODE CPU_SOURCE: a copy of run A rendered as if its server
+# had run in MODE (direct or systemd) with the rate CPU from CPU_SOURCE.
+mode_run () {
+	rm -rf "${TEST_TMP:?}/modes/$1" && mkdir -p "$TEST_TMP/modes" && cp -R "$RES/$A" "$TEST_TMP/modes/$1" &&
+	sed -i "s/^service_mode=.*/service_mode=$2/" "$TEST_TMP/modes/$1/data/environment.env" &&
+	printf "cpu_source=%s\ncpu_total_from=%s\ncpu_split_from=%s\nsshd_cpu_ms=480\nsshd_session_cpu_ms=120\n" \
+		"$3" "$3" "$3" >>"$TEST_TMP/modes/$1/data/rate.env" &&
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/modes/$1" >/dev/null
+}
+
+test_expect 'direct mode: no sentence that belongs to systemd' '
+	mode_run direct direct cgroup &&
+	f="$TEST_TMP/modes/direct/report.md" &&
+	grep -q "started directly (no systemd on this host)" "$f" &&
+	grep -q "without systemd it is the cgroup start-ssh.sh put the listener in" "$f" &&
+	grep -q "the server log (\`sshd.log\` in the state folder) confirms the count" "$f" &&
+	! grep -n -E "with systemd it is|user-UID\.slice|run by systemd as|journal of the unit|the StartUnit call" "$f"
+'
+
+test_expect 'systemd mode: no sentence that belongs to direct mode' '
+	mode_run systemd systemd cgroup &&
+	f="$TEST_TMP/modes/systemd/report.md" &&
+	grep -q "run by systemd as sshd-perf-test.service" "$f" &&
+	grep -q "with systemd it is the unit plus the test user.s \`user-UID.slice\` (120 ms of 480 ms)" "$f" &&
+	! grep -n -E "started directly|without systemd|Without systemd|Read from /proc|sshd.log. in the state folder" "$f"
+'
+
+# verdict_run NAME STATUS...: a copy of run A with the burst, rate and
+# session statuses set (in that order), rendered.
+verdict_run () {
+	local name=$1 d
+	shift
+	d="$TEST_TMP/verdicts/$name"
+	rm -rf "$d" && mkdir -p "$TEST_TMP/verdicts" && cp -R "$RES/$A" "$d" &&
+	printf "status=%s\nreason=because %s\n" "$1" "$1" >>"$d/data/burst.env" &&
+	printf "status=%s\nreason=because %s\n" "$2" "$2" >>"$d/data/rate.env" &&
+	printf "status=%s\n" "$3" >>"$d/data/session.env" &&
+	"$KIT_DIR/lib/render.sh" "$d" >/dev/null
+}
+vget () {
+	sed -n "s/^verdict=//p" "$TEST_TMP/verdicts/$1/data/verdict.env"
+}
+
+test_expect 'INCONCLUSIVE: FAIL wins, then INCONCLUSIVE, then PASS; in report and results.json' '
+	verdict_run inc INCONCLUSIVE PASS PASS && verdict_run fail INCONCLUSIVE PASS FAIL &&
+	test "$(vget inc)" = INCONCLUSIVE && test "$(vget fail)" = FAIL &&
+	f="$TEST_TMP/verdicts/inc/report.md" &&
+	grep -q "^| \*\*Verdict\*\* | \*\*INCONCLUSIVE\*\* (.*could not be decided" "$f" &&
+	grep -F "(\`burst\`) |" "$f" | grep -q "\*\*INCONCLUSIVE\*\*: because INCONCLUSIVE" &&
+	grep -q "^\*\*Why INCONCLUSIVE:\*\* because INCONCLUSIVE" "$f" &&
+	grep -q "^  \"verdict\": \"INCONCLUSIVE\"," "$TEST_TMP/verdicts/inc/results.json" &&
+	grep -q "docs/glossary.md" "$f" && test -f "$KIT_DIR/docs/glossary.md" &&
+	if [ -n "$have_python" ] && python3 -c "import jsonschema" 2>/dev/null; then
+		python3 -c "import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)" \
+			"$KIT_DIR/docs/results.schema.json" "$TEST_TMP/verdicts/inc/results.json"
+	fi
+'
+
+test_expect '--compare compares an INCONCLUSIVE figure' '
+	"$KIT_DIR/test-ssh.sh" --compare "$RES/$A" "$TEST_TMP/verdicts/inc" >/dev/null &&
+	grep -q "^| \`burst\` | .* | 26 | 26 | 0.0 % (same) | higher | PASS | INCONCLUSIVE |$" "$TEST_TMP/verdicts/inc/compare-$A.md"
+'
+
+test_expect 'the exit status tells PASS, FAIL and INCONCLUSIVE apart (--help, docs)' '
+	"$KIT_DIR/test-ssh.sh" --help >h.txt &&
+	grep -q "^  3    INCONCLUSIVE" h.txt && grep -q "^  1    FAIL" h.txt && grep -q "^  0    PASS" h.txt &&
+	grep -q "^| 3 | INCONCLUSIVE |$" "$KIT_DIR/docs/metrics.md" &&
+	grep -q "0 PASS, 1 FAIL, 3 INCONCLUSIVE" "$KIT_DIR/README.md"
 '
 
 test_expect 'metric_change: directions, zero, equal and missing figures' '

@@ -54,6 +54,23 @@ auth_method_run () {
 	helper summary -c auth_ms -w status=ok -p "${name}_authphase_" "$tsv" >>"$DATA_DIR/auth.env"
 }
 
+# The gap between the slowest and the fastest method's p50: gap_p50_ms,
+# gap_slow, gap_fast, gap_target.
+auth_gap () {
+	local m p50 line
+	line=$(for m in ed25519 rsa password; do
+		p50=$(result_get auth "${m}_p50")
+		[ -z "$p50" ] || printf '%s %s\n' "$p50" "$m"
+	done | sort -n | awk 'NR == 1 { lo = $1; f = $2 } { hi = $1; s = $2 } END { if (NR >= 2) printf "%.1f %s %s", hi - lo, s, f }')
+	[ -n "$line" ] || return 0
+	# shellcheck disable=SC2086 # three words
+	set -- $line
+	result_set auth gap_p50_ms "$1"
+	result_set auth gap_slow "$2"
+	result_set auth gap_fast "$3"
+	result_set auth gap_target "$TARGET_AUTH_GAP_MS"
+}
+
 measure_auth () {
 	local m slowest="" slowest_p95=0 p95 failed=0 wrong=0 first_error not_run=0
 	: >"$RAW_DIR/auth-errors.txt"
@@ -95,6 +112,14 @@ measure_auth () {
 		result_set auth status "$(verdict "$slowest_p95" "<=" "$TARGET_AUTH_P95_MS")"
 		[ "$(result_get auth status)" = PASS ] ||
 			result_set auth reason "$slowest p95 $slowest_p95 ms is above the target of $TARGET_AUTH_P95_MS ms"
+		# The methods should be within a few ms of each other: the gap
+		# between the slowest and the fastest p50.
+		auth_gap
+		if [ "$(verdict "$(result_get auth gap_p50_ms)" "<=" "$TARGET_AUTH_GAP_MS")" != PASS ]; then
+			result_set auth status FAIL
+			result_set auth reason "$(r=$(result_get auth reason); printf '%s' "${r:+$r; }")$(result_get auth gap_slow) is $(result_get auth gap_p50_ms) ms slower than $(result_get auth gap_fast) at p50, over TARGET_AUTH_GAP_MS=$TARGET_AUTH_GAP_MS ms (a slow PAM stack for passwords, a slow client for RSA)"
+		fi
 	fi
-	result_set auth summary "p50 ed25519 $(result_or_dash auth ed25519_p50) ms, RSA $(result_or_dash auth rsa_p50) ms, password $(result_or_dash auth password_p50) ms; slowest p95 ${slowest_p95:--} ms ($failed failed)"
+	[ -n "$(result_get auth gap_p50_ms)" ] || auth_gap
+	result_set auth summary "p50 ed25519 $(result_or_dash auth ed25519_p50) ms, RSA $(result_or_dash auth rsa_p50) ms, password $(result_or_dash auth password_p50) ms (gap $(result_or_dash auth gap_p50_ms) ms); slowest p95 ${slowest_p95:--} ms ($failed failed)"
 }

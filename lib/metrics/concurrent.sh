@@ -111,6 +111,16 @@ concurrent_diagnose () {
 	result_set concurrent limit_text "$text"
 }
 
+# True when the probable limit is the machine's, not sshd's or the test
+# user's: memory for server and clients together, or logins that did not
+# finish within LOGIN_TIMEOUT while nothing refused them.
+concurrent_machine_limit () {
+	case $(result_get concurrent limit) in
+	memory | slow) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
 measure_concurrent () {
 	local n=$CONCURRENT_SESSIONS p=$CONCURRENT_LOGIN_PARALLEL mem="$DATA_DIR/memory-hold.env"
 	local opened=0 alive=0 dead=0 failed left root log_offset=0 since k
@@ -180,6 +190,12 @@ measure_concurrent () {
 	if ! grep -qx 'state=open' "$HOLD_OUT"; then
 		result_set concurrent status ERROR
 		result_set concurrent reason "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/concurrent-hold-errors.txt"
+	elif [ "${alive:-0}" -lt "$n" ] && concurrent_machine_limit; then
+		# The clients share the machine with the server: when the machine
+		# ran out (memory for both sides, CPU so logins time out), no limit
+		# of sshd was reached and nothing was shown either way.
+		result_set concurrent status INCONCLUSIVE
+		result_set concurrent reason "$failed of $n sessions failed because the machine ran out before sshd did ($(result_get concurrent limit_text)); the kit's own clients share this machine. Free memory and CPU (stop other work, fewer CONCURRENT_LOGIN_PARALLEL) or raise LOGIN_TIMEOUT, and run \`./test-ssh.sh concurrent\` again$(hold_stopped_note)"
 	elif [ "${alive:-0}" -lt "$n" ]; then
 		result_set concurrent status FAIL
 		result_set concurrent reason "$failed of $n sessions failed ($(hold_get open_failed) did not open, ${dead:-0} died while open); probable limit: $(result_get concurrent limit_text)$(hold_stopped_note)"

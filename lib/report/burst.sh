@@ -20,6 +20,8 @@ report_burst () {
 	steps=$(t burst steps)
 	goal=$(t burst spread_goal_ms)
 	mode=$(t burst mode)
+	# A run without the key: the mode of the run's environment.
+	[ -n "$mode" ] || mode=$(get "$DATA_DIR/environment.env" service_mode)
 	IFS=: read -r start rate full <<<"${spec:-10:30:100}"
 	rate=${rate:-100} full=${full:-$start}
 	model=$(mktemp)

@@ -4,9 +4,17 @@
 # computed from this run's own figures; sourced by lib/render.sh.
 
 report_capacity () {
-	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail spec start mbs rows=0
+	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail avail_from spec start mbs rows=0
 	cores=$(get "$env" cores)
-	avail=$(get "$env" ram_available_mb)
+	# The memory section's figure (MB = 10^6 bytes, just before the
+	# sessions opened), so the report gives one available-RAM figure;
+	# the environment's (MiB at the start of the run) only without it.
+	avail=$(t memory available_mb)
+	avail_from="available before the sessions opened (memory section)"
+	if [ -z "$avail" ] || [ "$avail" = - ]; then
+		avail=$(get "$env" ram_available_mb)
+		avail_from="available at the start of the run"
+	fi
 	ms_login=$(t cpu sshd_cpu_ms_per_login)
 	[ -n "$ms_login" ] || ms_login=$(t rate sshd_cpu_ms_per_login)
 	per_gb=$(t cpu cpu_sshd_s_per_gb)
@@ -19,6 +27,11 @@ report_capacity () {
 	printf '## Capacity of this server\n\n'
 	printf 'Rough limits of this host for SSH alone, computed from this run'"'"'s figures (%s cores). Real clients add network round trips, and the users'"'"' own programs need CPU and memory too.\n\n' "${cores:-?}"
 	printf '| What | Estimate | From |\n|---|---:|---|\n'
+	if [ -n "$(t rate knee_step)" ]; then
+		printf '| Complete logins per second, measured | %s | the knee of the `rate` sweep (p95 %s ms, %s driver) |\n' \
+			"$(t rate knee_per_s)" "$(t rate knee_p95_ms)" "$(t rate sweep_driver)"
+		rows=$((rows + 1))
+	fi
 	if [ -n "$ms_login" ] && [ "$ms_login" != - ]; then
 		printf '| Complete logins per second (all cores busy with logins) | about %s | %s cores x 1000 / %s ms sshd CPU per login |\n' \
 			"$(awk -v c="$cores" -v m="$ms_login" 'BEGIN { if (m > 0) printf "%d", c * 1000 / m; else print "-" }')" "$cores" "$ms_login"
@@ -29,8 +42,8 @@ report_capacity () {
 		rows=$((rows + 1))
 	fi
 	if [ -n "$mem_mb" ] && [ "$mem_mb" != - ] && [ -n "$avail" ]; then
-		printf '| Open sessions that fit into the memory available at the start | about %s | %s MB available / %s MB PSS per session (without the users'"'"' programs) |\n' \
-			"$(awk -v a="$avail" -v m="$mem_mb" 'BEGIN { if (m > 0) printf "%d", a / m; else print "-" }')" "$avail" "$mem_mb"
+		printf '| Open sessions that fit into the free memory | about %s | %s MB %s / %s MB PSS per session (without the users'"'"' programs) |\n' \
+			"$(awk -v a="$avail" -v m="$mem_mb" 'BEGIN { if (m > 0) printf "%d", a / m; else print "-" }')" "$avail" "$avail_from" "$mem_mb"
 		rows=$((rows + 1))
 	fi
 	if [ -n "$mbs" ] && [ "$mbs" != - ]; then
