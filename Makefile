@@ -54,6 +54,10 @@ unit-tests: $(UNIT_TESTS)
 check: all unit-tests
 	tests/run.sh
 
+# The Ansible role and playbook against booted systemd containers (minutes).
+check-fleet: all
+	tests/run.sh tests/check-fleet.sh
+
 bench: all
 	tests/bench/run.sh
 
@@ -93,4 +97,4 @@ rpm: dist
 # Keep the shared objects between runs instead of rebuilding them each time.
 .SECONDARY:
 
-.PHONY: all check bench stress-unit soak clean unit-tests install dist rpm
+.PHONY: all check check-fleet bench stress-unit soak clean unit-tests install dist rpm

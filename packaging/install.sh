@@ -5,7 +5,7 @@
 #
 #   DESTDIR        staging root (empty: the real system)
 #   LIBEXECDIR     the helpers go to LIBEXECDIR/sshd-perf-kit
-#   DATADIR        the scripts, lib/, templates/, units/, docs/ go to
+#   DATADIR        the scripts, lib/, templates/, units/, docs/, ansible/ go to
 #                  DATADIR/sshd-perf-kit
 #   SYSCONFDIR     settings.conf goes to SYSCONFDIR/sshd-perf-kit
 #   LOCALSTATEDIR  LOCALSTATEDIR/lib/sshd-perf-kit/results holds the runs
@@ -45,12 +45,13 @@ for h in "$@"; do
 	install -m 0755 "$h" "$DESTDIR$libexec/$(basename "$h")"
 done
 
-# Scripts and every file below lib/, templates/, units/ and docs/, except
-# editor leftovers and a stray lib/paths.sh.
+# Scripts and every file below lib/, templates/, units/, docs/ and ansible/
+# (the role and playbook for fleet runs), except editor leftovers and a
+# stray lib/paths.sh.
 install -d -m 0755 "$DESTDIR$data"
 copy start-ssh.sh "$data/start-ssh.sh"
 copy test-ssh.sh "$data/test-ssh.sh"
-find lib templates units docs -type f \
+find lib templates units docs ansible -type f \
 	! -path lib/paths.sh ! -name '*~' ! -name '*.swp' ! -name '*.orig' ! -name '*.rej' |
 	sort | while IFS= read -r f; do
 		copy "$f" "$data/$f"

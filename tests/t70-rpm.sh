@@ -63,7 +63,7 @@ shared=$(tar -xzOf "$DIST" "$NAME-$VERSION/Makefile" | sed -n 's/^SHARED[[:space
 awk -v shared=" $shared " '$2 ~ /^helpers\/[^\/]*\.c$/ && index(shared, " " $2 " ") == 0 {
 	n = $2; sub(/^helpers\//, "", n); sub(/\.c$/, "", n)
 	print "-rwxr-xr-x /usr/libexec/sshd-perf-kit/sshperf-" n }' "$TEST_TMP/tree" >"$TEST_TMP/expect.helpers"
-awk '$2 ~ /^(lib|templates|units|docs)\// || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" {
+awk '$2 ~ /^(lib|templates|units|docs|ansible)\// || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" {
 	print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), "/usr/share/sshd-perf-kit/" $2 }' "$TEST_TMP/tree" >"$TEST_TMP/expect.data"
 echo "-rw-r--r-- /usr/share/sshd-perf-kit/lib/paths.sh" >>"$TEST_TMP/expect.data"
 sort -o "$TEST_TMP/expect.helpers" "$TEST_TMP/expect.helpers"
@@ -102,7 +102,7 @@ test_expect 'every helper of the tree, executable, in /usr/libexec/sshd-perf-kit
 	test_cmp "$TEST_TMP/expect.helpers" "$TEST_TMP/got.helpers"
 '
 
-test_expect 'the scripts, lib/, templates/, units/, docs/ of the tree in /usr/share/sshd-perf-kit with their modes' '
+test_expect 'the scripts, lib/, templates/, units/, docs/, ansible/ of the tree in /usr/share/sshd-perf-kit with their modes' '
 	grep " /usr/share/sshd-perf-kit/" "$TEST_TMP/files" | grep -v "^d" | awk "{ print \$1, \$4 }" | sort >"$TEST_TMP/got.data" &&
 	test_cmp "$TEST_TMP/expect.data" "$TEST_TMP/got.data" &&
 	! grep "^d" "$TEST_TMP/files" | grep -v "^drwxr-xr-x "
