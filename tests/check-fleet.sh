@@ -40,7 +40,10 @@ export ANSIBLE_RETRY_FILES_ENABLED=0
 test_expect 'the role s variables, specs and checks are what settings.conf and lib/settings.schema give' '
 	"$KIT_DIR/packaging/ansible-vars.sh" --check &&
 	n=$(grep -Ecv "^[[:space:]]*(#|$)" "$KIT_DIR/lib/settings.schema") && [ "$n" -gt 30 ] &&
-	[ "$(grep -c "^      sshd_perf_kit_" "$ROLE/meta/argument_specs.yml")" -eq "$((n + 17))" ] &&
+	grep -o "^sshd_perf_kit_[a-z0-9_]*" "$ROLE/defaults/main.yml" >vars.defaults &&
+	sed -n "s/^      \(sshd_perf_kit_[a-z0-9_]*\):\$/\1/p" "$ROLE/meta/argument_specs.yml" >vars.specs &&
+	test_cmp vars.defaults vars.specs &&
+	[ "$(grep -c "^sshd_perf_kit_" vars.defaults)" -gt "$n" ] &&
 	[ "$(grep -c "^  - name: " "$ROLE/vars/main.yml")" -eq "$n" ] &&
 	grep -qx "sshd_perf_kit_login_samples: $(sed -n "s/^LOGIN_SAMPLES=//p" "$KIT_DIR/settings.conf")" "$ROLE/defaults/main.yml"
 '
@@ -146,8 +149,9 @@ t0=$(date +%s)
 if [ -n "${FLEET_RPM:-}" ]; then
 	RPM=$FLEET_RPM
 else
+	VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec")
 	test_expect 'make rpm builds the package the containers get' '
-		make -s -C "$KIT_DIR" rpm RPM_TOPDIR="$TEST_TMP/rpm" DIST="$TEST_TMP/kit.tar.gz" >"$TEST_TMP/make.out" 2>&1 ||
+		make -s -C "$KIT_DIR" rpm RPM_TOPDIR="$TEST_TMP/rpm" DIST="$TEST_TMP/sshd-perf-kit-$VERSION.tar.gz" >"$TEST_TMP/make.out" 2>&1 ||
 			{ tail -n 20 "$TEST_TMP/make.out"; false; }
 	'
 	RPM=$(find "$TEST_TMP/rpm/RPMS" -name 'sshd-perf-kit-*.rpm' 2>/dev/null | head -n 1)
