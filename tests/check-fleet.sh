@@ -170,6 +170,7 @@ CTL="$TEST_TMP/ctl/usr/share/sshd-perf-kit"
 # python3 for Ansible's modules inside the containers: the packages the
 # container root lacks, fetched once into the cache's debs folder.
 DEBS="$CONTAINER_CACHE/debs-python3"
+# (order: apt's, in which each one's pre-dependencies come first)
 fetch_debs () {
 	local root="$CONTAINER_CACHE/$CONTAINER_SUITE" pkgs
 	container_root || return 1
@@ -182,11 +183,14 @@ fetch_debs () {
 	# shellcheck disable=SC2086 # a list of package names
 	(cd "$DEBS.new" && apt-get download -q $pkgs) >"$TEST_TMP/debs.log" 2>&1 ||
 		{ tail -n 3 "$TEST_TMP/debs.log" >&2; rm -rf "$DEBS.new"; return 1; }
+	for p in $pkgs; do ls "$DEBS.new/${p}_"*.deb; done >"$DEBS.new/order" || return 1
 	touch "$DEBS.new/.complete" && mv "$DEBS.new" "$DEBS"
 }
 fetch_debs 2>"$TEST_TMP/debs.err" || skip_rest "python3 .deb files for the containers: $(tail -n 1 "$TEST_TMP/debs.err")"
-cp "$DEBS"/*.deb "$TEST_TMP/" 2>/dev/null
-mkdir -p "$TEST_TMP/debs" && mv "$TEST_TMP"/*.deb "$TEST_TMP/debs/"
+mkdir "$TEST_TMP/debs"
+while read -r f; do
+	cp "$DEBS/$(basename "$f")" "$TEST_TMP/debs/" && basename "$f"
+done <"$DEBS/order" >"$TEST_TMP/debs/order" || skip_rest "$DEBS is incomplete; remove it and run again"
 
 # The controller's network namespace, held by a sleeping process.
 unshare --net sleep 100000 &
@@ -200,7 +204,9 @@ boot () {
 	CONTAINER_NSPAWN_PID="" CONTAINER_PID=""
 	container_start "fleet$i" || return 1
 	NSPAWN[i]=$CONTAINER_NSPAWN_PID CPID[i]=$CONTAINER_PID
-	container_exec sh -c "dpkg -i $TEST_TMP/debs/*.deb >/dev/null 2>&1" || { echo "dpkg -i python3 failed in fleet$i" >&2; return 1; }
+	# One at a time: dpkg wants a pre-dependency configured, not only unpacked.
+	container_exec sh -c "cd $TEST_TMP/debs && while read -r f; do dpkg -i \"\$f\" || exit 1; done <order" >"$TEST_TMP/dpkg.$i" 2>&1 ||
+		{ echo "dpkg -i python3 failed in fleet$i: $(tail -n 1 "$TEST_TMP/dpkg.$i")" >&2; return 1; }
 	ip link add "fleet$i" netns "$HOLDER" type veth peer name eth1 netns "$CONTAINER_PID" || return 1
 	nsenter -t "$HOLDER" -n ip addr add "10.250.$i.1/24" dev "fleet$i" &&
 		nsenter -t "$HOLDER" -n ip link set "fleet$i" up &&
@@ -240,6 +246,7 @@ fleet3 ansible_host=10.250.3.2 sshd_perf_kit_test_port=14022 sshd_perf_kit_rpm_f
 ansible_user=root
 ansible_become=false
 ansible_python_interpreter=/usr/bin/python3
+ansible_pipelining=true
 ansible_ssh_private_key_file=$CONTAINER_CACHE/id_sshperf_container
 ansible_ssh_common_args=-o UserKnownHostsFile=$TEST_TMP/known_hosts -o StrictHostKeyChecking=yes
 sshd_perf_kit_source=file
@@ -286,7 +293,9 @@ test_expect 'a bad value is refused by the argument specs, before any container 
 '
 
 test_expect 'check mode says what it would do and changes nothing' '
-	play --check >check.out &&
+	rc=0; play --check >check.out || rc=$?
+	[ "$rc" -eq 2 ]
+	grep -Eq "fleet3 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=1" check.out &&
 	grep -q "would install sshd-perf-kit: $RPM from the controller with rpm" check.out &&
 	grep -q "would start the test server on 127.0.0.1:13022" check.out &&
 	grep -q "would run: .*/test-ssh.sh -q login" check.out &&
@@ -306,6 +315,10 @@ printf '# the fleet run took %ds\n' "$(( $(date +%s) - t2 ))"
 # Seconds per host: from one batch header (serial: 1) to the next.
 awk '/PLAY \[Run sshd-perf-kit on each host\]/ { n++; s[n] = $1 } /PLAY \[Write the fleet report/ { s[n + 1] = $1 }
 	END { for (i = 1; i <= n; i++) printf "# fleet%d: %ds\n", i, s[i + 1] - s[i] }' run.out
+# Where the time went: the slowest tasks, summed over the hosts.
+awk '/ (TASK|PLAY|RUNNING HANDLER) \[/ { if (name != "") t[name] += $1 - ts; name = substr($0, index($0, " ") + 1); ts = $1 }
+	END { for (n in t) printf "%d %s\n", t[n], n }' run.out | sort -rn | head -n 8 |
+	sed 's/^\([0-9]*\) \(.*\) \**$/# \1s \2/'
 FLEET=$(find "$TEST_TMP/fleet" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -n 1)
 
 test_expect 'each host s run folder is fetched whole into fleet/<date-time>/<host>/, with its own TEST_PORT' '
