@@ -195,8 +195,11 @@ done <"$DEBS/order" >"$TEST_TMP/debs/order" || skip_rest "$DEBS is incomplete; r
 # The controller's network namespace, held by a sleeping process.
 unshare --net sleep 100000 &
 HOLDER=$!
-container_wait 10 test "$(readlink /proc/$HOLDER/ns/net 2>/dev/null)" != "$(readlink /proc/self/ns/net)" ||
-	skip_rest 'unshare --net made no network namespace'
+holder_ns () {
+	local ns
+	ns=$(readlink "/proc/$HOLDER/ns/net" 2>/dev/null) && [ "$ns" != "$(readlink /proc/self/ns/net)" ]
+}
+container_wait 60 holder_ns || skip_rest "unshare --net sleep (pid $HOLDER) made no network namespace within 60 s"
 nsenter -t "$HOLDER" -n ip link set lo up
 
 boot () {
