@@ -324,6 +324,9 @@ awk '/ (TASK|PLAY|RUNNING HANDLER) \[/ { if (name != "") t[name] += $1 - ts; nam
 	sed 's/^\([0-9]*\) \(.*\) \**$/# \1s \2/'
 FLEET=$(find "$TEST_TMP/fleet" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -n 1)
 
+# The fleet report of this run, for the log.
+if [ -f "$FLEET/fleet-report.md" ]; then sed 's/^/#   /' "$FLEET/fleet-report.md"; fi
+
 test_expect 'each host s run folder is fetched whole into fleet/<date-time>/<host>/, with its own TEST_PORT' '
 	case $(basename "$FLEET") in [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]_[0-9][0-9][0-9][0-9][0-9][0-9]) ;; *) false ;; esac &&
 	for i in 1 2; do
