@@ -34,6 +34,7 @@ usage () {
 	cat <<EOF
 usage: $PROG [-q] [TEST ...]
        $PROG --compare RUN_A RUN_B
+       $PROG --fleet DIR [--baseline RUN] [--factor F]
 
 Runs the named tests (default: all) against the test server set up by
 ./start-ssh.sh, and writes RESULTS_DIR/<date-time>/report.md.
@@ -47,6 +48,12 @@ Tests: $(available_tests)
        writes RUN_B/compare-<RUN_A>.md and prints its path. Needs no
        root and no test server. A normal run compares itself with the
        previous run on the same host in its summary.
+  --fleet DIR [--baseline RUN] [--factor F]
+       the fleet report of DIR (fleet/<date-time> of ansible/fleet.yml,
+       one run folder per host): writes DIR/fleet-report.md and
+       DIR/fleet.json and prints the report's path; hosts worse than F
+       (1.5) times the fleet median stand out; with --baseline every
+       host is compared with RUN. Needs no root. docs/fleet.md.
 
 Exit status (the report's verdict):
   0    PASS: every test that ran passed (or was skipped)
@@ -208,6 +215,7 @@ while [ "$#" -gt 0 ]; do
 		compare_runs "$2" "$3"
 		exit 0
 		;;
+	--fleet) shift; PROG="$PROG --fleet" exec "$KIT_DIR/lib/fleet.sh" "$@" ;;
 	-h | --help) usage; exit 0 ;;
 	--version) print_version; exit 0 ;;
 	--) shift; break ;;

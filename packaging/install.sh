@@ -9,7 +9,8 @@
 #                  start-ssh.sh, test-ssh.sh, the C helpers) and their shell
 #                  libraries (lib/)
 #   DATADIR        DATADIR/sshd-perf-kit: what the programs read, not run:
-#                  templates/, units/, settings.schema, results.schema.json
+#                  templates/, units/, settings.schema, results.schema.json,
+#                  ansible/ (the role and playbook for fleet runs)
 #   MANDIR         MANDIR/man8/sshd-perf-kit.8, MANDIR/man5/sshd-perf-kit.conf.5
 #                  (built by make into build/man)
 #   BASHCOMPDIR    BASHCOMPDIR/sshd-perf-kit, the bash completion
@@ -70,8 +71,8 @@ find lib -type f -name '*.sh' ! -path lib/paths.sh | sort | while IFS= read -r f
 	copy "$f" "$libexec/$f"
 done
 
-# What they read: templates, the unit, the two schemas.
-find templates units -type f ! -name '*~' ! -name '*.swp' ! -name '*.orig' ! -name '*.rej' |
+# What they read: templates, the unit, the two schemas, the Ansible role.
+find templates units ansible -type f ! -name '*~' ! -name '*.swp' ! -name '*.orig' ! -name '*.rej' |
 	sort | while IFS= read -r f; do
 		copy "$f" "$data/$f"
 	done

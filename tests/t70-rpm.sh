@@ -77,7 +77,7 @@ LIBEXEC=/usr/libexec/sshd-perf-kit SHARE=/usr/share/sshd-perf-kit DOC=/usr/share
 	echo "-rw-r--r-- $LIBEXEC/lib/paths.sh"
 } | sort >"$TEST_TMP/expect.libexec"
 {
-	awk -v d="$SHARE" '$2 ~ /^(templates|units)\// { print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
+	awk -v d="$SHARE" '$2 ~ /^(templates|units|ansible)\// { print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
 	echo "-rw-r--r-- $SHARE/settings.schema"
 	echo "-rw-r--r-- $SHARE/results.schema.json"
 } | sort >"$TEST_TMP/expect.data"
@@ -116,7 +116,7 @@ test_expect '/usr/libexec/sshd-perf-kit: the helpers, the command, the scripts a
 	test_cmp "$TEST_TMP/expect.libexec" "$TEST_TMP/got.libexec"
 '
 
-test_expect '/usr/share/sshd-perf-kit: templates, units and schemas, no program; folders 0755' '
+test_expect '/usr/share/sshd-perf-kit: templates, units, schemas and the Ansible role, no program; folders 0755' '
 	grep " /usr/share/sshd-perf-kit/" "$TEST_TMP/files" | grep -v "^d" | awk "{ print \$1, \$4 }" | sort >"$TEST_TMP/got.data" &&
 	test_cmp "$TEST_TMP/expect.data" "$TEST_TMP/got.data" &&
 	! grep "^d" "$TEST_TMP/files" | grep -v "^drwxr-xr-x "

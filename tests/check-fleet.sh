@@ -1,0 +1,385 @@
+#!/usr/bin/env bash
+# make check-fleet: the Ansible role and playbook (ansible/, docs/fleet.md)
+# and the fleet report (test-ssh.sh --fleet), for real.
+#
+# Without root: the role's variables agree with settings.conf and
+# lib/settings.schema, the playbook passes --syntax-check and ansible-lint,
+# and the fleet report of the runs in tests/data is right.
+#
+# As root: `make rpm` builds the package; three booted systemd containers
+# (tests/lib/container.sh) get python3 (installed into their overlay from
+# .deb files fetched on the host with apt-get download: Ansible's modules
+# need it, and adding it to CONTAINER_PACKAGES would rebuild the shared
+# cache) and a veth pair each to a network namespace made here, the
+# "controller" namespace, where nothing else lives: ansible-playbook runs
+# in it and reaches each container's own sshd on 10.250.N.2:22; no packet
+# can leave this machine. The playbook and role are the ones the RPM
+# ships. fleet1 and fleet2 install the RPM file and run the login test
+# (LOGIN_SAMPLES=3) on their own TEST_PORT; fleet3's RPM file is missing
+# on purpose. Then: a bad value is refused before any container changes,
+# check mode changes nothing, the real run completes on fleet1 and fleet2,
+# reports fleet3 with its reason, and leaves every container as it was
+# (tests/lib/snapshot.sh) but for the installed package.
+# shellcheck disable=SC2016 # test bodies are single-quoted: the harness evals them
+# shellcheck disable=SC2034 # names used only inside the eval'd test bodies
+. "$(dirname "$0")/lib/harness.sh"
+cd "$TEST_TMP" || exit 2
+export LC_ALL=C.UTF-8
+
+ANS="$KIT_DIR/ansible"
+ROLE="$ANS/roles/sshd_perf_kit"
+RUNS="$TEST_DIR/data/runs"
+have_ansible=""
+command -v ansible-playbook >/dev/null 2>&1 && have_ansible=1
+# Ansible's own files of this test stay in $TEST_TMP.
+export ANSIBLE_LOCAL_TEMP="$TEST_TMP/ansible-local" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
+export ANSIBLE_RETRY_FILES_ENABLED=0
+
+# ---- The role and the playbook, without hosts ------------------------------
+
+test_expect 'the role s variables, specs and checks are what settings.conf and lib/settings.schema give' '
+	"$KIT_DIR/packaging/ansible-vars.sh" --check &&
+	n=$(grep -Ecv "^[[:space:]]*(#|$)" "$KIT_DIR/lib/settings.schema") && [ "$n" -gt 30 ] &&
+	grep -o "^sshd_perf_kit_[a-z0-9_]*" "$ROLE/defaults/main.yml" >vars.defaults &&
+	sed -n "s/^      \(sshd_perf_kit_[a-z0-9_]*\):\$/\1/p" "$ROLE/meta/argument_specs.yml" >vars.specs &&
+	test_cmp vars.defaults vars.specs &&
+	[ "$(grep -c "^sshd_perf_kit_" vars.defaults)" -gt "$n" ] &&
+	[ "$(grep -c "^  - name: " "$ROLE/vars/main.yml")" -eq "$n" ] &&
+	grep -qx "sshd_perf_kit_login_samples: $(sed -n "s/^LOGIN_SAMPLES=//p" "$KIT_DIR/settings.conf")" "$ROLE/defaults/main.yml"
+'
+
+if [ -n "$have_ansible" ]; then
+	test_expect 'ansible-playbook --syntax-check fleet.yml passes' '
+		ansible-playbook -i "$ANS/inventory.example" --syntax-check "$ANS/fleet.yml"
+	'
+else
+	test_skip 'ansible-playbook --syntax-check fleet.yml passes' 'ansible-core is not installed (./install-deps.sh --tests)'
+fi
+if command -v ansible-lint >/dev/null 2>&1; then
+	test_expect 'ansible-lint (production profile) finds nothing in the role and playbook' '
+		cd "$ANS" && ANSIBLE_CONFIG= ansible-lint -p --profile production fleet.yml roles/sshd_perf_kit >"$TEST_TMP/lint" 2>&1 ||
+			{ cat "$TEST_TMP/lint"; false; }
+	'
+else
+	test_skip 'ansible-lint finds nothing' 'ansible-lint is not installed (Debian: apt-get install ansible-lint)'
+fi
+
+# ---- The fleet report from runs on disk ----------------------------------
+
+# Four hosts: a and c the same run, c with a login 4.5 times slower; b an
+# interrupted run; d did not run (failed.env); e in hosts only.
+mkdir -p fx
+cp -r "$RUNS/2026-03-02_101500" fx/a
+cp -r "$RUNS/2026-03-03_091500" fx/b
+cp -r "$RUNS/2026-03-02_101500" fx/c
+sed -i "s/^figure=.*/figure=1400/" fx/c/data/login.env
+mkdir fx/d
+printf 'reason=Check that the RPM file is on the controller: not there\ntask=x\n' >fx/d/failed.env
+printf 'a\nb\nc\nd\ne\n' >fx/hosts
+
+json_ok () {
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
+}
+test_expect 'test-ssh.sh --fleet: one row per host, medians, the host that stands out, hosts not run and why' '
+	[ "$("$KIT_DIR/test-ssh.sh" --fleet "$TEST_TMP/fx")" = "$TEST_TMP/fx/fleet-report.md" ] &&
+	r=fx/fleet-report.md &&
+	grep -q "^| a | - | 308.811 PASS | " $r &&
+	grep -q "^| c | - | \*\*1400\*\* PASS (2.3 x) | " $r &&
+	grep -q "^| \*\*Fleet median\*\* | | 612 (n=3) | " $r &&
+	grep -qx "| c | \`login\` | 1400 ms | 612 ms | 2.3 x worse | lower |" $r &&
+	[ "$(grep -c " x worse |" $r)" -eq 1 ] &&
+	grep -qx "| d | Check that the RPM file is on the controller: not there |" $r &&
+	grep -q "^| e | not reached: the play ended before this host" $r &&
+	grep -q "^| a | rhel9-lab | Debian GNU/Linux 12 (bookworm) | OpenSSH_9.2 | 2 | none" $r &&
+	json_ok fx/fleet.json &&
+	grep -q "\"format\": \"sshd-perf-kit-fleet\"" fx/fleet.json &&
+	grep -q "{\"host\": \"c\", \"metric\": \"login\", \"figure\": 1400, \"median\": 612, \"factor\": 2.29}" fx/fleet.json &&
+	grep -q "{\"host\": \"d\", \"reason\": \"Check that the RPM file" fx/fleet.json
+'
+
+test_expect '--fleet --baseline compares every host with the baseline run; --factor moves the line' '
+	"$KIT_DIR/test-ssh.sh" --fleet fx --baseline "$RUNS/2026-03-02_120000" --factor 2.5 >/dev/null &&
+	r=fx/fleet-report.md &&
+	grep -q "^## Against the baseline \`2026-03-02_120000\`" $r &&
+	grep -q "^| a | 0.0 % (same) |" $r && grep -q "^| c | +353.4 % (worse) |" $r &&
+	grep -q "^None: no figure is worse than 2.5 x" $r &&
+	json_ok fx/fleet.json && grep -q "\"baseline\": \"2026-03-02_120000\"" fx/fleet.json
+'
+
+test_expect '--fleet with bad input: exit 2 and one line, nothing written' '
+	mkdir empty &&
+	for args in "" "nodir" "empty" "fx --factor 1" "fx --factor x" "fx --baseline fx/d" "fx --what"; do
+		rm -f fx/fleet-report.md
+		# shellcheck disable=SC2086
+		expect_status 2 "$KIT_DIR/test-ssh.sh" --fleet $args || exit 1
+		[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] || { cat "$TEST_TMP/out"; exit 1; }
+		case $args in fx\ *) [ ! -e fx/fleet-report.md ] || exit 1 ;; esac
+	done
+'
+
+# ---- In booted containers ---------------------------------------------------
+
+skip_rest () {
+	test_skip 'the playbook against booted systemd containers' "$1"
+	test_done
+	exit 0
+}
+[ -n "$have_ansible" ] || skip_rest 'ansible-core is not installed (./install-deps.sh --tests)'
+[ "$(id -u)" -eq 0 ] || skip_rest 'needs root (containers, network namespace)'
+command -v rpmbuild >/dev/null 2>&1 || skip_rest 'rpmbuild is not installed (apt-get install rpm)'
+
+# shellcheck source=lib/container.sh
+. "$TEST_DIR/lib/container.sh"
+N=3
+NSPAWN=() CPID=() MAINPID=()
+HOLDER=""
+use () { CONTAINER_NSPAWN_PID=${NSPAWN[$1]:-} CONTAINER_PID=${CPID[$1]:-}; }
+stop_all () {
+	local i
+	for ((i = 1; i <= N; i++)); do use "$i"; container_stop; done
+	if [ -n "$HOLDER" ]; then kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null; HOLDER=""; fi
+	rm -rf "$TEST_TMP"
+}
+trap stop_all EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+t0=$(date +%s)
+# The RPM: built here unless FLEET_RPM names one (to try a change quickly).
+if [ -n "${FLEET_RPM:-}" ]; then
+	RPM=$FLEET_RPM
+else
+	VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec")
+	test_expect 'make rpm builds the package the containers get' '
+		make -s -C "$KIT_DIR" rpm RPM_TOPDIR="$TEST_TMP/rpm" DIST="$TEST_TMP/sshd-perf-kit-$VERSION.tar.gz" >"$TEST_TMP/make.out" 2>&1 ||
+			{ tail -n 20 "$TEST_TMP/make.out"; false; }
+	'
+	RPM=$(find "$TEST_TMP/rpm/RPMS" -name 'sshd-perf-kit-*.rpm' 2>/dev/null | head -n 1)
+fi
+[ -f "$RPM" ] || skip_rest "no RPM (make rpm failed above)"
+printf '# RPM %s ready after %ds\n' "$(basename "$RPM")" "$(( $(date +%s) - t0 ))"
+
+# The controller's copy of the kit: the RPM's files (ansible/ in the data
+# folder, test-ssh.sh and lib/ in the programs' folder), unpacked, so the playbook and fleet report tested are the shipped ones.
+if ! mkdir ctl || ! (cd ctl && rpm2cpio "$RPM" | cpio -idm --quiet); then
+	skip_rest 'rpm2cpio could not unpack the RPM'
+fi
+CTL="$TEST_TMP/ctl/usr/share/sshd-perf-kit"
+CTL_EXEC="$TEST_TMP/ctl/usr/libexec/sshd-perf-kit"
+[ -f "$CTL/ansible/fleet.yml" ] || skip_rest "the RPM has no ansible/fleet.yml (built from an older HEAD? commit first)"
+
+# python3 for Ansible's modules inside the containers: the packages the
+# container root lacks, fetched once into the cache's debs folder.
+DEBS="$CONTAINER_CACHE/debs-python3"
+# (order: apt's, in which each one's pre-dependencies come first)
+fetch_debs () {
+	local root="$CONTAINER_CACHE/$CONTAINER_SUITE" pkgs
+	container_root || return 1
+	[ ! -f "$DEBS/.complete" ] || return 0
+	rm -rf "$DEBS"
+	pkgs=$(apt-get -s -o Dir::State::status="$root/var/lib/dpkg/status" install --no-install-recommends python3 |
+		awk '$1 == "Inst" { print $2 }') || return 1
+	[ -n "$pkgs" ] || { echo "apt-get finds nothing to install for python3" >&2; return 1; }
+	mkdir -p "$DEBS.new" || return 1
+	# shellcheck disable=SC2086 # a list of package names
+	(cd "$DEBS.new" && apt-get download -q $pkgs) >"$TEST_TMP/debs.log" 2>&1 ||
+		{ tail -n 3 "$TEST_TMP/debs.log" >&2; rm -rf "$DEBS.new"; return 1; }
+	for p in $pkgs; do ls "$DEBS.new/${p}_"*.deb; done >"$DEBS.new/order" || return 1
+	touch "$DEBS.new/.complete" && mv "$DEBS.new" "$DEBS"
+}
+fetch_debs 2>"$TEST_TMP/debs.err" || skip_rest "python3 .deb files for the containers: $(tail -n 1 "$TEST_TMP/debs.err")"
+mkdir "$TEST_TMP/debs"
+while read -r f; do
+	cp "$DEBS/$(basename "$f")" "$TEST_TMP/debs/" && basename "$f"
+done <"$DEBS/order" >"$TEST_TMP/debs/order" || skip_rest "$DEBS is incomplete; remove it and run again"
+
+# The controller's network namespace, held by a sleeping process.
+unshare --net sleep 100000 &
+HOLDER=$!
+holder_ns () {
+	local ns
+	ns=$(readlink "/proc/$HOLDER/ns/net" 2>/dev/null) && [ "$ns" != "$(readlink /proc/self/ns/net)" ]
+}
+container_wait 60 holder_ns || skip_rest "unshare --net sleep (pid $HOLDER) made no network namespace within 60 s"
+nsenter -t "$HOLDER" -n ip link set lo up
+
+boot () {
+	local i=$1
+	CONTAINER_NSPAWN_PID="" CONTAINER_PID=""
+	container_start "fleet$i" || return 1
+	NSPAWN[i]=$CONTAINER_NSPAWN_PID CPID[i]=$CONTAINER_PID
+	# One at a time: dpkg wants a pre-dependency configured, not only unpacked.
+	container_exec sh -c "cd $TEST_TMP/debs && while read -r f; do dpkg -i \"\$f\" || exit 1; done <order" >"$TEST_TMP/dpkg.$i" 2>&1 ||
+		{ echo "dpkg -i python3 failed in fleet$i: $(tail -n 1 "$TEST_TMP/dpkg.$i")" >&2; return 1; }
+	ip link add "fleet$i" netns "$HOLDER" type veth peer name eth1 netns "$CONTAINER_PID" || return 1
+	nsenter -t "$HOLDER" -n ip addr add "10.250.$i.1/24" dev "fleet$i" &&
+		nsenter -t "$HOLDER" -n ip link set "fleet$i" up &&
+		container_exec ip addr add "10.250.$i.2/24" dev eth1 &&
+		container_exec ip link set eth1 up || return 1
+	MAINPID[i]=$(container_exec systemctl show -p MainPID --value ssh.service)
+}
+t1=$(date +%s)
+for ((i = 1; i <= N; i++)); do
+	boot "$i" 2>"$TEST_TMP/boot.err" || skip_rest "container fleet$i: $(tail -n 1 "$TEST_TMP/boot.err")"
+done
+printf '# %d containers booted with python3 and a network in %ds\n' "$N" "$(( $(date +%s) - t1 ))"
+
+# In container I, as an administrator's shell would.
+ct () {
+	local i=$1
+	shift
+	use "$i"
+	container_exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
+}
+snapshot () {
+	ct "$1" bash -c ". '$TEST_DIR/lib/snapshot.sh' && host_snapshot && kit_processes"
+}
+for ((i = 1; i <= N; i++)); do snapshot "$i" >"pristine.$i"; done
+
+# The inventory: the containers' own sshd, root with the container key,
+# their host key known; a TEST_PORT of its own per host.
+key=$(cut -d' ' -f1,2 "$CONTAINER_CACHE/$CONTAINER_SUITE/etc/ssh/ssh_host_ed25519_key.pub")
+printf '10.250.1.2,10.250.2.2,10.250.3.2 %s\n' "$key" >known_hosts
+cat >inventory <<EOF
+[sshd_perf_kit]
+fleet1 ansible_host=10.250.1.2 sshd_perf_kit_test_port=12022
+fleet2 ansible_host=10.250.2.2 sshd_perf_kit_test_port=13022
+fleet3 ansible_host=10.250.3.2 sshd_perf_kit_test_port=14022 sshd_perf_kit_rpm_file=$TEST_TMP/missing/sshd-perf-kit.rpm
+
+[sshd_perf_kit:vars]
+ansible_user=root
+ansible_become=false
+ansible_python_interpreter=/usr/bin/python3
+ansible_pipelining=true
+ansible_ssh_private_key_file=$CONTAINER_CACHE/id_sshperf_container
+ansible_ssh_common_args=-o UserKnownHostsFile=$TEST_TMP/known_hosts -o StrictHostKeyChecking=yes
+sshd_perf_kit_source=file
+sshd_perf_kit_rpm_file=$RPM
+sshd_perf_kit_installer=rpm
+sshd_perf_kit_rpm_nodeps=true
+sshd_perf_kit_fleet_root=$TEST_TMP/fleet
+sshd_perf_kit_tests=["login"]
+sshd_perf_kit_login_samples=3
+EOF
+
+# ansible-playbook in the controller's namespace; each output line gets
+# the second it came (for the time per host).
+play () {
+	nsenter -t "$HOLDER" -n ansible-playbook -i "$TEST_TMP/inventory" "$CTL/ansible/fleet.yml" "$@" 2>&1 |
+		while IFS= read -r line; do printf '%s %s\n' "$(date +%s)" "$line"; done
+	return "${PIPESTATUS[0]}"
+}
+unchanged () {
+	local i
+	for ((i = 1; i <= N; i++)); do
+		snapshot "$i" >"now.$i" && test_cmp "pristine.$i" "now.$i" || return 1
+		! ct "$i" rpm -q sshd-perf-kit >/dev/null || { echo "fleet$i has the package"; return 1; }
+	done
+}
+
+test_expect 'Ansible reaches every container s own sshd over the controller s namespace' '
+	nsenter -t "$HOLDER" -n ansible -i inventory sshd_perf_kit -m ansible.builtin.ping >ping.out 2>&1 ||
+		{ cat ping.out; false; }
+	[ "$(grep -c "SUCCESS" ping.out)" -eq 3 ]
+'
+
+test_expect 'a bad value is refused by the argument specs, before any container changes' '
+	rc=0; play -e sshd_perf_kit_login_samples=many >bad1.out || rc=$?
+	[ "$rc" -ne 0 ]
+	grep -q "Validation of arguments failed" bad1.out
+	grep -q "sshd_perf_kit_login_samples. is of type" bad1.out
+	rc=0; play -e sshd_perf_kit_test_port=80 -e sshd_perf_kit_max_startups=30:10:20 >bad2.out || rc=$?
+	[ "$rc" -ne 0 ]
+	grep -q "sshd_perf_kit_test_port=80: TEST_PORT must be a TCP port from 1024 to 65535" bad2.out &&
+	! grep -q "TASK \[sshd_perf_kit : Wait for the host" bad1.out bad2.out &&
+	! test -e fleet &&
+	unchanged
+'
+
+test_expect 'check mode says what it would do and changes nothing' '
+	rc=0; play --check >check.out || rc=$?
+	[ "$rc" -eq 2 ]
+	grep -Eq "fleet3 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=1" check.out &&
+	grep -q "would install sshd-perf-kit: $RPM from the controller with rpm" check.out &&
+	grep -q "would start the test server on 127.0.0.1:13022" check.out &&
+	grep -q "would run: .*/test-ssh.sh -q login" check.out &&
+	! find fleet -name report.md 2>/dev/null | grep -q . &&
+	unchanged
+'
+
+t2=$(date +%s)
+test_expect 'the fleet run: fleet1 and fleet2 complete, fleet3 fails; ansible-playbook exits non-zero' '
+	rc=0; play >run.out || rc=$?
+	[ "$rc" -eq 2 ]
+	grep -Eq "fleet1 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" run.out &&
+	grep -Eq "fleet2 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" run.out &&
+	grep -Eq "fleet3 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=1" run.out
+'
+printf '# the fleet run took %ds\n' "$(( $(date +%s) - t2 ))"
+# Seconds per host: from one batch header (serial: 1) to the next.
+awk '/PLAY \[Run sshd-perf-kit on each host\]/ { n++; s[n] = $1 } /PLAY \[Write the fleet report/ { s[n + 1] = $1 }
+	END { for (i = 1; i <= n; i++) printf "# fleet%d: %ds\n", i, s[i + 1] - s[i] }' run.out
+# Where the time went: the slowest tasks, summed over the hosts.
+awk '/ (TASK|PLAY|RUNNING HANDLER) \[/ { if (name != "") t[name] += $1 - ts; name = substr($0, index($0, " ") + 1); ts = $1 }
+	END { for (n in t) printf "%d %s\n", t[n], n }' run.out | sort -rn | head -n 8 |
+	sed 's/^\([0-9]*\) \(.*\) \**$/# \1s \2/'
+FLEET=$(find "$TEST_TMP/fleet" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -n 1)
+
+# The fleet report of this run, for the log.
+if [ -f "$FLEET/fleet-report.md" ]; then sed 's/^/#   /' "$FLEET/fleet-report.md"; fi
+
+test_expect 'each host s run folder is fetched whole into fleet/<date-time>/<host>/, with its own TEST_PORT' '
+	case $(basename "$FLEET") in [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]_[0-9][0-9][0-9][0-9][0-9][0-9]) ;; *) false ;; esac &&
+	for i in 1 2; do
+		d="$FLEET/fleet$i"
+		test -s "$d/report.md" && test -s "$d/results.json" && test -d "$d/raw" && test -s "$d/data/login.env" || exit 1
+		grep -qx "TEST_PORT=.\?$((i + 11))022.\?" "$d/data/settings.env" || exit 1
+		grep -qx "samples=3" "$d/data/login.env" || exit 1
+		grep -Eqx "status=(PASS|FAIL)" "$d/data/login.env" || exit 1
+		ct "$i" test -d "/var/lib/sshd-perf-kit/results/$(cat "$d/run_id")" || exit 1
+	done &&
+	! test -e "$FLEET/fleet1.tar.gz" && ! test -e "$FLEET/fleet3/data"
+'
+
+test_expect 'fleet-report.md: a row per host, the median, fleet3 with its reason, each host s environment' '
+	r="$FLEET/fleet-report.md" &&
+	test -s "$r" && grep -q "^| Hosts | 3, 2 ran, 1 did not run |" "$r" &&
+	grep -Eq "^\| fleet1 \| (PASS|FAIL) \| \**[0-9.]+\** (PASS|FAIL)" "$r" &&
+	grep -Eq "^\| fleet2 \| (PASS|FAIL) \| \**[0-9.]+\** (PASS|FAIL)" "$r" &&
+	grep -q "^| fleet3 | not run |" "$r" &&
+	grep -Eq "^\| \*\*Fleet median\*\* \| \| [0-9.]+ \(n=2\) \|" "$r" &&
+	grep -q "^| fleet3 | Stop when the RPM file is missing: the package file $TEST_TMP/missing/sshd-perf-kit.rpm is not on the controller" "$r" &&
+	grep -Eq "^\| fleet1 \| sshperf-test \| Debian GNU/Linux 12 \(bookworm\) \| OpenSSH_[0-9.]+ \| [0-9]+ \| [^|]+ \| [^|]+ \| .fleet1/. \|" "$r" &&
+	json_ok "$FLEET/fleet.json" &&
+	grep -q "{\"host\": \"fleet3\", \"reason\": \"Stop when the RPM file is missing" "$FLEET/fleet.json" &&
+	grep -qx "fleet3" "$FLEET/hosts"
+'
+
+test_expect 'each host stays an ordinary run: --compare fleet1 fleet2; --fleet --baseline fleet1' '
+	out=$("$CTL_EXEC/test-ssh.sh" --compare "$FLEET/fleet1" "$FLEET/fleet2") &&
+	grep -q "^| \`login\` | p95 of the complete login (ms) |" "$out" &&
+	"$CTL_EXEC/test-ssh.sh" --fleet "$FLEET" --baseline "$FLEET/fleet1" >/dev/null &&
+	grep -q "^| fleet1 | 0.0 % (same) |" "$FLEET/fleet-report.md" &&
+	grep -Eq "^\| fleet2 \| [-+][0-9.]+ % \((better|worse)\) \|" "$FLEET/fleet-report.md"
+'
+
+test_expect 'every container as before but for the package: no test server, user, unit or kit process' '
+	for i in 1 2 3; do
+		snapshot "$i" | grep -vx "exists /var/lib/sshd-perf-kit" >"after.$i" &&
+		test_cmp "pristine.$i" "after.$i" || exit 1
+		! ct "$i" test -e /var/lib/sshd-perf-kit/state || exit 1
+		! ct "$i" getent passwd sshperf || exit 1
+		[ -z "$(ct "$i" find /var/tmp -name "sshd-perf-kit*")" ] || exit 1
+		[ "$(ct "$i" systemctl show -p MainPID --value ssh.service)" = "${MAINPID[$i]}" ] || exit 1
+	done &&
+	ct 1 rpm -q sshd-perf-kit && ct 2 rpm -q sshd-perf-kit && ! ct 3 rpm -q sshd-perf-kit
+'
+
+test_expect 'again in check mode on fleet1: the installed package is left alone (changed=0)' '
+	play --check --limit fleet1 >again.out &&
+	grep -Eq "fleet1 +: ok=[0-9]+ +changed=0 +unreachable=0 +failed=0" again.out &&
+	grep -q "would start the test server on 127.0.0.1:12022" again.out
+'
+
+printf '# check-fleet container part took %ds\n' "$(( $(date +%s) - t0 ))"
+test_done
