@@ -298,7 +298,7 @@ run_job(const char *verb, const char *method, const char *unit,
 	sd_bus_message *reply = NULL;
 	sd_bus_slot *slot = NULL;
 	struct job job = { 0 };
-	uint64_t issued_ns, deadline_ns = now_ns() + timeout_ns;
+	uint64_t issued_ns, deadline_ns;
 	int r;
 
 	/* Before the call: the job may finish before its reply is read. */
@@ -307,7 +307,9 @@ run_job(const char *verb, const char *method, const char *unit,
 	if (r < 0)
 		errx(1, "%s %s: cannot watch for JobRemoved: %s", verb, unit,
 		    strerror(-r));
+	/* The job gets the whole -t from when it is asked for. */
 	issued_ns = now_ns();
+	deadline_ns = issued_ns + timeout_ns;
 	r = call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, method, deadline_ns,
 	    &error, &reply, "ss", unit, "replace");
 	if (r >= 0 && (r = sd_bus_message_read_basic(reply, 'o', &job.path)) >= 0)
@@ -427,7 +429,7 @@ terminate_user(uint32_t uid, uint64_t timeout_ns)
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	sd_bus_slot *slot = NULL;
 	struct user_wait user = { .uid = uid };
-	uint64_t start_ns, deadline_ns = now_ns() + timeout_ns;
+	uint64_t start_ns, deadline_ns;
 	int r;
 
 	r = sd_bus_match_signal(bus, &slot, LOGIN_DEST, LOGIN_PATH,
@@ -436,6 +438,7 @@ terminate_user(uint32_t uid, uint64_t timeout_ns)
 		errx(1, "terminate-user %" PRIu32 ": cannot watch for "
 		    "UserRemoved: %s", uid, strerror(-r));
 	start_ns = now_ns();
+	deadline_ns = start_ns + timeout_ns;
 	r = call_method(bus, LOGIN_DEST, LOGIN_PATH, LOGIN_MANAGER,
 	    "TerminateUser", deadline_ns, &error, NULL, "u", uid);
 	if (r < 0 && sd_bus_error_has_name(&error,

@@ -25,7 +25,7 @@ test_expect 'start the test server' '
 '
 
 test_expect 'test-ssh.sh concurrent memory runs both and writes a report' '
-	"$KIT_DIR/test-ssh.sh" concurrent memory >"$TEST_TMP/t.out" 2>&1; rc=$? &&
+	rc=0; "$KIT_DIR/test-ssh.sh" concurrent memory >"$TEST_TMP/t.out" 2>&1 || rc=$? &&
 	cat "$TEST_TMP/t.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
 	dirname "$report" >"$TEST_TMP/run"
@@ -72,7 +72,7 @@ test_expect 'the report has both sections with their figures' '
 '
 
 test_expect 'memory alone holds its own sessions' '
-	CONCURRENT_SESSIONS=5 "$KIT_DIR/test-ssh.sh" memory >"$TEST_TMP/m.out" 2>&1; rc=$? &&
+	rc=0; CONCURRENT_SESSIONS=5 "$KIT_DIR/test-ssh.sh" memory >"$TEST_TMP/m.out" 2>&1 || rc=$? &&
 	cat "$TEST_TMP/m.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	run=$(dirname "$(tail -n 1 "$TEST_TMP/m.out")") &&
 	grep -qx "source=memory" "$run/data/memory.env" &&
