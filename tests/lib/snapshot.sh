@@ -3,7 +3,7 @@
 # accounts, /etc/ssh, /etc/systemd/system, listening TCP sockets, the
 # SELinux local port list, home folders and the kit's state folder.
 host_snapshot () {
-	local f eph_lo eph_hi
+	local f
 	for f in /etc/passwd /etc/group /etc/shadow /etc/gshadow /etc/subuid /etc/subgid; do
 		[ -f "$f" ] && sha256sum "$f"
 	done
@@ -11,16 +11,15 @@ host_snapshot () {
 		[ -d "$f" ] && find "$f" -xdev -printf '%p %y %m %u %g\n' | sort
 	done
 	find /etc/ssh -type f -exec sha256sum {} + 2>/dev/null | sort
-	# Listening TCP sockets (state 0A): local address and port. Ports in
-	# the kernel's ephemeral range are left out: the kit listens only on
-	# TEST_PORT, while programs that run beside the tests (a unit test's
-	# listener on port 0, say) come and go there.
-	read -r eph_lo eph_hi </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || { eph_lo=65536 eph_hi=65535; }
+	# Listening TCP sockets (state 0A) on the ports the kit could take:
+	# TEST_PORT (11022 unless the test sets another) and 22 (the real
+	# sshd's). Other listeners belong to whatever runs beside the tests
+	# (a unit test's listener, another service) and come and go.
 	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-		awk -v lo="$eph_lo" -v hi="$eph_hi" '$4 == "0A" {
+		awk -v kit="${TEST_PORT:-11022}" '$4 == "0A" {
 			split($2, a, ":"); port = 0; h = "0123456789ABCDEF"
 			for (i = 1; i <= length(a[2]); i++) port = port * 16 + index(h, substr(a[2], i, 1)) - 1
-			if (port < lo || port > hi) print "listen", $2 }' | sort
+			if (port == kit || port == 22) print "listen", $2 }' | sort
 	if command -v semanage >/dev/null 2>&1; then
 		semanage port -l -C 2>/dev/null | sed 's/^/seport /'
 	fi
