@@ -819,7 +819,7 @@ run_loop(struct sampler *s)
 	struct sigaction sa;
 	struct sample x;
 	struct timespec ts;
-	uint64_t start_ns, next_ns, end_ns, taken_ns, n = 0, cpu0_ns, cpu_ns;
+	uint64_t next_ns, end_ns, n = 0, cpu0_ns, cpu_ns;
 	FILE *f;
 	int fd, rc = 0;
 
@@ -840,10 +840,9 @@ run_loop(struct sampler *s)
 	fflush(f);
 
 	cpu0_ns = self_cpu_ns();
-	start_ns = next_ns = now_ns();
-	end_ns = start_ns + cf->duration_ns;
+	next_ns = now_ns();
+	end_ns = 0;
 	while (!stop_requested) {
-		taken_ns = now_ns();
 		if (take_sample(s, &x) != 0) {
 			warnx("the test server is gone; stopped sampling");
 			rc = 1;
@@ -852,7 +851,9 @@ run_loop(struct sampler *s)
 		print_csv_row(f, &x);
 		if (fflush(f) == EOF)
 			err(2, "%s", cf->csv);
-		n++;
+		/* -d counts from the first sample's time, as its row shows it. */
+		if (n++ == 0)
+			end_ns = x.mono_ns + cf->duration_ns;
 		if (cf->count != 0 && n >= cf->count)
 			break;
 		next_ns += cf->interval_ns;
@@ -861,7 +862,7 @@ run_loop(struct sampler *s)
 		 * not up to one interval before it.
 		 */
 		if (cf->duration_ns != 0 && next_ns > end_ns) {
-			if (taken_ns >= end_ns)
+			if (x.mono_ns >= end_ns)
 				break;
 			next_ns = end_ns;
 		}
