@@ -231,7 +231,7 @@ test_expect 'direct mode: no sentence that belongs to systemd' '
 	f="$TEST_TMP/modes/direct/report.md" &&
 	grep -q "started directly (no systemd on this host)" "$f" &&
 	grep -q "without systemd it is the cgroup start-ssh.sh put the listener in" "$f" &&
-	grep -q "the server log (\`sshd.log\` in the state folder) confirms the count" "$f" &&
+	grep -q "the server log is \`sshd.log\` in the state folder" "$f" &&
 	! grep -n -E "with systemd it is|user-UID\.slice|run by systemd as|journal of the unit|the StartUnit call" "$f"
 '
 
