@@ -35,7 +35,7 @@ function utf8fix(s,    out, n, i, c, b, need, j, ok) {
 	}
 	return out
 }
-function isnum(s) {
+function jisnum(s) {
 	# JSON has no leading zeros: "007" is not a number.
 	return s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && s !~ /^-?0[0-9]/
 }
@@ -44,7 +44,7 @@ function isnum(s) {
 function jtyped(s, t) {
 	t = "," t ","
 	if (t == ",,") return jval(s)
-	if (index(t, ",number,") && isnum(s)) return s
+	if (index(t, ",number,") && jisnum(s)) return s
 	if (index(t, ",null,") && (s == "-" || s == "")) return "null"
 	if (index(t, ",string,")) return jstr(s)
 	return jval(s)
@@ -68,7 +68,7 @@ function jstr(s,    out, c, i) {
 	return "\"" s "\""
 }
 function jval(s) {
-	if (isnum(s)) return s
+	if (jisnum(s)) return s
 	if (s == "-") return "null"
 	return jstr(s)
 }

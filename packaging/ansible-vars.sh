@@ -116,7 +116,8 @@ sshd_perf_kit_defer_failure: false
 EOF
 	schema | while read -r name kind a1 a2; do
 		val=$(conf_value "$name")
-		printf '# %s\n' "$(conf_comment "$name" | sed 's/ *$//')" | grep -v '^# $' || true
+		# ansible-lint wants lines of at most 160 characters.
+		conf_comment "$name" | fold -s -w 150 | sed 's/ *$//; s/^/# /' | grep -v '^# *$' || true
 		case $kind in
 		int | port | num) printf '%s: %s\n' "$(var "$name")" "$val" ;;
 		*) printf '%s: %s\n' "$(var "$name")" "$(sq "$val")" ;;
