@@ -56,10 +56,11 @@ interrupt () {
 	rc=0; wait "$runner" || rc=$?
 	runner=""
 	echo "exit $rc after $(( $(date +%s) - t0 )) s"; cat "$TEST_TMP/run.out"
+	# How soon it ends depends on the machine (startup starts the server
+	# again first); that it did not run to its end shows in its status,
+	# INTERRUPTED, checked below. No time bound: a busy machine broke one
+	# of 15 s (18 s and 29 s beside other work).
 	[ "$rc" -eq 130 ] &&
-	# At once, not when the running helper ends (startup: the server is
-	# started again first).
-	[ $(( $(date +%s) - t0 )) -le 15 ] &&
 	# A process that got its signal may still be on its way out: give the
 	# tree a few seconds to be gone.
 	{ waits_for 60 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
