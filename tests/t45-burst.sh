@@ -42,13 +42,25 @@ test_expect 'start with MaxStartups 3:30:10 from the environment' '
 	grep -qx "MaxStartups 3:30:10" /etc/ssh/sshd_config_perf_test
 '
 
+# The verdict the kit owes for the deciding step of 3: PASS when its
+# clients reached the server within the spread goal (5 ms), INCONCLUSIVE
+# when a busy machine spread them wider (the kit then cannot tell whether
+# sshd or the load generator let them through). Read from the raw data.
+expected_verdict () {
+	awk -v s="$(step_field 3 release_spread_ms)" -v g=5 \
+		'BEGIN { print (s != "" && s != "-" && s + 0 > g) ? "INCONCLUSIVE" : "PASS" }'
+}
+
 # With 8 clients all get in with a chance of about 2.5% (0.7*0.6*0.5*0.4*0.3):
 # then the run is repeated once.
-test_expect 'test-ssh.sh burst runs the steps 2 3 8 and passes TARGET_BURST_MIN=3' '
+test_expect 'test-ssh.sh burst runs the steps 2 3 8: TARGET_BURST_MIN=3 passes, or is undecided by a wide spread' '
 	run_burst &&
 	{ [ "$(step_field 8 refused)" -gt 0 ] || run_burst; } &&
-	[ "$(cat "$TEST_TMP/rc")" -eq 0 ] &&
-	grep -q "^test-ssh.sh: burst: all logged in up to 3 clients at once" "$TEST_TMP/t.out"
+	cat "$TEST_TMP/t.out" &&
+	want=$(expected_verdict) && echo "expected: $want (spread $(step_field 3 release_spread_ms) ms)" &&
+	case $want in PASS) rc_want=0 ;; *) rc_want=3 ;; esac &&
+	[ "$(cat "$TEST_TMP/rc")" -eq "$rc_want" ] &&
+	grep -q "^test-ssh.sh: burst: all logged in up to 3 clients at once.* -> $want\$" "$TEST_TMP/t.out"
 '
 
 # How tight the release is depends on the machine: a benchmark figure
@@ -78,7 +90,7 @@ test_expect 'the refusals are the server log'"'"'s, client by client (direct mod
 
 test_expect 'the report has the step rows and the MaxStartups table of this server' '
 	r=$(run_dir)/report.md &&
-	grep -qE "^\| [0-9]+ \| \[Burst of logins \(MaxStartups\)\]\(#burst\) \(\`burst\`\) \| 3 clients .*\*\*PASS\*\*" "$r" &&
+	grep -qE "^\| [0-9]+ \| \[Burst of logins \(MaxStartups\)\]\(#burst\) \(\`burst\`\) \| 3 clients .*\*\*$(expected_verdict)\*\*" "$r" &&
 	grep -qE "^\| 2 \| 2 \| 0 \| 0 \| 2\.0 \| 0 \| 0 \| [0-9.]+( ⚠)? \| [0-9.]+ \|$" "$r" &&
 	grep -qE "^\| 8 \| $(step_field 8 ok) \| $(step_field 8 refused) \| 0 \| 5\.9 \| $(step_field 8 refused) \|" "$r" &&
 	grep -q "What \`MaxStartups 3:30:10\` means" "$r" &&
