@@ -113,10 +113,15 @@ concurrent_diagnose () {
 
 # True when the probable limit is the machine's, not sshd's or the test
 # user's: memory for server and clients together, or logins that did not
-# finish within LOGIN_TIMEOUT while nothing refused them.
+# finish within LOGIN_TIMEOUT while nothing refused them. Slow logins count
+# only while the server answered: with none opened, or the holder stopped
+# after logins in a row got no answer, sshd itself did not answer, and that
+# is its failure whatever the load.
 concurrent_machine_limit () {
+	local opened=$1
 	case $(result_get concurrent limit) in
-	memory | slow) return 0 ;;
+	memory) return 0 ;;
+	slow) [ "${opened:-0}" -gt 0 ] && [ "$(hold_get not_started)" -eq 0 ] 2>/dev/null ;;
 	*) return 1 ;;
 	esac
 }
@@ -190,7 +195,7 @@ measure_concurrent () {
 	if ! grep -qx 'state=open' "$HOLD_OUT"; then
 		result_set concurrent status ERROR
 		result_set concurrent reason "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/concurrent-hold-errors.txt"
-	elif [ "${alive:-0}" -lt "$n" ] && concurrent_machine_limit; then
+	elif [ "${alive:-0}" -lt "$n" ] && concurrent_machine_limit "$opened"; then
 		# The clients share the machine with the server: when the machine
 		# ran out (memory for both sides, CPU so logins time out), no limit
 		# of sshd was reached and nothing was shown either way.
