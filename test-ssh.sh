@@ -215,7 +215,13 @@ while [ "$#" -gt 0 ]; do
 		compare_runs "$2" "$3"
 		exit 0
 		;;
-	--fleet) shift; PROG="$PROG --fleet" exec "$KIT_DIR/lib/fleet.sh" "$@" ;;
+	--fleet)
+		# Messages name the command as it was called: test-ssh.sh --fleet,
+		# or sshd-perf-kit fleet (which hands over to here).
+		shift
+		case $PROG in *" fleet") ;; *) PROG="$PROG --fleet" ;; esac
+		PROG=$PROG exec "$KIT_DIR/lib/fleet.sh" "$@"
+		;;
 	-h | --help) usage; exit 0 ;;
 	--version) print_version; exit 0 ;;
 	--) shift; break ;;

@@ -137,6 +137,7 @@ awk -F '\t' -v factor="$FACTOR" -v fleet="$(basename "$(cd "$DIR" && pwd)")" \
 	-v baseline="${BASELINE:+$(basename "$(cd "$BASELINE" && pwd)")}" \
 	-v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -v metrics_order="$COMPARE_TESTS" \
 	-v md="$tmp/fleet-report.md" -v js="$tmp/fleet.json" "$JSON_AWK"'
+function measured(s) { return s == "PASS" || s == "FAIL" || s == "INCONCLUSIVE" }
 function isnum(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
 function mdc(s) { gsub(/\|/, "\\|", s); return s == "" ? "-" : s }
 function jn(s) { return isnum(s) ? s + 0 : "null" }
@@ -166,13 +167,14 @@ END {
 	n_ran = 0
 	for (i = 1; i <= nh; i++) if (state[host[i]] == "ran") n_ran++
 
-	# Median of the figures that were measured (PASS or FAIL, a number, in
-	# the metric\047s unit); outliers against it.
+	# Median of the figures that were measured (PASS, FAIL or INCONCLUSIVE:
+	# an INCONCLUSIVE figure was measured, only its verdict could not be
+	# decided; a number, in the metric\047s unit); outliers against it.
 	for (m = 1; m <= n_metrics; m++) {
 		name = metric[m]; n = 0; delete v
 		for (i = 1; i <= nh; i++) {
 			k = host[i] SUBSEP name
-			if ((st[k] == "PASS" || st[k] == "FAIL") && isnum(fig[k]) && unit[k] == munit[name]) v[++n] = fig[k] + 0
+			if (measured(st[k]) && isnum(fig[k]) && unit[k] == munit[name]) v[++n] = fig[k] + 0
 		}
 		count[name] = n
 		if (n == 0) continue
@@ -181,7 +183,7 @@ END {
 		if (n < 2) continue
 		for (i = 1; i <= nh; i++) {
 			k = host[i] SUBSEP name
-			if (!((st[k] == "PASS" || st[k] == "FAIL") && isnum(fig[k]) && unit[k] == munit[name])) continue
+			if (!(measured(st[k]) && isnum(fig[k]) && unit[k] == munit[name])) continue
 			f = fig[k] + 0; x = ""
 			if (dir[name] == "higher") {
 				if (f * factor < med[name]) x = (f > 0) ? med[name] / f : "inf"
@@ -241,8 +243,9 @@ END {
 		}
 		printf "\n" >md
 	}
-	printf "\nThe median counts only figures that were measured (PASS or FAIL) in the\n" >md
-	printf "metric\047s unit; SKIPPED, ERROR and missing tests are left out.\n\n" >md
+	printf "\nThe median counts only figures that were measured (PASS, FAIL or\n" >md
+	printf "INCONCLUSIVE) in the metric\047s unit; SKIPPED, ERROR and missing tests\n" >md
+	printf "are left out.\n\n" >md
 
 	printf "## Hosts that stand out\n\n" >md
 	if (no == 0) printf "None: no figure is worse than %s x the fleet median.\n\n", factor >md
@@ -287,7 +290,7 @@ END {
 	if (baseline != "") {
 		printf "## Against the baseline `%s`\n\n", baseline >md
 		printf "Change = (host - baseline) / baseline of each metric\047s main figure;\n" >md
-		printf "compared only where both are PASS or FAIL in the same unit.\n\n" >md
+		printf "compared only where both were measured in the same unit.\n\n" >md
 		printf "| Host |" >md
 		for (m = 1; m <= n_metrics; m++) printf " `%s` |", metric[m] >md
 		printf "\n|---|" >md

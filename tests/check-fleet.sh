@@ -117,6 +117,88 @@ test_expect '--fleet with bad input: exit 2 and one line, nothing written' '
 	done
 '
 
+# An INCONCLUSIVE run (exit 3: nothing failed, a test could not be
+# decided) was measured: p is a run, q the same run with its login
+# INCONCLUSIVE at 1400 ms.
+mkdir -p fy
+cp -r "$RUNS/2026-03-02_101500" fy/p
+cp -r "$RUNS/2026-03-02_101500" fy/q
+sed -i "s/^figure=.*/figure=1400/; s/^status=.*/status=INCONCLUSIVE/" fy/q/data/login.env
+printf 'verdict=INCONCLUSIVE\n' >fy/q/data/verdict.env
+test_expect 'test-ssh.sh --fleet: an INCONCLUSIVE host ran; its verdict shown, its figures in the median' '
+	"$KIT_DIR/test-ssh.sh" --fleet fy >/dev/null &&
+	r=fy/fleet-report.md &&
+	grep -q "^| Hosts | 2, 2 ran, 0 did not run |" $r &&
+	grep -q "^| q | INCONCLUSIVE | \*\*1400\*\* INCONCLUSIVE (1.6 x) | " $r &&
+	grep -q "^| \*\*Fleet median\*\* | | 854.41 (n=2) | " $r &&
+	grep -qx "| q | \`login\` | 1400 ms | 854.41 ms | 1.6 x worse | lower |" $r &&
+	grep -q "^None: every host ran" $r &&
+	json_ok fy/fleet.json &&
+	grep -q "{\"name\": \"q\", \"ran\": true, \"reason\": null, \"run\": null, \"verdict\": \"INCONCLUSIVE\"," fy/fleet.json &&
+	grep -q "\"login\": {\"status\": \"INCONCLUSIVE\", \"figure\": 1400, \"unit\": \"ms\", \"stands_out\": true" fy/fleet.json
+'
+
+# The role with the kit's exit codes: a stand-in for the kit in a checkout
+# (start-ssh.sh and test-ssh.sh that only record their calls; test-ssh.sh
+# copies a run of tests/data and ends as the real one does: the report's
+# path, then exit 3 INCONCLUSIVE on TEST_PORT 12022, exit 1 FAIL on any
+# other), on this machine (connection local, no root): what is tested is
+# what the role does with each exit code, not what the kit measures.
+if [ -n "$have_ansible" ]; then
+	mkdir -p standin/results
+	printf 'all:\n' >standin/Makefile
+	cat >standin/start-ssh.sh <<-STANDIN
+	#!/bin/sh
+	echo "start-ssh.sh \$* TEST_PORT=\$TEST_PORT" >>"$TEST_TMP/standin/calls"
+	STANDIN
+	cat >standin/test-ssh.sh <<-STANDIN
+	#!/bin/sh
+	echo "test-ssh.sh \$* TEST_PORT=\$TEST_PORT" >>"$TEST_TMP/standin/calls"
+	d=\$RESULTS_DIR/2026-12-01_0930\${TEST_PORT%022}
+	cp -R "$RUNS/2026-03-02_101500" "\$d" && echo "# report" >"\$d/report.md" && echo "{}" >"\$d/results.json" || exit 2
+	case \$TEST_PORT in 12022) v=INCONCLUSIVE rc=3 ;; *) v=FAIL rc=1 ;; esac
+	echo "verdict=\$v" >"\$d/data/verdict.env"
+	sed -i "s/^status=.*/status=\$v/" "\$d/data/login.env"
+	echo "\$d/report.md"
+	exit \$rc
+	STANDIN
+	chmod +x standin/start-ssh.sh standin/test-ssh.sh
+	cat >standin/inventory <<-STANDIN
+	[sshd_perf_kit]
+	inconclusive sshd_perf_kit_test_port=12022
+	failing sshd_perf_kit_test_port=13022
+
+	[sshd_perf_kit:vars]
+	ansible_connection=local
+	ansible_become=false
+	ansible_python_interpreter=$(command -v python3)
+	sshd_perf_kit_source=checkout
+	sshd_perf_kit_checkout_dir=$TEST_TMP/standin
+	sshd_perf_kit_results_dir=$TEST_TMP/standin/results
+	sshd_perf_kit_remote_tmp=$TEST_TMP/standin
+	sshd_perf_kit_fleet_root=$TEST_TMP/standin/fleet
+	sshd_perf_kit_tests=["login"]
+	STANDIN
+	test_expect 'the role: a run that ends INCONCLUSIVE (exit 3) or FAIL (exit 1) is a result, fetched and in the fleet report' '
+		ANSIBLE_REMOTE_TEMP="$TEST_TMP/ansible-remote" ansible-playbook -i standin/inventory "$ANS/fleet.yml" >standin/run.out 2>&1 ||
+			{ tail -n 30 standin/run.out; false; }
+		grep -Eq "inconclusive +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" standin/run.out &&
+		grep -Eq "failing +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" standin/run.out &&
+		[ "$(grep -c "^test-ssh.sh -q login TEST_PORT=" standin/calls)" -eq 2 ] &&
+		[ "$(grep -c "^start-ssh.sh -q cleanup TEST_PORT=" standin/calls)" -eq 2 ] &&
+		f=$(find standin/fleet -mindepth 1 -maxdepth 1 -type d) && [ "$(printf "%s\n" "$f" | wc -l)" -eq 1 ] &&
+		grep -qx "verdict=INCONCLUSIVE" "$f/inconclusive/data/verdict.env" &&
+		grep -qx "verdict=FAIL" "$f/failing/data/verdict.env" &&
+		test -s "$f/inconclusive/report.md" && ! test -e "$f/inconclusive/failed.env" && ! test -e "$f/failing/failed.env" &&
+		grep -q "^| Hosts | 2, 2 ran, 0 did not run |" "$f/fleet-report.md" &&
+		grep -q "^| inconclusive | INCONCLUSIVE | [0-9.]* INCONCLUSIVE |" "$f/fleet-report.md" &&
+		grep -q "^| failing | FAIL | [0-9.]* FAIL |" "$f/fleet-report.md" &&
+		grep -q "^| \*\*Fleet median\*\* | | [0-9.]* (n=2) |" "$f/fleet-report.md"
+	'
+else
+	test_skip 'the role: a run that ends INCONCLUSIVE (exit 3) is a result' 'ansible-core is not installed (./install-deps.sh --tests)'
+fi
+
 # ---- In booted containers ---------------------------------------------------
 
 skip_rest () {

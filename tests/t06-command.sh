@@ -39,7 +39,7 @@ test_expect 'help lists the tests of test-ssh.sh and the settings of the schema'
 '
 
 test_expect 'bad input: one line, exit 2 (no command, unknown command, option, setting, extra argument)' '
-	for args in "" "bogus" "--bogus" "start FOO=1" "stop LOGIN_SAMPLES=3" "status extra" "compare onlyone" "help nosuch" "version x"; do
+	for args in "" "bogus" "--bogus" "start FOO=1" "stop LOGIN_SAMPLES=3" "status extra" "compare onlyone" "fleet" "help nosuch" "version x"; do
 		rc=0
 		# shellcheck disable=SC2086 # the words of one call
 		"$CMD" $args >"out" 2>"err" || rc=$?
@@ -76,6 +76,20 @@ test_expect 'compare A B: the same report and exit code as test-ssh.sh --compare
 	[ "$rc" -eq 2 ] && grep -q "^sshd-perf-kit compare: runs/nosuch is not a run folder" err
 '
 
+test_expect 'fleet DIR: the same fleet report and exit code as test-ssh.sh --fleet' '
+	mkdir -p fl && cp -R "$TEST_DIR/data/runs/2026-03-02_101500" fl/a && cp -R "$TEST_DIR/data/runs/2026-03-03_091500" fl/b &&
+	"$CMD" fleet fl --factor 2 >out &&
+	[ "$(cat out)" = "fl/fleet-report.md" ] &&
+	grep -v "^| Written | " fl/fleet-report.md >first.md &&
+	"$KIT_DIR/test-ssh.sh" --fleet fl --factor 2 >out2 &&
+	[ "$(cat out2)" = "fl/fleet-report.md" ] &&
+	grep -v "^| Written | " fl/fleet-report.md >second.md &&
+	test_cmp first.md second.md &&
+	grep -q "^| Stands out | a figure worse than 2 x " first.md &&
+	rc=0; "$CMD" fleet fl/nosuch 2>err || rc=$?
+	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "^sshd-perf-kit fleet: fl/nosuch is not a folder" err
+'
+
 # ---- Man pages ------------------------------------------------------------
 
 test_expect 'both man pages render without a warning (groff -ww)' '
@@ -90,7 +104,7 @@ test_expect 'sshd-perf-kit(8) has the commands, host changes, exit codes, files 
 	for s in NAME SYNOPSIS DESCRIPTION COMMANDS "WHAT IT CHANGES ON THE HOST" "EXIT STATUS" FILES EXAMPLES "SEE ALSO"; do
 		grep -qx "\.SH \"\?$s\"\?" "$MAN8" || { echo "no section $s"; exit 1; }
 	done &&
-	for c in start status stop cleanup test compare version help; do
+	for c in start status stop cleanup test compare fleet version help; do
 		grep -q "^\.B.* $c\b\|^\.B $c$" "$MAN8" || { echo "command $c not described"; exit 1; }
 	done
 '
@@ -162,14 +176,16 @@ complete_words () {
 test_expect 'bash completion: loads; commands, test names, settings as NAME=, help topics' '
 	bash -ic ". \"$KIT_DIR/completion/sshd-perf-kit\" && complete -p sshd-perf-kit" 2>/dev/null |
 		grep -qx "complete -F _sshd_perf_kit sshd-perf-kit" &&
-	[ "$(complete_words "$CMD" "" | tr "\n" " ")" = "start status stop cleanup test compare version help " ] &&
+	[ "$(complete_words "$CMD" "" | tr "\n" " ")" = "start status stop cleanup test compare fleet version help " ] &&
 	[ "$(complete_words "$CMD" st | tr "\n" " ")" = "start status stop " ] &&
 	[ "$(complete_words "$CMD" test "" | tr "\n" " ")" = "$("$CMD" help tests | tr "\n" " ")" ] &&
 	[ "$(complete_words "$CMD" test -q bu)" = burst ] &&
 	[ "$(complete_words "$CMD" start LOGIN_S)" = LOGIN_SAMPLES= ] &&
 	[ "$(complete_words "$CMD" test login TARGET_LOGIN)" = TARGET_LOGIN_P95_MS= ] &&
 	[ "$(complete_words "$CMD" start "" | wc -w)" -eq 0 ] &&
-	[ "$(complete_words "$CMD" help "" | tr "\n" " ")" = "tests settings " ]
+	[ "$(complete_words "$CMD" help "" | tr "\n" " ")" = "tests settings " ] &&
+	[ "$(complete_words "$CMD" fleet -- | tr "\n" " ")" = "--baseline --factor --help " ] &&
+	[ "$(complete_words "$CMD" fleet x --factor "" | wc -w)" -eq 0 ]
 '
 
 test_done
