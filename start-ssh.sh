@@ -10,6 +10,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/common.sh"
 # shellcheck source=lib/server.sh
 . "$KIT_DIR/lib/server.sh"
+# shellcheck source=lib/serverconfig.sh
+. "$KIT_DIR/lib/serverconfig.sh"
 
 usage () {
 	cat <<EOF
@@ -43,12 +45,31 @@ check_before_start () {
 	if [ -n "$prev_user" ] && [ "$prev_user" != "$TEST_USER" ]; then
 		die "the test server was set up for TEST_USER=$prev_user; run ./start-ssh.sh cleanup before changing TEST_USER to $TEST_USER"
 	fi
-	if getent passwd "$TEST_USER" >/dev/null && ! state_has user "$TEST_USER"; then
-		die "user $TEST_USER exists and was not created by sshd-perf-kit; it is never taken over: set TEST_USER to an unused name (settings.conf or TEST_USER=name $PROG)"
+	prev_user=$(server_get USER)
+	if [ -n "$prev_user" ] && [ "$prev_user" != "$TEST_USER" ]; then
+		die "the test server was set up for TEST_USER=$prev_user; run ./start-ssh.sh cleanup before changing TEST_USER to $TEST_USER"
 	fi
-	if getent group "$TEST_USER" >/dev/null && ! state_has user "$TEST_USER"; then
-		die "group $TEST_USER exists and was not created by sshd-perf-kit; set TEST_USER to an unused name"
+	if [ -n "$(server_get EXISTING)" ] && [ "$(server_get EXISTING)" != "$TEST_USER_EXISTING" ]; then
+		die "the test server was set up with TEST_USER_EXISTING=$(server_get EXISTING); run ./start-ssh.sh cleanup before changing it"
 	fi
+	if [ "$TEST_USER_EXISTING" = yes ]; then
+		# An account of the host: used as it is, never changed.
+		state_has user "$TEST_USER" &&
+			die "user $TEST_USER was created by sshd-perf-kit, it is not an existing account; run ./start-ssh.sh cleanup first, or set TEST_USER_EXISTING=no"
+		getent passwd "$TEST_USER" >/dev/null ||
+			die "TEST_USER_EXISTING=yes, but getent passwd $TEST_USER finds no such account (check the name, /etc/nsswitch.conf and SSSD); or set TEST_USER_EXISTING=no to let the kit create it"
+		[ "$(id -u "$TEST_USER")" != 0 ] || die "TEST_USER=$TEST_USER has uid 0; the kit never logs in as root: name another account"
+	else
+		if getent passwd "$TEST_USER" >/dev/null && ! state_has user "$TEST_USER"; then
+			die "user $TEST_USER exists and was not created by sshd-perf-kit; it is never taken over: set TEST_USER to an unused name (settings.conf or TEST_USER=name $PROG), or TEST_USER_EXISTING=yes to test that account as it is"
+		fi
+		if getent group "$TEST_USER" >/dev/null && ! state_has user "$TEST_USER"; then
+			die "group $TEST_USER exists and was not created by sshd-perf-kit; set TEST_USER to an unused name"
+		fi
+	fi
+	check_password_file
+	check_sshd_options
+	check_server_config
 	for f in "$SSHD_CONFIG" "$UNIT_FILE" "${HOSTKEY_PREFIX}ed25519_key" "${HOSTKEY_PREFIX}rsa_key" "${HOSTKEY_PREFIX}ecdsa_key"; do
 		if [ -e "$f" ] && ! state_has file "$f"; then
 			die "$f exists but sshd-perf-kit has no record of creating it; remove it by hand if it is left from an earlier run of the kit, then run $PROG again"
@@ -78,6 +99,10 @@ make_state_dir () {
 
 make_user () {
 	local home
+	if [ "$TEST_USER_EXISTING" = yes ]; then
+		make_existing_user
+		return 0
+	fi
 	if ! getent passwd "$TEST_USER" >/dev/null; then
 		useradd --create-home --user-group --shell /bin/bash \
 			--comment "sshd-perf-kit test user" "$TEST_USER"
@@ -192,22 +217,54 @@ probe_sshd_config () {
 # from the installed one.
 make_sshd_config () {
 	local new="$STATE_DIR/sshd_config.new" out dir
-	local crypto sftp_server hostkeys="" t
-	sftp_server=$(find_sftp_server)
+	local extra="" crypto sftp_server hostkeys="" t options
 	for t in $HOSTKEY_TYPES; do
 		hostkeys="${hostkeys:+$hostkeys
 }HostKey ${HOSTKEY_PREFIX}${t}_key"
 	done
-	if [ -f /etc/crypto-policies/back-ends/opensshserver.config ]; then
-		crypto="Include /etc/crypto-policies/back-ends/opensshserver.config"
-	else
-		crypto="# No system crypto policy on this host: OpenSSH's defaults apply."
+	if [ "$SERVER_CONFIG" = host ] && version_ge 9.8 "$SSHD_VERSION"; then
+		# All test clients come from 127.0.0.1; 9.8's penalties would
+		# lock the load test out (the kit's template has the line).
+		extra="PerSourcePenalties no"
 	fi
-	render "$TEMPLATE_DIR/sshd_config_perf_test.in" PORT="$TEST_PORT" \
-		USER="$TEST_USER" MAX_STARTUPS="$MAX_STARTUPS" PID_FILE="$PID_FILE" \
-		HOSTKEYS="$hostkeys" SFTP_SERVER="$sftp_server" \
-		BUILD="$OPENSSH_BUILD ${OPENSSH_BUILD_PREFIX:-(the system OpenSSH)}" \
-		CRYPTO_POLICY="$crypto" >"$new"
+	# The administrator's SSHD_OPTIONS (checked by check_sshd_options),
+	# after the kit's must-haves and before its defaults: they win.
+	options=""
+	if [ "$TEST_USER_EXISTING" = yes ]; then
+		options="# TEST_USER_EXISTING=yes: the kit's own keys file, never ~/.ssh
+AuthorizedKeysFile $AUTHKEYS_DIR/%u"
+	fi
+	if [ -n "$(sshd_option_lines)" ]; then
+		options="${options:+$options
+}# SSHD_OPTIONS
+$(sshd_option_lines)"
+	fi
+	if [ "$SERVER_CONFIG" = host ]; then
+		host_sshd_config "$new" "Port $TEST_PORT
+ListenAddress 127.0.0.1
+AddressFamily inet
+PidFile $PID_FILE
+$hostkeys
+AllowUsers $TEST_USER${options:+
+$options}${extra:+
+$extra}"
+		[ -z "$extra" ] || printf '%s\t%s\t%s\t%s\n' persourcepenalties "the host's value or OpenSSH's default" "$extra" \
+			"every test client comes from 127.0.0.1, and penalties would lock the load tests out" >>"$OVERRIDES_FILE.new"
+		mv -f "$OVERRIDES_FILE.new" "$OVERRIDES_FILE"
+	else
+		rm -f "$OVERRIDES_FILE"
+		sftp_server=$(find_sftp_server)
+		if [ -f /etc/crypto-policies/back-ends/opensshserver.config ]; then
+			crypto="Include /etc/crypto-policies/back-ends/opensshserver.config"
+		else
+			crypto="# No system crypto policy on this host: OpenSSH's defaults apply."
+		fi
+		render "$TEMPLATE_DIR/sshd_config_perf_test.in" PORT="$TEST_PORT" \
+			USER="$TEST_USER" MAX_STARTUPS="$MAX_STARTUPS" PID_FILE="$PID_FILE" \
+			HOSTKEYS="$hostkeys" SFTP_SERVER="$sftp_server" SSHD_OPTIONS="$options" \
+			BUILD="$OPENSSH_BUILD ${OPENSSH_BUILD_PREFIX:-(the system OpenSSH)}" \
+			CRYPTO_POLICY="$crypto" >"$new"
+	fi
 	chmod 0600 "$new"
 	probe_sshd_config "$new" || return 1
 
@@ -272,7 +329,12 @@ label_selinux () {
 	case $out in
 	*added=yes*) record seport "$TEST_PORT"; say "labelled TCP port $TEST_PORT ssh_port_t" ;;
 	esac
-	helper selinux restorecon "$SSHD_CONFIG" "${HOSTKEY_PREFIX}"*_key "${HOSTKEY_PREFIX}"*_key.pub "$TEST_HOME/.ssh" >/dev/null
+	if [ "$TEST_USER_EXISTING" = yes ]; then
+		# The account's files are not the kit's to relabel.
+		helper selinux restorecon "$SSHD_CONFIG" "${HOSTKEY_PREFIX}"*_key "${HOSTKEY_PREFIX}"*_key.pub "$AUTHKEYS_DIR" "$AUTHKEYS_DIR/$TEST_USER" >/dev/null
+	else
+		helper selinux restorecon "$SSHD_CONFIG" "${HOSTKEY_PREFIX}"*_key "${HOSTKEY_PREFIX}"*_key.pub "$TEST_HOME/.ssh" >/dev/null
+	fi
 	[ ! -f "$UNIT_FILE" ] || helper selinux restorecon "$UNIT_FILE" >/dev/null
 }
 
@@ -360,6 +422,11 @@ cmd_start () {
 	server_set VERSION "$SSHD_VERSION"
 	server_set BUILD "$OPENSSH_BUILD"
 	server_set OPENSSH_PREFIX "$OPENSSH_BUILD_PREFIX"
+	server_set EXISTING "$TEST_USER_EXISTING"
+	server_set SERVER_CONFIG "$SERVER_CONFIG"
+	server_set SSHD_OPTIONS "$SSHD_OPTIONS"
+	server_set PAM_STACK "$(pam_stack_text)"
+	[ "$TEST_USER_EXISTING" = yes ] || server_set USER_SOURCE "files (created by the kit)"
 
 	out=$(wait_greeting "$SERVER_START_TIMEOUT") || die "the test server does not answer on 127.0.0.1:$TEST_PORT"
 	msg=$(try_login "$HOST_ALIAS" 2>&1) || {
@@ -492,6 +559,12 @@ do_cleanup () {
 		if getent group "$user" >/dev/null; then
 			groupdel "$user" && say "removed group $user"
 		fi
+	done
+	# The kit's own folders with what the tests left in them.
+	for d in $(state_list tree); do
+		[ -d "$d" ] || continue
+		rm -rf --one-file-system -- "$d"
+		say "removed $d"
 	done
 	for f in $(state_list file); do
 		[ -e "$f" ] || continue

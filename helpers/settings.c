@@ -16,7 +16,7 @@
 #define MAX_LINE	1024
 
 enum kind { K_INT, K_NUM, K_PORT, K_USER, K_MAXSTARTUPS, K_INTLIST, K_ENUM,
-	K_DIR, K_CIPHERS, K_PREFIX };
+	K_DIR, K_CIPHERS, K_PREFIX, K_SSHDOPTS };
 
 struct setting {
 	char		*name;
@@ -110,6 +110,8 @@ read_schema(struct settings *all, const char *path)
 			s->kind = K_CIPHERS;
 		else if (strcmp(kind, "prefix") == 0)
 			s->kind = K_PREFIX;
+		else if (strcmp(kind, "sshdopts") == 0)
+			s->kind = K_SSHDOPTS;
 		else
 			errx(2, "%s line %d: unknown kind %s", path, line, kind);
 	}
@@ -297,6 +299,18 @@ check(const struct setting *s, char *form, size_t formlen)
 			    strchr("@.- ", *p) == NULL)
 				return form;
 		return NULL;
+	case K_SSHDOPTS:
+		/* start-ssh.sh checks each line with sshd -t; here only what
+		 * the shell and the key=value files cannot carry. */
+		snprintf(form, formlen, "empty, or sshd_config lines separated "
+		    "by ; or newlines (e.g. \"UseDNS yes; MaxSessions 20\"), "
+		    "without ' ` $ \\ or control characters");
+		for (p = v; *p != '\0'; p++)
+			if ((iscntrl((unsigned char)*p) && *p != '\n' &&
+			    *p != '\t') || strchr("'`$\\", *p) != NULL ||
+			    (unsigned char)*p >= 0x80)
+				return form;
+		return NULL;
 	}
 	return form;
 }
@@ -305,7 +319,8 @@ static int
 empty_allowed(const struct setting *s)
 {
 	return s->kind == K_DIR || s->kind == K_CIPHERS ||
-	    s->kind == K_PREFIX;
+	    s->kind == K_PREFIX ||
+	    s->kind == K_SSHDOPTS;
 }
 
 static void
@@ -330,6 +345,7 @@ main(int argc, char **argv)
 	char bad[MAX_LINE], formbuf[256];
 	struct setting *s;
 	size_t i;
+	char *p;
 	FILE *f;
 	int ch, line = 0, list = 0;
 
@@ -399,8 +415,14 @@ main(int argc, char **argv)
 			    "not valid; allowed: %s", s->name, s->value, form);
 		}
 	}
-	for (i = 0; i < all.n; i++)
+	for (i = 0; i < all.n; i++) {
+		/* Lines of sshd options are kept on one line, ; between. */
+		if (all.s[i].kind == K_SSHDOPTS)
+			for (p = all.s[i].value; *p != '\0'; p++)
+				if (*p == '\n')
+					*p = ';';
 		printf("%s='%s'\n", all.s[i].name, all.s[i].value);
+	}
 	printf("SETTINGS_FROM_ENV='");
 	for (i = 0, ch = 0; i < all.n; i++)
 		if (all.s[i].from[0] == 'e')

@@ -133,6 +133,6 @@ ciphers_check () {
 # report's environment section). OpenSSH 10 prints the keys of sshd -T
 # in CamelCase ("Ciphers ..."), older ones in lower case.
 sshd_effective_kv () {
-	awk '{ $1 = tolower($1) } $1 ~ /^(ciphers|macs|kexalgorithms|hostkeyalgorithms|pubkeyacceptedalgorithms|maxstartups|maxsessions|logingracetime|usepam|usedns|gssapiauthentication|persourcepenalties|compression|clientaliveinterval|authorizedkeyscommand|loglevel)$/ {
+	awk '{ $1 = tolower($1) } $1 ~ /^(ciphers|macs|kexalgorithms|hostkeyalgorithms|pubkeyacceptedalgorithms|maxstartups|maxsessions|logingracetime|usepam|usedns|gssapiauthentication|persourcepenalties|compression|clientaliveinterval|authorizedkeyscommand|authorizedkeysfile|passwordauthentication|loglevel)$/ {
 		k = $1; $1 = ""; sub(/^ /, ""); print "sshd_" k "=" $0 }'
 }

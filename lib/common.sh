@@ -326,6 +326,13 @@ server_set () {
 	mv -f "$tmp" "$SERVER_ENV"
 }
 
+# True when the test user is the kit's own; false for an existing account
+# (TEST_USER_EXISTING=yes), whose password, home and ~/.ssh the kit never
+# changes (no locking or unlocking either).
+test_user_is_kits () {
+	[ "$(server_get EXISTING)" != yes ]
+}
+
 # ---- Signals during a step that must not be cut short ---------------------
 
 # defer_signals: from now on SIGINT and SIGTERM are only noted; the work
@@ -363,13 +370,17 @@ password_locked () {
 
 # Locks the password (once: usermod -L on a locked entry changes nothing,
 # but it is not run at all then).
+# An account the kit did not create (TEST_USER_EXISTING=yes) is never
+# touched: both are no-ops for it.
 password_lock () {
+	test_user_is_kits || return 0
 	password_locked || usermod -L "$TEST_USER" >/dev/null
 }
 
 # Sets the password from the root-only state file: chpasswd reads it on
 # standard input, never from an argument list or the environment.
 password_unlock () {
+	test_user_is_kits || return 0
 	[ -s "$PASSWORD_FILE" ] || return 1
 	printf '%s:%s\n' "$TEST_USER" "$(cat "$PASSWORD_FILE")" | chpasswd
 }

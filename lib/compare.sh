@@ -110,6 +110,29 @@ cmp_prefix () {
 	printf '%s' "${p:-the system OpenSSH}"
 }
 
+# config_differences A B: what differs in the test server's configuration
+# between two runs (its effective sshd -T settings, SSHD_OPTIONS, where its
+# configuration and its user came from), as a markdown list.
+config_differences () {
+	local ea="$1/data/environment.env" eb="$2/data/environment.env" k va vb n=0
+	printf '## Configuration differences\n\n'
+	for k in $( { sed -n 's/^\(sshd_[^=]*\)=.*/\1/p' "$ea" "$eb" 2>/dev/null | sort -u; } |
+		cat <(printf '%s\n' server_config server_options test_user test_user_existing test_user_source pam_stack crypto_policy openssh_server) -); do
+		va=$(cmp_get "$ea" "$k")
+		vb=$(cmp_get "$eb" "$k")
+		[ "$va" != "$vb" ] || continue
+		n=$((n + 1))
+		case $k in
+		server_options) printf -- '- SSHD_OPTIONS: `%s` -> `%s`\n' "${va:-none}" "${vb:-none}" ;;
+		sshd_*) printf -- '- `%s`: `%s` -> `%s`\n' "${k#sshd_}" "${va:--}" "${vb:--}" ;;
+		*) printf -- '- %s: %s -> %s\n' "$k" "${va:--}" "${vb:--}" ;;
+		esac
+	done
+	if [ "$n" -eq 0 ]; then
+		printf 'None: both runs measured the same test server configuration (effective `sshd -T` settings, SSHD_OPTIONS, user).\n'
+	fi
+}
+
 # compare_report A B: the comparison report (markdown) of two runs on stdout.
 compare_report () {
 	local a="$1" b="$2" name ea eb fa fb unit label change dir sa sb note
@@ -135,6 +158,8 @@ compare_report () {
 | OpenSSH server | $(cmp_get "$a/data/environment.env" openssh_server) | $(cmp_get "$b/data/environment.env" openssh_server) |
 | OpenSSH prefix | $(cmp_prefix "$a") | $(cmp_prefix "$b") |
 | Verdict | $(cmp_get "$a/data/verdict.env" verdict) | $(cmp_get "$b/data/verdict.env" verdict) |
+
+$(config_differences "$a" "$b")
 
 Change = (B - A) / A of each metric's main figure; better or worse follows
 the metric's direction (for times and CPU lower is better, for rates,

@@ -58,6 +58,32 @@ kv server_pid "$(server_pid)"
 kv test_port "$(server_get PORT)"
 kv test_user "$(server_get USER)"
 
-# The effective settings of the test server that matter for performance.
+# How the test server was set up (start-ssh.sh keeps it in server.env).
+kv server_config "$(server_get SERVER_CONFIG)"
+kv server_options "$(server_get SSHD_OPTIONS)"
+kv test_user_existing "$(server_get EXISTING)"
+kv test_user_source "$(server_get USER_SOURCE)"
+kv pam_stack "$(server_get PAM_STACK)"
+if [ "$(server_get EXISTING)" = yes ]; then
+	kv test_user_password "$(server_get PASSWORD)"
+	kv test_user_sftp_dir "$(server_get SFTP_DIR)"
+fi
+if [ "$(server_get SERVER_CONFIG)" = host ]; then
+	kv real_config "$(server_get REAL_CONFIG) (found through $(server_get REAL_CONFIG_FROM))"
+	n=0
+	while IFS= read -r line; do
+		n=$((n + 1))
+		# Fields: option ;; real configuration ;; test server ;; why.
+		kv "override_$n" "$(printf '%s' "$line" | sed 's/\t/ ;; /g')"
+	done <"$STATE_DIR/overrides.tsv" 2>/dev/null
+fi
+
+# The effective settings of the test server that matter for performance;
+# with SERVER_CONFIG=host the real server's too (realsshd_*), for the same
+# user and address.
 user=$(server_get USER)
 "$SSHD" -T -f "$SSHD_CONFIG" -C "user=${user:-root},addr=127.0.0.1,host=localhost" 2>/dev/null | sshd_effective_kv
+if [ "$(server_get SERVER_CONFIG)" = host ]; then
+	"$SSHD" -T -f "$(server_get REAL_CONFIG)" -C "user=${user:-root},addr=127.0.0.1,host=localhost" 2>/dev/null |
+		sshd_effective_kv | sed 's/^sshd_/realsshd_/'
+fi

@@ -150,6 +150,67 @@ build_text () {
 	fi
 }
 
+server_config_text () {
+	local env="$DATA_DIR/environment.env"
+	case $(get "$env" server_config) in
+	host) printf "this host's own (\`SERVER_CONFIG=host\`): %s, its Includes read in place; only what a second server must change is overridden (below)" "$(get "$env" real_config)" ;;
+	*) printf "the kit's RHEL-default template (\`SERVER_CONFIG=kit\`)" ;;
+	esac
+}
+
+test_user_text () {
+	local env="$DATA_DIR/environment.env" pw
+	if [ "$(get "$env" test_user_existing)" = yes ]; then
+		pw=$(get "$env" test_user_password)
+		case $pw in
+		none) pw="no password known (no TEST_PASSWORD_FILE): the password method is skipped" ;;
+		file*) pw="password from ${pw#file }" ;;
+		esac
+		printf '`%s`, an existing account (NSS source `%s`), never changed by the kit; keys in the kit'"'"'s own AuthorizedKeysFile; %s%s' \
+			"$(get "$env" test_user)" "$(get "$env" test_user_source)" "$pw" \
+			"$( [ -z "$(get "$env" test_user_sftp_dir)" ] || printf '; sftp files in %s' "$(get "$env" test_user_sftp_dir)")"
+	else
+		printf '`%s`, created by the kit (NSS source `files`) and removed at cleanup' "$(get "$env" test_user)"
+	fi
+}
+
+# The effective settings (sshd -T); with SERVER_CONFIG=host next to the
+# real server's.
+sshd_t_table () {
+	local env="$DATA_DIR/environment.env" k v r line real=""
+	grep -q '^realsshd_' "$env" 2>/dev/null && real=1
+	if [ -n "$real" ]; then
+		printf '\nEffective settings (`sshd -T` for the test user from 127.0.0.1) of the test server and of the real server:\n\n'
+		printf '| Setting | Test server | Real server |\n|---|---|---|\n'
+	else
+		printf '\nEffective test server settings (`sshd -T`):\n\n| Setting | Value |\n|---|---|\n'
+	fi
+	while IFS= read -r line; do
+		k=${line%%=*}
+		k=${k#sshd_}
+		v=${line#*=}
+		if [ -n "$real" ]; then
+			r=$(get "$env" "realsshd_$k")
+			printf '| `%s` | `%s` | `%s`%s |\n' "$k" "$v" "${r:--}" "$( [ "$r" = "$v" ] || printf ' (differs)')"
+		else
+			printf '| `%s` | `%s` |\n' "$k" "$v"
+		fi
+	done < <(grep '^sshd_' "$env" 2>/dev/null)
+}
+
+# What SERVER_CONFIG=host did not take over from the real configuration.
+overrides_list () {
+	local env="$DATA_DIR/environment.env"
+	[ "$(get "$env" server_config)" = host ] || return 0
+	if ! grep -q '^override_' "$env" 2>/dev/null; then
+		printf '\nThe test server took over every line of the real configuration: it had none of the options a second server must change.\n'
+		return 0
+	fi
+	printf '\nWhat the test server does not take over from the real configuration, and why:\n\n| Option | Real configuration | Test server | Why |\n|---|---|---|---|\n'
+	grep '^override_' "$env" | sed 's/^override_[0-9]*=//' |
+		awk -F' ;; ' '{ printf "| `%s` | `%s` | `%s` | %s |\n", $1, $2, $3, $4 }'
+}
+
 mode_text () {
 	case $1 in
 	systemd) printf 'run by systemd as sshd-perf-test.service' ;;
@@ -278,13 +339,13 @@ environment () {
 | SELinux | $(get "$env" selinux) |
 | Test server | $(mode_text "$(get "$env" service_mode)"), pid $(get "$env" server_pid) |
 | Load average | $(get "$DATA_DIR/run.env" load_before) before the run, $(get "$DATA_DIR/run.env" load_after) after it (1, 5, 15 min) |
-
-Effective test server settings (\`sshd -T\`):
-
-| Setting | Value |
-|---|---|
+| Server configuration | $(server_config_text) |
+| SSHD_OPTIONS | $(opts=$(get "$env" server_options); if [ -n "$opts" ]; then printf '`%s`' "$opts"; else printf 'none'; fi) |
+| Test user | $(test_user_text) |
+| PAM stack | $(get "$env" pam_stack) |
 EOF
-	grep '^sshd_' "$env" 2>/dev/null | sed 's/^sshd_\([^=]*\)=\(.*\)/| `\1` | `\2` |/' || true
+	sshd_t_table
+	overrides_list
 	printf '\nSettings used in this run'
 	local from_env
 	from_env=$(get "$DATA_DIR/settings.env" SETTINGS_FROM_ENV | tr -d "'")

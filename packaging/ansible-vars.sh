@@ -63,6 +63,7 @@ form () {
 	enum) printf 'one of %s' "$3" ;;
 	dir) printf 'empty, or a path of letters, digits and . _ - / + @ , :' ;;
 	ciphers) printf 'empty (every allowed cipher), or cipher names separated by spaces (see ssh -Q cipher)' ;;
+	sshdopts) printf '%s' "empty, or sshd_config lines separated by ; or newlines (e.g. \"UseDNS yes; MaxSessions 20\"), without ' \` \$ \\ or control characters" ;;
 	prefix) printf "empty (the system's OpenSSH), or the absolute path of an OpenSSH installation prefix (letters, digits and . _ - / + @ , :; no ..), e.g. /opt/openssh-9.9p1" ;;
 	*) echo "ansible-vars.sh: unknown kind $2 of $1 in lib/settings.schema" >&2; exit 2 ;;
 	esac

@@ -73,6 +73,13 @@ test_expect 'lists, words and folders' '
 	RESULTS_DIR=/tmp/r TRANSFER_CIPHERS="aes128-ctr aes256-gcm@openssh.com" settings >/dev/null
 '
 
+test_expect 'SSHD_OPTIONS: quotes, $ and backslashes refused; newlines kept as ;' '
+	bad SSHD_OPTIONS "Banner '"'"'/x'"'"'" && bad SSHD_OPTIONS "UseDNS \$(id)" && bad SSHD_OPTIONS "UseDNS yes\\" &&
+	SSHD_OPTIONS="UseDNS yes
+MaxSessions 20" settings | grep -qx "SSHD_OPTIONS='"'"'UseDNS yes;MaxSessions 20'"'"'" &&
+	bad SERVER_CONFIG other && bad TEST_USER_EXISTING maybe
+'
+
 test_expect 'a line that is not NAME=value is refused with its line number' '
 	printf "TEST_PORT=11022\nhello there\n" >"$TEST_TMP/s.conf" &&
 	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings &&

@@ -151,7 +151,7 @@ sftp_fail () {
 # sftp_prepare: the local files, the batch files and the server folder.
 # Status 1 with a line on stderr when something cannot be made.
 sftp_prepare () {
-	local l=$SFTP_LOCAL_DIR r
+	local l=$SFTP_LOCAL_DIR r base
 	head -c "$SFTP_BIG_BYTES" /dev/urandom >"$l/big" || { echo "cannot write $l/big" >&2; return 1; }
 	[ "$(stat -c %s "$l/big")" = "$SFTP_BIG_BYTES" ] || { echo "cannot write $l/big (disk full?)" >&2; return 1; }
 	SFTP_BIG_SHA=$(sha256sum "$l/big" | cut -d' ' -f1)
@@ -166,7 +166,10 @@ sftp_prepare () {
 	# A folder of the test's own on the server, in the home; made with
 	# mktemp there, so its absolute path comes back.
 	# shellcheck disable=SC2016 # $HOME is the server's, expanded there
-	if ! r=$(sftp_ssh 'mktemp -d "$HOME/sshperf-sftp.XXXXXX"' 2>"$SFTP_WORK/mkdir.err"); then
+	base='$HOME'
+	# An existing account whose home cannot take files: the kit's folder.
+	[ -z "$(server_get SFTP_DIR)" ] || base=$SFTP_HOME
+	if ! r=$(sftp_ssh "mktemp -d \"$base/sshperf-sftp.XXXXXX\"" 2>"$SFTP_WORK/mkdir.err"); then
 		printf 'cannot make a folder in the test user'"'"'s home over ssh: %s\n' "$(tail -n 1 "$SFTP_WORK/mkdir.err")" >&2
 		return 1
 	fi
@@ -309,6 +312,10 @@ measure_sftp () {
 	SFTP_LOGIN_S=""
 	SFTP_WORK="$RAW_DIR/sftp-runs"
 	SFTP_HOME=$(getent passwd "$TEST_USER" | cut -d: -f6)
+	if [ -n "$(server_get SFTP_DIR)" ]; then
+		SFTP_HOME=$(server_get SFTP_DIR)
+		result_set sftp warning "the files went to the kit's folder $SFTP_HOME, because $(server_get SFTP_DIR_WHY)"
+	fi
 	mkdir -p "$SFTP_WORK"
 	: >"$RAW_DIR/sftp-errors.txt"
 	printf 'run\tkind\tstatus\texit\tseconds\tcopy_seconds\tminus_login_seconds\tbytes\tfiles\tmbs\tfiles_per_s\tclient_cpu_s\tcheck\tmessage\n' \

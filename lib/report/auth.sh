@@ -15,6 +15,10 @@ report_auth () {
 		rsa) label="RSA 3072 key" ;;
 		password) label="password (PAM)" ;;
 		esac
+		if [ "$(t auth "${m}_status")" = SKIPPED ]; then
+			printf '| %s | SKIPPED: %s | - | - | - | - | - | - | - |\n' "$label" "$(t auth "${m}_reason")"
+			continue
+		fi
 		n=$(t auth "${m}_n")
 		printf '| %s | %s%s | %s / %s | %s | %s | %s%s | %s | %s | %s |\n' "$label" "$(t auth "${m}_method")" \
 			"$( [ "$(t auth "${m}_wrong_method")" = 0 ] || printf ', **%s other**' "$(t auth "${m}_wrong_method")")" \

@@ -19,6 +19,13 @@
 # path as on the host: $KIT_DIR (so build/ helpers run inside unchanged),
 # $TEST_TMP when set, and every path in $CONTAINER_BINDS (space-separated).
 #
+# CONTAINER_VARIANT=ldap boots a second cached root instead,
+# $CONTAINER_CACHE/bookworm-ldap: the root above plus
+# CONTAINER_VARIANT_PACKAGES_ldap (slapd and SSSD for the directory tests,
+# t34), built once from a copy of the first root with apt-get, under a lock
+# of its own. The shared root and its package list stay as they are, so
+# nothing else is rebuilt.
+#
 # Settings (environment): CONTAINER_CACHE, CONTAINER_MIRROR,
 # CONTAINER_BOOT_TIMEOUT (s, 120), CONTAINER_STOP_TIMEOUT (s, 60),
 # CONTAINER_EXEC_TIMEOUT (s, 300: a guard against a hang, not a speed
@@ -40,6 +47,10 @@ CONTAINER_SUITE=bookworm
 # bash, coreutils, util-linux, findutils, sed, mawk, grep are in minbase.
 CONTAINER_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,openssh-client,libpam-systemd,iproute2,procps,libssh-4,libsemanage2,libselinux1,libsystemd0,libssl3,openssl,passwd,rpm
 CONTAINER_SSH_KEY=/root/.ssh/id_sshperf_container
+# The variants: extra Debian packages on top of the shared root (for tests
+# only). ldap: a real OpenLDAP server and SSSD with its LDAP provider.
+# shellcheck disable=SC2034 # read by name in container_root
+CONTAINER_VARIANT_PACKAGES_ldap="slapd ldap-utils sssd-ldap sssd-tools libnss-sss libpam-sss"
 KIT_DIR=${KIT_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
 container_log_ () {
@@ -87,9 +98,62 @@ container_build_ () {
 	printf '%s\n' "$CONTAINER_PACKAGES" >"$root.complete"
 }
 
-# Make sure the cached root exists and is complete; build it if not.
+# container_build_variant_ BASE ROOT PACKAGES: ROOT is a copy of BASE with
+# PACKAGES installed by apt-get in a chroot (their services not started).
+container_build_variant_ () {
+	local base=$1 root=$2 pkgs=$3 new="$2.new" rc=0 base_lock
+	rm -rf --one-file-system "$new" "$root" "$root.complete"
+	container_log_ "building $root from $base with apt-get ($pkgs)"
+	# The shared root must not change while it is copied.
+	exec {base_lock}>"$CONTAINER_CACHE/.lock"
+	flock -w 600 "$base_lock" && cp -a "$base" "$new" || rc=1
+	exec {base_lock}>&-
+	[ "$rc" -eq 0 ] || { container_log_ "copying $base failed"; rm -rf --one-file-system "$new"; return 1; }
+	# No service starts in the chroot.
+	printf '#!/bin/sh\nexit 101\n' >"$new/usr/sbin/policy-rc.d"
+	chmod 0755 "$new/usr/sbin/policy-rc.d"
+	printf 'deb %s %s main\n' "$CONTAINER_MIRROR" "$CONTAINER_SUITE" >"$new/etc/apt/sources.list"
+	cp /etc/resolv.conf "$new/etc/resolv.conf" 2>/dev/null || true
+	{
+		# shellcheck disable=SC2086 # a list of packages
+		chroot "$new" apt-get update &&
+		chroot "$new" env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		    --no-install-recommends $pkgs
+	} >"$root.build.log" 2>&1 || rc=1
+	rm -f "$new/usr/sbin/policy-rc.d"
+	if [ "$rc" -ne 0 ]; then
+		container_log_ "apt-get failed, see $root.build.log"
+		rm -rf --one-file-system "$new"
+		return 1
+	fi
+	rm -rf "$new/var/cache/apt/archives/"*.deb "$new/var/lib/apt/lists/"*
+	mv "$new" "$root" || return 1
+	printf '%s\n' "$pkgs" >"$root.complete"
+}
+
+# The root container_start boots: the shared one, or a variant's.
+container_root_dir_ () {
+	printf '%s/%s%s\n' "$CONTAINER_CACHE" "$CONTAINER_SUITE" "${CONTAINER_VARIANT:+-$CONTAINER_VARIANT}"
+}
+
+# Make sure the cached root exists and is complete; build it if not. With
+# CONTAINER_VARIANT, the variant's root too (the shared one first).
 container_root () {
-	local root="$CONTAINER_CACHE/$CONTAINER_SUITE" lock rc=0
+	local root="$CONTAINER_CACHE/$CONTAINER_SUITE" lock rc=0 pkgs vroot
+	if [ -n "${CONTAINER_VARIANT:-}" ]; then
+		pkgs=CONTAINER_VARIANT_PACKAGES_$CONTAINER_VARIANT
+		pkgs=${!pkgs:-}
+		[ -n "$pkgs" ] || { container_log_ "unknown CONTAINER_VARIANT=$CONTAINER_VARIANT"; return 1; }
+		CONTAINER_VARIANT="" container_root || return 1
+		vroot=$(container_root_dir_)
+		exec {lock}>"$CONTAINER_CACHE/.lock-$CONTAINER_VARIANT"
+		flock -w 900 "$lock" || { exec {lock}>&-; container_log_ "cache $vroot is locked"; return 1; }
+		if [ "$(cat "$vroot.complete" 2>/dev/null)" != "$pkgs" ]; then
+			container_build_variant_ "$root" "$vroot" "$pkgs" || rc=1
+		fi
+		exec {lock}>&-
+		return "$rc"
+	fi
 	command -v debootstrap >/dev/null || { container_log_ "debootstrap is not installed"; return 1; }
 	command -v systemd-nspawn >/dev/null || { container_log_ "systemd-nspawn is not installed (package systemd-container)"; return 1; }
 	mkdir -p "$CONTAINER_CACHE/machines" || return 1
@@ -119,8 +183,9 @@ container_nspawn_gone_ () {
 
 # Boot the cached root (overlaid, see above) as machine NAME in the background.
 container_start () {
-	local name=${1:?container_start NAME} state bind binds
-	local root="$CONTAINER_CACHE/$CONTAINER_SUITE" run="$CONTAINER_CACHE/machines/$1"
+	local name=${1:?container_start NAME} state bind binds root
+	local run="$CONTAINER_CACHE/machines/$1"
+	root=$(container_root_dir_)
 	[ -z "${CONTAINER_NSPAWN_PID:-}" ] || { container_log_ "a container is already running"; return 1; }
 	container_root || return 1
 	CONTAINER_LOG="$run.log"

@@ -1,0 +1,389 @@
+# shellcheck shell=bash
+# What start-ssh.sh needs beyond the kit's template: the administrator's
+# own sshd options (SSHD_OPTIONS), the test server's configuration built
+# from this host's real one (SERVER_CONFIG=host), and an account that
+# already exists (TEST_USER_EXISTING=yes). Sourced after lib/common.sh.
+
+# The kit-owned, root-owned keys file for an existing account. sshd reads
+# an AuthorizedKeysFile as the user, so it cannot live in the root-only
+# state folder; this folder and its files are 0755 / 0644, owned by root
+# (what StrictModes asks for), and hold only public keys.
+AUTHKEYS_DIR="$STATE_PARENT/authorized_keys"
+# A folder of the kit's for the sftp test when the account's home is
+# missing or not writable.
+SFTP_PARENT="$STATE_PARENT/sftp"
+# What SERVER_CONFIG=host overrode, one line each: option TAB what the
+# host had (file) TAB what the test server has TAB why.
+OVERRIDES_FILE="$STATE_DIR/overrides.tsv"
+
+# ---- SSHD_OPTIONS -----------------------------------------------------------
+
+# The administrator's lines, one per line, trimmed, without empty ones.
+sshd_option_lines () {
+	printf '%s\n' "${SSHD_OPTIONS:-}" | tr ';' '\n' |
+		sed 's/^[[:space:]]*//; s/[[:space:]]*$//' | grep -v '^$' || true
+}
+
+# option_keyword LINE: its keyword in lower case ("Port=22" -> port).
+option_keyword () {
+	local kw=${1#"${1%%[![:space:]]*}"}
+	kw=${kw%%[[:space:]=]*}
+	printf '%s' "${kw,,}"
+}
+
+# kit_owned_reason KEYWORD: why the test server keeps its own value of
+# this option; nothing when the administrator may set it.
+kit_owned_reason () {
+	case $1 in
+	port | listenaddress | addressfamily)
+		printf 'the test server listens on 127.0.0.1:%s only, apart from the real sshd (TEST_PORT sets the port)' "$TEST_PORT" ;;
+	hostkey | hostcertificate | hostkeyagent)
+		printf 'the test server has its own host keys (%s*), never the real server'"'"'s' "$HOSTKEY_PREFIX" ;;
+	pidfile) printf 'the test server writes its pid to %s, apart from the real sshd' "$PID_FILE" ;;
+	allowusers | allowgroups | denyusers | denygroups)
+		printf 'only the test user %s may log in to the test server (TEST_USER sets the user)' "$TEST_USER" ;;
+	authorizedkeysfile)
+		[ "$TEST_USER_EXISTING" = yes ] &&
+			printf 'with TEST_USER_EXISTING=yes the keys are in the kit'"'"'s own file %s/%%u, so the account'"'"'s ~/.ssh is never touched' "$AUTHKEYS_DIR" ;;
+	esac
+	return 0
+}
+
+# sshd_t_message OUTPUT: sshd's error lines, on one line.
+sshd_t_message () {
+	printf '%s\n' "$1" | tr -d '\r' | grep -v '^Missing privilege separation directory' |
+		grep -v '^[[:space:]]*$' | head -n 3 | paste -sd' ' -
+}
+
+# Checks SSHD_OPTIONS before anything on the host changes: every line has
+# a keyword the kit does not keep for itself, and the server's own sshd -t
+# accepts it. A bad line is named; exit 2.
+check_sshd_options () {
+	local line kw why tmp out n msg
+	local -a lines=()
+	[ -n "${SSHD_OPTIONS:-}" ] || return 0
+	while IFS= read -r line; do
+		lines+=("$line")
+		kw=$(option_keyword "$line")
+		case $kw in
+		'' | *[!a-z0-9]*) die "SSHD_OPTIONS: \"$line\" is not an sshd_config line (Keyword value); separate options with ;" ;;
+		match) die "SSHD_OPTIONS: \"$line\" cannot be used: a Match block would take in the kit's own lines after it; SSHD_OPTIONS holds global options only" ;;
+		include) die "SSHD_OPTIONS: \"$line\" cannot be used: an included file could change Port, HostKey or AllowUsers; write its options into SSHD_OPTIONS" ;;
+		esac
+		why=$(kit_owned_reason "$kw")
+		[ -z "$why" ] || die "SSHD_OPTIONS: \"$line\" cannot be used: $why; remove it from SSHD_OPTIONS"
+	done < <(sshd_option_lines)
+	[ "${#lines[@]}" -gt 0 ] || return 0
+	# The options alone, with a throw-away host key, in a private folder.
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-options.XXXXXX") || die "cannot create a temporary folder in ${TMPDIR:-/tmp}"
+	"$SSH_KEYGEN" -q -t ecdsa -N '' -f "$tmp/key" || { rm -rf "$tmp"; die "ssh-keygen failed in $tmp"; }
+	{
+		printf '%s\n' "${lines[@]}"
+		printf 'Port %s\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s\n' "$TEST_PORT" "$tmp/key" "$tmp/pid"
+	} >"$tmp/config"
+	if out=$("$SSHD" -t -f "$tmp/config" 2>&1) || [ -z "$(sshd_t_message "$out")" ]; then
+		rm -rf "$tmp"
+		return 0
+	fi
+	rm -rf "$tmp"
+	msg=$(sshd_t_message "$out")
+	# sshd names the line: the first lines of the file are the options.
+	n=$(printf '%s\n' "$out" | sed -n 's/.* line \([0-9][0-9]*\):.*/\1/p' | head -n 1)
+	if [ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -le "${#lines[@]}" ]; then
+		die "SSHD_OPTIONS: sshd -t rejects \"${lines[$((n - 1))]}\": $msg; fix or remove that line"
+	fi
+	die "SSHD_OPTIONS: sshd -t rejects \"$SSHD_OPTIONS\": $msg; fix or remove the line it names"
+}
+
+# ---- SERVER_CONFIG=host -----------------------------------------------------
+
+# The real sshd's configuration file: -f of the running real sshd, else of
+# its unit's ExecStart, else the default. Prints "FILE<TAB>where from".
+real_sshd_config () {
+	local f pid cmd exe u
+	for f in /proc/[0-9]*/exe; do
+		pid=${f#/proc/}
+		pid=${pid%/exe}
+		exe=$(readlink "$f" 2>/dev/null) || continue
+		case $exe in */sshd) ;; *) continue ;; esac
+		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+		case $cmd in *"$SSHD_CONFIG"* | *sshd-session* | *"sshd: "*) continue ;; esac
+		# The listener: its parent is not an sshd.
+		case $(readlink "/proc/$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)/exe" 2>/dev/null) in */sshd) continue ;; esac
+		f=$(printf '%s\n' "$cmd" | sed -n 's/.* -f *\([^ ]*\).*/\1/p')
+		printf '%s\tthe running sshd (pid %s)\n' "${f:-/etc/ssh/sshd_config}" "$pid"
+		return 0
+	done
+	if command -v systemctl >/dev/null 2>&1; then
+		for u in sshd.service ssh.service; do
+			cmd=$(systemctl show -p ExecStart --value "$u" 2>/dev/null | head -n 1)
+			case $cmd in *argv*) ;; *) continue ;; esac
+			f=$(printf '%s\n' "$cmd" | sed -n 's/.*argv\[\]=[^;]* -f *\([^ ;]*\).*/\1/p')
+			printf '%s\tthe unit %s\n' "${f:-/etc/ssh/sshd_config}" "$u"
+			return 0
+		done
+	fi
+	printf '%s\tthe default (no running sshd, no unit)\n' /etc/ssh/sshd_config
+}
+
+# override LINE FILE NEW WHY: note an option the test server does not take
+# over from the host.
+override () {
+	printf '%s\t%s (%s)\t%s\t%s\n' "$(option_keyword "$1")" "$(printf '%s' "$1" | sed 's/^[[:space:]]*//')" "$2" "$3" "$4" >>"$OVERRIDES_FILE.new"
+}
+
+# flatten_config FILE DEPTH: FILE with its Includes read in place, as sshd
+# reads them (relative names in /etc/ssh, globs in name order, a Match in
+# an included file ends with that file). Lines a second server must not
+# take over are commented out and noted with override(). FLAT_MATCH is
+# the Match line in force. Global lines go to the file FLAT_TOP, Match
+# blocks in their order to FLAT_MATCHES: a single file has no way to end
+# a Match block ("Match all" is still a Match block, where many global
+# options are not allowed), so the blocks go after every global line,
+# which is where sshd reads them anyway.
+FLAT_MATCH=""
+flat_emit () {
+	if [ -n "$FLAT_MATCH" ]; then
+		printf '%s\n' "$1" >>"$FLAT_MATCHES"
+	else
+		printf '%s\n' "$1" >>"$FLAT_TOP"
+	fi
+}
+
+flatten_config () {
+	local file=$1 depth=$2 line kw arg outer f why new name
+	[ "$depth" -le 16 ] || die "SERVER_CONFIG=host: $file: Includes nested more than 16 deep"
+	name=$file
+	flat_emit "# ---- from $name"
+	while IFS= read -r line || [ -n "$line" ]; do
+		kw=$(option_keyword "$line")
+		case $kw in
+		'' | '#'*) flat_emit "$line"; continue ;;
+		include)
+			flat_emit "# $line (read in place below)"
+			outer=$FLAT_MATCH
+			for arg in $(printf '%s\n' "$line" | sed 's/^[[:space:]]*[^[:space:]=]*[[:space:]=]*//'); do
+				case $arg in /*) ;; *) arg="/etc/ssh/$arg" ;; esac
+				while IFS= read -r f; do
+					if [ ! -f "$f" ] || [ ! -r "$f" ]; then continue; fi
+					flatten_config "$f" $((depth + 1))
+					# sshd ends a Match of an included file with
+					# that file.
+					if [ "$FLAT_MATCH" != "$outer" ]; then
+						FLAT_MATCH=$outer
+						[ -z "$outer" ] || flat_emit "$outer"
+					fi
+				done < <(compgen -G "$arg" | sort)
+			done
+			continue ;;
+		match) FLAT_MATCH=$line; flat_emit "$line"; continue ;;
+		esac
+		why=$(kit_owned_reason "$kw")
+		new="the kit's value"
+		case $kw in
+		persourcepenalties)
+			if version_ge 9.8 "$SSHD_VERSION"; then
+				why="every test client comes from 127.0.0.1, and penalties would lock the load tests out"
+				new="PerSourcePenalties no"
+			fi ;;
+		esac
+		if [ -z "$why" ]; then
+			flat_emit "$line"
+			continue
+		fi
+		case $kw in
+		port) new="Port $TEST_PORT" ;;
+		listenaddress) new="ListenAddress 127.0.0.1" ;;
+		addressfamily) new="AddressFamily inet" ;;
+		hostkey) new="HostKey ${HOSTKEY_PREFIX}*_key" ;;
+		hostcertificate | hostkeyagent) new="none" ;;
+		pidfile) new="PidFile $PID_FILE" ;;
+		allowusers | allowgroups | denyusers | denygroups) new="AllowUsers $TEST_USER" ;;
+		authorizedkeysfile) new="AuthorizedKeysFile $AUTHKEYS_DIR/%u" ;;
+		esac
+		flat_emit "# sshd-perf-kit: not taken over: $line"
+		override "$line" "$name" "$new" "$why"
+	done <"$file"
+}
+
+# Before anything changes: the real configuration must be readable.
+check_server_config () {
+	local real from
+	[ "$SERVER_CONFIG" = host ] || return 0
+	IFS=$'\t' read -r real from < <(real_sshd_config)
+	if [ ! -f "$real" ] || [ ! -r "$real" ]; then
+		die "SERVER_CONFIG=host: the real sshd's configuration $real (from $from) cannot be read; use SERVER_CONFIG=kit"
+	fi
+}
+
+# host_sshd_config OUT KIT_LINES: writes the test server's configuration
+# built from the host's real one to OUT: the kit's must-haves and
+# SSHD_OPTIONS first (first value wins), then the real configuration with
+# its Includes read in place. The real files are only read.
+host_sshd_config () {
+	local out=$1 kit_lines=$2 real from
+	IFS=$'\t' read -r real from < <(real_sshd_config)
+	if [ ! -f "$real" ] || [ ! -r "$real" ]; then
+		die "SERVER_CONFIG=host: the real sshd's configuration $real (from $from) cannot be read; use SERVER_CONFIG=kit"
+	fi
+	: >"$OVERRIDES_FILE.new"
+	{
+		printf '# sshd-perf-kit test server, SERVER_CONFIG=host: built by start-ssh.sh\n'
+		printf '# from %s (found through %s) and the files it includes,\n' "$real" "$from"
+		printf '# which were read, never written. Removed by "./start-ssh.sh cleanup".\n'
+		printf '# sshd takes the first value it reads: the kit'"'"'s lines come first.\n\n'
+		printf '%s\n' "$kit_lines"
+		printf '\n'
+	} >"$out"
+	FLAT_MATCH=""
+	FLAT_TOP="$out.top"
+	FLAT_MATCHES="$out.match"
+	: >"$FLAT_TOP"
+	: >"$FLAT_MATCHES"
+	flatten_config "$real" 0
+	cat "$FLAT_TOP" >>"$out"
+	if [ -s "$FLAT_MATCHES" ]; then
+		printf '\n# ---- the Match blocks of the files above, in their order\n' >>"$out"
+		cat "$FLAT_MATCHES" >>"$out"
+	fi
+	rm -f "$FLAT_TOP" "$FLAT_MATCHES"
+	server_set REAL_CONFIG "$real"
+	server_set REAL_CONFIG_FROM "$from"
+}
+
+# ---- TEST_USER_EXISTING=yes ------------------------------------------------
+
+# Refuses a password file that is not root's alone.
+check_password_file () {
+	local f=$TEST_PASSWORD_FILE st
+	[ -n "$f" ] || return 0
+	[ "$TEST_USER_EXISTING" = yes ] ||
+		die "TEST_PASSWORD_FILE is only for TEST_USER_EXISTING=yes (the kit makes its own password for a user it creates); leave it empty"
+	case $f in /*) ;; *) die "TEST_PASSWORD_FILE=$f is not an absolute path; name the file as /path/to/file" ;; esac
+	[ -f "$f" ] || die "TEST_PASSWORD_FILE=$f is not a regular file; create it (one line, the password of $TEST_USER), owner root, mode 0600"
+	st=$(stat -L -c '%u %a' "$f")
+	[ "${st%% *}" = 0 ] || die "TEST_PASSWORD_FILE=$f is not owned by root; chown root $f"
+	case ${st#* } in
+	[0-7]00 | 00) ;;
+	*) die "TEST_PASSWORD_FILE=$f has mode ${st#* }: other users could read it; chmod 0600 $f" ;;
+	esac
+	[ -s "$f" ] || die "TEST_PASSWORD_FILE=$f is empty; write the password of $TEST_USER into it"
+}
+
+# user_nss_source USER: the NSS source that has the account (files, sss,
+# ldap, systemd, ...), in the order of /etc/nsswitch.conf.
+user_nss_source () {
+	local src list
+	list=$(sed -n 's/^passwd:[[:space:]]*//p' /etc/nsswitch.conf 2>/dev/null | sed 's/\[[^]]*\]//g')
+	for src in $list; do
+		getent -s "$src" passwd "$1" >/dev/null 2>&1 && { printf '%s\n' "$src"; return 0; }
+	done
+	printf 'unknown\n'
+}
+
+# pam_modules SERVICE TYPE [DEPTH]: the modules of one type of a PAM
+# service, includes and substacks followed ("pam_unix pam_sss").
+pam_modules () {
+	local svc=$1 type=$2 depth=${3:-0} file line t ctl mod
+	file=/etc/pam.d/$svc
+	[ -f "$file" ] && [ "$depth" -le 8 ] || return 0
+	while read -r line; do
+		case $line in '' | '#'*) continue ;; esac
+		if [ "${line%% *}" = @include ]; then
+			pam_modules "${line#@include }" "$type" $((depth + 1))
+			continue
+		fi
+		t=${line%%[[:space:]]*}
+		[ "${t#-}" = "$type" ] || continue
+		line=${line#*[[:space:]]}
+		line=${line#"${line%%[![:space:]]*}"}
+		if [ "${line:0:1}" = '[' ]; then
+			ctl=${line%%]*}
+			line=${line#*]}
+		else
+			ctl=${line%%[[:space:]]*}
+			line=${line#"$ctl"}
+		fi
+		line=${line#"${line%%[![:space:]]*}"}
+		mod=${line%%[[:space:]]*}
+		case $ctl in
+		include | substack) pam_modules "$mod" "$type" $((depth + 1)) ;;
+		*) mod=${mod##*/}; printf '%s\n' "${mod%.so}" ;;
+		esac
+	done <"$file"
+}
+
+# pam_stack_text: which PAM stack the test server uses ("sshd: auth
+# pam_unix pam_sss; account ..."), or that PAM is off.
+pam_stack_text () {
+	local usepam
+	usepam=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" 2>/dev/null | sed -n 's/^usepam //p')
+	if [ "$usepam" != yes ]; then
+		printf 'none (UsePAM %s)\n' "${usepam:-unknown}"
+		return 0
+	fi
+	# sshd's PAM service is its program name.
+	printf 'service %s (/etc/pam.d/%s): auth %s; account %s\n' "$(basename "$SSHD")" "$(basename "$SSHD")" \
+		"$(pam_modules "$(basename "$SSHD")" auth | paste -sd' ' -)" "$(pam_modules "$(basename "$SSHD")" account | paste -sd' ' -)"
+}
+
+# can_write_as USER DIR: true when USER may create files in DIR.
+can_write_as () {
+	[ -d "$2" ] || return 1
+	setpriv --reuid="$(id -u "$1")" --regid="$(id -g "$1")" --init-groups -- test -w "$2" -a -x "$2" 2>/dev/null
+}
+
+# make_existing_user: the kit's part for an account that exists: client
+# keys, the kit's own AuthorizedKeysFile, the password file named by the
+# administrator (a link to it in the state), a folder for sftp when the
+# home cannot take files. The account, its home and ~/.ssh are not touched.
+make_existing_user () {
+	local home uid gid
+	home=$(getent passwd "$TEST_USER" | cut -d: -f6)
+	uid=$(id -u "$TEST_USER")
+	gid=$(id -g "$TEST_USER")
+	if [ ! -f "$DEFAULT_KEY" ]; then
+		"$SSH_KEYGEN" -q -t "$DEFAULT_KEY_TYPE" -N '' -C "sshd-perf-kit $TEST_USER" -f "$DEFAULT_KEY"
+	fi
+	if [ ! -f "$CLIENT_DIR/id_rsa" ]; then
+		"$SSH_KEYGEN" -q -t rsa -b 3072 -N '' -C "sshd-perf-kit $TEST_USER" -f "$CLIENT_DIR/id_rsa"
+	fi
+	if [ ! -d "$AUTHKEYS_DIR" ]; then
+		record dir "$AUTHKEYS_DIR"
+		install -d -m 0755 -o root -g root "$AUTHKEYS_DIR"
+	fi
+	record file "$AUTHKEYS_DIR/$TEST_USER"
+	cat "$DEFAULT_KEY.pub" "$CLIENT_DIR/id_rsa.pub" >"$AUTHKEYS_DIR/.$TEST_USER.new"
+	chmod 0644 "$AUTHKEYS_DIR/.$TEST_USER.new"
+	mv -f "$AUTHKEYS_DIR/.$TEST_USER.new" "$AUTHKEYS_DIR/$TEST_USER"
+
+	# The password stays in the administrator's file; askpass.sh reads it
+	# through this link, which cleanup removes with the state.
+	if [ -n "$TEST_PASSWORD_FILE" ]; then
+		ln -sfn "$TEST_PASSWORD_FILE" "$PASSWORD_FILE"
+		server_set PASSWORD "file $TEST_PASSWORD_FILE"
+	else
+		rm -f "$PASSWORD_FILE"
+		server_set PASSWORD none
+	fi
+
+	if can_write_as "$TEST_USER" "$home"; then
+		server_set SFTP_DIR ""
+		server_set SFTP_DIR_WHY ""
+	else
+		if [ ! -d "$SFTP_PARENT" ]; then
+			record dir "$SFTP_PARENT"
+			install -d -m 0755 -o root -g root "$SFTP_PARENT"
+		fi
+		if [ ! -d "$SFTP_PARENT/$TEST_USER" ]; then
+			record tree "$SFTP_PARENT/$TEST_USER"
+			install -d -m 0700 -o "$uid" -g "$gid" "$SFTP_PARENT/$TEST_USER"
+		fi
+		server_set SFTP_DIR "$SFTP_PARENT/$TEST_USER"
+		server_set SFTP_DIR_WHY "the home $home of $TEST_USER $([ -d "$home" ] && echo "is not writable by it" || echo "does not exist")"
+	fi
+	server_set USER_SOURCE "$(user_nss_source "$TEST_USER")"
+	# shellcheck disable=SC2034 # read by start-ssh.sh
+	TEST_HOME=$home
+	say "using the existing account $TEST_USER (uid $uid, from NSS source $(server_get USER_SOURCE)); its keys for the test server are in $AUTHKEYS_DIR/$TEST_USER, its home and ~/.ssh are not touched"
+}
