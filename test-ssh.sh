@@ -19,13 +19,10 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 # shellcheck source=lib/ciphers.sh
 . "$KIT_DIR/lib/ciphers.sh"
 
-# The metrics in the order of the specification.
-ALL_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
-
 # The tests this copy of the kit has: one lib/metrics/NAME.sh each.
 available_tests () {
 	local t
-	for t in $ALL_TESTS; do
+	for t in $METRICS; do
 		if [ -f "$KIT_DIR/lib/metrics/$t.sh" ]; then printf '%s ' "$t"; fi
 	done
 }

@@ -337,12 +337,9 @@ chart_latency () {
 	done
 	[ "${#prefixes[@]}" -gt 0 ] || return 0
 	case $name in
-	login) title="Complete login" ;;
 	auth) title="Login by authentication method" ;;
 	rate) title="Login time under load" ;;
-	session) title="Command over an open connection" ;;
-	interactive) title="Keystroke echo" ;;
-	*) title=$name ;;
+	*) title=${METRIC_TITLE[$name]:-$name} ;;
 	esac
 	[ "${#prefixes[@]}" -eq 1 ] || n=""
 	{

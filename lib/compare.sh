@@ -5,8 +5,9 @@
 # `test-ssh.sh --compare A B`. Sourced by lib/render.sh, lib/results-json.sh
 # and test-ssh.sh. Reads only the data files of the runs (RUN/data/*.env).
 
-# The metrics in the order of the specification.
-COMPARE_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
+# The metrics, their order and directions: lib/metrics.tab.
+# shellcheck source=lib/registry.sh
+. "$KIT_DIR/lib/registry.sh"
 
 # cmp_get FILE KEY: the value of KEY in a key=value file (last one wins).
 cmp_get () {
@@ -27,8 +28,7 @@ not_run_reason () {
 
 # metric_direction RUN_DIR TEST -> "lower" or "higher" (which way is better).
 # The test's own `direction` key wins; else its target_op ("<=": lower is
-# better, ">=": higher); else the specification's table (concurrent: more
-# sessions alive is better).
+# better, ">=": higher); else the registry's (lib/metrics.tab).
 metric_direction () {
 	local env="$1/data/$2.env" d
 	d=$(cmp_get "$env" direction)
@@ -37,10 +37,7 @@ metric_direction () {
 	'<=') printf lower; return ;;
 	'>=') printf higher; return ;;
 	esac
-	case $2 in
-	rate | burst | concurrent | transfer | sftp) printf higher ;;
-	*) printf lower ;;
-	esac
+	printf '%s' "${METRIC_DIRECTION[$2]:-lower}"
 }
 
 # is_number VALUE: a plain decimal number (what the tests write).
@@ -168,7 +165,7 @@ speeds and sessions higher is better).
 | Metric | Figure | A | B | Change | Better is | Verdict A | Verdict B |
 |---|---|---:|---:|---|---|---|---|
 EOF
-	for name in $COMPARE_TESTS; do
+	for name in $METRICS; do
 		ea="$a/data/$name.env"
 		eb="$b/data/$name.env"
 		[ -f "$ea" ] || [ -f "$eb" ] || continue

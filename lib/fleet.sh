@@ -104,7 +104,7 @@ facts () {
 			"$(clean "$(cmp_get "$e" openssh_server)")" "$(cmp_get "$e" cores)" "$(clean "$(cmp_get "$e" crypto_policy)")" \
 			"$(clean "$(cmp_get "$e" selinux)")"
 		[ "$state" = ran ] || continue
-		for name in $COMPARE_TESTS; do
+		for name in $METRICS; do
 			[ -f "$d/data/$name.env" ] || continue
 			ch=""
 			[ -z "$BASELINE" ] || ch=$(test_change "$BASELINE" "$d" "$name")
@@ -114,7 +114,7 @@ facts () {
 		done
 	done
 	[ -n "$BASELINE" ] || return 0
-	for name in $COMPARE_TESTS; do
+	for name in $METRICS; do
 		[ -f "$BASELINE/data/$name.env" ] || continue
 		row B "$name" "$(cmp_get "$BASELINE/data/$name.env" figure)" "$(cmp_get "$BASELINE/data/$name.env" unit)" \
 			"$(cmp_get "$BASELINE/data/$name.env" status)"
@@ -135,7 +135,7 @@ done >"$tmp/ids"
 
 awk -F '\t' -v factor="$FACTOR" -v fleet="$(basename "$(cd "$DIR" && pwd)")" \
 	-v baseline="${BASELINE:+$(basename "$(cd "$BASELINE" && pwd)")}" \
-	-v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -v metrics_order="$COMPARE_TESTS" \
+	-v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -v metrics_order="$METRICS" \
 	-v md="$tmp/fleet-report.md" -v js="$tmp/fleet.json" "$JSON_AWK"'
 function measured(s) { return s == "PASS" || s == "FAIL" || s == "INCONCLUSIVE" }
 function isnum(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }

@@ -21,35 +21,6 @@ if [ -n "$PREV_DIR" ] && [ ! -f "$PREV_DIR/data/run.env" ]; then
 	PREV_DIR=""
 fi
 
-# The metrics in the order of the specification, with their titles.
-ALL_TESTS="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
-declare -A TITLE=(
-	[startup]="Startup time" [login]="Login time" [auth]="Authentication methods"
-	[rate]="Login rate" [burst]="Burst of logins (MaxStartups)"
-	[concurrent]="Concurrent sessions" [session]="Command over an open connection"
-	[interactive]="Keystroke echo" [transfer]="Transfer speed" [sftp]="SFTP"
-	[cpu]="CPU" [memory]="Memory" [reload]="Reload"
-)
-
-# The specification's validation-run examples (a 32-core machine), shown
-# next to each result as a point of reference, not as a target; the
-# section of the specification each comes from.
-declare -A REFERENCE=(
-	[startup]="first login 160 ms, greeting 15 ms (4.1)"
-	[login]="140 ms (4.2)"
-	[auth]="140 / 140 / 143 ms p50 (4.3)"
-	[rate]="55 logins/s with 8 clients; CPU bound 670/s on 32 cores (4.4)"
-	[burst]="10 of 10; 15 of 20 with MaxStartups 10:30:100 (4.5)"
-	[concurrent]="- (4.6 gives no figure)"
-	[session]="21 ms (4.7)"
-	[interactive]="p50 0.09 ms, p99 0.23 ms (4.8)"
-	[transfer]="about 1,050 MB/s, aes256-gcm (4.9)"
-	[sftp]="727 MB/s up, 890 down; 4,400 files/s (4.10)"
-	[cpu]="48 ms per login, 1.0 s per GB (4.11)"
-	[memory]="4 MB at rest, about 3 MB per session (4.12)"
-	[reload]="login after 159 ms, 20 of 20 survived (4.13)"
-)
-
 # get FILE KEY: the value of KEY in a key=value file (last one wins).
 get () {
 	[ -f "$1" ] || return 0
@@ -238,18 +209,18 @@ summary () {
 |---:|---|---|---|---|---|$prev_line
 EOF
 	local i=0
-	for name in $ALL_TESTS; do
+	for name in $METRICS; do
 		i=$((i + 1))
 		if [ ! -f "$DATA_DIR/$name.env" ]; then
 			case " $tests_run " in
 			*" $name "*)
 				if [ -n "$(not_run_reason "$DATA_DIR/run.env")" ]; then
-					printf '| %d | %s (`%s`) | - | - | %s | SKIPPED: not run, %s |%s\n' "$i" "${TITLE[$name]}" "$name" "${REFERENCE[$name]}" "$(not_run_reason "$DATA_DIR/run.env")" "${prev_head:+ - |}"
+					printf '| %d | %s (`%s`) | - | - | %s | SKIPPED: not run, %s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "${METRIC_REFERENCE[$name]}" "$(not_run_reason "$DATA_DIR/run.env")" "${prev_head:+ - |}"
 				else
-					printf '| %d | %s (`%s`) | - | - | %s | ERROR: no result |%s\n' "$i" "${TITLE[$name]}" "$name" "${REFERENCE[$name]}" "${prev_head:+ - |}"
+					printf '| %d | %s (`%s`) | - | - | %s | ERROR: no result |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "${METRIC_REFERENCE[$name]}" "${prev_head:+ - |}"
 				fi ;;
 			*) [ "$(get "$DATA_DIR/run.env" all_tests)" = yes ] &&
-				printf '| %d | %s (`%s`) | - | - | %s | SKIPPED: not part of this version of the kit |%s\n' "$i" "${TITLE[$name]}" "$name" "${REFERENCE[$name]}" "${prev_head:+ - |}" ;;
+				printf '| %d | %s (`%s`) | - | - | %s | SKIPPED: not part of this version of the kit |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "${METRIC_REFERENCE[$name]}" "${prev_head:+ - |}" ;;
 			esac
 			continue
 		fi
@@ -260,8 +231,8 @@ EOF
 			change=$(test_change "$PREV_DIR" "$RUN_DIR" "$name")
 			prev_cell=" ${change:--} |"
 		fi
-		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${TITLE[$name]}" "$name" "$name" \
-			"${fig:--}" "$(target_text "$(t "$name" target_op)" "$(t "$name" target)" "$(t "$name" unit)")" "${REFERENCE[$name]}" \
+		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "$name" \
+			"${fig:--}" "$(target_text "$(t "$name" target_op)" "$(t "$name" target)" "$(t "$name" unit)")" "${METRIC_REFERENCE[$name]}" \
 			"$status" "$( [ "$status" = PASS ] || [ -z "$(t "$name" reason)" ] || printf ': %s' "$(t "$name" reason)")" \
 			"$prev_cell"
 	done
@@ -277,9 +248,9 @@ EOF
 
 sections () {
 	local name
-	for name in $ALL_TESTS; do
+	for name in $METRICS; do
 		[ -f "$DATA_DIR/$name.env" ] || continue
-		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${TITLE[$name]}" "$name" "$(t "$name" status)"
+		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${METRIC_TITLE[$name]}" "$name" "$(t "$name" status)"
 		if [ -n "$(t "$name" reason)" ]; then
 			printf '**Why %s:** %s\n\n' "$(t "$name" status)" "$(t "$name" reason)"
 		fi

@@ -142,14 +142,14 @@ if [ -n "$(get "$run" started)" ] && [ -n "$(get "$run" finished)" ]; then
 		'BEGIN { if (a > 0 && b >= a) print b - a; else print "-" }')
 fi
 listed=""
-for name in $COMPARE_TESTS; do
+for name in $METRICS; do
 	if [ -f "$DATA_DIR/$name.env" ]; then listed="$listed $name"; continue; fi
 	case " $tests_run " in *" $name "*) listed="$listed $name"; continue ;; esac
 	[ "$all_tests" != yes ] || listed="$listed $name"
 done
 # Tests this kit does not know (a newer metric) still go in, after the others.
 for name in $tests_run; do
-	case " $COMPARE_TESTS " in *" $name "*) ;; *) listed="$listed $name" ;; esac
+	case " $METRICS " in *" $name "*) ;; *) listed="$listed $name" ;; esac
 done
 
 # Where a data file has bytes that are not UTF-8: "FILE KEY" lines, and

@@ -77,6 +77,7 @@ find templates units ansible -type f ! -name '*~' ! -name '*.swp' ! -name '*.ori
 		copy "$f" "$data/$f"
 	done
 copy lib/settings.schema "$data/settings.schema"
+copy lib/metrics.tab "$libexec/lib/metrics.tab"
 copy docs/results.schema.json "$data/results.schema.json"
 
 cat >"$DESTDIR$libexec/lib/paths.sh" <<EOF

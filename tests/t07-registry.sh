@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The metric registry (lib/metrics.tab, read by lib/registry.sh): one
+# line per metric, each with its measure and report file and nothing
+# else listing them; the report's summary takes its order, titles and
+# references from it, and --compare its directions. Needs no root.
+. "$(dirname "$0")/lib/harness.sh"
+export LC_ALL=C.UTF-8
+TAB="$KIT_DIR/lib/metrics.tab"
+
+# The registry's rows without comments and header: name direction uses title reference.
+rows () {
+	awk -F'\t' '!/^#/ && NF && $1 != "name"' "$TAB"
+}
+
+test_expect 'every line has 5 tab-separated fields, a known direction and known uses' '
+	[ "$(rows | wc -l)" -eq 13 ] &&
+	rows | awk -F"\t" "NF != 5 || (\$2 != \"lower\" && \$2 != \"higher\") { print; bad = 1 } END { exit bad }" &&
+	names=" $(rows | cut -f1 | tr "\n" " ")" &&
+	rows | cut -f3 | tr "," "\n" | grep -vx -- - | while read -r u; do
+		case $names in *" $u "*) ;; *) echo "unknown use $u"; exit 1 ;; esac
+	done
+'
+
+test_expect 'each metric has lib/metrics/NAME.sh and lib/report/NAME.sh, and each measure file a line' '
+	rows | cut -f1 | while read -r n; do
+		[ -f "$KIT_DIR/lib/metrics/$n.sh" ] && [ -f "$KIT_DIR/lib/report/$n.sh" ] || { echo "$n: a file is missing"; exit 1; }
+	done &&
+	for f in "$KIT_DIR"/lib/metrics/*.sh; do
+		n=$(basename "$f" .sh)
+		rows | cut -f1 | grep -qx "$n" || { echo "$f is not in the registry"; exit 1; }
+	done
+'
+
+test_expect 'no other part of the kit writes the list of metrics out' '
+	! grep -rnE "startup[[:space:]]+login[[:space:]]+auth[[:space:]]+rate" \
+		"$KIT_DIR/lib" "$KIT_DIR/test-ssh.sh" "$KIT_DIR/start-ssh.sh" "$KIT_DIR/sshd-perf-kit"
+'
+
+test_expect 'registry.sh loads the names in order, titles, directions and references' '
+	out=$(KIT_DIR="$KIT_DIR" bash -c ". \"\$KIT_DIR/lib/registry.sh\"; printf \"%s\n\" \"\$METRICS\";
+		for n in \$METRICS; do printf \"%s\t%s\t%s\t%s\t%s\n\" \"\$n\" \"\${METRIC_DIRECTION[\$n]}\" \"\${METRIC_USES[\$n]}\" \"\${METRIC_TITLE[\$n]}\" \"\${METRIC_REFERENCE[\$n]}\"; done") &&
+	[ "$(printf "%s\n" "$out" | head -n 1)" = "$(rows | cut -f1 | tr "\n" " " | sed "s/ \$//")" ] &&
+	printf "%s\n" "$out" | tail -n +2 >loaded && rows >want && test_cmp want loaded
+'
+
+test_expect 'a missing registry is one line and exit 2' '
+	mkdir -p kit/lib && cp "$KIT_DIR/lib/registry.sh" kit/lib/ &&
+	rc=0; KIT_DIR=$PWD/kit bash -c ". kit/lib/registry.sh" 2>err || rc=$? &&
+	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "metric registry .*metrics.tab is missing" err
+'
+
+test_expect 'the report lists the metrics in the registry order, with its titles and references' '
+	cp -R "$TEST_DIR/data/runs/2026-03-02_101500" run &&
+	"$KIT_DIR/lib/render.sh" "$PWD/run" "" >/dev/null 2>&1 &&
+	grep -E "^\| [0-9]+ \| .*\(\`[a-z]+\`\) \| " run/report.md | awk -F" \\\\| " "{ print \$2 }" | sed -E "s/^\[([^]]*)\]\(#[a-z]+\) \(\`([a-z]+)\`\)\$/\2\t\1/; s/^([^(]*) \(\`([a-z]+)\`\)\$/\2\t\1/" >got &&
+	rows | cut -f1,4 >want && test_cmp want got &&
+	rows | cut -f5 | while IFS= read -r ref; do grep -qF -- "| $ref |" run/report.md || { echo "no reference: $ref"; exit 1; }; done
+'
+
+test_expect 'the direction of a metric without a target is the registry s' '
+	KIT_DIR="$KIT_DIR" bash -c ". \"\$KIT_DIR/lib/compare.sh\"; mkdir -p r/data; for n in \$METRICS; do printf \"%s %s\n\" \$n \$(metric_direction r \$n); done" >got &&
+	rows | cut -f1,2 | tr "\t" " " >want && test_cmp want got
+'
+
+test_done
