@@ -245,8 +245,7 @@ svg_lines () {
 
 # chart_get FILE KEY
 chart_get () {
-	[ -f "$1" ] || return 0
-	sed -n "s/^$2=//p" "$1" | tail -n 1
+	kv_cached "$1" "$2"
 }
 
 # tsv_columns FILE NAME|ALT... [-- NAME|ALT...]: the named columns of a TSV

@@ -25,6 +25,8 @@ UNIT_DIR="$KIT_DIR/units"
 # install writes it into lib/paths.sh).
 KIT_VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec" 2>/dev/null | head -n 1)
 KIT_VERSION=${KIT_VERSION:-unknown}
+# shellcheck source=lib/kv.sh
+. "$KIT_DIR/lib/kv.sh"
 if [ -f "$KIT_DIR/lib/paths.sh" ]; then
 	# shellcheck source=/dev/null
 	. "$KIT_DIR/lib/paths.sh"
@@ -316,8 +318,7 @@ state_list () {
 
 # server.env holds facts about the running server: MODE, PID, PORT, ...
 server_get () {
-	[ -f "$SERVER_ENV" ] || return 0
-	sed -n "s/^$1=//p" "$SERVER_ENV" | tail -n 1
+	kv_get "$SERVER_ENV" "$1"
 }
 
 server_set () {

@@ -9,18 +9,15 @@
 # shellcheck source=lib/registry.sh
 . "$KIT_DIR/lib/registry.sh"
 
-# cmp_get FILE KEY: the value of KEY in a key=value file (last one wins).
-cmp_get () {
-	[ -f "$1" ] || return 0
-	sed -n "s/^$2=//p" "$1" | tail -n 1
-}
+# shellcheck source=lib/kv.sh
+. "$KIT_DIR/lib/kv.sh"
 
 # not_run_reason RUN_ENV: why the selected tests without a result did not
 # run (runs before the key existed: interrupted=yes), or nothing.
 not_run_reason () {
 	local why
-	why=$(cmp_get "$1" not_run_reason)
-	if [ -z "$why" ] && [ "$(cmp_get "$1" interrupted)" = yes ]; then
+	why=$(kv_get "$1" not_run_reason)
+	if [ -z "$why" ] && [ "$(kv_get "$1" interrupted)" = yes ]; then
 		why="the run was interrupted before it"
 	fi
 	printf '%s' "$why"
@@ -31,9 +28,9 @@ not_run_reason () {
 # better, ">=": higher); else the registry's (lib/metrics.tab).
 metric_direction () {
 	local env="$1/data/$2.env" d
-	d=$(cmp_get "$env" direction)
+	d=$(kv_get "$env" direction)
 	case $d in lower | higher) printf '%s' "$d"; return ;; esac
-	case $(cmp_get "$env" target_op) in
+	case $(kv_get "$env" target_op) in
 	'<=') printf lower; return ;;
 	'>=') printf higher; return ;;
 	esac
@@ -72,11 +69,11 @@ is_measured () {
 test_change () {
 	local a="$1/data/$3.env" b="$2/data/$3.env" s
 	[ -f "$a" ] && [ -f "$b" ] || return 0
-	for s in "$(cmp_get "$a" status)" "$(cmp_get "$b" status)"; do
+	for s in "$(kv_get "$a" status)" "$(kv_get "$b" status)"; do
 		case $s in PASS | FAIL | INCONCLUSIVE) ;; *) return 0 ;; esac
 	done
-	[ "$(cmp_get "$a" unit)" = "$(cmp_get "$b" unit)" ] || return 0
-	metric_change "$(cmp_get "$a" figure)" "$(cmp_get "$b" figure)" "$(metric_direction "$2" "$3")"
+	[ "$(kv_get "$a" unit)" = "$(kv_get "$b" unit)" ] || return 0
+	metric_change "$(kv_get "$a" figure)" "$(kv_get "$b" figure)" "$(metric_direction "$2" "$3")"
 }
 
 # previous_run RUN_DIR -> the newest earlier run in the same results folder
@@ -87,14 +84,14 @@ previous_run () {
 	run=$(cd "$1" && pwd)
 	parent=$(dirname "$run")
 	name=$(basename "$run")
-	host=$(cmp_get "$run/data/environment.env" host)
+	host=$(kv_get "$run/data/environment.env" host)
 	[ -n "$host" ] || return 0
 	for d in "$parent"/*/; do
 		d=${d%/}
 		[ -f "$d/results.json" ] && [ -f "$d/data/run.env" ] || continue
 		# Earlier than this run (C collation: byte order).
 		[[ "$(basename "$d")" < "$name" ]] || continue
-		[ "$(cmp_get "$d/data/environment.env" host)" = "$host" ] || continue
+		[ "$(kv_get "$d/data/environment.env" host)" = "$host" ] || continue
 		best=$d
 	done
 	[ -z "$best" ] || printf '%s\n' "$best"
@@ -103,7 +100,7 @@ previous_run () {
 # cmp_prefix RUN: the OPENSSH_PREFIX of a run, or "the system OpenSSH".
 cmp_prefix () {
 	local p
-	p=$(cmp_get "$1/data/environment.env" openssh_prefix)
+	p=$(kv_get "$1/data/environment.env" openssh_prefix)
 	printf '%s' "${p:-the system OpenSSH}"
 }
 
@@ -115,8 +112,8 @@ config_differences () {
 	printf '## Configuration differences\n\n'
 	for k in $( { sed -n 's/^\(sshd_[^=]*\)=.*/\1/p' "$ea" "$eb" 2>/dev/null | sort -u; } |
 		cat <(printf '%s\n' server_config server_options test_user test_user_existing test_user_source pam_stack crypto_policy openssh_server) -); do
-		va=$(cmp_get "$ea" "$k")
-		vb=$(cmp_get "$eb" "$k")
+		va=$(kv_get "$ea" "$k")
+		vb=$(kv_get "$eb" "$k")
 		[ "$va" != "$vb" ] || continue
 		n=$((n + 1))
 		case $k in
@@ -134,13 +131,13 @@ config_differences () {
 compare_report () {
 	local a="$1" b="$2" name ea eb fa fb unit label change dir sa sb note
 	local ba bb
-	ba=$(cmp_get "$a/data/environment.env" openssh_build)
-	[ -n "$ba" ] || ba=$(cmp_get "$a/data/environment.env" openssh_server)
-	bb=$(cmp_get "$b/data/environment.env" openssh_build)
-	[ -n "$bb" ] || bb=$(cmp_get "$b/data/environment.env" openssh_server)
+	ba=$(kv_get "$a/data/environment.env" openssh_build)
+	[ -n "$ba" ] || ba=$(kv_get "$a/data/environment.env" openssh_server)
+	bb=$(kv_get "$b/data/environment.env" openssh_build)
+	[ -n "$bb" ] || bb=$(kv_get "$b/data/environment.env" openssh_server)
 	# Runs of two OpenSSH builds compare the builds as much as the
 	# settings: the first line says so.
-	if [ "$ba" != "$bb" ] || [ "$(cmp_get "$a/data/environment.env" openssh_prefix)" != "$(cmp_get "$b/data/environment.env" openssh_prefix)" ]; then
+	if [ "$ba" != "$bb" ] || [ "$(kv_get "$a/data/environment.env" openssh_prefix)" != "$(kv_get "$b/data/environment.env" openssh_prefix)" ]; then
 		printf '# Comparison of two sshd-perf-kit runs of different OpenSSH builds: %s (A) and %s (B)\n' "${ba:-unknown}" "${bb:-unknown}"
 	else
 		printf '# Comparison of two sshd-perf-kit runs\n'
@@ -150,11 +147,11 @@ compare_report () {
 | | A (before) | B (after) |
 |---|---|---|
 | Run | \`$(basename "$a")\` | \`$(basename "$b")\` |
-| Host | $(cmp_get "$a/data/environment.env" host) | $(cmp_get "$b/data/environment.env" host) |
-| Tested | $(cmp_get "$a/data/run.env" started_local) | $(cmp_get "$b/data/run.env" started_local) |
-| OpenSSH server | $(cmp_get "$a/data/environment.env" openssh_server) | $(cmp_get "$b/data/environment.env" openssh_server) |
+| Host | $(kv_get "$a/data/environment.env" host) | $(kv_get "$b/data/environment.env" host) |
+| Tested | $(kv_get "$a/data/run.env" started_local) | $(kv_get "$b/data/run.env" started_local) |
+| OpenSSH server | $(kv_get "$a/data/environment.env" openssh_server) | $(kv_get "$b/data/environment.env" openssh_server) |
 | OpenSSH prefix | $(cmp_prefix "$a") | $(cmp_prefix "$b") |
-| Verdict | $(cmp_get "$a/data/verdict.env" verdict) | $(cmp_get "$b/data/verdict.env" verdict) |
+| Verdict | $(kv_get "$a/data/verdict.env" verdict) | $(kv_get "$b/data/verdict.env" verdict) |
 
 $(config_differences "$a" "$b")
 
@@ -169,14 +166,14 @@ EOF
 		ea="$a/data/$name.env"
 		eb="$b/data/$name.env"
 		[ -f "$ea" ] || [ -f "$eb" ] || continue
-		fa=$(cmp_get "$ea" figure)
-		fb=$(cmp_get "$eb" figure)
-		unit=$(cmp_get "$eb" unit)
-		[ -n "$unit" ] || unit=$(cmp_get "$ea" unit)
-		label=$(cmp_get "$eb" figure_label)
-		[ -n "$label" ] || label=$(cmp_get "$ea" figure_label)
-		sa=$(cmp_get "$ea" status)
-		sb=$(cmp_get "$eb" status)
+		fa=$(kv_get "$ea" figure)
+		fb=$(kv_get "$eb" figure)
+		unit=$(kv_get "$eb" unit)
+		[ -n "$unit" ] || unit=$(kv_get "$ea" unit)
+		label=$(kv_get "$eb" figure_label)
+		[ -n "$label" ] || label=$(kv_get "$ea" figure_label)
+		sa=$(kv_get "$ea" status)
+		sb=$(kv_get "$eb" status)
 		dir=$(metric_direction "$b" "$name")
 		[ -f "$eb" ] || dir=$(metric_direction "$a" "$name")
 		change=$(test_change "$a" "$b" "$name")
@@ -186,7 +183,7 @@ EOF
 			elif [ ! -f "$eb" ]; then note="not measured in B"
 			elif ! is_measured "$sa"; then note="not compared: ${sa:-no status} in A"
 			elif ! is_measured "$sb"; then note="not compared: ${sb:-no status} in B"
-			elif [ "$(cmp_get "$ea" unit)" != "$(cmp_get "$eb" unit)" ]; then note="different units"
+			elif [ "$(kv_get "$ea" unit)" != "$(kv_get "$eb" unit)" ]; then note="different units"
 			else note="-"
 			fi
 			change=$note

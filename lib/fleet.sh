@@ -89,7 +89,7 @@ facts () {
 	for h in $hosts; do
 		d="$DIR/$h"
 		e="$d/data/environment.env"
-		reason=$(clean "$(cmp_get "$d/failed.env" reason)")
+		reason=$(clean "$(kv_get "$d/failed.env" reason)")
 		if [ -f "$d/data/run.env" ]; then
 			state=ran
 		elif [ -d "$d" ]; then
@@ -100,24 +100,24 @@ facts () {
 			reason="not reached: the play ended before this host (see the ansible-playbook output)"
 		fi
 		row H "$h" "$state" "$reason" "" \
-			"$(cmp_get "$d/data/verdict.env" verdict)" "$(clean "$(cmp_get "$e" host)")" "$(clean "$(cmp_get "$e" os)")" \
-			"$(clean "$(cmp_get "$e" openssh_server)")" "$(cmp_get "$e" cores)" "$(clean "$(cmp_get "$e" crypto_policy)")" \
-			"$(clean "$(cmp_get "$e" selinux)")"
+			"$(kv_get "$d/data/verdict.env" verdict)" "$(clean "$(kv_get "$e" host)")" "$(clean "$(kv_get "$e" os)")" \
+			"$(clean "$(kv_get "$e" openssh_server)")" "$(kv_get "$e" cores)" "$(clean "$(kv_get "$e" crypto_policy)")" \
+			"$(clean "$(kv_get "$e" selinux)")"
 		[ "$state" = ran ] || continue
 		for name in $METRICS; do
 			[ -f "$d/data/$name.env" ] || continue
 			ch=""
 			[ -z "$BASELINE" ] || ch=$(test_change "$BASELINE" "$d" "$name")
-			row M "$h" "$name" "$(cmp_get "$d/data/$name.env" status)" "$(cmp_get "$d/data/$name.env" figure)" \
-				"$(cmp_get "$d/data/$name.env" unit)" "$(metric_direction "$d" "$name")" \
-				"$(clean "$(cmp_get "$d/data/$name.env" figure_label)")" "$ch"
+			row M "$h" "$name" "$(kv_get "$d/data/$name.env" status)" "$(kv_get "$d/data/$name.env" figure)" \
+				"$(kv_get "$d/data/$name.env" unit)" "$(metric_direction "$d" "$name")" \
+				"$(clean "$(kv_get "$d/data/$name.env" figure_label)")" "$ch"
 		done
 	done
 	[ -n "$BASELINE" ] || return 0
 	for name in $METRICS; do
 		[ -f "$BASELINE/data/$name.env" ] || continue
-		row B "$name" "$(cmp_get "$BASELINE/data/$name.env" figure)" "$(cmp_get "$BASELINE/data/$name.env" unit)" \
-			"$(cmp_get "$BASELINE/data/$name.env" status)"
+		row B "$name" "$(kv_get "$BASELINE/data/$name.env" figure)" "$(kv_get "$BASELINE/data/$name.env" unit)" \
+			"$(kv_get "$BASELINE/data/$name.env" status)"
 	done
 }
 

@@ -62,7 +62,7 @@ hold_open_seconds () {
 
 # hold_get KEY: the holder's last value of KEY.
 hold_get () {
-	sed -n "s/^$1=//p" "$HOLD_OUT" | tail -n 1
+	kv_get "$HOLD_OUT" "$1"
 }
 
 # "; ..." for a reason when the holder stopped opening sessions because

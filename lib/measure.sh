@@ -24,8 +24,7 @@ result_set () {
 }
 
 result_get () {
-	[ -f "$DATA_DIR/$1.env" ] || return 0
-	sed -n "s/^$2=//p" "$DATA_DIR/$1.env" | tail -n 1
+	kv_get "$DATA_DIR/$1.env" "$2"
 }
 
 # result_or_dash TEST KEY: the value, or "-" when there is none.

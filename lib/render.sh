@@ -22,10 +22,14 @@ if [ -n "$PREV_DIR" ] && [ ! -f "$PREV_DIR/data/run.env" ]; then
 fi
 
 # get FILE KEY: the value of KEY in a key=value file (last one wins).
+# The run is finished: its files are read once (lib/kv.sh), here in the
+# main shell, so that every $(...) below finds them.
 get () {
-	[ -f "$1" ] || return 0
-	sed -n "s/^$2=//p" "$1" | tail -n 1
+	kv_cached "$1" "$2"
 }
+for f in "$DATA_DIR"/*.env ${PREV_DIR:+"$PREV_DIR"/data/*.env}; do
+	kv_load "$f"
+done
 
 # t TEST KEY: a key of a test's data file.
 t () {

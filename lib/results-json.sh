@@ -96,9 +96,14 @@ json_num_or_null () {
 	if is_number "$1"; then printf '%s' "$1"; else printf null; fi
 }
 
+# The run is finished: its data files are read once, here in the main
+# shell (lib/kv.sh), so that every $(...) finds them.
 get () {
-	cmp_get "$@"
+	kv_cached "$@"
 }
+for f in "$DATA_DIR"/*.env ${PREV_DIR:+"$PREV_DIR"/data/*.env}; do
+	kv_load "$f"
+done
 
 # The members of one test: its data file, then the kit's own keys.
 test_members () {

@@ -7,7 +7,7 @@
 #   sample_server -P >procs.tsv      one TSV row per process (pid comm pss_kb rss_kb)
 #   sampler_start FILE.csv MS        sample every MS ms in the background
 #   sampler_stop                     stop it; its own cost lands in FILE.cost.env
-#   sample_get FILE KEY              a value of a sample_server file
+#   kv_get FILE KEY              a value of a sample_server file
 
 # The sampler's target options for the running test server: the unit and
 # the test user's slice with systemd, the listener's pid without.
@@ -35,9 +35,6 @@ sample_server () {
 	helper sampler "${per_process[@]}" "${SAMPLER_TARGET[@]}" once
 }
 
-sample_get () {
-	sed -n "s/^$2=//p" "$1" | tail -n 1
-}
 
 SAMPLER_PID=""
 

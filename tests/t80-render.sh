@@ -6,7 +6,8 @@
 # --compare (the right % and direction) and the SVG charts (well-formed,
 # with the plotted values). Needs no root and no test server.
 #
-# The recorded runs, all in one results folder:
+# Each report and results.json must equal the golden one in
+# tests/data/golden. The recorded runs, all in one results folder:
 #   2026-03-02_101500  host rhel9-lab, everything PASS, data for every chart
 #   2026-03-02_120000  host other-host, login only (must not be "previous")
 #   2026-03-03_091500  host rhel9-lab, interrupted: login FAIL, auth SKIPPED,
@@ -52,6 +53,26 @@ test_expect 'the three recorded runs render' '
 	test -s "$RES/$A/report.md" && test -s "$RES/$X/report.md" && test -s "$RES/$B/report.md" &&
 	test -s "$RES/$A/results.json" && test -s "$RES/$B/results.json"
 '
+
+# Golden reports: each run's report.md and results.json exactly as stored
+# in tests/data/golden (the kit's folder written as @KIT_DIR@), so a
+# change that alters a report shows line by line. When the change is
+# meant: GOLDEN_UPDATE=1 tests/run.sh tests/t80-render.sh, and commit the
+# new files with it.
+GOLDEN="$TEST_DIR/data/golden"
+for run in "$A" "$X" "$B"; do
+	for file in report.md results.json; do
+		test_expect "golden: $run/$file is the stored one" '
+			[ -s "$RES/'"$run/$file"'" ] &&
+			sed "s#$KIT_DIR#@KIT_DIR@#g" "$RES/'"$run/$file"'" >got &&
+			if [ -n "${GOLDEN_UPDATE:-}" ]; then
+				mkdir -p "$GOLDEN/'"$run"'" && cp got "$GOLDEN/'"$run/$file"'"
+			fi &&
+			[ -s "$GOLDEN/'"$run/$file"'" ] &&
+			test_cmp "$GOLDEN/'"$run/$file"'" got
+		'
+	done
+done
 
 test_expect 'the previous run is the newest earlier one on the same host' '
 	test "$(previous_run "$RES/$B")" = "$RES/$A" &&

@@ -21,10 +21,6 @@ about_sftp () {
 		"$(awk -v mb="$SFTP_FILE_MB" -v n="$SFTP_SMALL_FILES" 'BEGIN { printf "%.0f", 3 + 2 * mb / 100 + n / 300 }')"
 }
 
-# sftp_kv FILE KEY: a value of a key=value file.
-sftp_kv () {
-	sed -n "s/^$2=//p" "$1" 2>/dev/null | tail -n 1
-}
 
 # Bytes an ordinary user may still write (df's "available") in the file
 # system that holds DIR; nothing when df fails.
@@ -94,8 +90,8 @@ sftp_message () {
 sftp_tsv_row () {
 	local f="$SFTP_WORK/$1.txt"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" \
-		"$(sftp_kv "$f" status)" "$(sftp_kv "$f" exit)" "$(sftp_kv "$f" seconds)" \
-		"$5" "$(sftp_sub "$(sftp_kv "$f" seconds)")" "$3" "$4" "$6" "$7" "$(sftp_kv "$f" client_cpu_s)" "$8" "$(sftp_message "$1")" \
+		"$(kv_get "$f" status)" "$(kv_get "$f" exit)" "$(kv_get "$f" seconds)" \
+		"$5" "$(sftp_sub "$(kv_get "$f" seconds)")" "$3" "$4" "$6" "$7" "$(kv_get "$f" client_cpu_s)" "$8" "$(sftp_message "$1")" \
 		>>"$RAW_DIR/sftp-runs.tsv"
 }
 
@@ -111,11 +107,11 @@ sftp_sub () {
 # printed nothing (never seen); "-" when neither gives a time.
 sftp_net () {
 	local f="$SFTP_WORK/$1.txt" out
-	out=$(sftp_kv "$f" output_seconds)
+	out=$(kv_get "$f" output_seconds)
 	if awk -v o="$out" 'BEGIN { exit !(o != "" && o + 0 > 0) }'; then
 		printf '%s\n' "$out"
 	else
-		sftp_sub "$(sftp_kv "$f" seconds)"
+		sftp_sub "$(kv_get "$f" seconds)"
 	fi
 }
 
@@ -193,12 +189,12 @@ sftp_logins () {
 	SFTP_LOGIN_S=""
 	for i in $(seq 1 "$SFTP_LOGIN_RUNS"); do
 		sftp_run "login-$i" "$SFTP_WORK/login.batch" "$LOGIN_TIMEOUT" || true
-		s=$(sftp_kv "$SFTP_WORK/login-$i.txt" seconds)
+		s=$(kv_get "$SFTP_WORK/login-$i.txt" seconds)
 		sftp_tsv_row "login-$i" login 0 0 - - - -
-		if [ "$(sftp_kv "$SFTP_WORK/login-$i.txt" status)" = ok ]; then
+		if [ "$(kv_get "$SFTP_WORK/login-$i.txt" status)" = ok ]; then
 			printf '%s\n' "$s" >>"$SFTP_WORK/login-seconds"
 		else
-			sftp_fail "login-only sftp run $i failed (exit $(sftp_kv "$SFTP_WORK/login-$i.txt" exit)): $(sftp_message "login-$i")"
+			sftp_fail "login-only sftp run $i failed (exit $(kv_get "$SFTP_WORK/login-$i.txt" exit)): $(sftp_message "login-$i")"
 		fi
 	done
 	[ -s "$SFTP_WORK/login-seconds" ] || return 0
@@ -212,7 +208,7 @@ sftp_logins () {
 sftp_large () {
 	local dir=$1 f="$SFTP_WORK/$1.txt" st check got size sum net mbs full
 	sftp_run "$dir" "$SFTP_WORK/$dir.batch" "$(sftp_timeout "$SFTP_BIG_BYTES" 0)" || true
-	st=$(sftp_kv "$f" status)
+	st=$(kv_get "$f" status)
 	if [ "$dir" = up ]; then
 		got=$(sftp_ssh "wc -c <'$SFTP_REMOTE_DIR/big' && sha256sum '$SFTP_REMOTE_DIR/big'" 2>/dev/null | awk 'NR == 1 { s = $1 } NR == 2 { print s, $1 }')
 	elif [ -f "$SFTP_LOCAL_DIR/big.down" ]; then
@@ -236,24 +232,24 @@ sftp_large () {
 	mbs=-
 	if [ "$st" = ok ] && [ "$check" = ok ]; then
 		mbs=$(sftp_per_s "$SFTP_BIG_BYTES" "$net" 1000000)
-		[ "$mbs" != - ] || sftp_fail "large file $dir: no time for the copy ($(sftp_kv "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
+		[ "$mbs" != - ] || sftp_fail "large file $dir: no time for the copy ($(kv_get "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
 	elif [ "$st" != ok ]; then
 		if [ "$dir" = up ]; then
 			full=$(sftp_full_note "the test user's home" "$SFTP_HOME")
 		else
 			full=$(sftp_full_note "the local temporary folder" "$SFTP_LOCAL_DIR")
 		fi
-		sftp_fail "large file $dir: sftp $st (exit $(sftp_kv "$f" exit)): $(sftp_message "$dir")$full"
+		sftp_fail "large file $dir: sftp $st (exit $(kv_get "$f" exit)): $(sftp_message "$dir")$full"
 	else
 		sftp_fail "large file $dir: the copy does not match the original ($check)"
 	fi
 	sftp_tsv_row "$dir" "large-$dir" "$SFTP_BIG_BYTES" 1 "$net" "$mbs" - "$check"
 	result_set sftp "large_${dir}_status" "${st:-failed}"
 	result_set sftp "large_${dir}_check" "$check"
-	result_set sftp "large_${dir}_seconds" "$(sftp_kv "$f" seconds)"
+	result_set sftp "large_${dir}_seconds" "$(kv_get "$f" seconds)"
 	result_set sftp "large_${dir}_net_seconds" "$net"
-	result_set sftp "large_${dir}_minus_login_seconds" "$(sftp_sub "$(sftp_kv "$f" seconds)")"
-	result_set sftp "large_${dir}_minus_login_mbs" "$(sftp_per_s "$SFTP_BIG_BYTES" "$(sftp_sub "$(sftp_kv "$f" seconds)")" 1000000)"
+	result_set sftp "large_${dir}_minus_login_seconds" "$(sftp_sub "$(kv_get "$f" seconds)")"
+	result_set sftp "large_${dir}_minus_login_mbs" "$(sftp_per_s "$SFTP_BIG_BYTES" "$(sftp_sub "$(kv_get "$f" seconds)")" 1000000)"
 	result_set sftp "large_${dir}_mbs" "$mbs"
 }
 
@@ -261,7 +257,7 @@ sftp_large () {
 sftp_small () {
 	local f="$SFTP_WORK/small.txt" st check got n bad net fps mbs
 	sftp_run small "$SFTP_WORK/small.batch" "$(sftp_timeout "$SFTP_SMALL_TOTAL" "$SFTP_SMALL_FILES")" || true
-	st=$(sftp_kv "$f" status)
+	st=$(kv_get "$f" status)
 	got=$(sftp_ssh "find '$SFTP_REMOTE_DIR/small' -type f -printf '%s\n'" 2>/dev/null |
 		awk -v s="$SFTP_SMALL_BYTES" '{ n++; if ($1 != s) bad++ } END { print n + 0, bad + 0 }')
 	n=${got%% *}
@@ -281,9 +277,9 @@ sftp_small () {
 	if [ "$st" = ok ] && [ "$check" = ok ]; then
 		fps=$(sftp_per_s "$SFTP_SMALL_FILES" "$net" 1)
 		mbs=$(sftp_per_s "$SFTP_SMALL_TOTAL" "$net" 1000000)
-		[ "$fps" != - ] || sftp_fail "small files: no time for the copy ($(sftp_kv "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
+		[ "$fps" != - ] || sftp_fail "small files: no time for the copy ($(kv_get "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
 	elif [ "$st" != ok ]; then
-		sftp_fail "small files: sftp $st (exit $(sftp_kv "$f" exit)): $(sftp_message small)$(sftp_full_note "the test user's home" "$SFTP_HOME")"
+		sftp_fail "small files: sftp $st (exit $(kv_get "$f" exit)): $(sftp_message small)$(sftp_full_note "the test user's home" "$SFTP_HOME")"
 	else
 		sftp_fail "small files: the server has $check"
 	fi
@@ -291,10 +287,10 @@ sftp_small () {
 	result_set sftp small_status "${st:-failed}"
 	result_set sftp small_check "$check"
 	result_set sftp small_files_found "${n:-0}"
-	result_set sftp small_seconds "$(sftp_kv "$f" seconds)"
+	result_set sftp small_seconds "$(kv_get "$f" seconds)"
 	result_set sftp small_net_seconds "$net"
-	result_set sftp small_minus_login_seconds "$(sftp_sub "$(sftp_kv "$f" seconds)")"
-	result_set sftp small_minus_login_files_per_s "$(sftp_per_s "$SFTP_SMALL_FILES" "$(sftp_sub "$(sftp_kv "$f" seconds)")" 1)"
+	result_set sftp small_minus_login_seconds "$(sftp_sub "$(kv_get "$f" seconds)")"
+	result_set sftp small_minus_login_files_per_s "$(sftp_per_s "$SFTP_SMALL_FILES" "$(sftp_sub "$(kv_get "$f" seconds)")" 1)"
 	result_set sftp small_files_per_s "$fps"
 	result_set sftp small_mbs "$mbs"
 	[ "$fps" = - ] || result_set sftp small_ms_per_file "$(awk -v f="$fps" 'BEGIN { printf "%.3f", 1000 / f }')"

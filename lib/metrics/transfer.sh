@@ -40,15 +40,11 @@ transfer_run () {
 		>"$out" 2>"$out.err" </dev/null
 }
 
-# transfer_kv FILE KEY: a value of a key=value file.
-transfer_kv () {
-	sed -n "s/^$2=//p" "$1" | tail -n 1
-}
 
 # transfer_no_answer FILE: true when the transfer of a helper output file
 # got no answer: ended at its deadline, or ssh timed out by itself.
 transfer_no_answer () {
-	[ "$(transfer_kv "$1" status)" = timeout ] || grep -q 'timed out' "$1.err" 2>/dev/null
+	[ "$(kv_get "$1" status)" = timeout ] || grep -q 'timed out' "$1.err" 2>/dev/null
 }
 
 # Waits (up to 10 s) until the listener has no session processes left, so
@@ -102,8 +98,8 @@ transfer_cpu () {
 	transfer_run up "$cipher" "$bytes" "$prefix-up.txt" || true
 	d=$(transfer_sshd_cpu) || d=""
 	awk -v a="$a" -v b="$b" -v d="$d" -v bytes="$bytes" -v cipher="$cipher" \
-		-v login_ok="$login_ok" -v up_ok="$(transfer_kv "$prefix-up.txt" status)" \
-		-v lc="$(transfer_kv "$prefix-login.txt" client_cpu_s)" -v uc="$(transfer_kv "$prefix-up.txt" client_cpu_s)" 'BEGIN {
+		-v login_ok="$login_ok" -v up_ok="$(kv_get "$prefix-up.txt" status)" \
+		-v lc="$(kv_get "$prefix-login.txt" client_cpu_s)" -v uc="$(kv_get "$prefix-up.txt" client_cpu_s)" 'BEGIN {
 		gb = bytes / 1e9
 		print "cpu_direction=up"
 		print "cpu_cipher=" cipher
@@ -162,9 +158,9 @@ transfer_cpu_per_gb () {
 transfer_tsv_row () {
 	local cipher=$1 dir=$2 f=$3 msg
 	msg=$(tail -n 1 "$f.err" 2>/dev/null | tr '\t' ' ')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cipher" "$dir" "$(transfer_kv "$f" status)" \
-		"$(transfer_kv "$f" bytes_expected)" "$(transfer_kv "$f" bytes)" "$(transfer_kv "$f" seconds)" "$(transfer_kv "$f" mbs)" \
-		"$(transfer_kv "$f" exit)" "$(transfer_kv "$f" client_cpu_s)" "${msg:-$(transfer_kv "$f" note)}"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cipher" "$dir" "$(kv_get "$f" status)" \
+		"$(kv_get "$f" bytes_expected)" "$(kv_get "$f" bytes)" "$(kv_get "$f" seconds)" "$(kv_get "$f" mbs)" \
+		"$(kv_get "$f" exit)" "$(kv_get "$f" client_cpu_s)" "${msg:-$(kv_get "$f" note)}"
 }
 
 measure_transfer () {
@@ -210,14 +206,14 @@ measure_transfer () {
 		# The ceiling: what one core does with this algorithm in OpenSSL.
 		f="$work/ceiling-$i.txt"
 		helper ceiling -s "$CEILING_SECONDS" -m "${mac:-hmac-sha2-256-etm@openssh.com}" "$cipher" >"$f" 2>"$f.err" || true
-		ceil=$(transfer_kv "$f" mbs)
+		ceil=$(kv_get "$f" mbs)
 		result_set transfer "cipher_${i}_ceiling_mbs" "${ceil:--}"
-		result_set transfer "cipher_${i}_ceiling_evp" "$(transfer_kv "$f" evp)"
-		result_set transfer "cipher_${i}_ceiling_mac" "$(transfer_kv "$f" mac)"
-		result_set transfer "cipher_${i}_ceiling_mac_timed" "$(transfer_kv "$f" mac_timed)"
-		result_set transfer "cipher_${i}_ceiling_note" "$(transfer_kv "$f" note)$([ -s "$f.err" ] && tail -n 1 "$f.err")"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cipher" "$(transfer_kv "$f" status)" "$(transfer_kv "$f" evp)" "$(transfer_kv "$f" mac)" \
-			"$(transfer_kv "$f" mac_timed)" "${ceil:--}" "$(transfer_kv "$f" bytes)" "$(transfer_kv "$f" seconds)" "$(transfer_kv "$f" note)" \
+		result_set transfer "cipher_${i}_ceiling_evp" "$(kv_get "$f" evp)"
+		result_set transfer "cipher_${i}_ceiling_mac" "$(kv_get "$f" mac)"
+		result_set transfer "cipher_${i}_ceiling_mac_timed" "$(kv_get "$f" mac_timed)"
+		result_set transfer "cipher_${i}_ceiling_note" "$(kv_get "$f" note)$([ -s "$f.err" ] && tail -n 1 "$f.err")"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cipher" "$(kv_get "$f" status)" "$(kv_get "$f" evp)" "$(kv_get "$f" mac)" \
+			"$(kv_get "$f" mac_timed)" "${ceil:--}" "$(kv_get "$f" bytes)" "$(kv_get "$f" seconds)" "$(kv_get "$f" note)" \
 			>>"$RAW_DIR/transfer-ceiling.tsv"
 
 		silent=0
@@ -234,11 +230,11 @@ measure_transfer () {
 				transfer_run "$dir" "$cipher" "$bytes" "$f" || true
 			fi
 			transfer_tsv_row "$cipher" "$dir" "$f" >>"$RAW_DIR/transfer-runs.tsv"
-			st=$(transfer_kv "$f" status)
-			mbs=$(transfer_kv "$f" mbs)
+			st=$(kv_get "$f" status)
+			mbs=$(kv_get "$f" mbs)
 			result_set transfer "cipher_${i}_${dir}_status" "${st:-failed}"
-			result_set transfer "cipher_${i}_${dir}_bytes" "$(transfer_kv "$f" bytes)"
-			result_set transfer "cipher_${i}_${dir}_seconds" "$(transfer_kv "$f" seconds)"
+			result_set transfer "cipher_${i}_${dir}_bytes" "$(kv_get "$f" bytes)"
+			result_set transfer "cipher_${i}_${dir}_seconds" "$(kv_get "$f" seconds)"
 			if [ "$st" = ok ]; then
 				result_set transfer "cipher_${i}_${dir}_mbs" "$mbs"
 				pct=$(awk -v s="$mbs" -v c="${ceil:--}" 'BEGIN { if (c == "-" || c + 0 <= 0) print "-"; else printf "%.0f", 100 * s / c }')
@@ -249,7 +245,7 @@ measure_transfer () {
 				result_set transfer "cipher_${i}_${dir}_mbs" "-"
 				result_set transfer "cipher_${i}_${dir}_pct" "-"
 				result_set transfer "cipher_${i}_${dir}_message" "$(transfer_tsv_row "$cipher" "$dir" "$f" | cut -f10)"
-				[ -n "$first_fail" ] || first_fail="$cipher $dir: $st, $(transfer_kv "$f" bytes) of $bytes bytes arrived (ssh exit $(transfer_kv "$f" exit)): $(transfer_tsv_row "$cipher" "$dir" "$f" | cut -f10)"
+				[ -n "$first_fail" ] || first_fail="$cipher $dir: $st, $(kv_get "$f" bytes) of $bytes bytes arrived (ssh exit $(kv_get "$f" exit)): $(transfer_tsv_row "$cipher" "$dir" "$f" | cut -f10)"
 			fi
 			if [ "$mark" = default ]; then
 				result_set transfer "default_${dir}_mbs" "$([ "$st" = ok ] && echo "$mbs" || echo -)"

@@ -1,0 +1,35 @@
+# shellcheck shell=bash
+# key=value files (data/NAME.env, run.env, environment.env): one reader.
+#
+#   kv_get FILE KEY      the value of KEY, the last line wins; nothing (and
+#                        status 0) when the file or the key is missing.
+#                        Reads the file each time: for files still written.
+#   kv_load FILE         reads FILE once into the cache (no process).
+#   kv_cached FILE KEY   as kv_get, from the cache (loaded on first use):
+#                        for a finished run, whose files no longer change.
+#                        Load the files in the main shell before the
+#                        $(...) calls, so that every subshell has them.
+
+[ -z "${KV_SH_SOURCED:-}" ] || return 0
+KV_SH_SOURCED=1
+
+kv_get () {
+	[ -f "$1" ] || return 0
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+declare -gA KV_CACHE=() KV_LOADED=()
+
+kv_load () {
+	local line
+	KV_LOADED[$1]=1
+	[ -f "$1" ] || return 0
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in *=*) KV_CACHE["$1|${line%%=*}"]=${line#*=} ;; esac
+	done <"$1"
+}
+
+kv_cached () {
+	[ -n "${KV_LOADED[$1]:-}" ] || kv_load "$1"
+	[ -z "${KV_CACHE[$1|$2]+set}" ] || printf '%s\n' "${KV_CACHE[$1|$2]}"
+}
