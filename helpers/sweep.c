@@ -24,7 +24,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,8 +34,7 @@
 #include <libssh/libssh.h>
 
 #include "common.h"
-
-extern char **environ;
+#include "proc.h"
 
 #define MAX_THREADS	256
 #define MAX_LOGINS	1000000
@@ -207,41 +205,23 @@ out:
 static void
 command_login(struct login *l)
 {
-	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int r, wstatus;
 	uint64_t deadline_ns = l->start_ns + cf.timeout_ns;
 
-	if ((r = posix_spawn_file_actions_init(&fa)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO,
-	    "/dev/null", O_RDONLY, 0)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
-	    "/dev/null", O_WRONLY, 0)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDERR_FILENO,
-	    "/dev/null", O_WRONLY, 0)) != 0)
-		errno = r, err(2, "posix_spawn_file_actions");
-	r = posix_spawnp(&pid, cf.argv[0], &fa, NULL, cf.argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	r = proc_spawn(&pid, cf.argv, PROC_DEVNULL, PROC_DEVNULL, PROC_DEVNULL,
+	    NULL, NULL);
 	if (r != 0) {
 		set_error(l, "cannot run the command", strerror(r));
 		return;
 	}
-	/* Poll for the end so that the timeout holds without a signal. */
-	for (;;) {
-		r = waitpid(pid, &wstatus, WNOHANG);
-		if (r == pid)
-			break;
-		if (r == -1 && errno != EINTR) {
-			set_error(l, "waitpid", strerror(errno));
-			return;
-		}
-		if (now_ns() >= deadline_ns) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &wstatus, 0);
-			set_error(l, "no answer within the timeout", NULL);
-			return;
-		}
-		usleep(500);
+	/* Wait for the end so that the timeout holds without a signal. */
+	if (!proc_wait_until(pid, deadline_ns, &wstatus, NULL)) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &wstatus, 0) == -1 && errno == EINTR)
+			;
+		set_error(l, "no answer within the timeout", NULL);
+		return;
 	}
 	l->exit_status = exit_code_of(wstatus);
 	if (l->exit_status == 0)
