@@ -85,7 +85,7 @@ $(B)/sshperf-%: helpers/%.c $(SHARED_OBJS) helpers/common.h helpers/stats.h help
 
 # A unit test tests/unit/test_NAME.c may #include helpers/NAME.c; it links
 # with the libraries of the helper it is named after.
-$(B)/test_%: tests/unit/test_%.c sshd-perf-kit.spec $(SHARED_OBJS) $(wildcard helpers/*.c helpers/*.h) | $(B)
+$(B)/test_%: tests/unit/test_%.c sshd-perf-kit.spec $(SHARED_OBJS) $(wildcard helpers/*.c helpers/*.h tests/bench/*.c) | $(B)
 	$(CC) $(KIT_CFLAGS) $(call pc_cflags,$*) $(CPPFLAGS) $(CFLAGS) -o $@ $< \
 	    $(SHARED_OBJS) $(LDFLAGS) $(call pc_libs,$*) -lm
 
@@ -105,7 +105,15 @@ check-openssh: all
 check-fleet: all
 	TEST_FILE_TIMEOUT=$${TEST_FILE_TIMEOUT:-1800} tests/run.sh tests/check-fleet.sh
 
-bench: all
+# The benchmarks' own fixtures (tests/bench/NAME.c -> build/bench-NAME),
+# such as the plain TCP echo server the echo timer's floor is measured
+# against; not installed.
+BENCH_FIXTURES := $(patsubst tests/bench/%.c,$(B)/bench-%,$(wildcard tests/bench/*.c))
+
+$(B)/bench-%: tests/bench/%.c $(SHARED_OBJS) helpers/common.h | $(B)
+	$(CC) $(KIT_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(SHARED_OBJS) $(LDFLAGS) -lm
+
+bench: all $(BENCH_FIXTURES)
 	tests/bench/run.sh
 
 # Every unit-test program STRESS_RUNS (20) times beside STRESS_LOAD (4)
