@@ -662,7 +662,6 @@ main(int argc, char *argv[])
 	struct echo_run r;
 	uint64_t deadline_ns, t_ns, echoed_ns = 0;
 	double timeout_s = DEFAULT_TIMEOUT_S;
-	const char *errstr;
 	int ch, copies, client_exit = -1, e;
 
 	memset(&cf, 0, sizeof(cf));
@@ -698,10 +697,7 @@ main(int argc, char *argv[])
 			cf.rate = opt_u64("-r rate", optarg, 1, 100000);
 			break;
 		case 't':
-			if (parse_double(optarg, 0.001, 86400, &timeout_s,
-			    &errstr) != 0)
-				errx(2, "-t timeout_s: \"%s\" is %s (allowed: "
-				    "0.001 to 86400)", optarg, errstr);
+			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
 			break;
 		case 'u':
 			cf.user = optarg;

@@ -537,7 +537,7 @@ main(int argc, char *argv[])
 	struct transcript t;
 	struct login_result r;
 	struct stat st;
-	const char *errstr, *parse_path = NULL;
+	const char *parse_path = NULL;
 	double timeout_s = DEFAULT_TIMEOUT_S;
 	uint64_t i, silent = 0;
 	int ch, all_ok = 1, e;
@@ -559,10 +559,7 @@ main(int argc, char *argv[])
 			parse_path = optarg;
 			break;
 		case 't':
-			if (parse_double(optarg, 0.001, 86400, &timeout_s,
-			    &errstr) != 0)
-				errx(2, "-t timeout_s: \"%s\" is %s (allowed: "
-				    "0.001 to 86400)", optarg, errstr);
+			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
 			break;
 		case 'T':
 			cf.transcript_dir = optarg;

@@ -174,7 +174,6 @@ main(int argc, char *argv[])
 	struct machine_cpu m0, m1;
 	struct rusage ru;
 	FILE *out;
-	const char *errstr;
 	double timeout_s = 30;
 	uint64_t t0_ns, deadline_ns, end_ns, now, logins = 0, ok = 0, wait_ns;
 	uint64_t user_ns, sys_ns;
@@ -195,10 +194,7 @@ main(int argc, char *argv[])
 			cf.tsv = optarg;
 			break;
 		case 't':
-			if (parse_double(optarg, 0.001, 86400, &timeout_s,
-			    &errstr) != 0)
-				errx(2, "-t timeout_s: \"%s\" is %s (allowed: "
-				    "0.001 to 86400)", optarg, errstr);
+			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
 			break;
 		case 'w':
 			cf.workers = opt_u64("-w workers", optarg, 1,

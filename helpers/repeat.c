@@ -146,7 +146,6 @@ main(int argc, char *argv[])
 	help_option(argc, argv, usage);
 	struct config cf;
 	double timeout_s = DEFAULT_TIMEOUT_S;
-	const char *errstr;
 	int ch;
 
 	memset(&cf, 0, sizeof(cf));
@@ -163,10 +162,7 @@ main(int argc, char *argv[])
 			cf.out_path = optarg;
 			break;
 		case 't':
-			if (parse_double(optarg, 0.001, 86400, &timeout_s,
-			    &errstr) != 0)
-				errx(2, "-t timeout_s: \"%s\" is %s (allowed: "
-				    "0.001 to 86400)", optarg, errstr);
+			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
 			break;
 		default:
 			usage();

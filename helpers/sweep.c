@@ -338,7 +338,6 @@ main(int argc, char *argv[])
 	    total1, cpu_ns, ok_first = UINT64_MAX, ok_last = 0;
 	double achieved;
 	double timeout_s = 30, duration_s = 0;
-	const char *errstr;
 	long cores;
 	FILE *out;
 	int ch, fd, r;
@@ -354,10 +353,7 @@ main(int argc, char *argv[])
 			    MAX_THREADS);
 			break;
 		case 'd':
-			if (parse_double(optarg, 0.1, 3600, &duration_s,
-			    &errstr) != 0)
-				errx(2, "-d seconds: \"%s\" is %s (allowed: "
-				    "0.1 to 3600)", optarg, errstr);
+			duration_s = opt_double("-d seconds", optarg, 0.1, 3600);
 			break;
 		case 'g':
 			cf.give_up = opt_u64("-g logins", optarg, 0, 1000000);
@@ -373,17 +369,10 @@ main(int argc, char *argv[])
 			    65535);
 			break;
 		case 'r':
-			if (parse_double(optarg, 0.01, 100000, &cf.rate,
-			    &errstr) != 0)
-				errx(2, "-r logins_per_s: \"%s\" is %s "
-				    "(allowed: 0.01 to 100000)", optarg,
-				    errstr);
+			cf.rate = opt_double("-r logins_per_s", optarg, 0.01, 100000);
 			break;
 		case 't':
-			if (parse_double(optarg, 0.001, 86400, &timeout_s,
-			    &errstr) != 0)
-				errx(2, "-t timeout_s: \"%s\" is %s (allowed: "
-				    "0.001 to 86400)", optarg, errstr);
+			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
 			break;
 		case 'u': cf.user = optarg; break;
 		case 'x': cf.kex = optarg; break;

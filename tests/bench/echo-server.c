@@ -140,7 +140,6 @@ server_parse_stall(const char *s, uint64_t *every_out, uint64_t *stall_ns)
 {
 	char every[32];
 	const char *colon = strchr(s, ':');
-	const char *errstr;
 	double ms;
 
 	if (colon == NULL || (size_t)(colon - s) >= sizeof(every))
@@ -148,9 +147,7 @@ server_parse_stall(const char *s, uint64_t *every_out, uint64_t *stall_ns)
 	memcpy(every, s, (size_t)(colon - s));
 	every[colon - s] = '\0';
 	*every_out = opt_u64("-d every", every, 1, UINT32_MAX);
-	if (parse_double(colon + 1, 0, 60000, &ms, &errstr) != 0)
-		errx(2, "-d stall_ms: \"%s\" is %s (allowed: 0 to 60000)",
-		    colon + 1, errstr);
+	ms = opt_double("-d stall_ms", colon + 1, 0, 60000);
 	*stall_ns = (uint64_t)(ms * (double)NS_PER_MS);
 }
 
