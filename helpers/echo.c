@@ -697,7 +697,8 @@ main(int argc, char *argv[])
 			cf.rate = opt_u64("-r rate", optarg, 1, 100000);
 			break;
 		case 't':
-			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
+			timeout_s = opt_double("-t timeout_s", optarg,
+			    0.001, 86400);
 			break;
 		case 'u':
 			cf.user = optarg;

@@ -559,7 +559,8 @@ main(int argc, char *argv[])
 			parse_path = optarg;
 			break;
 		case 't':
-			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
+			timeout_s = opt_double("-t timeout_s", optarg,
+			    0.001, 86400);
 			break;
 		case 'T':
 			cf.transcript_dir = optarg;

@@ -194,7 +194,8 @@ main(int argc, char *argv[])
 			cf.tsv = optarg;
 			break;
 		case 't':
-			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
+			timeout_s = opt_double("-t timeout_s", optarg,
+			    0.001, 86400);
 			break;
 		case 'w':
 			cf.workers = opt_u64("-w workers", optarg, 1,

@@ -162,7 +162,8 @@ main(int argc, char *argv[])
 			cf.out_path = optarg;
 			break;
 		case 't':
-			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
+			timeout_s = opt_double("-t timeout_s", optarg,
+			    0.001, 86400);
 			break;
 		default:
 			usage();

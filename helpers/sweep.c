@@ -353,7 +353,8 @@ main(int argc, char *argv[])
 			    MAX_THREADS);
 			break;
 		case 'd':
-			duration_s = opt_double("-d seconds", optarg, 0.1, 3600);
+			duration_s = opt_double("-d seconds", optarg,
+			    0.1, 3600);
 			break;
 		case 'g':
 			cf.give_up = opt_u64("-g logins", optarg, 0, 1000000);
@@ -369,10 +370,12 @@ main(int argc, char *argv[])
 			    65535);
 			break;
 		case 'r':
-			cf.rate = opt_double("-r logins_per_s", optarg, 0.01, 100000);
+			cf.rate = opt_double("-r logins_per_s", optarg,
+			    0.01, 100000);
 			break;
 		case 't':
-			timeout_s = opt_double("-t timeout_s", optarg, 0.001, 86400);
+			timeout_s = opt_double("-t timeout_s", optarg,
+			    0.001, 86400);
 			break;
 		case 'u': cf.user = optarg; break;
 		case 'x': cf.kex = optarg; break;
