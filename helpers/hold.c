@@ -6,7 +6,6 @@
  * no process behind.
  */
 #include <sys/random.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/types.h>
 #include <sys/wait.h>
