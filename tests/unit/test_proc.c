@@ -67,7 +67,7 @@ test_spawn(void)
 	ok(strcmp(buf, "err:abc\n") == 0, "spawn: stderr is our pipe");
 	close(out[0]);
 	close(errp[0]);
-	ok(proc_wait_until(pid, now_ns() + 30 * NS_PER_S, &wstatus, NULL) == 1 &&
+	ok(proc_wait_until(pid, now_ns() + 60 * NS_PER_S, &wstatus, NULL) == 1 &&
 	    exit_code_of(wstatus) == 3, "spawn: its exit code comes back");
 
 	r = proc_spawn(&pid, missing, PROC_DEVNULL, PROC_DEVNULL,
@@ -87,7 +87,7 @@ test_spawn(void)
 	close(out[0]);
 	close(in[0]);
 	close(in[1]);
-	(void)proc_wait_until(pid, now_ns() + 30 * NS_PER_S, &wstatus, NULL);
+	(void)proc_wait_until(pid, now_ns() + 60 * NS_PER_S, &wstatus, NULL);
 	ok(r == 0 && strcmp(buf, "end\n") == 0, "spawn: our close-on-exec "
 	    "descriptors do not reach the child (%.*s)",
 	    (int)strcspn(buf, "\n"), buf);
@@ -114,7 +114,7 @@ test_wait_deadline(void)
 	r = proc_wait_until(pid, 0, &wstatus, NULL);
 	ok(r == 0, "wait: a deadline in the past returns at once, not reaped");
 	memset(&ru, 0xff, sizeof(ru));
-	killed = proc_stop(pid, 30 * NS_PER_S, &wstatus, &ru);
+	killed = proc_stop(pid, 60 * NS_PER_S, &wstatus, &ru);
 	ok(killed == 0 && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGTERM,
 	    "stop: a child that takes SIGTERM ends on it, no SIGKILL");
 	ok(ru.ru_maxrss >= 0 && ru.ru_utime.tv_sec >= 0 &&
