@@ -773,11 +773,14 @@ print_summary(const struct burst *b, FILE *out)
 		err(2, "writing the summary");
 }
 
-/* n clients need a stderr pipe each, and some to spare. */
+/*
+ * n clients need a stderr pipe each, and some to spare; the soft limit is
+ * raised only that far, as the clients inherit it.
+ */
 static void
 raise_fd_limit(uint64_t n)
 {
-	uint64_t need = n + 64, limit = proc_raise_nofile();
+	uint64_t need = n + 64, limit = proc_raise_nofile(need);
 
 	if (limit < need)
 		errx(2, "-n %llu needs %llu open files; the hard limit is %llu "

@@ -1034,7 +1034,7 @@ main(int argc, char *argv[])
 		usage();
 	h.cf.argv = argv;
 
-	fd_limit = proc_raise_nofile();
+	fd_limit = proc_raise_nofile(0);
 	need = h.cf.sessions * FDS_PER_SESSION + FDS_SPARE;
 	if (need > fd_limit)
 		errx(2, "%llu sessions need about %llu file descriptors, the "

@@ -203,14 +203,17 @@ proc_tail_last_line(const struct proc_tail *t, char *dst, size_t dstlen)
 }
 
 uint64_t
-proc_raise_nofile(void)
+proc_raise_nofile(uint64_t need)
 {
 	struct rlimit rl;
+	rlim_t want;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		err(2, "getrlimit RLIMIT_NOFILE");
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
+	want = need == 0 || (rlim_t)need > rl.rlim_max ? rl.rlim_max :
+	    (rlim_t)need;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = want;
 		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
 			err(2, "setrlimit RLIMIT_NOFILE");
 	}

@@ -71,10 +71,11 @@ size_t proc_tail_text(const struct proc_tail *t, char *dst, size_t dstlen);
 void proc_tail_last_line(const struct proc_tail *t, char *dst, size_t dstlen);
 
 /*
- * Raises the soft RLIMIT_NOFILE to the hard one; returns the soft limit
- * now in force. Exits 2 when the limit cannot be read or set.
+ * Raises the soft RLIMIT_NOFILE to need, or to the hard limit when need
+ * is 0 or above it; never lowers it. Returns the soft limit now in force
+ * (children inherit it). Exits 2 when the limit cannot be read or set.
  */
-uint64_t proc_raise_nofile(void);
+uint64_t proc_raise_nofile(uint64_t need);
 
 /*
  * Lines ssh -v prints on every run, failed or not (debug lines, its

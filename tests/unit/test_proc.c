@@ -227,12 +227,28 @@ test_nofile(void)
 	struct rlimit rl;
 	uint64_t soft;
 
-	soft = proc_raise_nofile();
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		err(2, "getrlimit");
+	/* Down to 64 first (allowed), so that each step can be seen. */
+	if (rl.rlim_max > 200) {
+		rl.rlim_cur = 64;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			err(2, "setrlimit");
+		soft = proc_raise_nofile(100);
+		ok(soft == 100, "nofile: raised to what is needed (%llu)",
+		    (unsigned long long)soft);
+		soft = proc_raise_nofile(80);
+		ok(soft == 100, "nofile: never lowered (%llu)",
+		    (unsigned long long)soft);
+	}
+	soft = proc_raise_nofile(0);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		err(2, "getrlimit");
 	ok(soft == (uint64_t)rl.rlim_cur && rl.rlim_cur == rl.rlim_max,
-	    "nofile: the soft limit is raised to the hard one (%llu)",
+	    "nofile: 0 raises the soft limit to the hard one (%llu)",
 	    (unsigned long long)soft);
+	ok(proc_raise_nofile((uint64_t)rl.rlim_max + 1) == (uint64_t)rl.rlim_max,
+	    "nofile: more than the hard limit gives the hard limit");
 }
 
 int
