@@ -26,7 +26,8 @@ VERSION    ?= $(shell sed -n 's/^Version:[[:space:]]*//p' sshd-perf-kit.spec)
 KIT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Ihelpers -DKIT_VERSION='"$(VERSION)"'
 
 # Every helpers/NAME.c except the shared modules becomes build/sshperf-NAME.
-SHARED     := helpers/common.c helpers/stats.c
+SHARED     := helpers/common.c helpers/stats.c helpers/proc.c
+SHARED_OBJS := $(patsubst helpers/%.c,$(B)/%.o,$(SHARED))
 HELPERS    := $(patsubst helpers/%.c,$(B)/sshperf-%,$(filter-out $(SHARED),$(wildcard helpers/*.c)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/%,$(wildcard tests/unit/test_*.c))
 
@@ -75,18 +76,18 @@ $(B):
 # common.o carries the version (--version): rebuilt when the spec changes.
 $(B)/common.o: sshd-perf-kit.spec
 
-$(B)/%.o: helpers/%.c helpers/common.h helpers/stats.h | $(B)
+$(B)/%.o: helpers/%.c helpers/common.h helpers/stats.h helpers/proc.h | $(B)
 	$(CC) $(KIT_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/sshperf-%: helpers/%.c $(B)/common.o $(B)/stats.o helpers/common.h helpers/stats.h | $(B)
+$(B)/sshperf-%: helpers/%.c $(SHARED_OBJS) helpers/common.h helpers/stats.h helpers/proc.h | $(B)
 	$(CC) $(KIT_CFLAGS) $(call pc_cflags,$*) $(CPPFLAGS) $(CFLAGS) -o $@ $< \
-	    $(B)/common.o $(B)/stats.o $(LDFLAGS) $(call pc_libs,$*) -lm
+	    $(SHARED_OBJS) $(LDFLAGS) $(call pc_libs,$*) -lm
 
 # A unit test tests/unit/test_NAME.c may #include helpers/NAME.c; it links
 # with the libraries of the helper it is named after.
-$(B)/test_%: tests/unit/test_%.c sshd-perf-kit.spec $(B)/common.o $(B)/stats.o $(wildcard helpers/*.c) | $(B)
+$(B)/test_%: tests/unit/test_%.c sshd-perf-kit.spec $(SHARED_OBJS) $(wildcard helpers/*.c helpers/*.h tests/bench/*.c) | $(B)
 	$(CC) $(KIT_CFLAGS) $(call pc_cflags,$*) $(CPPFLAGS) $(CFLAGS) -o $@ $< \
-	    $(B)/common.o $(B)/stats.o $(LDFLAGS) $(call pc_libs,$*) -lm
+	    $(SHARED_OBJS) $(LDFLAGS) $(call pc_libs,$*) -lm
 
 unit-tests: $(UNIT_TESTS)
 
@@ -104,7 +105,15 @@ check-openssh: all
 check-fleet: all
 	TEST_FILE_TIMEOUT=$${TEST_FILE_TIMEOUT:-1800} tests/run.sh tests/check-fleet.sh
 
-bench: all
+# The benchmarks' own fixtures (tests/bench/NAME.c -> build/bench-NAME),
+# such as the plain TCP echo server the echo timer's floor is measured
+# against; not installed.
+BENCH_FIXTURES := $(patsubst tests/bench/%.c,$(B)/bench-%,$(wildcard tests/bench/*.c))
+
+$(B)/bench-%: tests/bench/%.c $(SHARED_OBJS) helpers/common.h | $(B)
+	$(CC) $(KIT_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(SHARED_OBJS) $(LDFLAGS) -lm
+
+bench: all $(BENCH_FIXTURES)
 	tests/bench/run.sh
 
 # Every unit-test program STRESS_RUNS (20) times beside STRESS_LOAD (4)

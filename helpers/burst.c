@@ -6,7 +6,6 @@
  * messaging), and times every client from that release.
  */
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -28,13 +27,13 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proc.h"
 #include "stats.h"
 
 extern char **environ;
 
 #define DEFAULT_TIMEOUT_S	60
 #define DEFAULT_READY_S		60
-#define KILL_GRACE_NS		(2 * NS_PER_S)	/* SIGTERM, then SIGKILL */
 #define LINE_MAX_BYTES		1024		/* longer lines are cut */
 #define MESSAGE_BYTES		256
 #define MAX_CLIENTS		2000		/* hard cap on children, all runs */
@@ -108,16 +107,6 @@ struct burst {
 	uint64_t	 n_live;	/* not yet reaped */
 	int		 stop;		/* a signal asked us to stop */
 };
-
-/* Lines every ssh prints that never explain a failure. */
-static int
-is_routine_line(const char *line)
-{
-	return strncmp(line, "debug", 5) == 0 ||
-	    strncmp(line, "OpenSSH_", 8) == 0 ||
-	    strncmp(line, "Transferred: ", 13) == 0 ||
-	    strncmp(line, "Bytes per second: ", 18) == 0;
-}
 
 static int
 is_refusal(const char *line)
@@ -454,10 +443,10 @@ wait_all(struct burst *b, uint64_t deadline_ns)
 				break;
 			if (kill_at_ns == 0) {
 				signal_live(b, SIGTERM);
-				kill_at_ns = now_ns() + KILL_GRACE_NS;
+				kill_at_ns = now_ns() + PROC_KILL_GRACE_NS;
 			} else {
 				signal_live(b, SIGKILL);
-				kill_at_ns = now_ns() + KILL_GRACE_NS;
+				kill_at_ns = now_ns() + PROC_KILL_GRACE_NS;
 			}
 		}
 	}
@@ -519,21 +508,21 @@ client_env(size_t *slot)
  * returns into this program.
  */
 static int
-spawn_one(pid_t *pid, char **argv, const posix_spawn_file_actions_t *fa,
-    const posix_spawnattr_t *attr, char **env)
+spawn_one(pid_t *pid, char **argv, int err_fd, const posix_spawnattr_t *attr,
+    char **env)
 {
 	static uint64_t spawned;
 
 	if (spawned >= MAX_CLIENTS)
 		errx(2, "refusing to start more than %d children", MAX_CLIENTS);
 	spawned++;
-	return posix_spawnp(pid, argv[0], fa, attr, argv, env);
+	return proc_spawn(pid, argv, PROC_DEVNULL, PROC_DEVNULL, err_fd, attr,
+	    env);
 }
 
 static void
 spawn_all(struct burst *b, char **argv)
 {
-	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, dflt;
 	char **env, dir_var[PATH_MAX + 16], client_var[64];
@@ -565,16 +554,7 @@ spawn_all(struct burst *b, char **argv)
 			err(2, "pipe2 (client %llu)", (unsigned long long)i + 1);
 		if (fcntl(pipefd[0], F_SETFL, O_NONBLOCK) == -1)
 			err(2, "fcntl");
-		if ((r = posix_spawn_file_actions_init(&fa)) != 0 ||
-		    (r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO,
-		    "/dev/null", O_RDONLY, 0)) != 0 ||
-		    (r = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
-		    "/dev/null", O_WRONLY, 0)) != 0 ||
-		    (r = posix_spawn_file_actions_adddup2(&fa, pipefd[1],
-		    STDERR_FILENO)) != 0)
-			errno = r, err(2, "posix_spawn_file_actions");
-		r = spawn_one(&b->c[i].pid, argv, &fa, &attr, env);
-		posix_spawn_file_actions_destroy(&fa);
+		r = spawn_one(&b->c[i].pid, argv, pipefd[1], &attr, env);
 		close(pipefd[1]);
 		if (r != 0) {
 			errno = r;
@@ -793,23 +773,19 @@ print_summary(const struct burst *b, FILE *out)
 		err(2, "writing the summary");
 }
 
+/*
+ * n clients need a stderr pipe each, and some to spare; the soft limit is
+ * raised only that far, as the clients inherit it.
+ */
 static void
 raise_fd_limit(uint64_t n)
 {
-	struct rlimit rl;
-	rlim_t need = (rlim_t)n + 64;
+	uint64_t need = n + 64, limit = proc_raise_nofile(need);
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
-		err(2, "getrlimit");
-	if (rl.rlim_cur >= need)
-		return;
-	if (rl.rlim_max < need)
+	if (limit < need)
 		errx(2, "-n %llu needs %llu open files; the hard limit is %llu "
 		    "(raise it with ulimit -Hn)", (unsigned long long)n,
-		    (unsigned long long)need, (unsigned long long)rl.rlim_max);
-	rl.rlim_cur = need;
-	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
-		err(2, "setrlimit");
+		    (unsigned long long)need, (unsigned long long)limit);
 }
 
 static void __attribute__((noreturn))

@@ -297,7 +297,6 @@ main(int argc, char *argv[])
 	help_option(argc, argv, usage);
 	struct config cf;
 	struct ceiling c;
-	const char *errstr;
 	double seconds = DEFAULT_SECONDS;
 	int ch;
 
@@ -318,10 +317,7 @@ main(int argc, char *argv[])
 			cf.mac_name = optarg;
 			break;
 		case 's':
-			if (parse_double(optarg, 0.01, 3600, &seconds,
-			    &errstr) != 0)
-				errx(2, "-s seconds: \"%s\" is %s (allowed: "
-				    "0.01 to 3600)", optarg, errstr);
+			seconds = opt_double("-s seconds", optarg, 0.01, 3600);
 			break;
 		default:
 			usage();

@@ -94,6 +94,18 @@ opt_u64(const char *name, const char *s, uint64_t min, uint64_t max)
 	return v;
 }
 
+double
+opt_double(const char *name, const char *s, double min, double max)
+{
+	const char *errstr;
+	double v;
+
+	if (parse_double(s, min, max, &v, &errstr) != 0)
+		errx(2, "%s: \"%s\" is %s (allowed: %g to %g)", name, s, errstr,
+		    min, max);
+	return v;
+}
+
 void
 sleep_until_ns(uint64_t deadline_ns)
 {

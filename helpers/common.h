@@ -28,6 +28,9 @@ int parse_double(const char *s, double min, double max, double *out,
 /* Like parse_u64 but exits with status 2 naming the option on error. */
 uint64_t opt_u64(const char *name, const char *s, uint64_t min, uint64_t max);
 
+/* Like parse_double but exits with status 2 naming the option on error. */
+double opt_double(const char *name, const char *s, double min, double max);
+
 /* A child's wait status as a shell would show it: the exit code, or
  * 128 + the signal that ended it. */
 int exit_code_of(int wstatus);

@@ -11,15 +11,13 @@
  *           reads, as a shell's line editor does);
  *   ssh     the real ssh client (-- ssh -tt ... cat) in a local PTY in raw
  *           mode without echo; ssh passes those modes to the server's PTY;
- *   tcp     a plain TCP echo server (the floor: the timer without SSH);
- * and tcp-server is that echo server, optionally stalling every Nth byte.
- * A last mode, repeat, times a whole command run N times one after another
- * (the session test's commands over an open connection).
+ *   tcp     a plain TCP echo server (the floor: the timer without SSH),
+ *           such as the fixture tests/bench/echo-server.c.
+ * Timing a whole command run after run is sshperf-repeat's job.
  */
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -32,7 +30,6 @@
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,16 +41,14 @@
 #include <libssh/libssh.h>
 
 #include "common.h"
+#include "proc.h"
 #include "stats.h"
-
-extern char **environ;
 
 #define DEFAULT_RATE		100
 #define DEFAULT_COUNT		500
 #define DEFAULT_TIMEOUT_S	10.0
 #define START_LEAD_NS		(NS_PER_MS)		/* first byte after the probe */
 #define PROBE_QUIET_NS		(200 * NS_PER_MS)	/* extra echoes of the probe */
-#define KILL_GRACE_NS		(2 * NS_PER_S)
 #define PROBE_BYTE		'Z'
 #define NOT_ECHOED		UINT64_MAX
 #define MAX_ECHO_BYTES		2
@@ -66,9 +61,7 @@ extern char **environ;
 enum mode {
 	MODE_LIBSSH,
 	MODE_SSH,
-	MODE_TCP,
-	MODE_TCP_SERVER,
-	MODE_REPEAT
+	MODE_TCP
 };
 
 struct config {
@@ -79,13 +72,9 @@ struct config {
 	const char	*known_hosts;
 	const char	*out_path;
 	uint64_t	 port;
-	int		 port_given;
 	uint64_t	 rate;		/* bytes per second */
 	uint64_t	 count;
 	uint64_t	 timeout_ns;	/* login, and echoes after the last send */
-	uint64_t	 give_up;	/* repeat -g: stop after this many time-outs */
-	uint64_t	 stall_every;	/* tcp-server: stall every Nth byte */
-	uint64_t	 stall_ns;
 	char		**argv;		/* ssh mode: the client command */
 };
 
@@ -388,19 +377,19 @@ print_run(FILE *out, const struct echo_run *r)
 	samples_free(&s);
 }
 
-/* ---- TCP: the echo server and the plain client ------------------------ */
+/* ---- TCP: the plain client ------------------------------------------- */
 
 static struct addrinfo *
-resolve(const char *host, uint64_t port, int passive)
+resolve(const char *host, uint64_t port)
 {
 	struct addrinfo hints, *res;
-	char service[16];
+	char service[24];
 	int gai;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+	hints.ai_flags = AI_NUMERICSERV;
 	snprintf(service, sizeof(service), "%llu", (unsigned long long)port);
 	if ((gai = getaddrinfo(host, service, &hints, &res)) != 0)
 		errx(2, "%s: %s", host, gai_strerror(gai));
@@ -416,94 +405,10 @@ set_nodelay(int fd)
 		err(2, "setsockopt TCP_NODELAY");
 }
 
-/* A listening socket on host:port (port 0: any free one). */
-static int
-tcp_listen(const char *host, uint64_t port)
-{
-	struct addrinfo *res = resolve(host, port, 1);
-	int fd, one = 1;
-
-	if ((fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC,
-	    res->ai_protocol)) == -1)
-		err(2, "socket");
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1)
-		err(2, "setsockopt SO_REUSEADDR");
-	if (bind(fd, res->ai_addr, res->ai_addrlen) == -1)
-		err(2, "bind %s port %llu", host, (unsigned long long)port);
-	if (listen(fd, 8) == -1)
-		err(2, "listen");
-	freeaddrinfo(res);
-	return fd;
-}
-
-static uint64_t
-local_port(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
-		err(2, "getsockname");
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-}
-
-/*
- * Echoes every byte of one connection back at once, except that every
- * stall_every-th byte (counted from 1, probe included) is held stall_ns
- * first. Returns when the client closes.
- */
-static void
-serve_one(int fd, uint64_t stall_every, uint64_t stall_ns)
-{
-	char buf[4096];
-	uint64_t nbytes = 0;
-	ssize_t n, i, from;
-
-	set_nodelay(fd);
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		for (from = 0, i = 0; i < n; i++) {
-			if (stall_every == 0 || ++nbytes % stall_every != 0)
-				continue;
-			/* Everything before the stalled byte goes first. */
-			if (i > from && write(fd, buf + from,
-			    (size_t)(i - from)) != i - from)
-				return;
-			sleep_until_ns(now_ns() + stall_ns);
-			from = i;
-		}
-		if (n > from && write(fd, buf + from, (size_t)(n - from)) !=
-		    n - from)
-			return;
-	}
-}
-
-static void
-serve(int lfd, uint64_t stall_every, uint64_t stall_ns)
-{
-	int fd;
-
-	for (;;) {
-		if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			err(2, "accept");
-		}
-		serve_one(fd, stall_every, stall_ns);
-		close(fd);
-	}
-}
-
 static int
 tcp_connect(const char *host, uint64_t port)
 {
-	struct addrinfo *res = resolve(host, port, 0);
+	struct addrinfo *res = resolve(host, port);
 	int fd;
 
 	if ((fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC,
@@ -695,158 +600,14 @@ pty_spawn(char **argv, struct link *l)
 static int
 pty_close(struct link *l)
 {
-	uint64_t deadline_ns;
-	int wstatus, killed = 0;
-	pid_t r;
+	int wstatus;
 
 	close(l->fd);
 	l->fd = -1;
-	deadline_ns = now_ns() + KILL_GRACE_NS;
-	for (;;) {
-		if ((r = waitpid(l->pid, &wstatus, WNOHANG)) == l->pid)
-			break;
-		if (r == -1 && errno != EINTR)
-			err(2, "waitpid");
-		if (now_ns() >= deadline_ns) {
-			kill(l->pid, killed ? SIGKILL : SIGTERM);
-			killed++;
-			deadline_ns = now_ns() + KILL_GRACE_NS;
-		}
-		sleep_until_ns(now_ns() + 10 * NS_PER_MS);
-	}
+	if (!proc_wait_until(l->pid, now_ns() + PROC_KILL_GRACE_NS, &wstatus,
+	    NULL))
+		(void)proc_stop(l->pid, PROC_KILL_GRACE_NS, &wstatus, NULL);
 	return exit_code_of(wstatus);
-}
-
-/* ---- repeat: a command's run time, run after run --------------------- */
-
-/* A descriptor that becomes readable when pid exits, or -1 (kernel < 5.3). */
-static int
-open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-
-	if (fd != -1 && fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)
-		err(2, "fcntl");
-	return fd;
-#else
-	(void)pid;
-	return -1;
-#endif
-}
-
-/*
- * Runs argv once with stdin and stdout on /dev/null (stderr is ours) and
- * waits for it, killing it at timeout_ns. Sets *total_ns; returns its exit
- * code (128 + signal), -1 when it was killed at the timeout, or 126/127
- * when it could not be run.
- */
-static int
-run_command(char **argv, uint64_t timeout_ns, uint64_t *total_ns)
-{
-	posix_spawn_file_actions_t fa;
-	uint64_t t0_ns, deadline_ns;
-	pid_t pid;
-	int r, pidfd, wstatus, timed_out = 0;
-
-	if ((r = posix_spawn_file_actions_init(&fa)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO,
-	    "/dev/null", O_RDONLY, 0)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
-	    "/dev/null", O_WRONLY, 0)) != 0)
-		errno = r, err(2, "posix_spawn_file_actions");
-	t0_ns = now_ns();
-	r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (r != 0) {
-		errno = r;
-		warn("cannot run %s", argv[0]);
-		return r == ENOENT ? 127 : 126;
-	}
-	deadline_ns = t0_ns + timeout_ns;
-	pidfd = open_pidfd(pid);
-	for (;;) {
-		if ((r = waitpid(pid, &wstatus, WNOHANG)) == pid)
-			break;
-		if (r == -1 && errno != EINTR)
-			err(2, "waitpid");
-		if (now_ns() >= deadline_ns) {
-			/* Only our child: its pid is not reaped yet. */
-			kill(pid, timed_out ? SIGKILL : SIGTERM);
-			timed_out = 1;
-			deadline_ns = now_ns() + KILL_GRACE_NS;
-		}
-		if (pidfd != -1)
-			wait_readable(pidfd, deadline_ns);
-		else
-			sleep_until_ns(now_ns() + NS_PER_MS / 4);
-	}
-	*total_ns = now_ns() - t0_ns;
-	if (pidfd != -1)
-		close(pidfd);
-	if (timed_out)
-		return -1;
-	return exit_code_of(wstatus);
-}
-
-/*
- * Runs argv count times, one after another; each run's time to -o (seq,
- * exit, total_ms), and runs, ok, failed, not_run and the percentiles of
- * the ok runs on stdout. With give_up, stops once that many runs in a row
- * were killed at the timeout. Returns 0 when every run exited 0.
- */
-static int
-repeat(const struct config *cf, char **argv)
-{
-	struct samples s;
-	FILE *f = NULL;
-	uint64_t i, total_ns, failed = 0, runs = 0, silent = 0;
-	int code, fd;
-
-	if (cf->out_path != NULL) {
-		if ((fd = open(cf->out_path, O_WRONLY | O_CREAT | O_TRUNC |
-		    O_CLOEXEC, 0644)) == -1 || (f = fdopen(fd, "w")) == NULL)
-			err(2, "%s", cf->out_path);
-		fprintf(f, "seq\texit\ttotal_ms\n");
-	}
-	samples_init(&s);
-	for (i = 1; i <= cf->count; i++) {
-		code = run_command(argv, cf->timeout_ns, &total_ns);
-		if (code == 126 || code == 127)
-			exit(code);
-		runs++;
-		silent = code == -1 ? silent + 1 : 0;
-		if (code != 0)
-			failed++;
-		else if (samples_add(&s, ns_to_ms(total_ns)) != 0)
-			err(2, "samples_add");
-		if (f != NULL && code == -1)
-			fprintf(f, "%llu\ttimeout\t%.3f\n",
-			    (unsigned long long)i, ns_to_ms(total_ns));
-		else if (f != NULL)
-			fprintf(f, "%llu\t%d\t%.3f\n", (unsigned long long)i,
-			    code, ns_to_ms(total_ns));
-		if (f != NULL)
-			fflush(f);
-		if (cf->give_up != 0 && silent >= cf->give_up &&
-		    i < cf->count) {
-			warnx("%llu runs in a row got no answer within %.1f s; "
-			    "the other %llu were not run",
-			    (unsigned long long)silent,
-			    (double)cf->timeout_ns / NS_PER_S,
-			    (unsigned long long)(cf->count - i));
-			break;
-		}
-	}
-	if (f != NULL && fclose(f) == EOF)
-		err(2, "%s", cf->out_path);
-	printf("mode=repeat\nruns=%llu\nok=%llu\nfailed=%llu\n"
-	    "not_run=%llu\n", (unsigned long long)runs,
-	    (unsigned long long)(runs - failed), (unsigned long long)failed,
-	    (unsigned long long)(cf->count - runs));
-	samples_print(stdout, "", &s);
-	samples_free(&s);
-	return failed == 0 ? 0 : 1;
 }
 
 static void
@@ -861,12 +622,7 @@ usage(void)
 	    "[-o samples.tsv]\n"
 	    "                    -- ssh -tt -F config host cat\n"
 	    "       sshperf-echo -m tcp -h host -p port [-r rate] [-n count] "
-	    "[-o samples.tsv]\n"
-	    "       sshperf-echo -m tcp-server [-h host] -p port "
-	    "[-d every:stall_ms]\n"
-	    "       sshperf-echo -m repeat [-n count] [-t timeout_s] "
-	    "[-g no_answers] [-o runs.tsv]\n"
-	    "                    -- command ...\n");
+	    "[-o samples.tsv]\n");
 	exit(2);
 }
 
@@ -879,32 +635,10 @@ parse_mode(const char *s)
 		return MODE_SSH;
 	if (strcmp(s, "tcp") == 0)
 		return MODE_TCP;
-	if (strcmp(s, "tcp-server") == 0)
-		return MODE_TCP_SERVER;
 	if (strcmp(s, "repeat") == 0)
-		return MODE_REPEAT;
-	errx(2, "-m %s: unknown mode (libssh, ssh, tcp, tcp-server or "
-	    "repeat)", s);
-}
-
-/* "-d 10:20": stall every 10th byte for 20 ms. */
-static void
-parse_stall(struct config *cf, const char *s)
-{
-	char every[32];
-	const char *colon = strchr(s, ':');
-	double ms;
-	const char *errstr;
-
-	if (colon == NULL || (size_t)(colon - s) >= sizeof(every))
-		errx(2, "-d %s: expected every:stall_ms, e.g. 10:20", s);
-	memcpy(every, s, (size_t)(colon - s));
-	every[colon - s] = '\0';
-	cf->stall_every = opt_u64("-d every", every, 1, UINT32_MAX);
-	if (parse_double(colon + 1, 0, 60000, &ms, &errstr) != 0)
-		errx(2, "-d stall_ms: \"%s\" is %s (allowed: 0 to 60000)",
-		    colon + 1, errstr);
-	cf->stall_ns = (uint64_t)(ms * (double)NS_PER_MS);
+		errx(2, "-m repeat: the command timer is sshperf-repeat now "
+		    "(same options, without -m)");
+	errx(2, "-m %s: unknown mode (libssh, ssh or tcp)", s);
 }
 
 /*
@@ -914,11 +648,7 @@ parse_stall(struct config *cf, const char *s)
  * ssh: ready_ms, client_exit), echo_bytes, sent, lost, n, min, p50, p90,
  * p95, p99, max, mean (ms, from the scheduled send time), send_lag_max_ms;
  * -o writes every sample (seq, scheduled_ns, send_lag_ms, echo_ms; "-" for
- * a lost echo). tcp-server prints port=N and serves until it is killed.
- * repeat prints runs, ok, failed, not_run and the statistics of the ok
- * runs' times, -o every run (seq, exit or "timeout", total_ms); -g N stops
- * it once N runs in a row were killed at the timeout (the rest are
- * not_run); it exits 1 when a run failed.
+ * a lost echo).
  * Exit 0 when every echo came back, 1 when the login failed, the host key
  * was refused or echoes were lost, 2 on a usage or setup error, 127 (126)
  * when the ssh client cannot be found (run).
@@ -932,8 +662,7 @@ main(int argc, char *argv[])
 	struct echo_run r;
 	uint64_t deadline_ns, t_ns, echoed_ns = 0;
 	double timeout_s = DEFAULT_TIMEOUT_S;
-	const char *errstr;
-	int ch, copies, lfd, client_exit = -1, e;
+	int ch, copies, client_exit = -1, e;
 
 	memset(&cf, 0, sizeof(cf));
 	memset(&l, 0, sizeof(l));
@@ -941,14 +670,8 @@ main(int argc, char *argv[])
 	cf.mode = MODE_LIBSSH;
 	cf.rate = DEFAULT_RATE;
 	cf.count = DEFAULT_COUNT;
-	while ((ch = getopt(argc, argv, "+d:g:h:k:K:m:n:o:p:r:t:u:")) != -1) {
+	while ((ch = getopt(argc, argv, "+h:k:K:m:n:o:p:r:t:u:")) != -1) {
 		switch (ch) {
-		case 'd':
-			parse_stall(&cf, optarg);
-			break;
-		case 'g':
-			cf.give_up = opt_u64("-g no_answers", optarg, 1, 1000000);
-			break;
 		case 'h':
 			cf.host = optarg;
 			break;
@@ -969,16 +692,13 @@ main(int argc, char *argv[])
 			break;
 		case 'p':
 			cf.port = opt_u64("-p port", optarg, 0, 65535);
-			cf.port_given = 1;
 			break;
 		case 'r':
 			cf.rate = opt_u64("-r rate", optarg, 1, 100000);
 			break;
 		case 't':
-			if (parse_double(optarg, 0.001, 86400, &timeout_s,
-			    &errstr) != 0)
-				errx(2, "-t timeout_s: \"%s\" is %s (allowed: "
-				    "0.001 to 86400)", optarg, errstr);
+			timeout_s = opt_double("-t timeout_s", optarg,
+			    0.001, 86400);
 			break;
 		case 'u':
 			cf.user = optarg;
@@ -995,19 +715,6 @@ main(int argc, char *argv[])
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
 	switch (cf.mode) {
-	case MODE_TCP_SERVER:
-		if (argc != 0 || !cf.port_given)
-			errx(2, "-m tcp-server needs -p port (0: any free "
-			    "port)");
-		lfd = tcp_listen(cf.host ? cf.host : "127.0.0.1", cf.port);
-		printf("port=%llu\n", (unsigned long long)local_port(lfd));
-		fflush(stdout);
-		serve(lfd, cf.stall_every, cf.stall_ns);
-		return 0;
-	case MODE_REPEAT:
-		if (argc == 0)
-			errx(2, "-m repeat needs the command after --");
-		return repeat(&cf, argv);
 	case MODE_TCP:
 		if (argc != 0 || cf.host == NULL || cf.port == 0)
 			errx(2, "-m tcp needs -h host and -p port");

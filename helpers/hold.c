@@ -6,7 +6,6 @@
  * no process behind.
  */
 #include <sys/random.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -26,16 +25,14 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "proc.h"
 #include "stats.h"
-
-extern char **environ;
 
 #define DEFAULT_SESSIONS	10
 #define DEFAULT_PARALLEL	8
 #define DEFAULT_LOGIN_MS	30000
 #define DEFAULT_CHECK_MS	10000
 #define DEFAULT_CLOSE_MS	10000
-#define KILL_GRACE_NS		(2 * NS_PER_S)	/* SIGTERM, then SIGKILL */
 #define LINE_BYTES		256	/* an echoed line; longer ones are cut */
 #define STDERR_KEEP		2048	/* the last bytes of a session's stderr */
 #define FDS_PER_SESSION		3
@@ -68,8 +65,8 @@ struct session {
 	char		 expect[64];	/* the line we wait for, without \n */
 	char		 line[LINE_BYTES];
 	size_t		 line_len;
-	char		 errkeep[STDERR_KEEP];	/* ring of the last stderr */
-	size_t		 err_total;
+	char		 errkeep[STDERR_KEEP];	/* holds err */
+	struct proc_tail err;		/* the last of its stderr */
 	char		 reason[160];	/* why it failed or died, or "" */
 };
 
@@ -124,52 +121,13 @@ close_fd(int *fd)
 	}
 }
 
-/* The kept stderr in order (oldest first), NUL-terminated, into dst. */
-static size_t
-stderr_text(const struct session *s, char *dst, size_t dstlen)
-{
-	size_t n, start, i;
-
-	n = s->err_total < STDERR_KEEP ? s->err_total : STDERR_KEEP;
-	if (n >= dstlen)
-		n = dstlen - 1;
-	start = s->err_total < STDERR_KEEP ? 0 : s->err_total % STDERR_KEEP;
-	start += (s->err_total < STDERR_KEEP ? s->err_total :
-	    STDERR_KEEP) - n;
-	for (i = 0; i < n; i++)
-		dst[i] = s->errkeep[(start + i) % STDERR_KEEP];
-	dst[n] = '\0';
-	return n;
-}
-
-/* The last non-empty line of the session's stderr, printable, or "". */
-static void
-last_stderr_line(const struct session *s, char *dst, size_t dstlen)
-{
-	char text[STDERR_KEEP + 1], *end, *begin;
-	size_t n, i;
-
-	n = stderr_text(s, text, sizeof(text));
-	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' ||
-	    text[n - 1] == ' '))
-		text[--n] = '\0';
-	end = text + n;
-	begin = end;
-	while (begin > text && begin[-1] != '\n')
-		begin--;
-	snprintf(dst, dstlen, "%.*s", (int)(end - begin), begin);
-	for (i = 0; dst[i] != '\0'; i++)
-		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
-			dst[i] = ' ';
-}
-
 /* reason plus the client's last stderr line: the error column. */
 static void
 error_text(const struct session *s, char *dst, size_t dstlen)
 {
 	char last[512];
 
-	last_stderr_line(s, last, sizeof(last));
+	proc_tail_last_line(&s->err, last, sizeof(last));
 	if (s->reason[0] == '\0' && last[0] == '\0')
 		snprintf(dst, dstlen, "-");
 	else if (s->reason[0] == '\0')
@@ -178,22 +136,6 @@ error_text(const struct session *s, char *dst, size_t dstlen)
 		snprintf(dst, dstlen, "%s", s->reason);
 	else
 		snprintf(dst, dstlen, "%s: %s", s->reason, last);
-}
-
-/* Raises the descriptor limit to the hard limit; returns the soft limit. */
-static uint64_t
-raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
-		err(2, "getrlimit RLIMIT_NOFILE");
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
-			err(2, "setrlimit RLIMIT_NOFILE");
-	}
-	return (uint64_t)rl.rlim_cur;
 }
 
 /* Our own children still in /proc (there must be none at the end). */
@@ -278,7 +220,7 @@ static void
 read_stderr(struct session *s)
 {
 	char buf[4096];
-	ssize_t n, i;
+	ssize_t n;
 
 	for (;;) {
 		n = read(s->err_fd, buf, sizeof(buf));
@@ -290,8 +232,7 @@ read_stderr(struct session *s)
 			close_fd(&s->err_fd);
 			return;
 		}
-		for (i = 0; i < n; i++)
-			s->errkeep[s->err_total++ % STDERR_KEEP] = buf[i];
+		proc_tail_add(&s->err, buf, (size_t)n);
 	}
 }
 
@@ -479,7 +420,6 @@ pump(struct holder *h, uint64_t until_ns, int want_control)
 static int
 start_session(struct holder *h, struct session *s)
 {
-	posix_spawn_file_actions_t fa;
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	int r;
 	ssize_t n;
@@ -497,14 +437,8 @@ start_session(struct holder *h, struct session *s)
 	    fcntl(out[0], F_SETFL, O_NONBLOCK) == -1 ||
 	    fcntl(errp[0], F_SETFL, O_NONBLOCK) == -1)
 		err(2, "fcntl O_NONBLOCK");
-	if ((r = posix_spawn_file_actions_init(&fa)) != 0 ||
-	    (r = posix_spawn_file_actions_adddup2(&fa, in[0], 0)) != 0 ||
-	    (r = posix_spawn_file_actions_adddup2(&fa, out[1], 1)) != 0 ||
-	    (r = posix_spawn_file_actions_adddup2(&fa, errp[1], 2)) != 0)
-		errno = r, err(2, "posix_spawn_file_actions");
-	r = posix_spawnp(&s->pid, h->cf.argv[0], &fa, &h->attr, h->cf.argv,
-	    environ);
-	posix_spawn_file_actions_destroy(&fa);
+	r = proc_spawn(&s->pid, h->cf.argv, in[0], out[1], errp[1], &h->attr,
+	    NULL);
 	close_fd(&in[0]);
 	close_fd(&out[1]);
 	close_fd(&errp[1]);
@@ -584,7 +518,7 @@ no_answer(struct session *s)
 	/* ssh wrote its message before it ended: it is in the pipe. */
 	if (s->err_fd != -1)
 		read_stderr(s);
-	stderr_text(s, text, sizeof(text));
+	proc_tail_text(&s->err, text, sizeof(text));
 	return strstr(text, "timed out") != NULL;
 }
 
@@ -803,7 +737,7 @@ close_all(struct holder *h, uint64_t *closed, uint64_t *terminated,
 			    "closed");
 		}
 	}
-	deadline = now_ns() + KILL_GRACE_NS;
+	deadline = now_ns() + PROC_KILL_GRACE_NS;
 	while (h->running > 0 && now_ns() < deadline)
 		pump(h, deadline, 0);
 	for (i = 0; i < h->cf.sessions; i++) {
@@ -895,8 +829,8 @@ write_errors(const struct holder *h)
 		error_text(s, error, sizeof(error));
 		fprintf(f, "== session %d (pid %d): %s\n", s->num, (int)s->pid,
 		    error);
-		if (stderr_text(s, text, sizeof(text)) > 0) {
-			if (s->err_total > STDERR_KEEP)
+		if (proc_tail_text(&s->err, text, sizeof(text)) > 0) {
+			if (s->err.total > STDERR_KEEP)
 				fprintf(f, "[... only the last %d bytes of its "
 				    "stderr are kept]\n", STDERR_KEEP);
 			fputs(text, f);
@@ -1100,7 +1034,7 @@ main(int argc, char *argv[])
 		usage();
 	h.cf.argv = argv;
 
-	fd_limit = raise_fd_limit();
+	fd_limit = proc_raise_nofile(0);
 	need = h.cf.sessions * FDS_PER_SESSION + FDS_SPARE;
 	if (need > fd_limit)
 		errx(2, "%llu sessions need about %llu file descriptors, the "
@@ -1116,6 +1050,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < h.cf.sessions; i++) {
 		h.s[i].num = (int)(i + 1);
 		h.s[i].in_fd = h.s[i].out_fd = h.s[i].err_fd = -1;
+		proc_tail_init(&h.s[i].err, h.s[i].errkeep, STDERR_KEEP);
 	}
 	setup_signals(&h);
 	if (h.cf.interactive) {

@@ -4,7 +4,6 @@
  * the login into phases by the lines ssh -v prints at the end of each.
  */
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -14,7 +13,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +21,9 @@
 #include <unistd.h>
 
 #include "common.h"
-
-extern char **environ;
+#include "proc.h"
 
 #define DEFAULT_TIMEOUT_S	30.0
-#define KILL_GRACE_NS		(2 * NS_PER_S)	/* SIGTERM, then SIGKILL */
 #define LINE_MAX_BYTES		4096		/* longer lines are cut */
 #define EXIT_TIMEOUT		(-1)		/* exit_code of a timed-out run */
 
@@ -155,19 +151,6 @@ auth_method(const char *line, char *dst, size_t size)
 		len = size - 1;
 	memcpy(dst, s, len);
 	dst[len] = '\0';
-}
-
-/*
- * Lines that ssh -v prints on every run, failed or not: its version first,
- * the transfer statistics at the exit. They never explain a failure.
- */
-static int
-is_routine_line(const char *line)
-{
-	return strncmp(line, "debug", 5) == 0 ||
-	    strncmp(line, "OpenSSH_", 8) == 0 ||
-	    strncmp(line, "Transferred: ", 13) == 0 ||
-	    strncmp(line, "Bytes per second: ", 18) == 0;
 }
 
 /*
@@ -413,18 +396,6 @@ take_lines(struct transcript *t, char *buf, size_t *len, int *overlong,
 	*len = left;
 }
 
-/* A descriptor that becomes readable when pid exits, or -1 (kernel < 5.3). */
-static int
-open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	(void)pid;
-	return -1;
-#endif
-}
-
 /*
  * Runs argv once with stdin and stdout on /dev/null and stderr into a pipe,
  * stamping each stderr line as it arrives. Returns 0, or the errno of a
@@ -433,7 +404,6 @@ open_pidfd(pid_t pid)
 static int
 run_once(const struct config *cf, char *argv[], struct transcript *t)
 {
-	posix_spawn_file_actions_t fa;
 	struct pollfd pfd[2];
 	char buf[LINE_MAX_BYTES + 1];
 	uint64_t t0_ns, now, deadline_ns, kill_at_ns = 0;
@@ -448,27 +418,16 @@ run_once(const struct config *cf, char *argv[], struct transcript *t)
 	/* The child's end must block: ssh does not expect EAGAIN on stderr. */
 	if (fcntl(pipefd[1], F_SETFL, 0) == -1)
 		err(2, "fcntl");
-	if ((r = posix_spawn_file_actions_init(&fa)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO,
-	    "/dev/null", O_RDONLY, 0)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
-	    "/dev/null", O_WRONLY, 0)) != 0 ||
-	    (r = posix_spawn_file_actions_adddup2(&fa, pipefd[1],
-	    STDERR_FILENO)) != 0)
-		errno = r, err(2, "posix_spawn_file_actions");
-
 	t0_ns = now_ns();
-	r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	r = proc_spawn(&pid, argv, PROC_DEVNULL, PROC_DEVNULL, pipefd[1], NULL,
+	    NULL);
 	close(pipefd[1]);
 	if (r != 0) {
 		close(pipefd[0]);
 		return r;
 	}
 	deadline_ns = t0_ns + cf->timeout_ns;
-	if ((pidfd = open_pidfd(pid)) != -1 &&
-	    fcntl(pidfd, F_SETFD, FD_CLOEXEC) == -1)
-		err(2, "fcntl");
+	pidfd = proc_pidfd(pid);
 
 	while (!exited) {
 		struct timespec ts;
@@ -480,7 +439,7 @@ run_once(const struct config *cf, char *argv[], struct transcript *t)
 				/* Only the child: its pid is not reaped yet. */
 				kill(pid, SIGTERM);
 				timed_out = 1;
-				kill_at_ns = now + KILL_GRACE_NS;
+				kill_at_ns = now + PROC_KILL_GRACE_NS;
 				continue;
 			}
 			kill(pid, SIGKILL);
@@ -578,7 +537,7 @@ main(int argc, char *argv[])
 	struct transcript t;
 	struct login_result r;
 	struct stat st;
-	const char *errstr, *parse_path = NULL;
+	const char *parse_path = NULL;
 	double timeout_s = DEFAULT_TIMEOUT_S;
 	uint64_t i, silent = 0;
 	int ch, all_ok = 1, e;
@@ -600,10 +559,8 @@ main(int argc, char *argv[])
 			parse_path = optarg;
 			break;
 		case 't':
-			if (parse_double(optarg, 0.001, 86400, &timeout_s,
-			    &errstr) != 0)
-				errx(2, "-t timeout_s: \"%s\" is %s (allowed: "
-				    "0.001 to 86400)", optarg, errstr);
+			timeout_s = opt_double("-t timeout_s", optarg,
+			    0.001, 86400);
 			break;
 		case 'T':
 			cf.transcript_dir = optarg;

@@ -14,7 +14,6 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +22,10 @@
 #include <unistd.h>
 
 #include "common.h"
-
-extern char **environ;
+#include "proc.h"
 
 #define MAX_WORKERS	1000
 #define ERR_BYTES	512	/* the end of a client's stderr that is kept */
-#define KILL_GRACE_NS	(2 * NS_PER_S)
 
 struct config {
 	uint64_t	 workers;
@@ -46,8 +43,8 @@ struct worker {
 	uint64_t	 kill_at_ns;	/* SIGTERM at the timeout, then SIGKILL */
 	int		 timed_out;
 	uint64_t	 logins;
-	char		 tail[ERR_BYTES];	/* last bytes of stderr */
-	size_t		 tail_len;
+	char		 tail_buf[ERR_BYTES];	/* last bytes of stderr */
+	struct proc_tail tail;
 };
 
 /* Busy and total jiffies of the machine, from /proc/stat's "cpu" line. */
@@ -87,74 +84,18 @@ tv_ns(struct timeval tv)
 	return (uint64_t)tv.tv_sec * NS_PER_S + (uint64_t)tv.tv_usec * 1000;
 }
 
-/* Keeps the last ERR_BYTES bytes the client wrote to stderr. */
-static void
-keep_tail(struct worker *w, const char *buf, size_t n)
-{
-	if (n >= ERR_BYTES) {
-		memcpy(w->tail, buf + n - ERR_BYTES, ERR_BYTES);
-		w->tail_len = ERR_BYTES;
-		return;
-	}
-	if (w->tail_len + n > ERR_BYTES) {
-		size_t drop = w->tail_len + n - ERR_BYTES;
-		memmove(w->tail, w->tail + drop, w->tail_len - drop);
-		w->tail_len -= drop;
-	}
-	memcpy(w->tail + w->tail_len, buf, n);
-	w->tail_len += n;
-}
-
-/*
- * The last non-empty line of text (len bytes) into dst, tabs and control
- * characters made spaces; "-" when there is none.
- */
-static void
-last_line(const char *text, size_t len, char *dst, size_t size)
-{
-	size_t end = len, start, n, i;
-
-	while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r' ||
-	    text[end - 1] == ' '))
-		end--;
-	start = end;
-	while (start > 0 && text[start - 1] != '\n')
-		start--;
-	n = end - start;
-	if (n == 0) {
-		snprintf(dst, size, "-");
-		return;
-	}
-	if (n >= size)
-		n = size - 1;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)text[start + i];
-		dst[i] = c < ' ' || c == 0x7f ? ' ' : (char)c;
-	}
-	dst[n] = '\0';
-}
-
 static void
 start_client(const struct config *cf, struct worker *w)
 {
-	posix_spawn_file_actions_t fa;
 	int p[2], r;
 
 	if (pipe2(p, O_CLOEXEC) == -1)
 		err(2, "pipe2");
 	if (fcntl(p[0], F_SETFL, O_NONBLOCK) == -1)
 		err(2, "fcntl");
-	if ((r = posix_spawn_file_actions_init(&fa)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO,
-	    "/dev/null", O_RDONLY, 0)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
-	    "/dev/null", O_WRONLY, 0)) != 0 ||
-	    (r = posix_spawn_file_actions_adddup2(&fa, p[1],
-	    STDERR_FILENO)) != 0)
-		errno = r, err(2, "posix_spawn_file_actions");
 	w->start_ns = now_ns();
-	r = posix_spawnp(&w->pid, cf->argv[0], &fa, NULL, cf->argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	r = proc_spawn(&w->pid, cf->argv, PROC_DEVNULL, PROC_DEVNULL, p[1],
+	    NULL, NULL);
 	close(p[1]);
 	if (r != 0) {
 		errno = r;
@@ -163,7 +104,7 @@ start_client(const struct config *cf, struct worker *w)
 	w->err_fd = p[0];
 	w->kill_at_ns = w->start_ns + cf->timeout_ns;
 	w->timed_out = 0;
-	w->tail_len = 0;
+	proc_tail_init(&w->tail, w->tail_buf, sizeof(w->tail_buf));
 }
 
 /* The client's stderr is at EOF: reap it and write its row. */
@@ -187,8 +128,11 @@ finish_client(FILE *out, size_t index, struct worker *w, uint64_t t0_ns)
 		snprintf(error, sizeof(error), "-");
 	else if (w->timed_out)
 		snprintf(error, sizeof(error), "no answer within the timeout");
-	else
-		last_line(w->tail, w->tail_len, error, sizeof(error));
+	else {
+		proc_tail_last_line(&w->tail, error, sizeof(error));
+		if (error[0] == '\0')
+			snprintf(error, sizeof(error), "-");
+	}
 	fprintf(out, "%zu\t%" PRIu64 "\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\n",
 	    index + 1, w->logins, ns_to_ms(w->start_ns - t0_ns),
 	    ns_to_ms(end_ns - t0_ns), ns_to_ms(end_ns - w->start_ns),
@@ -230,7 +174,6 @@ main(int argc, char *argv[])
 	struct machine_cpu m0, m1;
 	struct rusage ru;
 	FILE *out;
-	const char *errstr;
 	double timeout_s = 30;
 	uint64_t t0_ns, deadline_ns, end_ns, now, logins = 0, ok = 0, wait_ns;
 	uint64_t user_ns, sys_ns;
@@ -251,10 +194,8 @@ main(int argc, char *argv[])
 			cf.tsv = optarg;
 			break;
 		case 't':
-			if (parse_double(optarg, 0.001, 86400, &timeout_s,
-			    &errstr) != 0)
-				errx(2, "-t timeout_s: \"%s\" is %s (allowed: "
-				    "0.001 to 86400)", optarg, errstr);
+			timeout_s = opt_double("-t timeout_s", optarg,
+			    0.001, 86400);
 			break;
 		case 'w':
 			cf.workers = opt_u64("-w workers", optarg, 1,
@@ -304,7 +245,7 @@ main(int argc, char *argv[])
 				kill(w[i].pid, w[i].timed_out ? SIGKILL :
 				    SIGTERM);
 				w[i].timed_out = 1;
-				w[i].kill_at_ns = now + KILL_GRACE_NS;
+				w[i].kill_at_ns = now + PROC_KILL_GRACE_NS;
 			}
 			if (w[i].kill_at_ns - now < wait_ns)
 				wait_ns = w[i].kill_at_ns - now;
@@ -327,7 +268,7 @@ main(int argc, char *argv[])
 				continue;
 			n = read(x->err_fd, buf, sizeof(buf));
 			if (n > 0) {
-				keep_tail(x, buf, (size_t)n);
+				proc_tail_add(&x->tail, buf, (size_t)n);
 				continue;
 			}
 			if (n == -1 && (errno == EAGAIN || errno == EINTR))

@@ -24,7 +24,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,8 +34,7 @@
 #include <libssh/libssh.h>
 
 #include "common.h"
-
-extern char **environ;
+#include "proc.h"
 
 #define MAX_THREADS	256
 #define MAX_LOGINS	1000000
@@ -207,41 +205,23 @@ out:
 static void
 command_login(struct login *l)
 {
-	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int r, wstatus;
 	uint64_t deadline_ns = l->start_ns + cf.timeout_ns;
 
-	if ((r = posix_spawn_file_actions_init(&fa)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO,
-	    "/dev/null", O_RDONLY, 0)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
-	    "/dev/null", O_WRONLY, 0)) != 0 ||
-	    (r = posix_spawn_file_actions_addopen(&fa, STDERR_FILENO,
-	    "/dev/null", O_WRONLY, 0)) != 0)
-		errno = r, err(2, "posix_spawn_file_actions");
-	r = posix_spawnp(&pid, cf.argv[0], &fa, NULL, cf.argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	r = proc_spawn(&pid, cf.argv, PROC_DEVNULL, PROC_DEVNULL, PROC_DEVNULL,
+	    NULL, NULL);
 	if (r != 0) {
 		set_error(l, "cannot run the command", strerror(r));
 		return;
 	}
-	/* Poll for the end so that the timeout holds without a signal. */
-	for (;;) {
-		r = waitpid(pid, &wstatus, WNOHANG);
-		if (r == pid)
-			break;
-		if (r == -1 && errno != EINTR) {
-			set_error(l, "waitpid", strerror(errno));
-			return;
-		}
-		if (now_ns() >= deadline_ns) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &wstatus, 0);
-			set_error(l, "no answer within the timeout", NULL);
-			return;
-		}
-		usleep(500);
+	/* Wait for the end so that the timeout holds without a signal. */
+	if (!proc_wait_until(pid, deadline_ns, &wstatus, NULL)) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &wstatus, 0) == -1 && errno == EINTR)
+			;
+		set_error(l, "no answer within the timeout", NULL);
+		return;
 	}
 	l->exit_status = exit_code_of(wstatus);
 	if (l->exit_status == 0)
@@ -358,7 +338,6 @@ main(int argc, char *argv[])
 	    total1, cpu_ns, ok_first = UINT64_MAX, ok_last = 0;
 	double achieved;
 	double timeout_s = 30, duration_s = 0;
-	const char *errstr;
 	long cores;
 	FILE *out;
 	int ch, fd, r;
@@ -374,10 +353,8 @@ main(int argc, char *argv[])
 			    MAX_THREADS);
 			break;
 		case 'd':
-			if (parse_double(optarg, 0.1, 3600, &duration_s,
-			    &errstr) != 0)
-				errx(2, "-d seconds: \"%s\" is %s (allowed: "
-				    "0.1 to 3600)", optarg, errstr);
+			duration_s = opt_double("-d seconds", optarg,
+			    0.1, 3600);
 			break;
 		case 'g':
 			cf.give_up = opt_u64("-g logins", optarg, 0, 1000000);
@@ -393,17 +370,12 @@ main(int argc, char *argv[])
 			    65535);
 			break;
 		case 'r':
-			if (parse_double(optarg, 0.01, 100000, &cf.rate,
-			    &errstr) != 0)
-				errx(2, "-r logins_per_s: \"%s\" is %s "
-				    "(allowed: 0.01 to 100000)", optarg,
-				    errstr);
+			cf.rate = opt_double("-r logins_per_s", optarg,
+			    0.01, 100000);
 			break;
 		case 't':
-			if (parse_double(optarg, 0.001, 86400, &timeout_s,
-			    &errstr) != 0)
-				errx(2, "-t timeout_s: \"%s\" is %s (allowed: "
-				    "0.001 to 86400)", optarg, errstr);
+			timeout_s = opt_double("-t timeout_s", optarg,
+			    0.001, 86400);
 			break;
 		case 'u': cf.user = optarg; break;
 		case 'x': cf.kex = optarg; break;

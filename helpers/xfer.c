@@ -7,7 +7,6 @@
  * child's own CPU time from wait4().
  */
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -16,7 +15,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +23,11 @@
 #include <unistd.h>
 
 #include "common.h"
-
-extern char **environ;
+#include "proc.h"
 
 #define DEFAULT_BUF_BYTES	(1024 * 1024)
 #define PIPE_BYTES		(1024 * 1024)	/* asked for; the kernel may refuse */
 #define DEFAULT_TIMEOUT_S	3600
-#define KILL_GRACE_NS		(2 * NS_PER_S)	/* SIGTERM, then SIGKILL */
 #define REPLY_MAX		256		/* "ready" line and count of up */
 #define MB			1000000.0	/* MB = 10^6 bytes, everywhere */
 
@@ -192,22 +188,6 @@ fill(int fd, uint64_t bytes, size_t buf_bytes)
 	return done;
 }
 
-/* A descriptor that becomes readable when pid exits, or -1 (kernel < 5.3). */
-static int
-open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-
-	if (fd != -1 && fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)
-		err(2, "fcntl");
-	return fd;
-#else
-	(void)pid;
-	return -1;
-#endif
-}
-
 /*
  * Waits for the child until deadline_ns, then sends SIGTERM, and SIGKILL
  * after a grace period. Fills exit_code, ru, end_ns and timed_out.
@@ -215,41 +195,13 @@ open_pidfd(pid_t pid)
 static void
 reap(pid_t pid, uint64_t deadline_ns, struct outcome *o)
 {
-	struct pollfd pfd;
-	uint64_t now, until_ns = deadline_ns;
-	pid_t r;
-	int wstatus = 0, pidfd, killed = 0;
+	int wstatus = 0;
 
-	pidfd = open_pidfd(pid);
-	for (;;) {
-		r = wait4(pid, &wstatus, WNOHANG, &o->ru);
-		if (r == pid)
-			break;
-		if (r == -1 && errno != EINTR)
-			err(2, "wait4");
-		now = now_ns();
-		if (now >= until_ns) {
-			if (!killed) {
-				kill(pid, SIGTERM);
-				/* An early end we asked for is not a time-out. */
-				o->timed_out = o->note[0] == '\0';
-				killed = 1;
-				until_ns = now + KILL_GRACE_NS;
-			} else {
-				kill(pid, SIGKILL);
-				until_ns = UINT64_MAX;
-			}
-			continue;
-		}
-		pfd.fd = pidfd;
-		pfd.events = POLLIN;
-		if (pidfd != -1)
-			(void)poll(&pfd, 1, (int)((until_ns - now) / NS_PER_MS) + 1);
-		else
-			sleep_until_ns(now + NS_PER_MS);
+	if (!proc_wait_until(pid, deadline_ns, &wstatus, &o->ru)) {
+		/* An early end we asked for is not a time-out. */
+		o->timed_out = o->note[0] == '\0';
+		(void)proc_stop(pid, PROC_KILL_GRACE_NS, &wstatus, &o->ru);
 	}
-	if (pidfd != -1)
-		close(pidfd);
 	o->end_ns = now_ns();
 	o->exit_code = exit_code_of(wstatus);
 }
@@ -261,20 +213,11 @@ reap(pid_t pid, uint64_t deadline_ns, struct outcome *o)
 static pid_t
 spawn(char *argv[], int in_fd, int out_fd)
 {
-	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int r;
 
-	if ((r = posix_spawn_file_actions_init(&fa)) != 0)
-		errno = r, err(2, "posix_spawn_file_actions_init");
-	if ((in_fd != -1 && (r = posix_spawn_file_actions_adddup2(&fa, in_fd,
-	    STDIN_FILENO)) != 0) ||
-	    (out_fd != -1 && (r = posix_spawn_file_actions_adddup2(&fa, out_fd,
-	    STDOUT_FILENO)) != 0))
-		errno = r, err(2, "posix_spawn_file_actions_adddup2");
-	r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (r != 0)
+	if ((r = proc_spawn(&pid, argv, in_fd, out_fd, PROC_INHERIT, NULL,
+	    NULL)) != 0)
 		errno = r, err(127, "%s", argv[0]);
 	return pid;
 }

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # session: commands over an open connection. One master connection
 # (ControlMaster, socket in the kit's state folder), then SESSION_COMMANDS
-# runs of `ssh sshperf-test true` through it, each timed (sshperf-echo -m
-# repeat); compared with a full login (from `login` in the same run, else
+# runs of `ssh sshperf-test true` through it, each timed (sshperf-repeat);
+# compared with a full login (from `login` in the same run, else
 # a few logins measured here). The master is closed at the end.
 
 SESSION_LOGINS=5
@@ -130,7 +130,7 @@ measure_session () {
 	# A client that does not find the master would log in by itself and
 	# be timed as a command: with no authentication method left, it fails
 	# instead (and is counted as failed).
-	helper echo -m repeat -n "$SESSION_COMMANDS" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -o "$RAW_DIR/session-commands.tsv" \
+	helper repeat -n "$SESSION_COMMANDS" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -o "$RAW_DIR/session-commands.tsv" \
 		-- "$SSH" -F "$CLIENT_CONFIG" -o ControlMaster=no -o ControlPath="$(session_control_path)" \
 		-o PubkeyAuthentication=no -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no \
 		-o GSSAPIAuthentication=no -o HostbasedAuthentication=no "$HOST_ALIAS" true \

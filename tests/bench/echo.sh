@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The echo timer's own floor: sshperf-echo against a plain loopback TCP
-# echo server (its own tcp-server mode, no SSH), and - when a test server
-# is running - against the test server over libssh and through ssh -tt.
+# echo server (the fixture tests/bench/echo-server.c, no SSH), and - when
+# a test server is running - against the test server over libssh and through ssh -tt.
 #
 #   tests/bench/echo.sh [count [rate]]
 #
@@ -14,15 +14,18 @@ set -eu
 
 kit_dir=$(cd "$(dirname "$0")/../.." && pwd)
 echo_bin="${BUILD_DIR:-$kit_dir/build}/sshperf-echo"
+server_bin="${BUILD_DIR:-$kit_dir/build}/bench-echo-server"
 count=${1:-500}
 rate=${2:-100}
 client=/var/lib/sshd-perf-kit/state/client
 port=11022
 
-if [ ! -x "$echo_bin" ]; then
-	printf '%s: not built; run make first\n' "$echo_bin" >&2
-	exit 2
-fi
+for bin in "$echo_bin" "$server_bin"; do
+	if [ ! -x "$bin" ]; then
+		printf '%s: not built; run make bench\n' "$bin" >&2
+		exit 2
+	fi
+done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-bench.XXXXXX")
 server_pid=""
 cleanup () {
@@ -40,7 +43,7 @@ value () {
 }
 
 # The floor: a plain TCP echo server on a free loopback port.
-"$echo_bin" -m tcp-server -h 127.0.0.1 -p 0 >"$tmp/server.out" 2>&1 </dev/null &
+"$server_bin" -h 127.0.0.1 -p 0 >"$tmp/server.out" 2>&1 </dev/null &
 server_pid=$!
 deadline=$(( $(date +%s) + 5 ))
 while ! grep -q '^port=' "$tmp/server.out"; do

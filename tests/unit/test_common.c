@@ -143,6 +143,47 @@ test_opt_u64(void)
 	ok(opt_u64("-n samples", "7", 1, 10) == 7, "opt_u64 \"7\" = 7");
 }
 
+/* opt_double: the value, or exit 2 with the bounds as written. */
+static void
+test_opt_double(void)
+{
+	char msg[256];
+	pid_t pid;
+	int status, p[2];
+	ssize_t n;
+	size_t len = 0;
+
+	ok(opt_double("-t timeout_s", "2.5", 0.001, 86400) == 2.5,
+	    "opt_double \"2.5\" = 2.5");
+	if (pipe(p) == -1) {
+		perror("pipe");
+		exit(2);
+	}
+	fflush(stdout);
+	if ((pid = fork()) == -1) {
+		perror("fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		if (dup2(p[1], STDERR_FILENO) == -1)
+			_exit(3);
+		opt_double("-t timeout_s", "0", 0.001, 86400);
+		_exit(0);
+	}
+	close(p[1]);
+	/* errx writes in pieces: read to the end. */
+	while (len < sizeof(msg) - 1 &&
+	    (n = read(p[0], msg + len, sizeof(msg) - 1 - len)) > 0)
+		len += (size_t)n;
+	msg[len] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 2 &&
+	    strstr(msg, "-t timeout_s: \"0\" is too small (allowed: 0.001 to "
+	    "86400)\n") != NULL, "opt_double out of range exits 2, naming "
+	    "the option and its bounds");
+}
+
 /* version_option in a child with stdout on a pipe: its output and status. */
 static int
 run_version(char *arg, char *out, size_t outsz)
@@ -224,6 +265,7 @@ main(void)
 	test_parse_u64();
 	test_parse_double();
 	test_opt_u64();
+	test_opt_double();
 	test_version_option();
 	test_clock();
 	printf("1..%d\n", test_num);

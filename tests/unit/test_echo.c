@@ -1,11 +1,14 @@
 /*
  * Unit tests of sshperf-echo's timer against loopback TCP echo servers run
- * in child processes: a plain one, one that stalls every 10th byte, one
- * that echoes twice (a PTY with echo on, plus cat) and one that hangs up
- * early. Prints TAP.
+ * in child processes (the bench fixture tests/bench/echo-server.c): a
+ * plain one, one that stalls every 10th byte, one that echoes twice (a PTY
+ * with echo on, plus cat) and one that hangs up early. Prints TAP.
  */
 #define main echo_main
 #include "../../helpers/echo.c"
+#undef main
+#define main echo_server_main
+#include "../bench/echo-server.c"
 #undef main
 
 #include <stdarg.h>
@@ -70,8 +73,8 @@ server_start(enum server_kind kind)
 	struct server s;
 	int lfd, fd;
 
-	lfd = tcp_listen("127.0.0.1", 0);
-	s.port = local_port(lfd);
+	lfd = server_listen("127.0.0.1", 0);
+	s.port = server_port(lfd);
 	fflush(stdout);
 	if ((s.pid = fork()) == -1)
 		err(2, "fork");
@@ -226,61 +229,6 @@ test_hangup(void)
 	echo_run_free(&r);
 }
 
-/* Runs echo_main(argv) in a child, its stdout into out; its exit code. */
-static int
-run_echo(char **argv, char *out, size_t outlen)
-{
-	FILE *f;
-	size_t n;
-	pid_t pid;
-	int argc = 0, wstatus;
-
-	if ((f = tmpfile()) == NULL)
-		err(2, "tmpfile");
-	fflush(stdout);
-	if ((pid = fork()) == -1)
-		err(2, "fork");
-	if (pid == 0) {
-		if (dup2(fileno(f), STDOUT_FILENO) == -1)
-			_exit(2);
-		while (argv[argc] != NULL)
-			argc++;
-		optind = 1;
-		exit(echo_main(argc, argv));
-	}
-	if (waitpid(pid, &wstatus, 0) == -1)
-		err(2, "waitpid");
-	rewind(f);
-	n = fread(out, 1, outlen - 1, f);
-	out[n] = '\0';
-	fclose(f);
-	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 255;
-}
-
-/* repeat -g: runs that time out in a row end the series early. */
-static void
-test_repeat_give_up(void)
-{
-	char *silent[] = { "sshperf-echo", "-m", "repeat", "-n", "6", "-t",
-	    "0.1", "-g", "2", "--", "sleep", "5", NULL };
-	/* 60 s: a hang guard; "false" must end well before it. */
-	char *quick[] = { "sshperf-echo", "-m", "repeat", "-n", "3", "-t",
-	    "60", "-g", "1", "--", "false", NULL };
-	char out[2048];
-	int rc;
-
-	rc = run_echo(silent, out, sizeof(out));
-	ok(rc == 1 && strstr(out, "runs=2\n") != NULL &&
-	    strstr(out, "failed=2\n") != NULL &&
-	    strstr(out, "not_run=4\n") != NULL,
-	    "repeat -g 2: stops after 2 timed-out runs, 4 not run (exit %d)",
-	    rc);
-	rc = run_echo(quick, out, sizeof(out));
-	ok(rc == 1 && strstr(out, "runs=3\n") != NULL &&
-	    strstr(out, "not_run=0\n") != NULL,
-	    "repeat -g 1: runs that fail at once do not stop it");
-}
-
 int
 main(void)
 {
@@ -291,7 +239,6 @@ main(void)
 	test_stall();
 	test_twice();
 	test_hangup();
-	test_repeat_give_up();
 	printf("1..%d\n", test_num);
 	return test_failed ? 1 : 0;
 }

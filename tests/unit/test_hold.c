@@ -357,15 +357,14 @@ test_stderr_ring(void)
 	size_t i;
 
 	memset(&s, 0, sizeof(s));
+	proc_tail_init(&s.err, s.errkeep, STDERR_KEEP);
 	for (i = 0; i < STDERR_KEEP + 100; i++)
-		s.errkeep[s.err_total++ % STDERR_KEEP] = 'a';
-	memcpy(line, "warning\nlast\tline\n\n", 20);
-	for (i = 0; i < 19; i++)
-		s.errkeep[s.err_total++ % STDERR_KEEP] = line[i];
-	ok(stderr_text(&s, text, sizeof(text)) == STDERR_KEEP &&
+		proc_tail_add(&s.err, "a", 1);
+	proc_tail_add(&s.err, "warning\nlast\tline\n\n", 19);
+	ok(proc_tail_text(&s.err, text, sizeof(text)) == STDERR_KEEP &&
 	    strcmp(text + STDERR_KEEP - 19, "warning\nlast\tline\n\n") == 0,
 	    "stderr keeps the last %d bytes in order", STDERR_KEEP);
-	last_stderr_line(&s, line, sizeof(line));
+	proc_tail_last_line(&s.err, line, sizeof(line));
 	ok(strcmp(line, "last line") == 0,
 	    "the error is its last non-empty line, tabs removed (%s)", line);
 }

@@ -1,0 +1,87 @@
+/*
+ * Child processes for the helpers that run clients: start one with the
+ * descriptors it should have, wait for it with a deadline, stop it with a
+ * grace period, keep the end of its stderr, raise the descriptor limit,
+ * and tell ssh's routine stderr lines from the ones that explain a failure.
+ */
+#ifndef SSHPERF_PROC_H
+#define SSHPERF_PROC_H
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <spawn.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+/* After SIGTERM, how long a child has before SIGKILL. */
+#define PROC_KILL_GRACE_NS	(2 * NS_PER_S)
+
+/* For proc_spawn's descriptors: keep ours, or open /dev/null. */
+#define PROC_INHERIT	(-1)
+#define PROC_DEVNULL	(-2)
+
+/*
+ * Starts argv (searched in PATH) with in_fd, out_fd and err_fd as its
+ * stdin, stdout and stderr: a descriptor of ours (dup2'd, so it may be
+ * close-on-exec, as every descriptor the helpers open is), PROC_INHERIT
+ * or PROC_DEVNULL. attr may be NULL; env NULL means our environment.
+ * Returns 0, or the errno of a failed start (ENOENT: not found); exits 2
+ * when the spawn itself cannot be set up.
+ */
+int proc_spawn(pid_t *pid, char *const argv[], int in_fd, int out_fd,
+    int err_fd, const posix_spawnattr_t *attr, char *const env[]);
+
+/* A close-on-exec descriptor readable once pid has exited, or -1. */
+int proc_pidfd(pid_t pid);
+
+/*
+ * Waits for the child pid until deadline_ns (CLOCK_MONOTONIC): 1 when it
+ * was reaped (*wstatus, and *ru when not NULL, filled), 0 when the
+ * deadline came first, never before it. Polls a pidfd; without one (a
+ * kernel before 5.3) it looks every quarter millisecond.
+ */
+int proc_wait_until(pid_t pid, uint64_t deadline_ns, int *wstatus,
+    struct rusage *ru);
+
+/*
+ * Ends the child pid: SIGTERM, up to grace_ns for it to exit, then
+ * SIGKILL, and reaps it (*wstatus, *ru when not NULL). Returns 1 when it
+ * took the SIGKILL, 0 when it ended within the grace.
+ */
+int proc_stop(pid_t pid, uint64_t grace_ns, int *wstatus, struct rusage *ru);
+
+/*
+ * The last bytes a child wrote to stderr, in storage of the caller's
+ * (cap bytes): add what is read, take it back oldest first.
+ */
+struct proc_tail {
+	char		*buf;
+	size_t		 cap;
+	uint64_t	 total;		/* bytes ever added */
+};
+
+void proc_tail_init(struct proc_tail *t, char *storage, size_t cap);
+void proc_tail_add(struct proc_tail *t, const char *data, size_t n);
+/* The kept bytes, oldest first and NUL-terminated, into dst: their count. */
+size_t proc_tail_text(const struct proc_tail *t, char *dst, size_t dstlen);
+/* The last non-empty line kept, control characters made spaces, or "". */
+void proc_tail_last_line(const struct proc_tail *t, char *dst, size_t dstlen);
+
+/*
+ * Raises the soft RLIMIT_NOFILE to need, or to the hard limit when need
+ * is 0 or above it; never lowers it. Returns the soft limit now in force
+ * (children inherit it). Exits 2 when the limit cannot be read or set.
+ */
+uint64_t proc_raise_nofile(uint64_t need);
+
+/*
+ * Lines ssh -v prints on every run, failed or not (debug lines, its
+ * version first, the transfer statistics at the exit): they never
+ * explain a failure.
+ */
+int is_routine_line(const char *line);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * Unit tests of proc.c: a spawn with given descriptors, a wait that does
+ * not return before its deadline, a stop that has to use SIGKILL on a
+ * child ignoring SIGTERM, the stderr tail, the routine-line table, and
+ * the descriptor limit. Real children (sh); prints TAP.
+ */
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "proc.h"
+#include "tap.h"
+
+/* Everything readable from fd until EOF, into buf (NUL-terminated). */
+static size_t
+read_all(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			err(2, "read");
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+static void
+test_spawn(void)
+{
+	char *sh_argv[] = { "sh", "-c",
+	    "read x; echo \"out:$x\"; echo \"err:$x\" >&2; exit 3", NULL };
+	char *missing[] = { "sshperf-no-such-program", NULL };
+	char script[128];
+	char *leak_argv[] = { "sh", "-c", script, NULL };
+	char buf[256];
+	int in[2], out[2], errp[2], wstatus, r;
+	pid_t pid;
+
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1 ||
+	    pipe2(errp, O_CLOEXEC) == -1)
+		err(2, "pipe2");
+	r = proc_spawn(&pid, sh_argv, in[0], out[1], errp[1], NULL, NULL);
+	ok(r == 0, "spawn: sh starts (r=%d)", r);
+	close(in[0]);
+	close(out[1]);
+	close(errp[1]);
+	if (write(in[1], "abc\n", 4) != 4)
+		err(2, "write");
+	close(in[1]);
+	read_all(out[0], buf, sizeof(buf));
+	ok(strcmp(buf, "out:abc\n") == 0, "spawn: stdout is our pipe");
+	read_all(errp[0], buf, sizeof(buf));
+	ok(strcmp(buf, "err:abc\n") == 0, "spawn: stderr is our pipe");
+	close(out[0]);
+	close(errp[0]);
+	ok(proc_wait_until(pid, now_ns() + 60 * NS_PER_S, &wstatus, NULL) == 1 &&
+	    exit_code_of(wstatus) == 3, "spawn: its exit code comes back");
+
+	r = proc_spawn(&pid, missing, PROC_DEVNULL, PROC_DEVNULL,
+	    PROC_DEVNULL, NULL, NULL);
+	ok(r == ENOENT, "spawn: a missing program is ENOENT (r=%d)", r);
+
+	/* Our close-on-exec descriptors (both pipes) must not reach it. */
+	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(in, O_CLOEXEC) == -1)
+		err(2, "pipe2");
+	snprintf(script, sizeof(script), "for f in %d %d %d; do "
+	    "[ -e /proc/$$/fd/$f ] && echo \"$f \"; done; echo end",
+	    in[0], in[1], out[0]);
+	r = proc_spawn(&pid, leak_argv, PROC_DEVNULL, out[1], PROC_DEVNULL,
+	    NULL, NULL);
+	close(out[1]);
+	read_all(out[0], buf, sizeof(buf));
+	close(out[0]);
+	close(in[0]);
+	close(in[1]);
+	(void)proc_wait_until(pid, now_ns() + 60 * NS_PER_S, &wstatus, NULL);
+	ok(r == 0 && strcmp(buf, "end\n") == 0, "spawn: our close-on-exec "
+	    "descriptors do not reach the child (%.*s)",
+	    (int)strcspn(buf, "\n"), buf);
+}
+
+static void
+test_wait_deadline(void)
+{
+	char *sleeper[] = { "sleep", "30", NULL };
+	struct rusage ru;
+	uint64_t t0, deadline;
+	int wstatus, r, killed;
+	pid_t pid;
+
+	if (proc_spawn(&pid, sleeper, PROC_DEVNULL, PROC_DEVNULL, PROC_INHERIT,
+	    NULL, NULL) != 0)
+		errx(2, "cannot run sleep");
+	t0 = now_ns();
+	deadline = t0 + 200 * NS_PER_MS;
+	r = proc_wait_until(pid, deadline, &wstatus, NULL);
+	ok(r == 0, "wait: a child still running is not reaped");
+	ok(now_ns() >= deadline, "wait: returns not before its deadline "
+	    "(%.1f ms of 200)", ns_to_ms(now_ns() - t0));
+	r = proc_wait_until(pid, 0, &wstatus, NULL);
+	ok(r == 0, "wait: a deadline in the past returns at once, not reaped");
+	memset(&ru, 0xff, sizeof(ru));
+	killed = proc_stop(pid, 60 * NS_PER_S, &wstatus, &ru);
+	ok(killed == 0 && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGTERM,
+	    "stop: a child that takes SIGTERM ends on it, no SIGKILL");
+	ok(ru.ru_maxrss >= 0 && ru.ru_utime.tv_sec >= 0 &&
+	    ru.ru_utime.tv_sec < 1000, "stop: its rusage is filled in");
+}
+
+static void
+test_stop_ignoring_term(void)
+{
+	/* Says "ready" once the trap is in place, then ignores SIGTERM. */
+	char *stubborn[] = { "sh", "-c",
+	    "trap '' TERM; echo ready; while :; do sleep 1; done", NULL };
+	char buf[64];
+	uint64_t t0, grace = 300 * NS_PER_MS;
+	int out[2], wstatus, killed;
+	pid_t pid;
+
+	if (pipe2(out, O_CLOEXEC) == -1)
+		err(2, "pipe2");
+	if (proc_spawn(&pid, stubborn, PROC_DEVNULL, out[1], PROC_INHERIT,
+	    NULL, NULL) != 0)
+		errx(2, "cannot run sh");
+	close(out[1]);
+	if (read(out[0], buf, sizeof(buf)) <= 0)
+		errx(2, "the stubborn child did not start");
+	t0 = now_ns();
+	killed = proc_stop(pid, grace, &wstatus, NULL);
+	ok(killed == 1, "stop: a child ignoring SIGTERM takes the SIGKILL");
+	ok(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL,
+	    "stop: it was reaped, ended by SIGKILL");
+	ok(now_ns() - t0 >= grace, "stop: the SIGKILL comes not before the "
+	    "grace (%.1f ms of 300)", ns_to_ms(now_ns() - t0));
+	ok(kill(pid, 0) == -1 && errno == ESRCH, "stop: nothing is left "
+	    "(the pid is gone)");
+	close(out[0]);
+}
+
+static void
+test_tail(void)
+{
+	char store[8], text[32], line[32], big[20];
+	struct proc_tail t;
+	size_t n;
+
+	proc_tail_init(&t, store, sizeof(store));
+	proc_tail_text(&t, text, sizeof(text));
+	proc_tail_last_line(&t, line, sizeof(line));
+	ok(text[0] == '\0' && line[0] == '\0', "tail: empty at first");
+	proc_tail_add(&t, "abc", 3);
+	n = proc_tail_text(&t, text, sizeof(text));
+	ok(n == 3 && strcmp(text, "abc") == 0, "tail: keeps what fits (%s)",
+	    text);
+	proc_tail_add(&t, "defghij", 7);
+	n = proc_tail_text(&t, text, sizeof(text));
+	ok(n == 8 && strcmp(text, "cdefghij") == 0,
+	    "tail: keeps the last 8 bytes across a wrap (%s)", text);
+	memset(big, 'x', sizeof(big));
+	memcpy(big + sizeof(big) - 3, "END", 3);
+	proc_tail_add(&t, big, sizeof(big));
+	proc_tail_text(&t, text, sizeof(text));
+	ok(strcmp(text, "xxxxxEND") == 0, "tail: a write larger than the "
+	    "tail keeps its end (%s)", text);
+	n = proc_tail_text(&t, text, 4);
+	ok(n == 3 && strcmp(text, "END") == 0, "tail: a short buffer gets "
+	    "the newest bytes (%s)", text);
+
+	proc_tail_init(&t, store, sizeof(store));
+	proc_tail_add(&t, "a\nb\tc\n \r\n", 9);
+	proc_tail_last_line(&t, line, sizeof(line));
+	ok(strcmp(line, "b c") == 0, "tail: the last non-empty line, tab "
+	    "made a space (%s)", line);
+	proc_tail_last_line(&t, line, 3);
+	ok(strcmp(line, "b ") == 0, "tail: the line is cut to the buffer");
+	proc_tail_init(&t, store, sizeof(store));
+	proc_tail_add(&t, "\n\n  \n", 5);
+	proc_tail_last_line(&t, line, sizeof(line));
+	ok(line[0] == '\0', "tail: blank lines only give \"\"");
+}
+
+static void
+test_routine(void)
+{
+	static const struct {
+		const char	*line;
+		int		 routine;
+	} table[] = {
+		{ "debug1: Reading configuration data", 1 },
+		{ "debug3: send packet: type 5", 1 },
+		{ "OpenSSH_8.7p1, OpenSSL 3.0.7 1 Nov 2022", 1 },
+		{ "Transferred: sent 2804, received 2932 bytes, in 0.1 seconds", 1 },
+		{ "Bytes per second: sent 24530.3, received 25650.1", 1 },
+		{ "root@127.0.0.1: Permission denied (publickey).", 0 },
+		{ "ssh: connect to host 127.0.0.1 port 22: Connection refused", 0 },
+		{ "kex_exchange_identification: read: Connection reset by peer", 0 },
+		{ "Debug: not lower case", 0 },
+		{ "Transferred:no space", 0 },
+		{ "", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		ok(is_routine_line(table[i].line) == table[i].routine,
+		    "routine: \"%s\" is %sroutine", table[i].line,
+		    table[i].routine ? "" : "not ");
+}
+
+static void
+test_nofile(void)
+{
+	struct rlimit rl;
+	uint64_t soft;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		err(2, "getrlimit");
+	/* Down to 64 first (allowed), so that each step can be seen. */
+	if (rl.rlim_max > 200) {
+		rl.rlim_cur = 64;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			err(2, "setrlimit");
+		soft = proc_raise_nofile(100);
+		ok(soft == 100, "nofile: raised to what is needed (%llu)",
+		    (unsigned long long)soft);
+		soft = proc_raise_nofile(80);
+		ok(soft == 100, "nofile: never lowered (%llu)",
+		    (unsigned long long)soft);
+	}
+	soft = proc_raise_nofile(0);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		err(2, "getrlimit");
+	ok(soft == (uint64_t)rl.rlim_cur && rl.rlim_cur == rl.rlim_max,
+	    "nofile: 0 raises the soft limit to the hard one (%llu)",
+	    (unsigned long long)soft);
+	ok(proc_raise_nofile((uint64_t)rl.rlim_max + 1) == (uint64_t)rl.rlim_max,
+	    "nofile: more than the hard limit gives the hard limit");
+}
+
+int
+main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	test_spawn();
+	test_wait_deadline();
+	test_stop_ignoring_term();
+	test_tail();
+	test_routine();
+	test_nofile();
+	printf("1..%d\n", test_num);
+	return test_failed != 0;
+}
