@@ -48,6 +48,12 @@ conf_comment () {
 sq () {
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/''/g")"
 }
+# quoted_words "a|b": 'a', 'b' (quoted, so that YAML keeps no and yes strings).
+quoted_words () {
+	local w out=""
+	for w in $(printf '%s' "$1" | tr '|' ' '); do out="${out:+$out, }$(sq "$w")"; done
+	printf '%s' "$out"
+}
 var () {
 	printf 'sshd_perf_kit_%s' "$(printf '%s' "$1" | tr '[:upper:]' '[:lower:]')"
 }
@@ -214,7 +220,7 @@ EOF
 		int | port) printf '        type: int\n        default: %s\n' "$val" ;;
 		num) printf '        type: float\n        default: %s\n' "$val" ;;
 		enum)
-			printf '        type: str\n        choices: [%s]\n        default: %s\n' "$(printf '%s' "$a1" | sed 's/|/, /g')" "$(sq "$val")" ;;
+			printf '        type: str\n        choices: [%s]\n        default: %s\n' "$(quoted_words "$a1")" "$(sq "$val")" ;;
 		*) printf '        type: str\n        default: %s\n' "$(sq "$val")" ;;
 		esac
 		printf '        description: >-\n'
@@ -245,7 +251,7 @@ EOF
 		case $kind in
 		int | num | intlist) printf '    min: %s\n    max: %s\n' "$a1" "$a2" ;;
 		port) printf '    min: 1024\n    max: 65535\n' ;;
-		enum) printf '    words: [%s]\n' "$(printf '%s' "$a1" | sed 's/|/, /g')" ;;
+		enum) printf '    words: [%s]\n' "$(quoted_words "$a1")" ;;
 		esac
 		printf '    form: >-\n'
 		form "$name" "$kind" "$a1" "$a2" | fold -s -w 66 | sed 's/ *$//; s/^/      /'
