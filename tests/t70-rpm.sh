@@ -59,7 +59,8 @@ fi
 # new metric, report section or helper needs no change here. In
 # /usr/libexec/sshd-perf-kit (the programs): every helper source but the
 # Makefile's SHARED modules as a helper, the command, the two scripts and
-# every lib/*.sh, executable or not as in the tarball, plus the generated
+# every lib/*.sh and the metric registry lib/metrics.tab, executable or
+# not as in the tarball, plus the generated
 # lib/paths.sh. In /usr/share/sshd-perf-kit (what they read): templates/,
 # units/ and the two schemas. As %doc: README.md and docs/.
 # $TEST_TMP/tree: "x|- PATH" per file.
@@ -72,7 +73,7 @@ LIBEXEC=/usr/libexec/sshd-perf-kit SHARE=/usr/share/sshd-perf-kit DOC=/usr/share
 	awk -v shared=" $shared " -v d="$LIBEXEC" '$2 ~ /^helpers\/[^\/]*\.c$/ && index(shared, " " $2 " ") == 0 {
 		n = $2; sub(/^helpers\//, "", n); sub(/\.c$/, "", n)
 		print "-rwxr-xr-x " d "/sshperf-" n }' "$TEST_TMP/tree"
-	awk -v d="$LIBEXEC" '($2 ~ /^lib\/.*\.sh$/ && $2 != "lib/paths.sh") || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" || $2 == "sshd-perf-kit" {
+	awk -v d="$LIBEXEC" '($2 ~ /^lib\/.*\.sh$/ && $2 != "lib/paths.sh") || $2 == "lib/metrics.tab" || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" || $2 == "sshd-perf-kit" {
 		print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
 	echo "-rw-r--r-- $LIBEXEC/lib/paths.sh"
 } | sort >"$TEST_TMP/expect.libexec"
