@@ -31,7 +31,7 @@ data () {
 no_sftp_leftovers () {
 	ls -A "$HOME_DIR" >"$TEST_TMP/home-now" &&
 	test_cmp "$TEST_TMP/home-before" "$TEST_TMP/home-now" &&
-	[ -z "$(ls -A "$TMPDIR")" ]
+	{ [ -z "$(ls -A "$TMPDIR")" ] || { echo "left in $TMPDIR:"; ls -lA "$TMPDIR"; false; }; }
 }
 
 test_expect 'start the test server' '
@@ -110,8 +110,10 @@ test_expect 'a cipher the test server does not allow: refused before the run, no
 
 test_expect 'too little disk space for sftp: SKIPPED with one line, nothing written' '
 	rc=0 && { SFTP_FILE_MB=900000 "$KIT_DIR/test-ssh.sh" sftp >"$TEST_TMP/t3.out" 2>&1 || rc=$?; } &&
+	cat "$TEST_TMP/t3.out" && echo "exit $rc" &&
 	[ "$rc" -eq 0 ] &&
 	report=$(tail -n 1 "$TEST_TMP/t3.out") && echo "$report" >"$TEST_TMP/report-path" &&
+	echo "status=$(data sftp status) reason=$(data sftp reason)" &&
 	[ "$(data sftp status)" = SKIPPED ] &&
 	data sftp reason | grep -q "^too little free space in the test user.s home /home/sshperf: " &&
 	no_sftp_leftovers
