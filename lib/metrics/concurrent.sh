@@ -121,7 +121,9 @@ concurrent_machine_limit () {
 	local opened=$1
 	case $(result_get concurrent limit) in
 	memory) return 0 ;;
-	slow) [ "${opened:-0}" -gt 0 ] && [ "$(hold_get not_started)" -eq 0 ] 2>/dev/null ;;
+	slow) local not_started
+		not_started=$(hold_get not_started)
+		[ "${opened:-0}" -gt 0 ] && [ "${not_started:-0}" -eq 0 ] ;;
 	*) return 1 ;;
 	esac
 }
