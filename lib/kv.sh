@@ -5,6 +5,7 @@
 #                        status 0) when the file or the key is missing.
 #                        Reads the file each time: for files still written.
 #   kv_load FILE         reads FILE once into the cache (no process).
+#   kv_load_run RUN...   kv_load of every RUN/data/*.env.
 #   kv_cached FILE KEY   as kv_get, from the cache (loaded on first use):
 #                        for a finished run, whose files no longer change.
 #                        Load the files in the main shell before the
@@ -27,6 +28,14 @@ kv_load () {
 	while IFS= read -r line || [ -n "$line" ]; do
 		case $line in *=*) KV_CACHE["$1|${line%%=*}"]=${line#*=} ;; esac
 	done <"$1"
+}
+
+# kv_load_run RUN...: every data/*.env of finished runs into the cache.
+kv_load_run () {
+	local run f
+	for run in "$@"; do
+		for f in "$run"/data/*.env; do kv_load "$f"; done
+	done
 }
 
 kv_cached () {

@@ -27,9 +27,7 @@ fi
 get () {
 	kv_cached "$1" "$2"
 }
-for f in "$DATA_DIR"/*.env ${PREV_DIR:+"$PREV_DIR"/data/*.env}; do
-	kv_load "$f"
-done
+kv_load_run "$RUN_DIR" ${PREV_DIR:+"$PREV_DIR"}
 
 # t TEST KEY: a key of a test's data file.
 t () {

@@ -101,9 +101,7 @@ json_num_or_null () {
 get () {
 	kv_cached "$@"
 }
-for f in "$DATA_DIR"/*.env ${PREV_DIR:+"$PREV_DIR"/data/*.env}; do
-	kv_load "$f"
-done
+kv_load_run "$RUN_DIR" ${PREV_DIR:+"$PREV_DIR"}
 
 # The members of one test: its data file, then the kit's own keys.
 test_members () {
