@@ -138,7 +138,11 @@ run_measure () {
 		done_pid=""
 		wait -n -p done_pid "$MEASURE_PID" "$tick" || rc=$?
 		if [ "$done_pid" = "$MEASURE_PID" ]; then
-			kill "$tick" 2>/dev/null || true
+			# SIGKILL: on a busy machine the tick may still be a copy
+			# of this shell, not yet sleep, and a TERM would run this
+			# script's own traps in it (on_interrupt, then the EXIT
+			# trap that removes RUN_TMP): the vanished run folder.
+			kill -KILL "$tick" 2>/dev/null || true
 			wait "$tick" 2>/dev/null || true
 			break
 		fi
