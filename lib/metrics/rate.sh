@@ -12,7 +12,7 @@
 
 about_rate () {
 	printf '%s ssh clients logging in again and again for %s s, then a rising offered login rate (%s driver, %s s a step) until the knee (about %s s)\n' \
-		"$RATE_WORKERS" "$DURATION" "$RATE_CLIENT" "$RATE_STEP_SECONDS" "$((DURATION + 3 + 12 * (RATE_STEP_SECONDS + 2)))"
+		"$RATE_WORKERS" "$DURATION" "$RATE_CLIENT" "$RATE_STEP_SECONDS" "$((DURATION + 3 + 14 * (RATE_STEP_SECONDS + 2)))"
 }
 
 # The server's sshd processes (listener, per-connection, session) now.
@@ -97,6 +97,12 @@ rate_run () {
 RATE_SWEEP_FIRST=4
 RATE_SWEEP_FACTOR=1.25
 RATE_SWEEP_MAX_STEPS=24
+# After the first step that breaks, this many more steps halve the gap
+# between the knee and it (25 % apart, then 12 %, then 6 %): the knee is
+# known to a few per cent, not to a quarter, for 3 s a step.
+RATE_SWEEP_REFINE=2
+# No refinement step once the gap is below this ratio.
+RATE_SWEEP_MIN_GAP=1.04
 # A step is good while achieved >= this share of the offered rate.
 RATE_KNEE_SHARE=0.95
 # At the step that broke: the machine counts as full from this busy share,
@@ -184,10 +190,42 @@ rate_step () {
 		}' n="$i" "$pre-server-before.env" "$pre-server-after.env" "$pre-driver.env" "$pre-latency.env"
 }
 
+# rate_step_good ROW: yes when a sweep row kept up: no failed login,
+# achieved >= RATE_KNEE_SHARE of offered, p95 within TARGET_LOGIN_P95_MS.
+rate_step_good () {
+	local n offered ach ok failed p50 p95 rest
+	IFS=$'\t' read -r n offered ach ok failed p50 p95 rest <<<"$1"
+	awk -v o="$offered" -v a="$ach" -v f="$failed" -v p="$p95" -v t="$TARGET_LOGIN_P95_MS" -v share="$RATE_KNEE_SHARE" \
+		'BEGIN { print (f == 0 && p != "-" && a >= share * o && p <= t) ? "yes" : "no" }'
+}
+
+# Bisects between the knee and the step that broke (rate_sweep's knee,
+# bad and i), at most RATE_SWEEP_REFINE more steps: a good one becomes the
+# knee, a bad one the step that broke.
+rate_sweep_refine () {
+	local r=0 lo hi mid row
+	while [ "$r" -lt "$RATE_SWEEP_REFINE" ] && [ -n "$knee" ] && [ -n "$bad" ]; do
+		lo=$(cut -f2 <<<"$knee")
+		hi=$(cut -f2 <<<"$bad")
+		awk -v l="$lo" -v h="$hi" -v g="$RATE_SWEEP_MIN_GAP" 'BEGIN { exit !(l > 0 && h / l >= g) }' || break
+		mid=$(awk -v l="$lo" -v h="$hi" 'BEGIN { printf "%.2f", (l + h) / 2 }')
+		r=$((r + 1))
+		i=$((i + 1))
+		progress_step "rate: step $i, $mid logins/s offered (between the knee and the step that broke)"
+		row=$(rate_step "$i" "$mid") || { warn "rate: the sweep's step $i did not run (raw/rate-sweep-errors.txt)"; break; }
+		printf '%s\n' "$row" >>"$tsv"
+		if [ "$(rate_step_good "$row")" = yes ]; then
+			knee=$row
+		else
+			bad=$row
+		fi
+	done
+}
+
 # The sweep: steps until one is not good; the knee and the verdict's
 # inputs into rate.env (knee_*, sweep_*).
 rate_sweep () {
-	local tsv="$RAW_DIR/rate-sweep.tsv" i=0 offered=$RATE_SWEEP_FIRST row good bad=""
+	local tsv="$RAW_DIR/rate-sweep.tsv" i=0 offered=$RATE_SWEEP_FIRST row bad=""
 	local knee="" n ach ok failed p50 p95 _cpu pct per cl busy late
 	rate_driver_args
 	printf 'step\toffered_per_s\tachieved_per_s\tok\tfailed\tp50_ms\tp95_ms\tsshd_cpu_ms\tsshd_cpu_pct\tsshd_cpu_ms_per_login\tclient_cpu_pct\tmachine_busy_pct\tlate_starts\n' >"$tsv"
@@ -197,15 +235,17 @@ rate_sweep () {
 		row=$(rate_step "$i" "$offered") || { warn "rate: the sweep's step $i did not run (raw/rate-sweep-errors.txt)"; break; }
 		printf '%s\n' "$row" >>"$tsv"
 		IFS=$'\t' read -r n offered ach ok failed p50 p95 _cpu pct per cl busy late <<<"$row"
-		good=$(awk -v o="$offered" -v a="$ach" -v f="$failed" -v p="$p95" -v t="$TARGET_LOGIN_P95_MS" -v share="$RATE_KNEE_SHARE" \
-			'BEGIN { print (f == 0 && p != "-" && a >= share * o && p <= t) ? "yes" : "no" }')
-		if [ "$good" = no ]; then
+		if [ "$(rate_step_good "$row")" = no ]; then
 			bad=$row
 			break
 		fi
 		knee=$row
 		offered=$(awk -v o="$offered" -v f="$RATE_SWEEP_FACTOR" 'BEGIN { printf "%.2f", o * f }')
 	done
+	rate_sweep_refine
+	# In the order of the offered rate (the step column keeps the order
+	# they ran in), for the table and the charts.
+	{ head -n 1 "$tsv"; tail -n +2 "$tsv" | sort -t "$(printf '\t')" -k2,2g; } >"$tsv.tmp" && mv -f "$tsv.tmp" "$tsv"
 	result_set rate sweep_driver "$RATE_CLIENT"
 	result_set rate sweep_steps "$i"
 	result_set rate sweep_step_seconds "$RATE_STEP_SECONDS"

@@ -21,6 +21,13 @@
 #   rate_status                     the rate test's verdict in that run
 # On a shared machine the figures are noisy; the load average is printed
 # with them. No timed assertions.
+#
+# The bench asks how close the driver can push sshd to its CPU bound, so
+# only throughput ends its sweep: TARGET_LOGIN_P95_MS is raised to
+# BENCH_P95_MS (default 10000 ms) for this run. On a machine where one
+# login alone takes near 300 ms the default target would end the sweep
+# long before sshd is busy, and the figure would be about latency, not
+# about the load generator (the kit's own rate test keeps the target).
 set -u
 kit_dir=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
@@ -34,7 +41,9 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-bench-rate.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 printf 'load_before=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
-RESULTS_DIR="$tmp" RATE_CLIENT=libssh "$kit_dir/test-ssh.sh" -q rate >"$tmp/out" 2>&1
+p95_limit=${BENCH_P95_MS:-10000}
+printf 'p95_limit_ms=%s\n' "$p95_limit"
+RESULTS_DIR="$tmp" RATE_CLIENT=libssh TARGET_LOGIN_P95_MS=$p95_limit "$kit_dir/test-ssh.sh" -q rate >"$tmp/out" 2>&1
 report=$(tail -n 1 "$tmp/out")
 env="$(dirname "$report")/data/rate.env"
 [ -f "$env" ] || { printf 'test-ssh.sh rate wrote no result:\n'; cat "$tmp/out"; exit 1; }
@@ -51,6 +60,7 @@ printf 'sshd_cpu_ms_per_login_libssh=%s\n' "$(get sweep_sshd_cpu_ms_per_login)"
 printf 'kex_ssh=%s\nkex_libssh=%s\n' "$(get ssh_kex)" "$(get libssh_kex)"
 printf 'knee_per_s=%s\nknee_p95_ms=%s\n' "$(get knee_per_s)" "$(get knee_p95_ms)"
 printf 'cpu_bound_per_s=%s\nknee_of_cpu_bound_pct=%s\ngoal_pct=80\n' "$(get cpu_bound_per_s)" "$(get knee_of_cpu_bound_pct)"
+printf 'sweep_steps=%s\n' "$(get sweep_steps)"
 printf 'break=%s\n' "$(get break_why)"
 printf 'rate_status=%s\n' "$(get status)"
 printf 'load_after=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
