@@ -337,16 +337,6 @@ for t in $selected; do
 	[ "$t" != startup ] || WATCH_PID=""
 	current=$t
 	run_test "$t"
-	# Once seen before the measure job dropped this script's EXIT trap (a
-	# metric chained to it and removed the folder at the job's end). Should
-	# it happen again, it is a bug: say so, and stop the run.
-	if [ ! -d "$RUN_TMP" ]; then
-		result_set "$t" status ERROR
-		result_set "$t" reason "the run's temporary folder $RUN_TMP was removed during this test (a bug in the kit)"
-		printf 'not_run_reason=%s\n' "the run's temporary folder was removed during \`$t\`" >>"$DATA_DIR/run.env"
-		warn "the run's temporary folder $RUN_TMP was removed during $t; the tests after it were not run"
-		break
-	fi
 	if [ -n "$SERVER_LOST" ]; then
 		printf 'not_run_reason=%s\n' "the test server ended during \`$t\`" >>"$DATA_DIR/run.env"
 		warn "the test server (sshd pid $SERVER_LOST) ended during $t; the tests after it were not run"
