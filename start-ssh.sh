@@ -389,9 +389,8 @@ cmd_start () {
 	check_before_start
 
 	fresh="" config_changed="" unit_changed=""
-	trap 'start_failed' EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
+	at_exit start_failed
+	at_exit_signals
 	make_state_dir
 	mode=$(host_mode)
 	server_set MODE "$mode"
@@ -433,23 +432,21 @@ cmd_start () {
 		warn "the test server answers, but a login as $TEST_USER failed: $(printf '%s' "$msg" | tail -n 2 | tr '\n' ' ')"
 		exit 1
 	}
-	trap - EXIT INT TERM
+	at_exit_drop
 	say "test server running: pid $pid, 127.0.0.1:$TEST_PORT, $(printf '%s\n' "$out" | sed -n 's/^banner=//p'), $( [ "$mode" = systemd ] && echo "unit $UNIT_NAME" || echo "started directly (no systemd)")"
 	say "try it: ssh -F $CLIENT_CONFIG $HOST_ALIAS true"
 }
 
 # A start that fails leaves the host as it was before it, when it was the
-# first start; a failed restart keeps what an earlier start made.
+# first start; a failed restart keeps what an earlier start made. Runs at
+# the exit of a start that did not get to its end (lib/atexit.sh), before
+# the lock's release.
 start_failed () {
-	local rc=$?
-	trap - EXIT INT TERM
-	[ "$rc" -ne 0 ] || { release_lock; return 0; }
+	[ "$AT_EXIT_STATUS" -ne 0 ] || return 0
 	if [ -n "${fresh:-}" ]; then
 		warn "start failed: removing what it created"
 		QUIET=1 do_cleanup >&2 || true
 	fi
-	release_lock
-	exit "$rc"
 }
 
 # ---- status ---------------------------------------------------------------
@@ -642,17 +639,13 @@ print_leftovers () {
 	return 0
 }
 
-# The exit of cleanup: what is left when it failed; status 1 for any
-# failure of a step (2 and 130 keep their meaning).
+# The exit of cleanup (lib/atexit.sh, before the lock's release): what is
+# left when it failed; status 1 for any failure of a step (2 and 130 keep
+# their meaning).
 cleanup_exit () {
-	local rc=$?
-	trap - EXIT
-	if [ "$rc" -ne 0 ]; then
-		print_leftovers || true
-		case $rc in 2 | 130 | 143) ;; *) rc=1 ;; esac
-	fi
-	release_lock
-	exit "$rc"
+	[ "$AT_EXIT_STATUS" -ne 0 ] || return 0
+	print_leftovers || true
+	case $AT_EXIT_STATUS in 2 | 130 | 143) ;; *) AT_EXIT_STATUS=1 ;; esac
 }
 
 cmd_cleanup () {
@@ -663,7 +656,7 @@ cmd_cleanup () {
 	# Cleanup works even when settings.conf is broken: it needs none.
 	SERVER_START_TIMEOUT=30
 	take_lock
-	trap cleanup_exit EXIT
+	at_exit cleanup_exit
 	# A signal does not stop the cleanup half-way: it removes everything
 	# (each step has a deadline), then exits 130.
 	defer_signals
@@ -684,6 +677,7 @@ while [ "$#" -gt 0 ]; do
 	shift
 done
 [ "$#" -le 1 ] || die "one command at a time: start, status, stop or cleanup"
+at_exit_owner
 case ${1:-start} in
 start) cmd_start ;;
 status) cmd_status ;;

@@ -124,11 +124,13 @@ SERVER_LOST=""
 run_measure () {
 	local rc=0 tick done_pid
 	set -m
-	# A TERM ends the job through exit, so that the metric's own EXIT trap
-	# (master connection, copied files) runs. The script's own EXIT trap
-	# (removing the run's temporary folder) is dropped in the job: a
-	# metric that chains to `trap -p EXIT` must never run it.
-	( exec 9>&-; trap - EXIT; trap 'exit 143' TERM; trap 'exit 130' INT
+	# The job owns its own cleanup list (lib/atexit.sh), empty at first:
+	# what the metric registers with at_exit (closing its master
+	# connection, removing its copies, locking the password, starting the
+	# server again) runs when the job ends, also through INT or TERM. The
+	# script's own list (the run's temporary folder, the lock) is never
+	# run in the job.
+	( exec 9>&-; at_exit_owner; at_exit_signals
 	  "measure_$1" || exit "$?"; exit 0 ) </dev/null &
 	MEASURE_PID=$!
 	set +m
@@ -139,9 +141,10 @@ run_measure () {
 		wait -n -p done_pid "$MEASURE_PID" "$tick" || rc=$?
 		if [ "$done_pid" = "$MEASURE_PID" ]; then
 			# SIGKILL: on a busy machine the tick may still be a copy
-			# of this shell, not yet sleep, and a TERM would run this
-			# script's own traps in it (on_interrupt, then the EXIT
-			# trap that removes RUN_TMP): the vanished run folder.
+			# of this shell, not yet sleep. A TERM made bash run the
+			# script's EXIT trap in that copy, which removed RUN_TMP
+			# (the vanished run folder); at_exit_run now runs nothing
+			# outside its owner, and a KILL runs no handler at all.
 			kill -KILL "$tick" 2>/dev/null || true
 			wait "$tick" 2>/dev/null || true
 			break
@@ -171,11 +174,10 @@ group_alive () {
 		awk -v g="$1" '{ sub(/.*\) /, "") } $1 != "Z" && $3 == g { found = 1 } END { exit !found }'
 }
 
-# Ends the running measure job: TERM to its process group (the metric's
-# traps run: the startup test starts the server again, the session test
-# closes its master connection, sftp removes its files), then KILL what
-# is left at the deadline. A signal meanwhile is passed on to the job
-# (the startup test signals this script when its own trap is done).
+# Ends the running measure job: TERM to its process group (the job's
+# at_exit list runs: the startup test starts the server again, the session
+# test closes its master connection, sftp removes its files), then KILL
+# what is left at the deadline. A signal meanwhile is passed on to the job.
 stop_measure () {
 	local pgid=$MEASURE_PID deadline
 	[ -n "$pgid" ] || return 0
@@ -265,6 +267,7 @@ case " $selected " in
 	fi
 	;;
 esac
+at_exit_owner
 take_lock
 
 # Every temporary file of the run (FIFOs, local copies, barrier folders)
@@ -276,7 +279,8 @@ find "${TMPDIR:-/tmp}" -mindepth 1 -maxdepth 1 -type d -name 'sshperf-kit-run.*'
 	-exec rm -rf {} + 2>/dev/null || true
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-kit-run.XXXXXX") ||
 	die "cannot create a temporary folder in ${TMPDIR:-/tmp}; free space there or set TMPDIR to a writable folder"
-trap 'rm -rf "$RUN_TMP"; password_lock || true; release_lock' EXIT
+at_exit password_lock
+at_exit rm -rf -- "$RUN_TMP"
 # Locked whatever an earlier run killed with SIGKILL left.
 password_lock || warn "locking the password of $TEST_USER failed; run: usermod -L $TEST_USER"
 export TMPDIR="$RUN_TMP"
@@ -333,16 +337,6 @@ for t in $selected; do
 	[ "$t" != startup ] || WATCH_PID=""
 	current=$t
 	run_test "$t"
-	# Once seen before the measure job dropped this script's EXIT trap (a
-	# metric chained to it and removed the folder at the job's end). Should
-	# it happen again, it is a bug: say so, and stop the run.
-	if [ ! -d "$RUN_TMP" ]; then
-		result_set "$t" status ERROR
-		result_set "$t" reason "the run's temporary folder $RUN_TMP was removed during this test (a bug in the kit)"
-		printf 'not_run_reason=%s\n' "the run's temporary folder was removed during \`$t\`" >>"$DATA_DIR/run.env"
-		warn "the run's temporary folder $RUN_TMP was removed during $t; the tests after it were not run"
-		break
-	fi
 	if [ -n "$SERVER_LOST" ]; then
 		printf 'not_run_reason=%s\n' "the test server ended during \`$t\`" >>"$DATA_DIR/run.env"
 		warn "the test server (sshd pid $SERVER_LOST) ended during $t; the tests after it were not run"

@@ -27,6 +27,8 @@ KIT_VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec" 
 KIT_VERSION=${KIT_VERSION:-unknown}
 # shellcheck source=lib/kv.sh
 . "$KIT_DIR/lib/kv.sh"
+# shellcheck source=lib/atexit.sh
+. "$KIT_DIR/lib/atexit.sh"
 if [ -f "$KIT_DIR/lib/paths.sh" ]; then
 	# shellcheck source=/dev/null
 	. "$KIT_DIR/lib/paths.sh"
@@ -395,7 +397,7 @@ take_lock () {
 	flock -n 9 || die "another sshd-perf-kit command is running (lock $LOCK_FILE held by pid $(cat "$LOCK_FILE.pid" 2>/dev/null || echo '?')); wait for it to finish"
 	printf '%s\n' "$$" >"$LOCK_FILE.pid"
 	# Without a test server there is nothing to guard: leave no lock file.
-	trap release_lock EXIT
+	at_exit release_lock
 }
 
 release_lock () {

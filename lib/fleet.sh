@@ -18,6 +18,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 . "$KIT_DIR/lib/compare.sh"
 # shellcheck source=lib/json.sh
 . "$KIT_DIR/lib/json.sh"
+# shellcheck source=lib/atexit.sh
+. "$KIT_DIR/lib/atexit.sh"
 export LC_ALL=C
 # The reports are for everyone who reads the fleet folder (common.sh of
 # test-ssh.sh, which execs this, sets 077).
@@ -123,8 +125,9 @@ facts () {
 
 # DIR/HOST is named after the host; DIR/HOST/run_id (written by the role)
 # names the run folder on the host it came from.
+at_exit_owner
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-fleet.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+at_exit rm -rf -- "$tmp"
 facts >"$tmp/facts"
 for h in $hosts; do
 	if [ -f "$DIR/$h/run_id" ]; then

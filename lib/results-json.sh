@@ -29,14 +29,17 @@ export LC_ALL=C
 
 # shellcheck source=lib/json.sh
 . "$KIT_DIR/lib/json.sh"
+# shellcheck source=lib/atexit.sh
+. "$KIT_DIR/lib/atexit.sh"
 
 # The declared types: "SECTION KEY TYPES" lines (TYPES like number,null)
 # for SECTION run, environment and test from the JSON schema (one property
 # per line, as the file is written; an enum or $ref of strings is a
 # string), and settings from lib/settings.schema (int, num and port are
 # numbers, every other kind a string).
+at_exit_owner
 TYPES=$(mktemp "${TMPDIR:-/tmp}/results-json.XXXXXX")
-trap 'rm -f "$TYPES" "$RUN_DIR/results.json.tmp"' EXIT
+at_exit rm -f -- "$TYPES" "$RUN_DIR/results.json.tmp"
 {
 	awk '
 	/^    "[^"]*": \{ *$/ { s = $1; gsub(/[":]/, "", s); sect = (s == "run" || s == "environment" || s == "test") ? s : ""; next }

@@ -16,11 +16,10 @@ auth_method_run () {
 	mkdir -p "$dir"
 	if [ "$name" = password ]; then
 		# The account's password is valid only for this series: set
-		# here, locked again right after. The job's EXIT trap locks it
-		# when a signal ends the job (test-ssh.sh's TERM or INT turns
-		# into exit); test-ssh.sh locks it again after every test, for
-		# a job it had to KILL.
-		trap password_lock EXIT
+		# here, locked again right after, also when a signal ends the
+		# job (its at_exit list); test-ssh.sh locks it again after
+		# every test, for a job it had to KILL.
+		at_exit password_lock
 		password_unlock ||
 			printf 'setting the password of %s with chpasswd failed; every password login will fail\n' "$TEST_USER" >>"$RAW_DIR/auth-errors.txt"
 		# The password stays in the root-only state file: ssh runs
@@ -29,8 +28,7 @@ auth_method_run () {
 		SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force \
 			helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -T "$dir" \
 			-- "$SSH" -v -F "$CLIENT_CONFIG" "$alias" true >"$tsv" 2>>"$RAW_DIR/auth-errors.txt" || true
-		password_lock
-		trap - EXIT
+		at_exit_pop
 		result_set auth password_locked_after "$(password_locked && echo yes || echo no)"
 	else
 		helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -T "$dir" \

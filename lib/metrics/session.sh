@@ -101,28 +101,20 @@ session_login_p50 () {
 }
 
 measure_session () {
-	local exit_trap old_cmd="" key value ok failed p50 p95 login_p50 err left why not_run
+	local key value ok failed p50 p95 login_p50 err left why not_run
 	: >"$RAW_DIR/session-master.txt"
 	: >"$RAW_DIR/session-errors.txt"
 	SESSION_MASTER_PID=""
-	# Close the master also if test-ssh.sh exits in the middle (a signal),
-	# then run what test-ssh.sh itself runs at its exit.
-	exit_trap=$(trap -p EXIT)
-	if [ -n "$exit_trap" ]; then
-		eval "set -- $exit_trap"
-		old_cmd=$3
-	fi
-	# shellcheck disable=SC2064 # old_cmd is meant to be expanded now
-	trap "session_stop_master; $old_cmd" EXIT
+	# Closed also when the job ends in the middle (a signal).
+	at_exit session_stop_master
 
 	if ! session_start_master; then
 		# The master's own last message, before the clean-up adds its own.
 		why=$(grep -v '^$' "$RAW_DIR/session-master.txt" | tail -n 1)
-		session_stop_master
+		at_exit_pop
 		result_set session status FAIL
 		result_set session reason "the master connection did not come up: ${why:-ssh said nothing}"
 		result_set session summary "no master connection"
-		if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
 		return 0
 	fi
 	result_set session master_pid "$SESSION_MASTER_PID"
@@ -143,8 +135,7 @@ measure_session () {
 	else
 		result_set session master_survived no
 	fi
-	session_stop_master
-	if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
+	at_exit_pop
 	left=$(session_processes | wc -l)
 	result_set session processes_left "$left"
 	[ "$left" -eq 0 ] || result_set session warning "$left ssh processes with the test's control path were still running after the master was closed"

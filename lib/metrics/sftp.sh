@@ -297,7 +297,7 @@ sftp_small () {
 }
 
 measure_sftp () {
-	local tmp remote_bytes local_bytes why exit_trap old_cmd="" up down fps left
+	local tmp remote_bytes local_bytes why up down fps left
 	SFTP_BIG_BYTES=$((SFTP_FILE_MB * 1000000))
 	SFTP_SMALL_BYTES=$((SFTP_SMALL_FILE_KB * 1000))
 	SFTP_SMALL_TOTAL=$((SFTP_SMALL_FILES * SFTP_SMALL_BYTES))
@@ -347,21 +347,13 @@ measure_sftp () {
 		return 0
 	fi
 
-	# Remove everything again also when test-ssh.sh exits in the middle (a
-	# signal), then run what test-ssh.sh itself runs at its exit.
-	exit_trap=$(trap -p EXIT)
-	if [ -n "$exit_trap" ]; then
-		eval "set -- $exit_trap"
-		old_cmd=$3
-	fi
-	# shellcheck disable=SC2064 # old_cmd is meant to be expanded now
-	trap "sftp_cleanup; $old_cmd" EXIT
+	# Removed again also when the job ends in the middle (a signal).
+	at_exit sftp_cleanup
 
 	ls -A "$SFTP_HOME" >"$SFTP_WORK/home-before.txt"
 	if ! SFTP_LOCAL_DIR=$(mktemp -d "$tmp/sshperf-sftp.XXXXXX") ||
 		! sftp_prepare 2>"$SFTP_WORK/prepare.err"; then
-		sftp_cleanup
-		if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
+		at_exit_pop
 		result_set sftp status ERROR
 		result_set sftp reason "could not prepare the files: $(tail -n 1 "$SFTP_WORK/prepare.err")"
 		result_set sftp summary "could not prepare the files, nothing measured"
@@ -370,8 +362,7 @@ measure_sftp () {
 	progress_step "sftp: $SFTP_LOGIN_RUNS login-only runs"
 	sftp_logins
 	if [ -z "$SFTP_LOGIN_S" ]; then
-		sftp_cleanup
-		if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
+		at_exit_pop
 		result_set sftp status FAIL
 		result_set sftp reason "no sftp login worked: $SFTP_FIRST_FAIL"
 		result_set sftp summary "no sftp login worked"
@@ -383,8 +374,7 @@ measure_sftp () {
 	progress_step "sftp: $SFTP_SMALL_FILES files of $SFTP_SMALL_FILE_KB KB up"
 	sftp_small
 
-	sftp_cleanup
-	if [ -n "$old_cmd" ]; then trap -- "$old_cmd" EXIT; else trap - EXIT; fi
+	at_exit_pop
 	ls -A "$SFTP_HOME" >"$SFTP_WORK/home-after.txt"
 	left=$(comm -13 "$SFTP_WORK/home-before.txt" "$SFTP_WORK/home-after.txt" | paste -sd' ' -)
 	result_set sftp left_behind "${left:-none}"

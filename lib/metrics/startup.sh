@@ -34,8 +34,12 @@ startup_poller_polling () {
 }
 
 # Ends what this test left running and starts the server if it is down.
+# Run through at_exit, also when a signal ends the job while a function
+# runs with its output sent to a file: it first takes back the test's own
+# stdout and stderr (saved as 7 and 8).
 startup_restore () {
 	local pid
+	exec 1>&7 2>&8
 	for pid in $STARTUP_PIDS; do
 		[ -d "/proc/$pid" ] && end_pids 5 "$pid"
 		wait "$pid" 2>/dev/null || true
@@ -114,26 +118,18 @@ startup_round () {
 }
 
 measure_startup () {
-	local tsv="$RAW_DIR/startup-rounds.tsv" r ok failed max p50 prev_int prev_term
-	# The server runs again after this test, whatever happens: also on
-	# INT/TERM (then test-ssh.sh's own handler runs) and at exit.
-	# The signal may come while a function runs with its output sent to a
-	# file: the handlers first take back the test's own stdout and stderr.
-	prev_int=$(trap -p INT)
-	prev_term=$(trap -p TERM)
+	local tsv="$RAW_DIR/startup-rounds.tsv" r ok failed max p50
+	# The server runs again after this test, whatever happens: also when
+	# INT or TERM ends the job (its at_exit list).
 	exec 7>&1 8>&2
-	trap 'exec 1>&7 2>&8; startup_restore; trap - INT TERM; eval "$prev_int"; kill -INT "$BASHPID"' INT
-	trap 'exec 1>&7 2>&8; startup_restore; trap - INT TERM; eval "$prev_term"; kill -TERM "$BASHPID"' TERM
+	at_exit startup_restore
 	printf 'round\tstatus\tgreeting_ms\tfirst_login_ms\tpolled_before_start\tpoll_attempts\tmessage\n' >"$tsv"
 	for r in $(seq 1 "$STARTUP_ROUNDS"); do
 		progress_step "startup: round $r of $STARTUP_ROUNDS"
 		startup_round "$r" "$tsv" || true
 	done
-	startup_restore
-	trap - INT TERM
+	at_exit_pop
 	exec 7>&- 8>&-
-	[ -z "$prev_int" ] || eval "$prev_int"
-	[ -z "$prev_term" ] || eval "$prev_term"
 
 	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
 	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)

@@ -1,0 +1,82 @@
+# shellcheck shell=bash
+# One cleanup path per process: `at_exit CMD` registers what to undo, and
+# the process that owns the list runs every registered command, newest
+# first, exactly once, however it ends (its last line, exit, die, INT or
+# TERM). Owners: the main shell of test-ssh.sh, start-ssh.sh,
+# lib/fleet.sh and lib/results-json.sh, and each test job of test-ssh.sh
+# (run_measure), which starts its own, empty list.
+#
+#   at_exit_owner    this process owns a new, empty list, run at its exit
+#   at_exit_signals  INT and TERM end it through exit (130, 143), so the
+#                    list runs then too
+#   at_exit CMD [ARG ...]
+#                    run CMD with these arguments (their values now) at
+#                    the exit, before every command registered earlier
+#   at_exit_pop      the newest command runs now (its work is done) and
+#                    leaves the list
+#   at_exit_drop     the newest command leaves the list without running
+#
+# A command must not call exit. It finds the exit status in
+# AT_EXIT_STATUS and may change it there.
+#
+# Every process forked from the owner carries a copy of the list and of
+# the EXIT trap: a subshell, a command substitution, and a background
+# command for the moment between its fork and the exec of its program.
+# bash runs the EXIT trap in such a copy when a signal ends it in that
+# moment (a TERM to test-ssh.sh's poll tick removed the run's temporary
+# folder that way), so the list runs only in the process that owns it.
+
+AT_EXIT_OWNER=""
+AT_EXIT_STATUS=0
+AT_EXIT_LIST=()
+
+at_exit_owner () {
+	AT_EXIT_OWNER=$BASHPID
+	AT_EXIT_LIST=()
+	trap at_exit_run EXIT
+}
+
+at_exit_signals () {
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+at_exit () {
+	local words
+	printf -v words '%q ' "$@"
+	AT_EXIT_LIST+=("$words")
+}
+
+# The command runs before it leaves the list: a signal while it runs makes
+# the exit run it again (the commands are safe to repeat), never not at all.
+at_exit_pop () {
+	local n=${#AT_EXIT_LIST[@]} rc=0
+	[ "$n" -gt 0 ] || return 0
+	eval "${AT_EXIT_LIST[n - 1]}" || rc=$?
+	unset 'AT_EXIT_LIST[n - 1]'
+	return "$rc"
+}
+
+at_exit_drop () {
+	local n=${#AT_EXIT_LIST[@]}
+	[ "$n" -eq 0 ] || unset 'AT_EXIT_LIST[n - 1]'
+}
+
+# The EXIT trap. Each command leaves the list before it runs, so none runs
+# twice; a failing one does not stop the others. A signal meanwhile is
+# only noted (`:`, which a child resets, where '' would be inherited).
+at_exit_run () {
+	AT_EXIT_STATUS=$?
+	local n cmd
+	[ "$BASHPID" = "$AT_EXIT_OWNER" ] || return 0
+	trap : INT TERM
+	set +e
+	n=${#AT_EXIT_LIST[@]}
+	while [ "$n" -gt 0 ]; do
+		cmd=${AT_EXIT_LIST[n - 1]}
+		unset 'AT_EXIT_LIST[n - 1]'
+		eval "$cmd"
+		n=${#AT_EXIT_LIST[@]}
+	done
+	exit "$AT_EXIT_STATUS"
+}
