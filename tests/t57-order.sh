@@ -98,6 +98,23 @@ test_expect 'the same keys in every data file in both orders' '
 	test_cmp fwd rev
 '
 
+# v RUN TEST KEY: a value of a data file.
+v () {
+	sed -n "s/^$3=//p" "$1/data/$2.env" | tail -n 1
+}
+
+test_expect 'in each run the tests that share a probe report the same measurement' '
+	for run in "$FWD" "$REV"; do
+		[ -n "$(v "$run" rate sshd_cpu_ms_per_login)" ] &&
+		[ "$(v "$run" cpu sshd_cpu_ms_per_login)" = "$(v "$run" rate sshd_cpu_ms_per_login)" ] &&
+		[ "$(v "$run" cpu logins_per_s)" = "$(v "$run" rate logins_per_s)" ] &&
+		[ -n "$(v "$run" transfer cpu_sshd_s_per_gb)" ] &&
+		[ "$(v "$run" cpu cpu_sshd_s_per_gb)" = "$(v "$run" transfer cpu_sshd_s_per_gb)" ] &&
+		[ "$(v "$run" memory sessions_open)" = "$(v "$run" concurrent opened)" ] &&
+		[ "$(v "$run" memory source)" = hold ] || { echo "$run"; exit 1; }
+	done
+'
+
 test_expect 'each probe ran once per run, before the first test that uses it' '
 	for run in forward reverse; do
 		for p in loginload bulk hold; do

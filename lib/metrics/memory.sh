@@ -4,6 +4,8 @@
 # divided by the sessions. The samples are the probe hold's
 # (lib/probes/hold.sh, whose sessions concurrent judges). Also the RSS of
 # one session, to show why RSS must not be added up.
+# shellcheck source=lib/hold.sh
+. "$KIT_DIR/lib/hold.sh"
 
 about_memory () {
 	printf 'memory of the test server at rest and with the %s sessions of the hold\n' "$CONCURRENT_SESSIONS"
@@ -19,10 +21,12 @@ measure_memory () {
 	local listener rest_mgr open_mgr rest_other manager
 	result_set memory source hold
 	result_set memory hold_raw raw/probe-hold
+	# The holder's own output, for hold_stopped_note.
+	HOLD_OUT="$RAW_DIR/probe-hold-hold.txt"
 	if [ "$(kv_get "$probe" sessions_open)" = "" ]; then
 		result_set memory status ERROR
 		result_set memory figure -
-		result_set memory reason "no session could be held open for the sample (the hold opened $(kv_get "$probe" opened | sed 's/^$/none/') of $(kv_get "$probe" sessions)); see raw/probe-hold-hold-errors.txt and raw/probe-hold-ssh-errors.txt"
+		result_set memory reason "no session could be held open for the sample (the hold opened $(kv_get "$probe" opened | sed 's/^$/none/') of $(kv_get "$probe" sessions))$(hold_stopped_note); see raw/probe-hold-hold-errors.txt and raw/probe-hold-ssh-errors.txt"
 		result_set memory summary "no sample"
 		return 1
 	fi
