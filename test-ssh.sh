@@ -83,6 +83,43 @@ make_run_dir () {
 	printf '%s\n' "$dir"
 }
 
+# run_probe NAME: runs the probe lib/probes/NAME.sh once per run, as a job
+# like a test (run_measure); a later test that uses it reuses its outputs
+# (data/probe-NAME.env, raw/probe-NAME-*). True when it measured: its
+# status is ok. Otherwise the reason is in data/probe-NAME.env.
+run_probe () {
+	local name=$1 data="$DATA_DIR/probe-$1.env" rc=0 start
+	if [ ! -f "$data" ]; then
+		# shellcheck source=/dev/null
+		. "$KIT_DIR/lib/probes/$name.sh"
+		progress "probe $name: $("about_probe_$name")"
+		start=$(date +%s.%N)
+		run_measure "probe_$name" || rc=$?
+		[ -n "$(kv_get "$data" status)" ] ||
+			result_set "probe-$name" reason "it stopped with status $rc before it wrote a result"
+		[ -z "$SERVER_LOST" ] || result_set "probe-$name" reason "the test server ended during it"
+		if [ "$(kv_get "$data" status)" != ok ] || [ -n "$SERVER_LOST" ]; then
+			result_set "probe-$name" status ERROR
+		fi
+		result_set "probe-$name" seconds "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
+	fi
+	[ "$(kv_get "$data" status)" = ok ]
+}
+
+# run_probes TEST: the probes TEST uses (lib/metrics.tab), each run once.
+# False at the first one that failed: TEST is then an ERROR with its reason.
+run_probes () {
+	local name=$1 p
+	for p in ${METRIC_USES[$name]//,/ }; do
+		[ "$p" != - ] || continue
+		if ! run_probe "$p"; then
+			result_set "$name" status ERROR
+			result_set "$name" reason "the shared measurement \`$p\` it uses failed: $(kv_get "$DATA_DIR/probe-$p.env" reason)"
+			return 1
+		fi
+	done
+}
+
 # Runs one test; its data file says the result and the verdict.
 run_test () {
 	local name=$1 start rc=0 data summary
@@ -91,7 +128,9 @@ run_test () {
 	. "$KIT_DIR/lib/metrics/$name.sh"
 	progress "$name: $("about_$name")"
 	start=$(date +%s.%N)
-	run_measure "$name" || rc=$?
+	if run_probes "$name" && [ -z "$SERVER_LOST" ]; then
+		run_measure "measure_$name" || rc=$?
+	fi
 	# The test user's password is valid only while auth's password logins
 	# run; the job locks it again itself, this covers a job that was
 	# killed.
@@ -109,7 +148,7 @@ run_test () {
 	progress "$name: ${summary:-$(result_get "$name" reason)} -> $(result_get "$name" status)"
 }
 
-# run_measure NAME: runs measure_NAME as a job of its own (a process group,
+# run_measure FUNCTION: runs measure_NAME (or probe_NAME) as a job of its own (a process group,
 # stdin /dev/null, without the lock's descriptor), so that this script
 # reacts to INT or TERM at once instead of after the helper that runs:
 # bash runs a trap only when its foreground command ends, and `wait` is a
@@ -131,7 +170,7 @@ run_measure () {
 	# script's own list (the run's temporary folder, the lock) is never
 	# run in the job.
 	( exec 9>&-; at_exit_owner; at_exit_signals
-	  "measure_$1" || exit "$?"; exit 0 ) </dev/null &
+	  "$1" || exit "$?"; exit 0 ) </dev/null &
 	MEASURE_PID=$!
 	set +m
 	while :; do

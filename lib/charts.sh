@@ -470,8 +470,8 @@ chart_memory () {
 	done
 	out="$run/charts/memory-sessions.svg"
 	if [ -z "$data" ]; then
-		# At rest and with every session open (the concurrent test's hold).
-		for env in "$run/data/memory.env" "$run/data/memory-hold.env"; do
+		# At rest and with every session open (the probe hold's samples).
+		for env in "$run/data/memory.env" "$run/data/probe-hold.env"; do
 			rest=$(chart_get "$env" rest_pss_kb)
 			open=$(chart_get "$env" open_pss_kb)
 			sessions=$(chart_get "$env" sessions_open)

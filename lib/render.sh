@@ -34,6 +34,18 @@ t () {
 	get "$DATA_DIR/$1.env" "$2"
 }
 
+# compared TEST OTHER KEY: a key of another test's data, for TEST's section
+# to show next to its own figure; only for an OTHER the registry lists in
+# TEST's `compares` column (lib/metrics.tab), so no section reads another
+# test's data unseen. Nothing when OTHER did not run.
+compared () {
+	case ",${METRIC_COMPARES[$1]:-}," in
+	*",$2,"*) t "$2" "$3" ;;
+	*) printf 'render.sh: the section of %s reads %s, which lib/metrics.tab does not list in its compares column\n' "$1" "$2" >&2
+		return 1 ;;
+	esac
+}
+
 # ms VALUE: a time for a table, one decimal ("-" when missing).
 ms () {
 	case $1 in
@@ -248,6 +260,16 @@ EOF
 	printf '\n'
 }
 
+# probe_raw NAME: ", `raw/probe-P-*` (probe P, shared)" for each probe of
+# the registry's uses column whose output is in this run.
+probe_raw () {
+	local p
+	for p in ${METRIC_USES[$1]//,/ }; do
+		[ -f "$DATA_DIR/probe-$p.env" ] || continue
+		printf ', `raw/probe-%s-*` (the shared measurement `%s`)' "$p" "$p"
+	done
+}
+
 sections () {
 	local name
 	for name in $METRICS; do
@@ -262,7 +284,7 @@ sections () {
 				printf '\n*This section could not be shown completely; its data is in `data/%s.env` and `raw/`.*\n\n' "$name"
 		fi
 		chart_links "$name"
-		printf 'Raw samples: `raw/%s-*`. The test took %s s.\n\n' "$name" "$(t "$name" seconds)"
+		printf 'Raw samples: `raw/%s-*`%s. The test took %s s.\n\n' "$name" "$(probe_raw "$name")" "$(t "$name" seconds)"
 	done
 }
 

@@ -59,3 +59,19 @@ sampler_stop () {
 	done
 	wait "$pid" 2>/dev/null || true
 }
+
+# The server's sshd processes (listener, per-connection, session) now.
+server_sshd_processes () {
+	sample_server -P | awk -F'\t' 'NR > 1 && $2 ~ /^sshd/' | wc -l
+}
+
+# server_wait_settled SECONDS COUNT: waits until the server has no more
+# sshd processes than COUNT: the sessions of a run have ended and were
+# reaped, so their CPU is in the counters. False at the deadline.
+server_wait_settled () {
+	local deadline=$(( $(date +%s) + $1 ))
+	while [ "$(server_sshd_processes)" -gt "$2" ]; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}

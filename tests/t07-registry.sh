@@ -7,17 +7,61 @@
 export LC_ALL=C.UTF-8
 TAB="$KIT_DIR/lib/metrics.tab"
 
-# The registry's rows without comments and header: name direction uses title reference.
+# The registry's rows without comments and header: name direction uses compares title reference.
 rows () {
 	awk -F'\t' '!/^#/ && NF && $1 != "name"' "$TAB"
 }
 
-test_expect 'every line has 5 tab-separated fields, a known direction and known uses' '
+test_expect 'every line has 6 tab-separated fields, a known direction, known probes and known tests to compare' '
 	[ "$(rows | wc -l)" -eq 13 ] &&
-	rows | awk -F"\t" "NF != 5 || (\$2 != \"lower\" && \$2 != \"higher\") { print; bad = 1 } END { exit bad }" &&
+	rows | awk -F"\t" "NF != 6 || (\$2 != \"lower\" && \$2 != \"higher\") { print; bad = 1 } END { exit bad }" &&
 	names=" $(rows | cut -f1 | tr "\n" " ")" &&
 	rows | cut -f3 | tr "," "\n" | grep -vx -- - | while read -r u; do
-		case $names in *" $u "*) ;; *) echo "unknown use $u"; exit 1 ;; esac
+		[ -f "$KIT_DIR/lib/probes/$u.sh" ] || { echo "unknown probe $u"; exit 1; }
+	done &&
+	rows | cut -f4 | tr "," "\n" | grep -vx -- - | while read -r u; do
+		case $names in *" $u "*) ;; *) echo "unknown test to compare $u"; exit 1 ;; esac
+	done
+'
+
+test_expect 'each probe defines about_probe_NAME and probe_NAME and is used by a test' '
+	for f in "$KIT_DIR"/lib/probes/*.sh; do
+		n=$(basename "$f" .sh) &&
+		grep -q "^about_probe_$n () {" "$f" && grep -q "^probe_$n () {" "$f" &&
+		rows | cut -f3 | tr "," "\n" | grep -qx "$n" || { echo "$f"; exit 1; }
+	done
+'
+
+# No sideways reads: a test sources no other test, reads no other test s
+# data (result_get OTHER, data/OTHER.env) and only the outputs of the
+# probes it names; a report section reads another test only through
+# `compared`, for the tests its compares column lists.
+test_expect 'no test reads another test; each reads only the probes it names' '
+	names=$(rows | cut -f1) &&
+	rows | while IFS="	" read -r n _ uses _; do
+		f="$KIT_DIR/lib/metrics/$n.sh"
+		! grep -n "lib/metrics/" "$f" || { echo "$n sources a test"; exit 1; }
+		for o in $names; do
+			[ "$o" != "$n" ] || continue
+			! grep -nE "result_(get|set|or_dash|import) $o |DATA_DIR/$o\.env|data/$o\.env" "$f" || { echo "$n reads $o"; exit 1; }
+		done
+		for p in $(grep -o "probe-[a-z]*" "$f" | sort -u); do
+			case ",$uses," in *",${p#probe-},"*) ;; *) echo "$n reads $p, not in its uses"; exit 1 ;; esac
+		done
+	done
+'
+
+test_expect 'a report section reads another test only as its compares column says' '
+	names=$(rows | cut -f1) &&
+	rows | while IFS="	" read -r n _ _ compares _; do
+		f="$KIT_DIR/lib/report/$n.sh"
+		for o in $names; do
+			[ "$o" != "$n" ] || continue
+			! grep -nE "\<t $o |DATA_DIR/$o\.env" "$f" || { echo "$n reads $o unseen"; exit 1; }
+			if grep -qE "compared $n $o " "$f"; then
+				case ",$compares," in *",$o,"*) ;; *) echo "$n compares $o, not in its compares"; exit 1 ;; esac
+			fi
+		done
 	done
 '
 
@@ -38,7 +82,7 @@ test_expect 'no other part of the kit writes the list of metrics out' '
 
 test_expect 'registry.sh loads the names in order, titles, directions and references' '
 	out=$(KIT_DIR="$KIT_DIR" bash -c ". \"\$KIT_DIR/lib/registry.sh\"; printf \"%s\n\" \"\$METRICS\";
-		for n in \$METRICS; do printf \"%s\t%s\t%s\t%s\t%s\n\" \"\$n\" \"\${METRIC_DIRECTION[\$n]}\" \"\${METRIC_USES[\$n]}\" \"\${METRIC_TITLE[\$n]}\" \"\${METRIC_REFERENCE[\$n]}\"; done") &&
+		for n in \$METRICS; do printf \"%s\t%s\t%s\t%s\t%s\t%s\n\" \"\$n\" \"\${METRIC_DIRECTION[\$n]}\" \"\${METRIC_USES[\$n]}\" \"\${METRIC_COMPARES[\$n]}\" \"\${METRIC_TITLE[\$n]}\" \"\${METRIC_REFERENCE[\$n]}\"; done") &&
 	[ "$(printf "%s\n" "$out" | head -n 1)" = "$(rows | cut -f1 | tr "\n" " " | sed "s/ \$//")" ] &&
 	printf "%s\n" "$out" | tail -n +2 >loaded && rows >want && test_cmp want loaded
 '
@@ -54,8 +98,8 @@ test_expect 'a missing registry is one line and exit 2' '
 test_expect 'the report lists the metrics in the registry order, with its titles and references' '
 	r="$TEST_DIR/data/golden/2026-03-02_101500/report.md" &&
 	grep -E "^\| [0-9]+ \| .*\(\`[a-z]+\`\) \| " "$r" | awk -F" \\\\| " "{ print \$2 }" | sed -E "s/^\[([^]]*)\]\(#[a-z]+\) \(\`([a-z]+)\`\)\$/\2\t\1/; s/^([^(]*) \(\`([a-z]+)\`\)\$/\2\t\1/" >got &&
-	rows | cut -f1,4 >want && test_cmp want got &&
-	rows | cut -f5 | while IFS= read -r ref; do grep -qF -- "| $ref |" "$r" || { echo "no reference: $ref"; exit 1; }; done
+	rows | cut -f1,5 >want && test_cmp want got &&
+	rows | cut -f6 | while IFS= read -r ref; do grep -qF -- "| $ref |" "$r" || { echo "no reference: $ref"; exit 1; }; done
 '
 
 test_expect 'the direction of a metric without a target is the registry s' '

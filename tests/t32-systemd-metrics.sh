@@ -68,7 +68,7 @@ test_expect 'memory: the at-rest table lists the listener next to the user manag
 	grep -E "^\| - at rest: the listener \| 1 \| [0-9.]+ \| [0-9.]+ \|$" "$run_dir/report.md" &&
 	grep -E "^\| - at rest: the test user.s systemd manager \(\`user@UID.service\`\) \| [0-9]+ \| [0-9.]+ \|" "$run_dir/report.md" &&
 	grep -q "^- The listener alone uses $(data memory listener_mb) MB" "$run_dir/report.md" &&
-	awk -F"\t" "NR > 1 && \$5 == \"listener\" { l++ } END { exit !(l == 1) }" "$run_dir/raw/memory-rest.tsv"
+	awk -F"\t" "NR > 1 && \$5 == \"listener\" { l++ } END { exit !(l == 1) }" "$run_dir/raw/probe-hold-memory-rest.tsv"
 '
 
 test_expect 'CPU per login: the share of the user manager is named' '

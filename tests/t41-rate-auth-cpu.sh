@@ -9,7 +9,7 @@
 
 # shellcheck disable=SC2034 # used in the test bodies
 STATE=/var/lib/sshd-perf-kit/state
-export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RATE_STEP_SECONDS=1 RESULTS_DIR="$TEST_TMP/results"
+export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RATE_STEP_SECONDS=1 TRANSFER_MB=8 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'rate auth cpu'
@@ -36,9 +36,9 @@ test_expect 'summary rows with numbers and verdicts' '
 '
 
 test_expect 'raw files of every test' '
-	[ "$(wc -l <"$RUN/raw/rate-logins.tsv")" -ge 3 ] &&
-	[ -f "$RUN/raw/rate-errors.txt" ] &&
-	[ -s "$RUN/raw/rate-server-before.env" ] && [ -s "$RUN/raw/rate-server-after.env" ] &&
+	[ "$(wc -l <"$RUN/raw/probe-loginload-logins.tsv")" -ge 3 ] &&
+	[ -f "$RUN/raw/probe-loginload-errors.txt" ] &&
+	[ -s "$RUN/raw/probe-loginload-server-before.env" ] && [ -s "$RUN/raw/probe-loginload-server-after.env" ] &&
 	for m in ed25519 rsa password; do [ "$(wc -l <"$RUN/raw/auth-$m.tsv")" -eq 4 ] || exit 1; done
 '
 
@@ -54,6 +54,16 @@ test_expect 'sshd CPU per login is above 0, split into user and system' '
 	echo "cpu $c = user $u + system $s" &&
 	awk -v c="$c" -v u="$u" -v s="$s" "BEGIN { exit !(c > 0 && u >= 0 && s >= 0 && u + s > c * 0.9 && u + s < c * 1.1) }" &&
 	[ "$(v "$RUN/data/cpu.env" sshd_cpu_ms_per_login)" = "$c" ]
+'
+
+test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload for its per-GB figure' '
+	[ "$(grep -c "^test-ssh.sh: probe loginload:" "$TEST_TMP/run.out")" -eq 1 ] &&
+	[ "$(grep -c "^test-ssh.sh: probe bulk:" "$TEST_TMP/run.out")" -eq 1 ] &&
+	[ "$(v "$RUN/data/probe-loginload.env" status)" = ok ] &&
+	[ "$(v "$RUN/data/probe-bulk.env" bytes)" = 8000000 ] &&
+	[ "$(v "$RUN/data/cpu.env" cpu_sshd_s_per_gb)" = "$(v "$RUN/data/probe-bulk.env" cpu_sshd_s_per_gb)" ] &&
+	[ "$(v "$RUN/data/rate.env" logins_per_s)" = "$(v "$RUN/data/probe-loginload.env" logins_per_s)" ] &&
+	grep -q "probe-loginload-\*. (the shared measurement .loginload.)" "$RUN/report.md"
 '
 
 test_expect 'every auth login succeeded with the method it tests' '

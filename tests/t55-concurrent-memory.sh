@@ -36,13 +36,13 @@ get () { sed -n "s/^$2=//p" "$RUN/data/$1.env" | tail -n 1; }
 test_expect 'concurrent: all 20 sessions opened and alive, PASS' '
 	[ "$(get concurrent opened)" = 20 ] && [ "$(get concurrent alive)" = 20 ] &&
 	[ "$(get concurrent dead)" = 0 ] && [ "$(get concurrent status)" = PASS ] &&
-	[ "$(tail -n +2 "$RUN/raw/concurrent-sessions.tsv" | wc -l)" -eq 20 ] &&
-	[ "$(awk -F"\t" "NR > 1 && \$5 == 1" "$RUN/raw/concurrent-sessions.tsv" | wc -l)" -eq 20 ]
+	[ "$(tail -n +2 "$RUN/raw/probe-hold-sessions.tsv" | wc -l)" -eq 20 ] &&
+	[ "$(awk -F"\t" "NR > 1 && \$5 == 1" "$RUN/raw/probe-hold-sessions.tsv" | wc -l)" -eq 20 ]
 '
 
 test_expect 'concurrent: every session closed, no client left' '
 	[ "$(get concurrent clients_left)" = 0 ] && [ "$(get concurrent children_left)" = 0 ] &&
-	[ -z "$(clients_running "$RUN/raw/concurrent-sessions.tsv")" ] &&
+	[ -z "$(clients_running "$RUN/raw/probe-hold-sessions.tsv")" ] &&
 	[ "$(kit_processes | wc -l)" -eq 1 ]
 '
 
@@ -51,8 +51,9 @@ test_expect 'concurrent: the limits are recorded and none was reached' '
 	[ -n "$(get concurrent mem_available_mb_before)" ]
 '
 
-test_expect 'memory: reused the hold of concurrent; PSS per session > 0' '
-	[ "$(get memory source)" = concurrent ] && [ "$(get memory sessions_open)" = 20 ] &&
+test_expect 'memory: the samples of the one shared hold; PSS per session > 0' '
+	[ "$(get memory source)" = hold ] && [ "$(grep -c "^test-ssh.sh: probe hold:" "$TEST_TMP/t.out")" -eq 1 ] &&
+	[ "$(sed -n "s/^status=//p" "$RUN/data/probe-hold.env")" = ok ] && [ "$(get memory sessions_open)" = 20 ] &&
 	awk -v p="$(get memory per_session_kb)" "BEGIN { exit !(p > 0) }" &&
 	[ "$(get memory open_pss_kb)" -gt "$(get memory rest_pss_kb)" ] &&
 	case $(get memory status) in PASS | FAIL) ;; *) false ;; esac
@@ -61,7 +62,7 @@ test_expect 'memory: reused the hold of concurrent; PSS per session > 0' '
 test_expect 'memory: one session has 3 or more processes and RSS above PSS' '
 	[ "$(get memory one_processes)" -ge 2 ] &&
 	[ "$(get memory one_rss_kb)" -gt "$(get memory one_pss_kb)" ] &&
-	grep -q "^pid	comm	pss_kb	rss_kb" "$RUN/raw/memory-one-session.tsv"
+	grep -q "^pid	comm	pss_kb	rss_kb" "$RUN/raw/probe-hold-memory-one-session.tsv"
 '
 
 test_expect 'the report has both sections with their figures' '
@@ -71,13 +72,14 @@ test_expect 'the report has both sections with their figures' '
 	grep -q "^| \*\*Per session\*\*" "$RUN/report.md"
 '
 
-test_expect 'memory alone holds its own sessions' '
+test_expect 'memory alone runs the hold itself' '
 	rc=0; CONCURRENT_SESSIONS=5 "$KIT_DIR/test-ssh.sh" memory >"$TEST_TMP/m.out" 2>&1 || rc=$? &&
 	cat "$TEST_TMP/m.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	run=$(dirname "$(tail -n 1 "$TEST_TMP/m.out")") &&
-	grep -qx "source=memory" "$run/data/memory.env" &&
+	grep -qx "source=hold" "$run/data/memory.env" &&
 	grep -qx "sessions_open=5" "$run/data/memory.env" &&
-	[ -z "$(clients_running "$run/raw/memory-sessions.tsv")" ]
+	[ ! -f "$run/data/concurrent.env" ] &&
+	[ -z "$(clients_running "$run/raw/probe-hold-sessions.tsv")" ]
 '
 
 test_expect 'cleanup leaves the host as before' '

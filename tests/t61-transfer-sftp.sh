@@ -80,6 +80,16 @@ test_expect 'transfer: CPU per GB of sshd and the client, and a ceiling per ciph
 	done
 '
 
+test_expect 'transfer: the default cipher'"'"'s upload is the probe bulk'"'"'s, run once' '
+	run=$(dirname "$(cat "$TEST_TMP/report-path")") &&
+	[ "$(grep -c "^test-ssh.sh: probe bulk:" "$TEST_TMP/t.out")" -eq 1 ] &&
+	[ "$(sed -n "s/^status=//p" "$run/data/probe-bulk.env")" = ok ] &&
+	[ "$(sed -n "s/^cipher=//p" "$run/data/probe-bulk.env")" = "$(data transfer default_cipher)" ] &&
+	[ "$(data transfer bulk_raw)" = raw/probe-bulk ] &&
+	[ "$(data transfer default_up_mbs)" = "$(sed -n "s/^mbs=//p" "$run/raw/probe-bulk-up.txt")" ] &&
+	[ "$(data transfer cpu_sshd_s_per_gb)" = "$(sed -n "s/^cpu_sshd_s_per_gb=//p" "$run/data/probe-bulk.env")" ]
+'
+
 test_expect 'sftp: large file up and down and 20 small files, checked, with figures' '
 	[ "$(data sftp large_up_check)" = ok ] && [ "$(data sftp large_down_check)" = ok ] &&
 	[ "$(data sftp small_check)" = ok ] && [ "$(data sftp small_files_found)" -eq 20 ] &&

@@ -128,7 +128,7 @@ test_expect 'process limit of the test user during concurrent: reported as that 
 	grep -qx "limit=processes" "$run/data/concurrent.env" &&
 	grep -qx "limit_nproc=16" "$run/data/concurrent.env" &&
 	grep -q "processes per user: ulimit -u is 16" "$run/report.md" &&
-	[ -s "$run/raw/concurrent-ssh-errors.txt" ] &&
+	[ -s "$run/raw/probe-hold-ssh-errors.txt" ] &&
 	nothing_left
 '
 

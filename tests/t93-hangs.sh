@@ -56,7 +56,7 @@ worst () {
 	transfer) echo $(( 3 * t + 1 )) ;;
 	# the local files: a few seconds at most for these sizes
 	sftp) echo $(( t + 5 )) ;;
-	cpu) echo $(( 5 + t + 12 + 2 * t )) ;;
+	cpu) echo $(( DURATION + t + 12 + 2 * t )) ;;
 	memory) echo $(( $(rounds "$CONCURRENT_SESSIONS") * t )) ;;
 	reload) echo $(( $(rounds "$RELOAD_SESSIONS") * t )) ;;
 	esac

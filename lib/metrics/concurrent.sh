@@ -2,44 +2,15 @@
 # concurrent: CONCURRENT_SESSIONS sessions open at the same time, at most
 # CONCURRENT_LOGIN_PARALLEL logging in at once (so MaxStartups never
 # refuses one), each running cat; at the end every session must echo a
-# line of its own. While all are open it also records the memory of the
-# test server for the memory test (data/memory-hold.env).
+# line of its own. The sessions are the probe hold's (lib/probes/hold.sh,
+# which memory uses too): this test judges them, and asks for the limits
+# that decide how many fit.
 # shellcheck source=lib/hold.sh
 . "$KIT_DIR/lib/hold.sh"
 
 about_concurrent () {
 	printf '%s sessions open at once (%s logging in at a time), each running cat, checked end to end (about %s s)\n' \
 		"$CONCURRENT_SESSIONS" "$CONCURRENT_LOGIN_PARALLEL" "$(( CONCURRENT_SESSIONS / 10 + 10 ))"
-}
-
-# Processes (and threads: the nproc limit counts both) of the test user.
-user_tasks () {
-	local uid
-	uid=$(id -u "$TEST_USER" 2>/dev/null) || { echo 0; return; }
-	awk -v uid="$uid" '$1 == "Uid:" && $2 == uid { n++ } END { print n + 0 }' \
-		/proc/[0-9]*/task/[0-9]*/status 2>/dev/null
-}
-
-# MemAvailable in MB (10^6 bytes).
-mem_available_mb () {
-	awk '/^MemAvailable:/ { printf "%d", $2 * 1024 / 1e6 }' /proc/meminfo
-}
-
-# The server's log from byte offset $1 on (direct mode), or its journal
-# since the epoch second $2 (systemd), into raw/concurrent-sshd-log.txt.
-concurrent_server_log () {
-	local out="$RAW_DIR/concurrent-sshd-log.txt"
-	case $(server_get MODE) in
-	systemd)
-		if command -v journalctl >/dev/null 2>&1; then
-			journalctl -u "$UNIT_NAME" --since "@$2" --no-pager -q >"$out" 2>/dev/null || true
-		fi
-		;;
-	*)
-		[ -f "$STATE_DIR/sshd.log" ] && tail -c "+$(( $1 + 1 ))" "$STATE_DIR/sshd.log" >"$out"
-		;;
-	esac
-	return 0
 }
 
 # The limits that decide how many sessions fit, as they apply to the test
@@ -67,7 +38,7 @@ concurrent_limits () {
 # Which limit was probably reached, from the failed sessions' messages,
 # the server's log and the host's values: sets limit and limit_text.
 concurrent_diagnose () {
-	local errs="$RAW_DIR/concurrent-ssh-errors.txt" log="$RAW_DIR/concurrent-sshd-log.txt"
+	local errs="$RAW_DIR/probe-hold-ssh-errors.txt" log="$RAW_DIR/probe-hold-sshd-log.txt"
 	local failed=$1 all limit text tasks nproc tasksmax
 	all=$(cat "$errs" "$log" 2>/dev/null || true)
 	tasks=$(result_get concurrent user_tasks_open)
@@ -102,10 +73,10 @@ concurrent_diagnose () {
 		text="logins did not finish within LOGIN_TIMEOUT=$LOGIN_TIMEOUT s: the server (or the machine) was overloaded"
 	elif printf '%s' "$all" | grep -qiE 'Connection refused|Connection reset|Connection closed'; then
 		limit=server
-		text="the server closed or refused connections; see its log (raw/concurrent-sshd-log.txt)"
+		text="the server closed or refused connections; see its log (raw/probe-hold-sshd-log.txt)"
 	else
 		limit=unknown
-		text="no known limit in the messages; see raw/concurrent-ssh-errors.txt"
+		text="no known limit in the messages; see raw/probe-hold-ssh-errors.txt"
 	fi
 	result_set concurrent limit "$limit"
 	result_set concurrent limit_text "$text"
@@ -129,61 +100,26 @@ concurrent_machine_limit () {
 }
 
 measure_concurrent () {
-	local n=$CONCURRENT_SESSIONS p=$CONCURRENT_LOGIN_PARALLEL mem="$DATA_DIR/memory-hold.env"
-	local opened=0 alive=0 dead=0 failed left root log_offset=0 since k
+	local n=$CONCURRENT_SESSIONS p=$CONCURRENT_LOGIN_PARALLEL probe="$DATA_DIR/probe-hold.env"
+	local opened alive dead failed left k
 
-	result_set concurrent sessions "$n"
-	result_set concurrent parallel "$p"
-	result_set concurrent mem_available_mb_before "$(mem_available_mb)"
-	result_set concurrent user_tasks_before "$(user_tasks)"
-	# The memory at rest, for the memory test, before any session.
-	{
-		printf 'source=concurrent\n'
-		printf 'mem_available_kb=%s\n' "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
-		server_memory rest_
-	} >"$mem.tmp" 2>>"$RAW_DIR/concurrent-hold-errors.txt" || true
-	server_memory_rows >"$RAW_DIR/memory-rest.tsv" 2>>"$RAW_DIR/concurrent-hold-errors.txt" || true
-	[ -f "$STATE_DIR/sshd.log" ] && log_offset=$(stat -c %s "$STATE_DIR/sshd.log")
-	since=$(date +%s)
-
-	hold_start concurrent "$n" "$p" || {
-		result_set concurrent status ERROR
-		result_set concurrent reason "the session holder could not be started"
-		return 1
-	}
-	if hold_wait open "$(hold_open_seconds "$n" "$p")"; then
-		opened=$(hold_get opened)
-		result_set concurrent user_tasks_open "$(user_tasks)"
-		result_set concurrent mem_available_mb_open "$(mem_available_mb)"
-		# Memory with every session open, and one session alone.
-		root=$(session_roots | head -n 1)
-		{
-			printf 'sessions_open=%s\n' "$opened"
-			server_memory open_
-			if [ -n "$root" ]; then
-				session_memory one_ "$root"
-				session_memory_rows "$root" >"$RAW_DIR/memory-one-session.tsv"
-			fi
-		} >>"$mem.tmp" 2>>"$RAW_DIR/concurrent-hold-errors.txt" || true
-		[ "$opened" -gt 0 ] && mv -f "$mem.tmp" "$mem"
-		hold_check || warn "concurrent: the alive check did not finish"
-		alive=$(hold_get alive)
-		dead=$(hold_get dead)
-	fi
-	rm -f "$mem.tmp"
-	# The holder's status repeats what its output says.
-	hold_end || true
-	left=$(hold_clients_left "$RAW_DIR/concurrent-sessions.tsv" | wc -l)
-	concurrent_server_log "$log_offset" "$since"
-
-	result_set concurrent opened "${opened:-0}"
-	result_set concurrent open_failed "$(hold_get open_failed)"
+	# The hold's figures, into this test's data; the holder's own output
+	# for hold_get and hold_stopped_note.
+	HOLD_OUT="$RAW_DIR/probe-hold-hold.txt"
+	for k in sessions parallel mem_available_mb_before user_tasks_before user_tasks_open mem_available_mb_open \
+		opened open_failed alive dead not_started open_wall_ms open_ms_n open_ms_p50 open_ms_p95 open_ms_max \
+		check_ms closed terminated killed children_left fd_limit clients_left; do
+		result_set concurrent "$k" "$(kv_get "$probe" "$k")"
+	done
+	result_set concurrent hold_raw raw/probe-hold
+	opened=$(result_get concurrent opened)
+	alive=$(result_get concurrent alive)
+	dead=$(result_get concurrent dead)
+	left=$(result_get concurrent clients_left)
+	opened=${opened:-0}
+	result_set concurrent opened "$opened"
 	result_set concurrent alive "${alive:-0}"
 	result_set concurrent dead "${dead:-0}"
-	for k in not_started open_wall_ms open_ms_n open_ms_p50 open_ms_p95 open_ms_max check_ms closed terminated killed children_left fd_limit; do
-		result_set concurrent "$k" "$(hold_get "$k")"
-	done
-	result_set concurrent clients_left "$left"
 	failed=$(( n - ${alive:-0} ))
 	result_set concurrent failed "$failed"
 	concurrent_limits
@@ -194,9 +130,9 @@ measure_concurrent () {
 	result_set concurrent figure_label "alive of $n"
 	result_set concurrent target "$n"
 	result_set concurrent target_op ">="
-	if ! grep -qx 'state=open' "$HOLD_OUT"; then
+	if [ "$(kv_get "$probe" state_open)" != yes ]; then
 		result_set concurrent status ERROR
-		result_set concurrent reason "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/concurrent-hold-errors.txt"
+		result_set concurrent reason "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/probe-hold-hold-errors.txt"
 	elif [ "${alive:-0}" -lt "$n" ] && concurrent_machine_limit "$opened"; then
 		# The clients share the machine with the server: when the machine
 		# ran out (memory for both sides, CPU so logins time out), no limit
@@ -206,7 +142,7 @@ measure_concurrent () {
 	elif [ "${alive:-0}" -lt "$n" ]; then
 		result_set concurrent status FAIL
 		result_set concurrent reason "$failed of $n sessions failed ($(hold_get open_failed) did not open, ${dead:-0} died while open); probable limit: $(result_get concurrent limit_text)$(hold_stopped_note)"
-	elif [ "$left" -gt 0 ] || [ "$(hold_get children_left)" != 0 ]; then
+	elif [ "${left:-0}" -gt 0 ] || [ "$(hold_get children_left)" != 0 ]; then
 		result_set concurrent status FAIL
 		result_set concurrent reason "all sessions worked, but $left ssh clients were still running after the close"
 	else

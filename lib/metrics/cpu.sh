@@ -1,64 +1,37 @@
 # shellcheck shell=bash
 # cpu: sshd CPU time per login (user and system) and the client's CPU per
-# login, from this run's rate test or from a short rate run of its own;
-# sshd CPU per GB from the transfer test when it ran or can be asked.
-
-# shellcheck source=lib/metrics/rate.sh
-. "$KIT_DIR/lib/metrics/rate.sh"
-
-CPU_RATE_SECONDS=5
+# login, from the probe loginload (the closed-loop login run rate uses
+# too); sshd CPU per GB from the probe bulk (the default cipher's upload
+# transfer uses too). Both run once per run, whichever test needs them
+# first (test-ssh.sh, lib/metrics.tab).
 
 about_cpu () {
-	printf 'sshd CPU per login (from rate, else a %s s rate run) and per GB (from transfer) (up to %s s)\n' \
-		"$CPU_RATE_SECONDS" "$((CPU_RATE_SECONDS + 3))"
+	printf 'sshd CPU per login (the closed-loop login run, %s s) and per GB (the default-cipher upload, %s MB)\n' \
+		"$DURATION" "$TRANSFER_MB"
 }
 
-# Copies the per-GB keys of transfer into cpu; "no" when there are none.
+# Copies the per-GB keys of the bulk probe into cpu; "no" when it has none.
 cpu_per_gb () {
-	local out key
-	if [ -n "$(result_get transfer cpu_sshd_s_per_gb)" ]; then
-		result_set cpu per_gb_from "the transfer test of this run"
-		for key in cpu_sshd_s_per_gb cpu_client_s_per_gb; do
-			result_set cpu "$key" "$(result_get transfer "$key")"
-		done
+	local probe="$DATA_DIR/probe-bulk.env" key value
+	for key in cpu_sshd_s_per_gb cpu_client_s_per_gb; do
+		result_set cpu "$key" "$(kv_get "$probe" "$key")"
+	done
+	value=$(result_get cpu cpu_sshd_s_per_gb)
+	if [ -n "$value" ] && [ "$value" != - ]; then
+		result_set cpu per_gb_from "the default cipher's upload of this run ($(kv_get "$probe" cipher), $(( $(kv_get "$probe" bytes) / 1000000 )) MB)"
 		return 0
 	fi
-	if [ -f "$KIT_DIR/lib/metrics/transfer.sh" ]; then
-		# shellcheck source=/dev/null
-		. "$KIT_DIR/lib/metrics/transfer.sh"
-		if declare -F transfer_cpu_per_gb >/dev/null; then
-			out=$(transfer_cpu_per_gb 2>>"$RAW_DIR/cpu-errors.txt") || true
-			printf '%s\n' "$out" >"$RAW_DIR/cpu-per-gb.env"
-			for key in cpu_sshd_s_per_gb cpu_client_s_per_gb; do
-				result_set cpu "$key" "$(printf '%s\n' "$out" | sed -n "s/^$key=//p" | tail -n 1)"
-			done
-			if [ -n "$(result_get cpu cpu_sshd_s_per_gb)" ]; then
-				result_set cpu per_gb_from "one default-cipher transfer run by this test"
-				return 0
-			fi
-		fi
-	fi
-	result_set cpu per_gb_from "not measured (transfer not available)"
+	result_set cpu per_gb_from "not measured ($(kv_get "$probe" cpu_note | sed 's/^$/the default cipher'"'"'s upload gave no figure/'))"
 	return 1
 }
 
 measure_cpu () {
-	local src=rate per_login per_gb="" fail="" key
-	if [ "$(result_get rate status)" = "" ] || [ -z "$(result_get rate sshd_cpu_ms_per_login)" ]; then
-		src=cpu-rate
-		if ! rate_run cpu-rate "$RATE_WORKERS" "$CPU_RATE_SECONDS"; then
-			result_set cpu status ERROR
-			result_set cpu reason "the short rate run for the CPU figure failed (raw/cpu-rate-driver-errors.txt)"
-			return 1
-		fi
-		result_set cpu login_from "a ${CPU_RATE_SECONDS} s rate run of its own ($RATE_WORKERS clients)"
-	else
-		result_set cpu login_from "the rate test of this run"
-	fi
+	local probe="$DATA_DIR/probe-loginload.env" per_login per_gb="" fail="" key
+	result_set cpu login_from "the closed-loop login run of this run ($(kv_get "$probe" workers) clients, $(kv_get "$probe" duration_s | cut -d. -f1) s)"
 	for key in ok failed logins_per_s sshd_cpu_ms_per_login sshd_user_ms_per_login sshd_system_ms_per_login \
 		client_cpu_ms_per_login cpu_source cpu_total_from cpu_split_from sshd_unit_cpu_ms sshd_session_cpu_ms \
 		capacity_logins_per_s cores generator_limited sshd_manager_cpu_ms sshd_manager_ms_per_login manager_cpu_lost; do
-		result_set cpu "$key" "$(result_get "$src" "$key")"
+		result_set cpu "$key" "$(kv_get "$probe" "$key")"
 	done
 	per_login=$(result_get cpu sshd_cpu_ms_per_login)
 	cpu_per_gb && per_gb=$(result_get cpu cpu_sshd_s_per_gb)

@@ -1,46 +1,14 @@
 # shellcheck shell=bash
 # memory: PSS of the test server and of what its sessions run, at rest and
 # with CONCURRENT_SESSIONS sessions open; per session = the difference
-# divided by the sessions. Uses the samples `concurrent` took during its
-# hold (data/memory-hold.env) when it ran in the same run, else holds the
-# sessions itself. Also the RSS of one session, to show why RSS must not
-# be added up.
+# divided by the sessions. The samples are the probe hold's
+# (lib/probes/hold.sh, whose sessions concurrent judges). Also the RSS of
+# one session, to show why RSS must not be added up.
 # shellcheck source=lib/hold.sh
 . "$KIT_DIR/lib/hold.sh"
 
 about_memory () {
-	if [ -s "$DATA_DIR/memory-hold.env" ]; then
-		printf 'memory of the test server at rest and with the %s sessions of concurrent (no extra time)\n' "$CONCURRENT_SESSIONS"
-	else
-		printf 'memory of the test server at rest and with %s sessions open (about %s s)\n' \
-			"$CONCURRENT_SESSIONS" "$(( CONCURRENT_SESSIONS / 10 + 10 ))"
-	fi
-}
-
-# Holds CONCURRENT_SESSIONS sessions itself and samples, into $1.
-memory_own_hold () {
-	local mem=$1 n=$CONCURRENT_SESSIONS p=$CONCURRENT_LOGIN_PARALLEL root
-	{
-		printf 'source=memory\n'
-		printf 'mem_available_kb=%s\n' "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
-		server_memory rest_
-	} >"$mem.tmp" 2>>"$RAW_DIR/memory-hold-errors.txt" || return 1
-	server_memory_rows >"$RAW_DIR/memory-rest.tsv" 2>>"$RAW_DIR/memory-hold-errors.txt" || true
-	hold_start memory "$n" "$p" || return 1
-	if hold_wait open "$(hold_open_seconds "$n" "$p")" && [ "$(hold_get opened)" -gt 0 ]; then
-		root=$(session_roots | head -n 1)
-		{
-			printf 'sessions_open=%s\n' "$(hold_get opened)"
-			server_memory open_
-			if [ -n "$root" ]; then
-				session_memory one_ "$root"
-				session_memory_rows "$root" >"$RAW_DIR/memory-one-session.tsv"
-			fi
-		} >>"$mem.tmp" 2>>"$RAW_DIR/memory-hold-errors.txt" && mv -f "$mem.tmp" "$mem"
-	fi
-	rm -f "$mem.tmp"
-	hold_end || true
-	[ -s "$mem" ]
+	printf 'memory of the test server at rest and with the %s sessions of the hold\n' "$CONCURRENT_SESSIONS"
 }
 
 # kb_mb KB: KiB (as /proc counts) to MB of 10^6 bytes, one decimal.
@@ -49,21 +17,25 @@ kb_mb () {
 }
 
 measure_memory () {
-	local mem="$DATA_DIR/memory-hold.env" k v sessions rest open per_kb per_mb avail
+	local probe="$DATA_DIR/probe-hold.env" k v sessions rest open per_kb per_mb avail
 	local listener rest_mgr open_mgr rest_other manager
-	if [ ! -s "$mem" ]; then
-		memory_own_hold "$mem" || {
-			result_set memory status ERROR
-			result_set memory figure -
-			result_set memory reason "no session could be held open for the sample$(hold_stopped_note); see raw/memory-hold-errors.txt and raw/memory-ssh-errors.txt"
-			result_set memory summary "no sample"
-			return 1
-		}
+	result_set memory source hold
+	result_set memory hold_raw raw/probe-hold
+	# The holder's own output, for hold_stopped_note.
+	HOLD_OUT="$RAW_DIR/probe-hold-hold.txt"
+	if [ "$(kv_get "$probe" sessions_open)" = "" ]; then
+		result_set memory status ERROR
+		result_set memory figure -
+		result_set memory reason "no session could be held open for the sample (the hold opened $(kv_get "$probe" opened | sed 's/^$/none/') of $(kv_get "$probe" sessions))$(hold_stopped_note); see raw/probe-hold-hold-errors.txt and raw/probe-hold-ssh-errors.txt"
+		result_set memory summary "no sample"
+		return 1
 	fi
-	# Everything the sample holds, into the test's data.
+	# The hold's samples, into the test's data.
 	while IFS='=' read -r k v; do
-		[ -n "$k" ] && result_set memory "$k" "$v"
-	done <"$mem"
+		case $k in
+		mem_available_kb | sessions_open | rest_* | open_*pss_kb | open_*rss_kb | open_*processes | one_*) result_set memory "$k" "$v" ;;
+		esac
+	done <"$probe"
 	sessions=$(result_get memory sessions_open)
 	rest=$(result_get memory rest_pss_kb)
 	open=$(result_get memory open_pss_kb)

@@ -2,8 +2,9 @@
 # session: commands over an open connection. One master connection
 # (ControlMaster, socket in the kit's state folder), then SESSION_COMMANDS
 # runs of `ssh sshperf-test true` through it, each timed (sshperf-repeat);
-# compared with a full login (from `login` in the same run, else
-# a few logins measured here). The master is closed at the end.
+# compared with a full login (SESSION_LOGINS logins measured here, so the
+# comparison does not depend on which tests ran before). The master is
+# closed at the end.
 
 SESSION_LOGINS=5
 
@@ -82,16 +83,9 @@ session_stop_master () {
 	rm -f "$STATE_DIR"/cm-*
 }
 
-# The p50 of a full login: from `login` in this run, else measured here.
+# The p50 of a full login, measured here.
 session_login_p50 () {
-	local p50 tsv="$RAW_DIR/session-logins.tsv"
-	p50=$(result_get login total_p50)
-	if [ -n "$p50" ] && [ "$p50" != - ]; then
-		result_set session login_source "the login test of this run"
-		result_set session login_n "$(result_get login total_n)"
-		printf '%s' "$p50"
-		return 0
-	fi
+	local tsv="$RAW_DIR/session-logins.tsv"
 	helper login -H -n "$SESSION_LOGINS" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>>"$RAW_DIR/session-errors.txt" || true
 	helper summary -c total_ms -w status=ok -p login_ "$tsv" >"$RAW_DIR/session-logins.env" 2>/dev/null || true

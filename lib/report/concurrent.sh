@@ -3,13 +3,16 @@
 # The report's section for `concurrent`; sourced by lib/render.sh.
 
 report_concurrent () {
-	local n alive opened dead failed limit
+	local n alive opened dead failed limit raw
 	n=$(t concurrent sessions)
 	alive=$(t concurrent alive)
 	opened=$(t concurrent opened)
 	dead=$(t concurrent dead)
 	failed=$(t concurrent failed)
 	limit=$(t concurrent limit)
+	# The hold's raw files (runs before the probes: raw/concurrent-*).
+	raw=$(t concurrent hold_raw)
+	raw=${raw:-raw/concurrent}
 	printf '%s sessions were opened and kept open at the same time, at most %s logging in at once (so `MaxStartups` never refused one). ' \
 		"$n" "$(t concurrent parallel)"
 	printf 'Each session runs `cat` on the server. With all of them open, a line of its own was sent through every session: a session counts as alive only when exactly that line came back.\n\n'
@@ -48,8 +51,8 @@ report_concurrent () {
 				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`); with `ulimit -u` = %d, about %d such sessions fit before the process limit is reached. A real login shell adds processes per user.\n", per, nproc, nproc / per
 		}'
 	else
-		printf -- '- %s of %s sessions failed. Probable cause: **%s**. The messages of each failed session are in `raw/concurrent-ssh-errors.txt`, the server'"'"'s own log of the run in `raw/concurrent-sshd-log.txt`.\n' \
-			"$failed" "$n" "$(t concurrent limit_text)"
+		printf -- '- %s of %s sessions failed. Probable cause: **%s**. The messages of each failed session are in `%s-ssh-errors.txt`, the server'"'"'s own log of the run in `%s-sshd-log.txt`.\n' \
+			"$failed" "$n" "$(t concurrent limit_text)" "$raw" "$raw"
 		case $limit in
 		processes | tasksmax)
 			printf -- '- `fork: Resource temporarily unavailable` means the test user may start no more processes. Raise `nproc` for the users concerned (a file in `/etc/security/limits.d/`; RHEL ships `20-nproc.conf` with 4096), or on systemd hosts `UserTasksMax` / `TasksMax=` of `user-UID.slice`.\n' ;;

@@ -5,6 +5,7 @@
 report_cpu () {
 	local gb
 	gb=$(t cpu cpu_sshd_s_per_gb)
+	[ "$gb" != - ] || gb=""
 	printf 'CPU time of the test server: the listener, the per-connection processes, the session and the command each login ran, including processes that ended during the measurement (source: %s). Per login from %s (%s ok logins); per GB from %s.\n\n' \
 		"$(t cpu cpu_source)" "$(t cpu login_from)" "$(t cpu ok)" "$(t cpu per_gb_from)"
 	[ "$(t cpu cpu_source)" != proc ] || printf 'Without systemd the per-login figure is a lower bound: a session process that sshd'"'"'s monitor leaves behind at the end is collected by init, and its CPU is not counted.\n\n'
@@ -20,7 +21,7 @@ report_cpu () {
 		printf '| sshd CPU per GB (default cipher) | %s s | <= %s s |\n' "$gb" "$(get "$DATA_DIR/settings.env" TARGET_CPU_S_PER_GB | tr -d "'")"
 		printf '| ssh client CPU per GB | %s s | - |\n' "$(t cpu cpu_client_s_per_gb)"
 	else
-		printf '| sshd CPU per GB | not measured (transfer not available) | - |\n'
+		printf '| sshd CPU per GB | %s | - |\n' "$(t cpu per_gb_from | sed 's/^$/not measured/')"
 	fi
 	printf '\n**Sizing with these figures:** cores needed ≈ logins/s x CPU per login + MB/s x CPU per GB / 1000. '
 	printf 'For 20 logins/s and 500 MB/s on this host: 20 x %s ms + 500 x %s s / 1000 ≈ **%s cores**%s.\n\n' \

@@ -11,7 +11,7 @@ memory_kb_mb () {
 }
 
 report_memory () {
-	local n per src listener mgr has_mgr
+	local n per src listener mgr has_mgr raw
 	n=$(t memory sessions_open)
 	per=$(t memory per_session_mb)
 	listener=$(t memory listener_mb)
@@ -21,9 +21,16 @@ report_memory () {
 	# Manager rows only where one ran (systemd, the user's manager up).
 	has_mgr=$(( $(t memory rest_manager_processes | grep -x '[0-9]*' || echo 0) + $(t memory open_manager_processes | grep -x '[0-9]*' || echo 0) ))
 	src=$(t memory source)
+	# Where the per-process rows are: the hold's (runs before the probes:
+	# raw/memory-*).
+	raw=$(t memory hold_raw)
+	raw=${raw:+$raw-memory}
+	raw=${raw:-raw/memory}
 	printf 'Memory of the test server: the listener, every per-connection sshd process and the commands the sessions run (here `cat`), summed as PSS from `/proc/PID/smaps_rollup`. '
 	[ "$has_mgr" = 0 ] || printf 'Under systemd the test user'"'"'s slice also holds that user'"'"'s own systemd manager; the rows marked with a dash split the figures by whose the processes are (told apart by pid and cgroup). '
-	if [ "$src" = concurrent ]; then
+	if [ "$src" = hold ]; then
+		printf 'Sampled during the run'"'"'s shared hold of sessions (the measurement `hold`, whose sessions `concurrent` checks): once before its sessions were opened, once with all %s open.\n\n' "${n:-0}"
+	elif [ "$src" = concurrent ]; then
 		printf 'Sampled during the `concurrent` test: once before its sessions were opened, once with all %s open.\n\n' "${n:-0}"
 	else
 		printf 'Sampled once before and once with %s sessions open (held by this test).\n\n' "${n:-0}"
@@ -64,15 +71,15 @@ report_memory () {
 		printf -- '- For N sessions: about %s MB + N x %s MB; for 500 sessions about **%s MB**, not counting what the users run (a login shell adds a few MB per session, editors and tools more).\n' \
 			"${listener:--}" "${per:--}" "$(t memory estimate_500_mb)"
 	fi
-	awk -v o="$(t memory rest_other_pss_kb)" -v mb="$(t memory rest_other_mb)" 'BEGIN {
+	awk -v o="$(t memory rest_other_pss_kb)" -v mb="$(t memory rest_other_mb)" -v raw="$raw" 'BEGIN {
 		if (o + 0 > 0)
-			printf "- %s MB at rest belonged neither to the listener nor to the manager (a session of an earlier test still closing, or a process its sessions left behind); it is not in the estimates. The per-process rows are in `raw/memory-rest.tsv`.\n", mb
+			printf "- %s MB at rest belonged neither to the listener nor to the manager (a session of an earlier test still closing, or a process its sessions left behind); it is not in the estimates. The per-process rows are in `%s-rest.tsv`.\n", mb, raw
 	}'
 	printf -- '- With %s MB available before the test, about %s such sessions would fit in memory; with a shell and programs per user, divide by the real per-user size instead.\n' \
 		"$(t memory available_mb)" "$(t memory sessions_fit)"
-	awk -v per="${per:-0}" 'BEGIN {
+	awk -v per="${per:-0}" -v raw="$raw" 'BEGIN {
 		if (per + 0 > 6)
-			print "- More than about 3 MB per session is unusual for sshd itself: look for PAM modules that stay in the session (`pam_systemd`, `pam_sss`) or a large environment; the per-process rows are in `raw/memory-one-session.tsv`."
+			print "- More than about 3 MB per session is unusual for sshd itself: look for PAM modules that stay in the session (`pam_systemd`, `pam_sss`) or a large environment; the per-process rows are in `" raw "-one-session.tsv`."
 	}'
 	printf '\n**What to change when it is high:** there is little to tune in sshd itself; plan RAM for the sessions you expect plus the users'"'"' programs. Connection sharing (`ControlMaster`) saves a whole session'"'"'s processes for each extra command from the same client.\n\n'
 }

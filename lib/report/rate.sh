@@ -47,7 +47,7 @@ report_rate () {
 	printf '**How to read this result:**\n\n'
 	awk -v rate="$(t rate logins_per_s)" -v workers="$(t rate workers)" -v p50="$(t rate login_p50)" \
 		-v failed="$(t rate failed)" -v gen="$(t rate generator_limited)" \
-		-v lp50="$(get "$DATA_DIR/login.env" total_p50)" 'BEGIN {
+		-v lp50="$(compared rate login total_p50)" -v raw="$(t rate loginload_raw | sed 's|^$|raw/rate|')" 'BEGIN {
 		if (p50 > 0)
 			printf "- With %d clients that each wait for their own login, the rate can only be about clients / login time = %d / %.3f s = %.0f logins/s; measured %.1f. It is a statement about login time under parallel load, not the ceiling of the server: that is the knee above.\n", workers, workers, p50 / 1000, workers / (p50 / 1000), rate
 		if (lp50 > 0 && p50 > 0)
@@ -55,7 +55,7 @@ report_rate () {
 		if (gen == "yes")
 			print "- The ssh clients and sshd share this machine and it was (nearly) fully busy: the clients, not sshd, set this figure. The verdict uses the knee."
 		if (failed > 0)
-			print "- Logins failed under load: see `raw/rate-errors.txt`. `Exceeded MaxStartups` or `Connection reset` means more logins arrived at once than `MaxStartups` lets through; time-outs mean the server was overloaded."
+			print "- Logins failed under load: see `" raw "-errors.txt`. `Exceeded MaxStartups` or `Connection reset` means more logins arrived at once than `MaxStartups` lets through; time-outs mean the server was overloaded."
 	}'
 	printf '\n**What to change when it is poor:** fewer logins (ControlMaster/ControlPersist for repeated commands); a lighter PAM session stack (no slow `pam_exec`, motd or lastlog scripts); raise `MaxStartups` if many logins come at once; to measure a higher closed-loop rate raise both: `MAX_STARTUPS=100:30:200 ./start-ssh.sh && RATE_WORKERS=64 ./test-ssh.sh rate`.\n\n'
 }

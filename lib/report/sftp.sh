@@ -68,7 +68,7 @@ report_sftp () {
 
 	printf '**How to read this result:**\n\n'
 	awk -v up="$(t sftp large_up_mbs)" -v down="$(t sftp large_down_mbs)" -v target="$(t sftp target)" \
-		-v tup="$(get "$DATA_DIR/transfer.env" default_up_mbs)" -v tdown="$(get "$DATA_DIR/transfer.env" default_down_mbs)" \
+		-v tup="$(compared sftp transfer default_up_mbs)" -v tdown="$(compared sftp transfer default_down_mbs)" \
 		-v fps="${fps:--}" -v msf="${ms_file:--}" -v ftarget="$(t sftp target_files_per_s)" -v mb="$(t sftp file_mb)" 'BEGIN {
 		if (up != "" && up != "-" && down != "" && down != "-") {
 			if (up + 0 >= target && down + 0 >= target)
