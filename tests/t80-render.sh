@@ -366,7 +366,7 @@ test_expect 'the SVGs show the plotted values' '
 	grep -q ">26<" "$d/burst-accepted.svg" && grep -q ">18<" "$d/burst-accepted.svg" &&
 	grep -q "MaxStartups 10:30:100" "$d/burst-accepted.svg" &&
 	grep -q ">205<" "$d/transfer-ciphers.svg" && grep -q "3712.4 MB/s" "$d/transfer-ciphers.svg" &&
-	grep -q "chacha20-poly1305@openssh.com download: 176.5" "$d/transfer-ciphers.svg" &&
+	grep -q "chacha20-poly1305@openssh.com down: 176.5" "$d/transfer-ciphers.svg" &&
 	grep -q ">1366<" "$d/memory-sessions.svg" &&
 	grep -q "p95 login: 612.0 ms" "$RES/$B/charts/login-latency.svg"
 '
