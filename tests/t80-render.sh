@@ -371,14 +371,6 @@ test_expect 'the SVGs show the plotted values' '
 	grep -q "p95 login: 612.0 ms" "$RES/$B/charts/login-latency.svg"
 '
 
-test_expect 'the MaxStartups model: all in up to start, then fewer' '
-	maxstartups_expected 10:30:100 5 10 20 50 >m.txt &&
-	printf "5\t5.0\n10\t10.0\n" >want.txt &&
-	head -n 2 m.txt | test_cmp want.txt - &&
-	awk -F"\t" "NR == 3 { exit !(\$2 > 15 && \$2 < 20) } NR == 4 { exit !(\$2 > 25 && \$2 < 40) }" m.txt &&
-	test "$(maxstartups_expected 10 50)" = "$(printf "50\t10.0")"
-'
-
 test_expect 'chart text is escaped' '
 	printf "label\tvalue\na<b & \"c\"\t3\n" | svg_bars "$TEST_TMP/e.svg" "x < y & z" "ms" &&
 	grep -q "a&lt;b &amp; &quot;c&quot;" "$TEST_TMP/e.svg" &&
