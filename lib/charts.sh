@@ -1,6 +1,4 @@
-# shellcheck shell=bash disable=SC2015
-# (SC2015: `[ -f "$f" ] && has_columns ... || continue` is meant: skip
-# when either fails.)
+# shellcheck shell=bash
 # SVG charts of a run, drawn by the kit itself (bash and awk; no network, no
 # extra package). Sourced by lib/render.sh: charts_write RUN_DIR draws every
 # chart whose data exists into RUN_DIR/charts/, chart_links NAME prints the
@@ -14,24 +12,25 @@
 #     (REF_SERIES="2 3": those series are references: dashed, no labels)
 #
 # The charts and the data they read (a chart whose data is absent is not
-# drawn):
+# drawn); the tables and their columns are declared in docs/data.md:
 #   login-phases.svg     data/login.env  PHASE_p50 (connect greeting kex auth session)
 #   NAME-latency.svg     data/NAME.env   p50 p90 p95 p99 max of the test's main
-#                        latency (login: total_*; others: the first PREFIXp50
-#                        key with a matching PREFIXp95), NAME = login auth rate
-#                        session interactive
-#   burst-accepted.svg   raw/burst-steps.tsv (or raw/burst-*.tsv) with columns
-#                        clients and ok (or accepted); one row per step, or
-#                        one row per client (outcome ok) to be counted; next to
-#                        the MaxStartups model from data/settings.env
-#   transfer-ciphers.svg raw/transfer-*.tsv with columns cipher, mbs (or
-#                        mb_s), optional direction and ceiling_mbs; or
-#                        raw/ceiling*.tsv with cipher and mbs for the ceiling
+#                        latency (login: total_*, session: p*, interactive:
+#                        libssh_* and ssh_*; auth and rate: the first
+#                        PREFIXp50 key with a matching PREFIXp95)
+#   burst-accepted.svg   raw/burst-steps.tsv, columns clients and ok, next to
+#                        the MaxStartups model (lib/maxstartups.sh)
+#   transfer-ciphers.svg raw/transfer-runs.tsv, columns cipher, direction,
+#                        mbs; raw/transfer-ceiling.tsv, columns cipher, mbs
 #   rate-sweep-achieved.svg, rate-sweep-latency.svg
-#                        raw/rate-sweep.tsv with columns offered_per_s,
+#                        raw/rate-sweep.tsv, columns offered_per_s,
 #                        achieved_per_s, p50_ms, p95_ms
-#   memory-sessions.svg  raw/memory-*.tsv with columns sessions and pss_mb
-#                        (or pss_kb)
+#   memory-sessions.svg  data/memory.env rest_pss_kb, open_pss_kb,
+#                        sessions_open (concurrent-memory.svg: the same keys
+#                        of data/probe-hold.env, without a memory test)
+
+# shellcheck source=lib/maxstartups.sh
+. "$KIT_DIR/lib/maxstartups.sh"
 
 CHART_PALETTE="#4477aa #ee6677 #228833 #ccbb44 #66ccee #aa3377 #bbbbbb"
 
@@ -248,37 +247,25 @@ chart_get () {
 	kv_cached "$1" "$2"
 }
 
-# tsv_columns FILE NAME|ALT... [-- NAME|ALT...]: the named columns of a TSV
-# file with a header (the first alternative found per column; a column not
-# found is empty), tab-separated, without the header.
+# tsv_columns FILE NAME...: the named columns of a TSV file with a header
+# (docs/data.md), tab-separated, without the header; status 1 when the file
+# or one of the columns is missing.
 tsv_columns () {
 	local file=$1
 	shift
+	[ -f "$file" ] || return 1
 	awk -F'\t' -v want="$*" '
 	NR == 1 {
 		n = split(want, w, " ")
-		for (i = 1; i <= n; i++) {
-			col[i] = 0
-			m = split(w[i], alt, "|")
-			for (a = 1; a <= m && !col[i]; a++)
-				for (j = 1; j <= NF; j++) if ($j == alt[a]) { col[i] = j; break }
-		}
+		for (i = 1; i <= NF; i++) at[$i] = i
+		for (i = 1; i <= n; i++) { if (!(w[i] in at)) exit 1; col[i] = at[w[i]] }
 		next
 	}
 	{
 		line = ""
-		for (i = 1; i <= n; i++) line = line (i > 1 ? "\t" : "") (col[i] ? $col[i] : "")
+		for (i = 1; i <= n; i++) line = line (i > 1 ? "\t" : "") $col[i]
 		print line
 	}' "$file"
-}
-
-# has_columns FILE NAME|ALT...: every named column is in the header.
-has_columns () {
-	local file=$1 c
-	shift
-	for c in "$@"; do
-		head -n 1 "$file" | tr '\t' '\n' | grep -Eqx -- "$c" || return 1
-	done
 }
 
 # latency_prefix ENV TEST: the key prefix of the test's main latency.
@@ -354,97 +341,35 @@ chart_latency () {
 	} | svg_bars "$run/charts/$name-latency.svg" "$title: percentiles (ms${n:+, n = $n})" "ms"
 }
 
-# The MaxStartups model: the expected number of clients let in when N
-# arrive at once and none has finished authenticating (sshd drops the next
-# one with probability rate + (100 - rate) * (pending - start) / (full - start)).
-maxstartups_expected () {
-	local spec=$1
-	shift
-	awk -v spec="$spec" -v steps="$*" 'BEGIN {
-		n = split(spec, m, ":"); start = m[1] + 0
-		rate = (n >= 2) ? m[2] + 0 : 100; full = (n >= 3) ? m[3] + 0 : start
-		ns = split(steps, st, " ")
-		for (s = 1; s <= ns; s++) {
-			N = st[s] + 0
-			delete P; P[0] = 1
-			for (c = 1; c <= N; c++) {
-				delete Q
-				for (key in P) {
-					k = key + 0
-					if (k < start) pin = 1
-					else if (k >= full) pin = 0
-					else pin = 1 - (rate + (100 - rate) * (k - start) / (full - start)) / 100
-					Q[k + 1] += P[key] * pin; Q[k] += P[key] * (1 - pin)
-				}
-				delete P; for (k in Q) P[k] = Q[k]
-			}
-			e = 0; for (k in P) e += k * P[k]
-			printf "%d\t%.1f\n", N, e
-		}
-	}'
-}
-
 chart_burst () {
-	local run=$1 f tsv="" data spec steps
-	if [ -f "$run/raw/burst-steps.tsv" ]; then
-		tsv=$run/raw/burst-steps.tsv
-	else
-		for f in "$run"/raw/burst-*.tsv; do
-			[ -f "$f" ] && has_columns "$f" 'clients|step' 'ok|accepted' && { tsv=$f; break; }
-		done
-	fi
-	if [ -n "$tsv" ]; then
-		data=$(tsv_columns "$tsv" 'clients|step' 'ok|accepted' | awk -F'\t' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { a[$1] = $2 } END { for (k in a) print k "\t" a[k] }' | sort -n)
-	else
-		# Per-client files: raw/burst-N.tsv with an outcome column.
-		data=$(for f in "$run"/raw/burst-[0-9]*.tsv; do
-			[ -f "$f" ] && has_columns "$f" outcome || continue
-			n=$(basename "$f" .tsv); n=${n#burst-}
-			case $n in *[!0-9]*) continue ;; esac
-			printf '%s\t%s\n' "$n" "$(tsv_columns "$f" outcome | grep -cx ok || true)"
-		done | sort -n)
-	fi
+	local run=$1 data spec steps
+	data=$(tsv_columns "$run/raw/burst-steps.tsv" clients ok |
+		awk -F'\t' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { a[$1] = $2 } END { for (k in a) print k "\t" a[k] }' | sort -n) || true
 	[ -n "$data" ] || return 0
-	spec=$(chart_get "$run/data/environment.env" sshd_maxstartups)
-	[ -n "$spec" ] || spec=$(chart_get "$run/data/settings.env" MAX_STARTUPS | tr -d "'")
+	spec=$(maxstartups_of_run "$run")
 	steps=$(printf '%s\n' "$data" | cut -f1 | tr '\n' ' ')
 	{
 		printf 'clients\tlogged in (measured)\tall clients\tMaxStartups %s (expected)\n' "${spec:-?}"
-		if [ -n "$spec" ]; then
-			join -t "$(printf '\t')" <(printf '%s\n' "$data" | sort -k1,1) \
-				<(maxstartups_expected "$spec" "$steps" | sort -k1,1) | sort -n |
-				awk -F'\t' -v OFS='\t' '{ print $1, $2, $1, $3 }'
-		else
-			printf '%s\n' "$data" | awk -F'\t' -v OFS='\t' '{ print $1, $2, $1, "" }'
-		fi
+		join -t "$(printf '\t')" -a 1 <(printf '%s\n' "$data" | sort -k1,1) \
+			<(maxstartups_expected "$spec" "$steps" | sort -k1,1) | sort -n |
+			awk -F'\t' -v OFS='\t' '{ print $1, $2, $1, $3 }'
 	} | REF_SERIES="2 3" svg_lines "$run/charts/burst-accepted.svg" "Burst: clients logged in when released at once" "clients released at once" "clients logged in"
 }
 
+# One bar group per cipher: a bar per direction, and the cipher's ceiling.
 chart_transfer () {
-	local run=$1 f rows="" ceil=""
-	for f in "$run"/raw/transfer-*.tsv; do
-		case $f in *ceiling*) continue ;; esac
-		[ -f "$f" ] && has_columns "$f" cipher 'mbs|mb_s|MBps' || continue
-		rows="$rows$(tsv_columns "$f" cipher direction 'mbs|mb_s|MBps' 'ceiling_mbs|ceiling')
-"
-	done
-	[ -n "$rows" ] || return 0
-	for f in "$run"/raw/ceiling*.tsv "$run"/raw/transfer-ceiling*.tsv; do
-		[ -f "$f" ] && has_columns "$f" cipher 'mbs|mb_s' || continue
-		ceil="$ceil$(tsv_columns "$f" cipher 'mbs|mb_s')
-"
-	done
-	# cipher -> one row: upload, download (or the plain figure), ceiling.
+	local run=$1 rows ceil
+	rows=$(tsv_columns "$run/raw/transfer-runs.tsv" cipher direction mbs) || return 0
+	ceil=$(tsv_columns "$run/raw/transfer-ceiling.tsv" cipher mbs) || ceil=""
 	{
-		printf '%s' "$ceil" | sed 's/^/C\t/'
-		printf '%s' "$rows" | sed 's/^/T\t/'
+		printf '%s\n' "$ceil" | sed 's/^/C\t/'
+		printf '%s\n' "$rows" | sed 's/^/T\t/'
 	} | awk -F'\t' '
 	$1 == "C" && $2 != "" { ceil[$2] = $3; next }
 	$1 == "T" && $2 != "" {
 		c = $2; if (!(c in seen)) { seen[c] = 1; order[++n] = c }
-		d = ($3 == "") ? "SSH" : $3; if (!(d in dseen)) { dseen[d] = 1; dirs[++nd] = d }
+		d = $3; if (!(d in dseen)) { dseen[d] = 1; dirs[++nd] = d }
 		v[c, d] = $4
-		if ($5 != "" && $5 != "-") ceil[c] = $5
 	}
 	END {
 		printf "cipher"; for (j = 1; j <= nd; j++) printf "\t%s", dirs[j]
@@ -457,32 +382,22 @@ chart_transfer () {
 	}' | svg_bars "$run/charts/transfer-ciphers.svg" "Transfer per cipher, next to the cipher's ceiling" "MB/s"
 }
 
+# At rest and with every session open: the memory test's keys, else those
+# of the concurrent test's hold (then the chart belongs to concurrent).
 chart_memory () {
-	local run=$1 f data="" out env rest open sessions
-	for f in "$run"/raw/memory-*.tsv; do
-		[ -f "$f" ] && has_columns "$f" sessions 'pss_mb|pss_kb' || continue
-		if has_columns "$f" pss_mb; then
-			data=$(tsv_columns "$f" sessions pss_mb)
-		else
-			data=$(tsv_columns "$f" sessions pss_kb | awk -F'\t' -v OFS='\t' '$2 ~ /^[0-9.]+$/ { $2 = sprintf("%.1f", $2 / 1024) } 1')
-		fi
-		break
-	done
+	local run=$1 data="" out env rest open sessions
 	out="$run/charts/memory-sessions.svg"
-	if [ -z "$data" ]; then
-		# At rest and with every session open (the probe hold's samples).
-		for env in "$run/data/memory.env" "$run/data/probe-hold.env"; do
-			rest=$(chart_get "$env" rest_pss_kb)
-			open=$(chart_get "$env" open_pss_kb)
-			sessions=$(chart_get "$env" sessions_open)
-			if is_number "$rest" && is_number "$open" && is_number "$sessions"; then
-				data=$(awk -v r="$rest" -v o="$open" -v s="$sessions" 'BEGIN {
-					printf "0\t%.1f\n%d\t%.1f\n", r / 1024, s, o / 1024 }')
-				break
-			fi
-		done
-		[ -f "$run/data/memory.env" ] || out="$run/charts/concurrent-memory.svg"
-	fi
+	for env in "$run/data/memory.env" "$run/data/probe-hold.env"; do
+		rest=$(chart_get "$env" rest_pss_kb)
+		open=$(chart_get "$env" open_pss_kb)
+		sessions=$(chart_get "$env" sessions_open)
+		if is_number "$rest" && is_number "$open" && is_number "$sessions"; then
+			data=$(awk -v r="$rest" -v o="$open" -v s="$sessions" 'BEGIN {
+				printf "0\t%.1f\n%d\t%.1f\n", r / 1024, s, o / 1024 }')
+			break
+		fi
+	done
+	[ -f "$run/data/memory.env" ] || out="$run/charts/concurrent-memory.svg"
 	[ -n "$data" ] || return 0
 	{
 		printf 'sessions\tPSS of the test server (MB)\n'
@@ -496,7 +411,7 @@ chart_memory () {
 # against the offered rate, next to TARGET_LOGIN_P95_MS.
 chart_rate_sweep () {
 	local run=$1 f="$1/raw/rate-sweep.tsv" target
-	[ -f "$f" ] && has_columns "$f" offered_per_s achieved_per_s p50_ms p95_ms || return 0
+	tsv_columns "$f" offered_per_s achieved_per_s p50_ms p95_ms >/dev/null || return 0
 	{
 		printf 'offered\tachieved logins/s\toffered (keeping up)\n'
 		tsv_columns "$f" offered_per_s achieved_per_s offered_per_s

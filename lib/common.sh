@@ -324,9 +324,7 @@ server_get () {
 }
 
 server_set () {
-	local tmp="$SERVER_ENV.tmp"
-	{ [ -f "$SERVER_ENV" ] && grep -v "^$1=" "$SERVER_ENV"; printf '%s=%s\n' "$1" "$2"; } >"$tmp" || true
-	mv -f "$tmp" "$SERVER_ENV"
+	kv_set "$SERVER_ENV" "$1" "$2"
 }
 
 # True when the test user is the kit's own; false for an existing account

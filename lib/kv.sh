@@ -4,6 +4,10 @@
 #   kv_get FILE KEY      the value of KEY, the last line wins; nothing (and
 #                        status 0) when the file or the key is missing.
 #                        Reads the file each time: for files still written.
+#   kv_set FILE KEY VAL  sets KEY: appends one line, so the last line wins
+#                        for every reader (kv_get, kv_load; results.json
+#                        lists a key where it first appears, with its last
+#                        value).
 #   kv_load FILE         reads FILE once into the cache (no process).
 #   kv_load_run RUN...   kv_load of every RUN/data/*.env.
 #   kv_cached FILE KEY   as kv_get, from the cache (loaded on first use):
@@ -17,6 +21,10 @@ KV_SH_SOURCED=1
 kv_get () {
 	[ -f "$1" ] || return 0
 	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+kv_set () {
+	printf '%s=%s\n' "$2" "$3" >>"$1"
 }
 
 declare -gA KV_CACHE=() KV_LOADED=()

@@ -15,12 +15,10 @@
 # shellcheck disable=SC2034 # used by the metric scripts and lib/hold.sh
 NO_ANSWER_STOP=3
 
-# result_set TEST KEY VALUE: one key=value in the test's data file.
+# result_set TEST KEY VALUE: one key=value in the test's data file
+# (appended; the last value of a key wins, lib/kv.sh).
 result_set () {
-	local file="$DATA_DIR/$1.env" tmp
-	tmp="$file.tmp"
-	{ [ -f "$file" ] && grep -v "^$2=" "$file"; printf '%s=%s\n' "$2" "$3"; } >"$tmp" || true
-	mv -f "$tmp" "$file"
+	kv_set "$DATA_DIR/$1.env" "$2" "$3"
 }
 
 result_get () {

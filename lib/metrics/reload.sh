@@ -103,7 +103,7 @@ measure_reload () {
 	deadline_s=$(awk -v t="$TARGET_RELOAD_MS" 'BEGIN { printf "%d", t * 3 / 1000 + 10 }')
 	helper connect -i 1000 -t "$(( deadline_s * 1000 ))" -T "$t0" 127.0.0.1 "$TEST_PORT" \
 		>"$RAW_DIR/reload-greeting.txt" 2>>"$RAW_DIR/reload-errors.txt" || true
-	greeting=$(sed -n 's/^greeting_ms=//p' "$RAW_DIR/reload-greeting.txt")
+	greeting=$(kv_get "$RAW_DIR/reload-greeting.txt" greeting_ms)
 	result_set reload greeting_ms "${greeting:--}"
 
 	# A complete login, again and again until one works.

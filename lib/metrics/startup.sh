@@ -87,15 +87,15 @@ startup_round () {
 	wait "$start_pid" || start_rc=$?
 	STARTUP_PIDS=""
 	t0=$(cat "$base-t0" 2>/dev/null || true)
-	greet_ns=$(sed -n 's/^greeting_mono_ns=//p' "$base-poll.env")
-	polled_from=$(sed -n 's/^start_mono_ns=//p' "$base-poll.env")
-	attempts=$(sed -n 's/^attempts=//p' "$base-poll.env")
+	greet_ns=$(kv_get "$base-poll.env" greeting_mono_ns)
+	polled_from=$(kv_get "$base-poll.env" start_mono_ns)
+	attempts=$(kv_get "$base-poll.env" attempts)
 	if [ "$start_rc" -ne 0 ] || [ -z "$t0" ]; then
 		status=start_failed
 		msg="server_start: $(tr '\n\t' '  ' <"$base-start.txt")"
 	elif [ "$poll_rc" -ne 0 ]; then
 		status=no_greeting
-		msg="no greeting within ${SERVER_START_TIMEOUT}s ($(sed -n 's/^last_error=//p' "$base-poll.env"))"
+		msg="no greeting within ${SERVER_START_TIMEOUT}s ($(kv_get "$base-poll.env" last_error))"
 	elif [ "$login_status" != ok ]; then
 		status=login_failed
 		msg="first login: $(awk -F'\t' 'NR == 2 { print $NF }' "$base-login.tsv")"

@@ -26,7 +26,7 @@ transfer_tsv_row () {
 }
 
 measure_transfer () {
-	local work bytes sel i=0 cipher mark dir f mac st mbs ceil pct failed=0 first_fail="" \
+	local work bytes sel i=0 cipher mark dir f mac st mbs ceil failed=0 first_fail="" \
 		default="" up down reason silent stopped="" total probe="$DATA_DIR/probe-bulk.env" k v
 	work="$RAW_DIR/transfer-ciphers"
 	mkdir -p "$work"
@@ -57,26 +57,20 @@ measure_transfer () {
 
 	printf 'cipher\tdirection\tstatus\tbytes_expected\tbytes\tseconds\tmbs\texit\tclient_cpu_s\tmessage\n' \
 		>"$RAW_DIR/transfer-runs.tsv"
-	printf 'cipher\tstatus\tevp\tmac\tmac_timed\tmbs\tbytes\tseconds\tnote\n' >"$RAW_DIR/transfer-ceiling.tsv"
+	printf 'cipher\tstatus\tevp\tmac\tmac_timed\tmbs\tbytes\tseconds\tnote\tdefault\n' >"$RAW_DIR/transfer-ceiling.tsv"
 	while IFS=$'\t' read -r cipher mark; do
 		[ -n "$cipher" ] || continue
 		i=$((i + 1))
-		result_set transfer "cipher_${i}" "$cipher"
-		result_set transfer "cipher_${i}_default" "$([ "$mark" = default ] && echo yes || echo no)"
 		progress_step "transfer: $cipher$([ "$mark" = default ] && echo ' (default)')"
 
 		# The ceiling: what one core does with this algorithm in OpenSSL.
 		f="$work/ceiling-$i.txt"
 		helper ceiling -s "$CEILING_SECONDS" -m "${mac:-hmac-sha2-256-etm@openssh.com}" "$cipher" >"$f" 2>"$f.err" || true
 		ceil=$(kv_get "$f" mbs)
-		result_set transfer "cipher_${i}_ceiling_mbs" "${ceil:--}"
-		result_set transfer "cipher_${i}_ceiling_evp" "$(kv_get "$f" evp)"
-		result_set transfer "cipher_${i}_ceiling_mac" "$(kv_get "$f" mac)"
-		result_set transfer "cipher_${i}_ceiling_mac_timed" "$(kv_get "$f" mac_timed)"
-		result_set transfer "cipher_${i}_ceiling_note" "$(kv_get "$f" note)$([ -s "$f.err" ] && tail -n 1 "$f.err")"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cipher" "$(kv_get "$f" status)" "$(kv_get "$f" evp)" "$(kv_get "$f" mac)" \
-			"$(kv_get "$f" mac_timed)" "${ceil:--}" "$(kv_get "$f" bytes)" "$(kv_get "$f" seconds)" "$(kv_get "$f" note)" \
-			>>"$RAW_DIR/transfer-ceiling.tsv"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cipher" "$(kv_get "$f" status)" "$(kv_get "$f" evp)" "$(kv_get "$f" mac)" \
+			"$(kv_get "$f" mac_timed)" "${ceil:--}" "$(kv_get "$f" bytes)" "$(kv_get "$f" seconds)" \
+			"$(printf '%s' "$(kv_get "$f" note)$([ -s "$f.err" ] && tail -n 1 "$f.err")" | tr '\t\n' '  ')" \
+			"$([ "$mark" = default ] && echo yes || echo no)" >>"$RAW_DIR/transfer-ceiling.tsv"
 
 		silent=0
 		for dir in up down; do
@@ -96,19 +90,9 @@ measure_transfer () {
 			transfer_tsv_row "$cipher" "$dir" "$f" >>"$RAW_DIR/transfer-runs.tsv"
 			st=$(kv_get "$f" status)
 			mbs=$(kv_get "$f" mbs)
-			result_set transfer "cipher_${i}_${dir}_status" "${st:-failed}"
-			result_set transfer "cipher_${i}_${dir}_bytes" "$(kv_get "$f" bytes)"
-			result_set transfer "cipher_${i}_${dir}_seconds" "$(kv_get "$f" seconds)"
-			if [ "$st" = ok ]; then
-				result_set transfer "cipher_${i}_${dir}_mbs" "$mbs"
-				pct=$(awk -v s="$mbs" -v c="${ceil:--}" 'BEGIN { if (c == "-" || c + 0 <= 0) print "-"; else printf "%.0f", 100 * s / c }')
-				result_set transfer "cipher_${i}_${dir}_pct" "$pct"
-			else
+			if [ "$st" != ok ]; then
 				# A short or failed transfer has no speed.
 				failed=$((failed + 1))
-				result_set transfer "cipher_${i}_${dir}_mbs" "-"
-				result_set transfer "cipher_${i}_${dir}_pct" "-"
-				result_set transfer "cipher_${i}_${dir}_message" "$(transfer_tsv_row "$cipher" "$dir" "$f" | cut -f10)"
 				[ -n "$first_fail" ] || first_fail="$cipher $dir: $st, $(kv_get "$f" bytes) of $bytes bytes arrived (ssh exit $(kv_get "$f" exit)): $(transfer_tsv_row "$cipher" "$dir" "$f" | cut -f10)"
 			fi
 			if [ "$mark" = default ]; then

@@ -2,33 +2,47 @@
 # (SC2016: backticks in the strings are markdown.)
 # The report's section for `burst`; sourced by lib/render.sh.
 
-# burst_model SPEC N...: "N<TAB>expected logged in" per N, from the one
-# MaxStartups model in lib/charts.sh (maxstartups_expected), which
-# lib/render.sh loads before the sections.
-burst_model () {
-	maxstartups_expected "$@"
-}
+# The MaxStartups model and parser: lib/maxstartups.sh (loaded by
+# lib/charts.sh, which lib/render.sh loads before the sections).
 
-# burst_lookup FILE N: the expected value for N in a burst_model output.
+# burst_lookup FILE N: the expected value for N in a maxstartups_expected
+# output.
 burst_lookup () {
 	awk -F'\t' -v n="$2" '$1 == n { print $2 }' "$1"
 }
 
+# The steps' rows, raw/burst-steps.tsv (docs/data.md): BURST_CELL[N|COLUMN].
+declare -gA BURST_CELL=()
+burst_load_steps () {
+	local key value
+	BURST_CELL=()
+	[ -f "$1" ] || return 0
+	while IFS= read -r key && IFS= read -r value; do
+		BURST_CELL[$key]=$value
+	done < <(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
+		{ for (i = 2; i <= NF; i++) printf "%s|%s\n%s\n", $1, name[i], $i }' "$1")
+}
+
+# step N COLUMN: a cell of the steps table; nothing for a step not run.
+step () {
+	printf '%s' "${BURST_CELL[$1|$2]:-}"
+}
+
 report_burst () {
-	local spec steps n start rate full model rec all rows confirmed spread goal mode oks other timeout
-	spec=$(t burst max_startups)
+	local spec steps n start='?' rate='?' full='?' model rec all rows confirmed spread goal mode oks other timeout
+	burst_load_steps "$RUN_DIR/raw/burst-steps.tsv"
+	spec=$(maxstartups_of_run "$RUN_DIR")
 	steps=$(t burst steps)
 	goal=$(t burst spread_goal_ms)
 	mode=$(t burst mode)
 	# A run without the key: the mode of the run's environment.
 	[ -n "$mode" ] || mode=$(get "$DATA_DIR/environment.env" service_mode)
-	IFS=: read -r start rate full <<<"${spec:-10:30:100}"
-	rate=${rate:-100} full=${full:-$start}
+	read -r start rate full < <(maxstartups_parse "$spec") || true
 	model=$(mktemp)
 	rec=$(mktemp)
 	all=$(printf '5 10 20 50 100 %s\n' "$steps" | tr ' ' '\n' | grep . | sort -nu | tr '\n' ' ')
-	burst_model "$spec" "$all" >"$model"
-	burst_model 100:30:200 "$all" >"$rec"
+	maxstartups_expected "$spec" "$all" >"$model" || true
+	maxstartups_expected 100:30:200 "$all" >"$rec"
 
 	printf 'For each step, that many `ssh` clients were started first and held at a barrier after their own start-up (a small gate program as their `ProxyCommand` waits there and makes the TCP connection only when released). Then all were released at the same moment and each was timed from that release. A client counts as refused when the server says so: sshd (at `LogLevel VERBOSE`) logs every connection it drops under `MaxStartups` with the client'"'"'s port, and every session it starts, and each client is matched to those lines by the port of its connection (%s). Only where the log names no client does the client'"'"'s own message decide (`Exceeded MaxStartups`, `Not allowed at this time`, or `kex_exchange_identification` with a closed or reset connection); the column *Refused by the clients'"'"' messages* shows that count, and a difference is a warning. This server runs with `MaxStartups %s`.\n\n' \
 		"$([ "$mode" = direct ] && echo 'the server log is `sshd.log` in the state folder' || echo 'from the journal of the unit')" "${spec:-?}"
@@ -36,40 +50,40 @@ report_burst () {
 	rows=0
 	for n in $steps; do
 		rows=$((rows + 1))
-		confirmed=$(t burst "step_${n}_log_confirmed")
-		spread=$(t burst "step_${n}_spread_ms")
-		other=$(t burst "step_${n}_failed")
-		timeout=$(t burst "step_${n}_timeout")
+		confirmed=$(step "$n" log_confirmed)
+		spread=$(step "$n" release_spread_ms)
+		other=$(step "$n" failed)
+		timeout=$(step "$n" timeout)
 		other=$(( ${other//[^0-9]/}+0 + ${timeout//[^0-9]/}+0 ))
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s%s | %s |\n' "$n" "$(t burst "step_${n}_ok")" \
-			"$(t burst "step_${n}_refused")" \
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s%s | %s |\n' "$n" "$(step "$n" ok)" \
+			"$(step "$n" refused)" \
 			"$other" \
 			"$(burst_lookup "$model" "$n")" \
-			"$(t burst "step_${n}_log_drops")$([ "$(t burst "step_${n}_log_unnamed")" -gt 0 ] 2>/dev/null && printf ' (%s without a line of their own)' "$(t burst "step_${n}_log_unnamed")")" \
-			"$(t burst "step_${n}_client_refused")$([ "$confirmed" = no ] && printf ' (differs)')" \
+			"$(step "$n" log_drops)$([ "$(step "$n" log_unnamed)" -gt 0 ] 2>/dev/null && printf ' (%s without a line of their own)' "$(step "$n" log_unnamed)")" \
+			"$(step "$n" client_refused)$([ "$confirmed" = no ] && printf ' (differs)')" \
 			"$(ms "$spread")" \
 			"$(awk -v s="$spread" -v g="${goal:-5}" 'BEGIN { if (s != "-" && s != "" && s + 0 > g + 0) printf " ⚠" }')" \
-			"$(ms "$(t burst "step_${n}_done_max_ms")")"
+			"$(ms "$(step "$n" done_max_ms)")"
 	done
 	printf '\nn = one burst per step (the clients of a step are the samples). The release spread is the time from the release to the last client'"'"'s completed TCP connect; the goal is %s ms or less (for 100 clients on 2 cores), marked ⚠ when exceeded: a wider spread lets early clients finish before late ones arrive, which a real burst would not. Every client'"'"'s row (outcome, exit code, message, times) is in `raw/burst-step-N.tsv`.\n\n' "${goal:-5}"
 
 	for n in $steps; do
-		[ "$(t burst "step_${n}_penalty")" -gt 0 ] 2>/dev/null &&
+		[ "$(step "$n" penalty)" -gt 0 ] 2>/dev/null &&
 			printf 'At %s clients sshd dropped %s connection(s) for a penalty (`PerSourcePenalties`, OpenSSH 9.8 and later), not for `MaxStartups`: the lines are in `raw/burst-step-%s-server.log`.\n\n' \
-				"$n" "$(t burst "step_${n}_penalty")" "$n"
+				"$n" "$(step "$n" penalty)" "$n"
 	done
 	printf '**What `MaxStartups %s` means:** sshd counts the connections that have not finished logging in yet (start:rate:full). While fewer than %s are pending, every new connection is accepted. With %s pending, a new one is refused with a probability of %s%%; the probability rises in a straight line to 100%% at %s pending. The expected numbers below assume that all clients arrive before any of them has logged in, as in this test.\n\n' \
 		"${spec:-?}" "$start" "$start" "$rate" "$full"
 	printf '| Clients at once | Expected with this server (`%s`) | Measured here | Expected with `100:30:200` |\n|---:|---:|---:|---:|\n' "${spec:-?}"
 	for n in $all; do
 		printf '| %s | %s of %s | %s | %s of %s |\n' "$n" "$(burst_lookup "$model" "$n")" "$n" \
-			"$(v=$(t burst "step_${n}_ok"); [ -n "$v" ] && printf '%s of %s' "$v" "$n" || printf 'not run')" \
+			"$(v=$(step "$n" ok); [ -n "$v" ] && printf '%s of %s' "$v" "$n" || printf 'not run')" \
 			"$(burst_lookup "$rec" "$n")" "$n"
 	done
 	rm -f "$model" "$rec"
 
 	printf '\n**How to read this result:**\n\n'
-	oks=$(for n in $steps; do printf '%s:%s ' "$n" "$(t burst "step_${n}_ok")"; done)
+	oks=$(for n in $steps; do printf '%s:%s ' "$n" "$(step "$n" ok)"; done)
 	awk -v result="$(t burst result)" -v start="$start" -v other="$(t burst other_failures)" \
 		-v oks="$oks" -v uncf="$(t burst log_unconfirmed_steps)" -v target="$(t burst target)" 'BEGIN {
 		ns = split(oks, st, " "); first = 0

@@ -21,7 +21,7 @@ report_capacity () {
 	[ -n "$per_gb" ] && [ "$per_gb" != - ] || per_gb=$(t transfer cpu_sshd_s_per_gb)
 	mem_mb=$(t memory per_session_mb)
 	spec=$(get "$env" sshd_maxstartups)
-	start=${spec%%:*}
+	start=$(maxstartups_parse "$spec" | cut -d' ' -f1)
 	mbs=$(t transfer figure)
 
 	printf '## Capacity of this server\n\n'

@@ -2,8 +2,40 @@
 # (SC2016: backticks in the strings are markdown.)
 # The report's section for `transfer`; sourced by lib/render.sh.
 
+# transfer_rows RAW: one line per cipher for the table (cipher, default
+# mark, up, down, ceiling, up %, down %, MAC note; separated by \037), from
+# raw/transfer-ceiling.tsv (one row per cipher, in the order measured) and
+# raw/transfer-runs.tsv (one row per cipher and direction), docs/data.md.
+transfer_rows () {
+	[ -f "$1/transfer-ceiling.tsv" ] || return 0
+	awk -F'\t' '
+	FNR == 1 { for (i = 1; i <= NF; i++) col[FILENAME, $i] = i; next }
+	function v(name) { return ((FILENAME, name) in col) ? $col[FILENAME, name] : "" }
+	FILENAME ~ /runs/ { st[v("cipher"), v("direction")] = v("status"); mbs[v("cipher"), v("direction")] = v("mbs"); next }
+	{ n++; c[n] = v("cipher"); def[n] = v("default"); ceil[n] = v("mbs")
+	  mac[n] = v("mac"); timed[n] = v("mac_timed"); note[n] = v("note") }
+	function speed(k, d) { return (st[k, d] == "ok") ? mbs[k, d] : "FAILED (" (st[k, d] == "" ? "failed" : st[k, d]) ")" }
+	function pct(k, d) {
+		if (st[k, d] != "ok" || ceil[i] == "" || ceil[i] == "-" || ceil[i] + 0 <= 0) return "-"
+		return sprintf("%.0f", 100 * mbs[k, d] / ceil[i])
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			k = c[i]
+			if (mac[i] == "aead") m = "built in (AEAD)"
+			else if (timed[i] == "yes") m = mac[i]
+			else if (timed[i] == "no") m = "**not timed**: " mac[i] " is not in OpenSSL, the ceiling is the cipher alone (too high)"
+			else m = "-"
+			cl = (ceil[i] == "") ? "-" : ceil[i]
+			if (cl == "-") { cl = "not timed"; m = note[i] }
+			printf "%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\n", k, (def[i] == "yes") ? " **(default)**" : "", \
+				speed(k, "up"), speed(k, "down"), cl, pct(k, "up"), pct(k, "down"), m
+		}
+	}' "$1/transfer-runs.tsv" "$1/transfer-ceiling.tsv"
+}
+
 report_transfer () {
-	local n i c mark up down ceil up_pct down_pct mac_note low_pct
+	local n c mark up down ceil up_pct down_pct mac_note low_pct
 	n=$(t transfer ciphers_n)
 	printf 'Bulk data through **one** SSH connection, no disk: %s MB per cipher and direction (**MB = 10^6 bytes**, MB/s = 10^6 bytes per second, everywhere in this section). ' \
 		"$(t transfer transfer_mb)"
@@ -12,38 +44,18 @@ report_transfer () {
 	printf 'The ceiling is the speed of the same algorithm on one core through OpenSSL (in-process, %s-byte packets, no SSH, no pipes, no network).\n\n' "32768"
 	printf '| Cipher | Up MB/s | Down MB/s | Ceiling MB/s (OpenSSL, one core) | Up %% of ceiling | Down %% of ceiling | MAC in the ceiling |\n|---|---:|---:|---:|---:|---:|---|\n'
 	low_pct=0
-	for i in $(seq 1 "${n:-0}"); do
-		c=$(t transfer "cipher_$i")
-		mark=""
-		[ "$(t transfer "cipher_${i}_default")" = yes ] && mark=" **(default)**"
-		up=$(t transfer "cipher_${i}_up_mbs")
-		down=$(t transfer "cipher_${i}_down_mbs")
-		[ "$up" != - ] || up="FAILED ($(t transfer "cipher_${i}_up_status"))"
-		[ "$down" != - ] || down="FAILED ($(t transfer "cipher_${i}_down_status"))"
-		ceil=$(t transfer "cipher_${i}_ceiling_mbs")
-		up_pct=$(t transfer "cipher_${i}_up_pct")
-		down_pct=$(t transfer "cipher_${i}_down_pct")
-		case $(t transfer "cipher_${i}_ceiling_mac"):$(t transfer "cipher_${i}_ceiling_mac_timed") in
-		aead:*) mac_note="built in (AEAD)" ;;
-		*:yes) mac_note="$(t transfer "cipher_${i}_ceiling_mac")" ;;
-		*:no) mac_note="**not timed**: $(t transfer "cipher_${i}_ceiling_mac") is not in OpenSSL, the ceiling is the cipher alone (too high)" ;;
-		*) mac_note="-" ;;
-		esac
-		[ "${ceil:--}" != - ] || { ceil="not timed"; mac_note="$(t transfer "cipher_${i}_ceiling_note")"; }
+	while IFS=$'\037' read -r c mark up down ceil up_pct down_pct mac_note; do
 		printf '| `%s`%s | %s | %s | %s | %s | %s | %s |\n' "$c" "$mark" "$up" "$down" "$ceil" \
-			"${up_pct:--}" "${down_pct:--}" "$mac_note"
-		if awk -v a="${up_pct:--}" -v b="${down_pct:--}" 'BEGIN { exit !((a != "-" && a < 25) || (b != "-" && b < 25)) }'; then
+			"$up_pct" "$down_pct" "$mac_note"
+		if awk -v a="$up_pct" -v b="$down_pct" 'BEGIN { exit !((a != "-" && a < 25) || (b != "-" && b < 25)) }'; then
 			low_pct=1
 		fi
-	done
+	done < <(transfer_rows "$RUN_DIR/raw")
 	printf '\n'
-	for i in $(seq 1 "${n:-0}"); do
-		case $(t transfer "cipher_$i") in
-		chacha20-poly1305@openssh.com)
-			printf 'The ChaCha20-Poly1305 ceiling is an approximation: OpenSSH builds its own variant (a second key encrypts the packet length), OpenSSL times the standard AEAD, which does the same work per byte.\n\n'
-			break ;;
-		esac
-	done
+	if awk -F'\t' 'NR > 1 && $1 == "chacha20-poly1305@openssh.com" { f = 1 } END { exit !f }' \
+		"$RUN_DIR/raw/transfer-ceiling.tsv" 2>/dev/null; then
+		printf 'The ChaCha20-Poly1305 ceiling is an approximation: OpenSSH builds its own variant (a second key encrypts the packet length), OpenSSL times the standard AEAD, which does the same work per byte.\n\n'
+	fi
 	printf 'Failed transfers: %s of %s. Raw: `raw/transfer-runs.tsv` (every run, with ssh'"'"'s last message), `raw/transfer-ceiling.tsv`, and `raw/transfer-ciphers/` (the `sshd -T`, `ssh -G` and `ssh -Q` outputs the cipher list was taken from).\n\n' \
 		"$(t transfer failed)" "$((${n:-0} * 2))"
 

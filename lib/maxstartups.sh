@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# sshd's MaxStartups (start:rate:full): the one parser and the one model.
+# lib/report/burst.sh, lib/report/capacity.sh and lib/charts.sh use them;
+# tests/t04-maxstartups.sh holds the table test. (helpers/settings.c checks
+# the MAX_STARTUPS setting when settings.conf is read; the table test
+# checks that it accepts and refuses the same values.)
+#
+#   maxstartups_parse SPEC     "start rate full" on stdout, status 1 for a
+#                              value sshd would refuse. SPEC is what sshd -T
+#                              prints (start:rate:full) or sshd's short
+#                              form "start" (rate 100, full start).
+#   maxstartups_expected SPEC N...
+#                              "N<TAB>expected clients let in" per N: N
+#                              clients arrive at once and none has finished
+#                              authenticating yet. Nothing (status 1) for a
+#                              value maxstartups_parse refuses.
+#   maxstartups_of_run RUN     the MaxStartups the run's server had: the
+#                              burst test's, the environment's (sshd -T),
+#                              else the MAX_STARTUPS setting.
+
+[ -z "${MAXSTARTUPS_SH_SOURCED:-}" ] || return 0
+MAXSTARTUPS_SH_SOURCED=1
+
+# shellcheck source=lib/kv.sh
+. "$KIT_DIR/lib/kv.sh"
+
+maxstartups_parse () {
+	local start rate full
+	case $1 in
+	*[!0-9:]* | '' | :* | *: | *::* | *:*:*:*) return 1 ;;
+	*:*:*) IFS=: read -r start rate full <<<"$1" ;;
+	*:*) return 1 ;;
+	*) start=$1 rate=100 full=$1 ;;
+	esac
+	# Decimal even with leading zeros; sshd's own limits (servconf.c).
+	start=$((10#$start)) rate=$((10#$rate)) full=$((10#$full))
+	[ "$start" -le "$full" ] && [ "$full" -ge 1 ] && [ "$rate" -ge 1 ] && [ "$rate" -le 100 ] || return 1
+	printf '%s %s %s\n' "$start" "$rate" "$full"
+}
+
+# sshd drops the next connection with probability
+# rate + (100 - rate) * (pending - start) / (full - start) percent once
+# start connections are pending, and every one at full.
+maxstartups_expected () {
+	local parsed
+	parsed=$(maxstartups_parse "$1") || return 1
+	shift
+	awk -v spec="$parsed" -v steps="$*" 'BEGIN {
+		split(spec, m, " "); start = m[1] + 0; rate = m[2] + 0; full = m[3] + 0
+		ns = split(steps, st, " ")
+		for (s = 1; s <= ns; s++) {
+			N = st[s] + 0
+			delete P; P[0] = 1
+			for (c = 1; c <= N; c++) {
+				delete Q
+				for (key in P) {
+					k = key + 0
+					if (k < start) pin = 1
+					else if (k >= full) pin = 0
+					else pin = 1 - (rate + (100 - rate) * (k - start) / (full - start)) / 100
+					Q[k + 1] += P[key] * pin; Q[k] += P[key] * (1 - pin)
+				}
+				delete P; for (k in Q) P[k] = Q[k]
+			}
+			e = 0; for (k in P) e += k * P[k]
+			printf "%d\t%.1f\n", N, e
+		}
+	}'
+}
+
+maxstartups_of_run () {
+	local spec
+	spec=$(kv_cached "$1/data/burst.env" max_startups)
+	[ -n "$spec" ] || spec=$(kv_cached "$1/data/environment.env" sshd_maxstartups)
+	[ -n "$spec" ] || spec=$(kv_cached "$1/data/settings.env" MAX_STARTUPS | tr -d "'")
+	printf '%s\n' "$spec"
+}
