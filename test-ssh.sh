@@ -236,7 +236,7 @@ stop_measure () {
 
 # --compare A B: the comparison report of two runs.
 compare_runs () {
-	local a=${1%/} b=${2%/} out
+	local a=${1%/} b=${2%/} out d
 	for d in "$a" "$b"; do
 		[ -f "$d/data/run.env" ] ||
 			die "$d is not a run folder of the kit (no data/run.env); give two folders RESULTS_DIR/<date-time>"

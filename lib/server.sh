@@ -11,7 +11,7 @@ host_mode () {
 
 # Every process below pid $1 (children, grandchildren ...), from /proc.
 descendants () {
-	local root=$1
+	local root=$1 f
 	# Parse /proc/PID/stat after the last ")": the command may hold spaces.
 	for f in /proc/[0-9]*/stat; do
 		cat "$f" 2>/dev/null && echo

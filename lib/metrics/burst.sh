@@ -255,7 +255,8 @@ burst_undecided () {
 
 measure_burst () {
 	local steps="$RAW_DIR/burst-steps.tsv" spec n result=0 over="" worst=0 other=0 \
-		unconfirmed="" list="" oks="" silent_step="" not_run="" stopped="" disagree="" fallback=""
+		unconfirmed="" list="" oks="" silent_step="" not_run="" stopped="" disagree="" fallback="" \
+		ok refused failed timeout spread confirmed client_refused by
 	spec=$(burst_maxstartups)
 	printf 'clients\tok\trefused\tfailed\ttimeout\tready\trelease_spread_ms\twoke_spread_ms\tconnect_p50_ms\tdone_max_ms\tready_ms\tlog_drops\tlog_confirmed\tclient_refused\tclassified_by\tlog_named\tlog_unnamed\tlog_ratelimited\tpenalty\tnote\n' >"$steps"
 	# A step where no client got an answer ends the test: larger steps

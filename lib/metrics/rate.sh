@@ -149,7 +149,7 @@ rate_sweep_refine () {
 # inputs into rate.env (knee_*, sweep_*).
 rate_sweep () {
 	local tsv="$RAW_DIR/rate-sweep.tsv" i=0 offered=$RATE_SWEEP_FIRST row bad=""
-	local knee="" n ach ok failed p50 p95 _cpu pct per cl busy late
+	local knee="" n ach ok failed p50 p95 _cpu pct per cl busy late k
 	rate_driver_args
 	printf 'step\toffered_per_s\tachieved_per_s\tok\tfailed\tp50_ms\tp95_ms\tsshd_cpu_ms\tsshd_cpu_pct\tsshd_cpu_ms_per_login\tclient_cpu_pct\tmachine_busy_pct\tlate_starts\n' >"$tsv"
 	while [ "$i" -lt "$RATE_SWEEP_MAX_STEPS" ]; do
