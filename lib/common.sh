@@ -290,7 +290,8 @@ declare -gA SETTING=()
 
 # load_settings: reads and checks every setting (settings.conf or the
 # installed one, each overridden by an environment variable of its name)
-# with sshperf-settings into SETTING; a bad one ends the script with one
+# with sshperf-settings into SETTING, the one door above; it creates no
+# variable of a setting's name. A bad value ends the script with one
 # line and exit 2. RESULTS_DIR is made absolute.
 load_settings () {
 	local out line re="^([A-Z][A-Z0-9_]*)='([^']*)'\$"
