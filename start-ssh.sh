@@ -42,29 +42,29 @@ EOF
 check_before_start () {
 	local prev_user running_pid prev_port f
 	prev_user=$(state_list user | tail -n 1)
-	if [ -n "$prev_user" ] && [ "$prev_user" != "$TEST_USER" ]; then
-		die "the test server was set up for TEST_USER=$prev_user; run ./start-ssh.sh cleanup before changing TEST_USER to $TEST_USER"
+	if [ -n "$prev_user" ] && [ "$prev_user" != "${SETTING[TEST_USER]}" ]; then
+		die "the test server was set up for TEST_USER=$prev_user; run ./start-ssh.sh cleanup before changing TEST_USER to ${SETTING[TEST_USER]}"
 	fi
 	prev_user=$(server_get USER)
-	if [ -n "$prev_user" ] && [ "$prev_user" != "$TEST_USER" ]; then
-		die "the test server was set up for TEST_USER=$prev_user; run ./start-ssh.sh cleanup before changing TEST_USER to $TEST_USER"
+	if [ -n "$prev_user" ] && [ "$prev_user" != "${SETTING[TEST_USER]}" ]; then
+		die "the test server was set up for TEST_USER=$prev_user; run ./start-ssh.sh cleanup before changing TEST_USER to ${SETTING[TEST_USER]}"
 	fi
-	if [ -n "$(server_get EXISTING)" ] && [ "$(server_get EXISTING)" != "$TEST_USER_EXISTING" ]; then
+	if [ -n "$(server_get EXISTING)" ] && [ "$(server_get EXISTING)" != "${SETTING[TEST_USER_EXISTING]}" ]; then
 		die "the test server was set up with TEST_USER_EXISTING=$(server_get EXISTING); run ./start-ssh.sh cleanup before changing it"
 	fi
-	if [ "$TEST_USER_EXISTING" = yes ]; then
+	if [ "${SETTING[TEST_USER_EXISTING]}" = yes ]; then
 		# An account of the host: used as it is, never changed.
-		state_has user "$TEST_USER" &&
-			die "user $TEST_USER was created by sshd-perf-kit, it is not an existing account; run ./start-ssh.sh cleanup first, or set TEST_USER_EXISTING=no"
-		getent passwd "$TEST_USER" >/dev/null ||
-			die "TEST_USER_EXISTING=yes, but getent passwd $TEST_USER finds no such account (check the name, /etc/nsswitch.conf and SSSD); or set TEST_USER_EXISTING=no to let the kit create it"
-		[ "$(id -u "$TEST_USER")" != 0 ] || die "TEST_USER=$TEST_USER has uid 0; the kit never logs in as root: name another account"
+		state_has user "${SETTING[TEST_USER]}" &&
+			die "user ${SETTING[TEST_USER]} was created by sshd-perf-kit, it is not an existing account; run ./start-ssh.sh cleanup first, or set TEST_USER_EXISTING=no"
+		getent passwd "${SETTING[TEST_USER]}" >/dev/null ||
+			die "TEST_USER_EXISTING=yes, but getent passwd ${SETTING[TEST_USER]} finds no such account (check the name, /etc/nsswitch.conf and SSSD); or set TEST_USER_EXISTING=no to let the kit create it"
+		[ "$(id -u "${SETTING[TEST_USER]}")" != 0 ] || die "TEST_USER=${SETTING[TEST_USER]} has uid 0; the kit never logs in as root: name another account"
 	else
-		if getent passwd "$TEST_USER" >/dev/null && ! state_has user "$TEST_USER"; then
-			die "user $TEST_USER exists and was not created by sshd-perf-kit; it is never taken over: set TEST_USER to an unused name (settings.conf or TEST_USER=name $PROG), or TEST_USER_EXISTING=yes to test that account as it is"
+		if getent passwd "${SETTING[TEST_USER]}" >/dev/null && ! state_has user "${SETTING[TEST_USER]}"; then
+			die "user ${SETTING[TEST_USER]} exists and was not created by sshd-perf-kit; it is never taken over: set TEST_USER to an unused name (settings.conf or TEST_USER=name $PROG), or TEST_USER_EXISTING=yes to test that account as it is"
 		fi
-		if getent group "$TEST_USER" >/dev/null && ! state_has user "$TEST_USER"; then
-			die "group $TEST_USER exists and was not created by sshd-perf-kit; set TEST_USER to an unused name"
+		if getent group "${SETTING[TEST_USER]}" >/dev/null && ! state_has user "${SETTING[TEST_USER]}"; then
+			die "group ${SETTING[TEST_USER]} exists and was not created by sshd-perf-kit; set TEST_USER to an unused name"
 		fi
 	fi
 	check_password_file
@@ -77,8 +77,8 @@ check_before_start () {
 	done
 	running_pid=$(server_pid)
 	prev_port=$(server_get PORT)
-	if { [ -z "$running_pid" ] || [ "$prev_port" != "$TEST_PORT" ]; } && port_in_use "$TEST_PORT"; then
-		die "TEST_PORT=$TEST_PORT is in use by another program; choose a free port (settings.conf or TEST_PORT=port $PROG)"
+	if { [ -z "$running_pid" ] || [ "$prev_port" != "${SETTING[TEST_PORT]}" ]; } && port_in_use "${SETTING[TEST_PORT]}"; then
+		die "TEST_PORT=${SETTING[TEST_PORT]} is in use by another program; choose a free port (settings.conf or TEST_PORT=port $PROG)"
 	fi
 }
 
@@ -99,33 +99,33 @@ make_state_dir () {
 
 make_user () {
 	local home
-	if [ "$TEST_USER_EXISTING" = yes ]; then
+	if [ "${SETTING[TEST_USER_EXISTING]}" = yes ]; then
 		make_existing_user
 		return 0
 	fi
-	if ! getent passwd "$TEST_USER" >/dev/null; then
+	if ! getent passwd "${SETTING[TEST_USER]}" >/dev/null; then
 		useradd --create-home --user-group --shell /bin/bash \
-			--comment "sshd-perf-kit test user" "$TEST_USER"
-		record user "$TEST_USER"
-		say "created user $TEST_USER (uid $(id -u "$TEST_USER"))"
+			--comment "sshd-perf-kit test user" "${SETTING[TEST_USER]}"
+		record user "${SETTING[TEST_USER]}"
+		say "created user ${SETTING[TEST_USER]} (uid $(id -u "${SETTING[TEST_USER]}"))"
 	fi
-	home=$(getent passwd "$TEST_USER" | cut -d: -f6)
-	[ -d "$home" ] || die "home $home of $TEST_USER is missing; run ./start-ssh.sh cleanup and start again"
+	home=$(getent passwd "${SETTING[TEST_USER]}" | cut -d: -f6)
+	[ -d "$home" ] || die "home $home of ${SETTING[TEST_USER]} is missing; run ./start-ssh.sh cleanup and start again"
 
 	if [ ! -f "$DEFAULT_KEY" ]; then
-		"$SSH_KEYGEN" -q -t "$DEFAULT_KEY_TYPE" -N '' -C "sshd-perf-kit $TEST_USER" -f "$DEFAULT_KEY"
+		"$SSH_KEYGEN" -q -t "$DEFAULT_KEY_TYPE" -N '' -C "sshd-perf-kit ${SETTING[TEST_USER]}" -f "$DEFAULT_KEY"
 	fi
 	if [ ! -f "$CLIENT_DIR/id_rsa" ]; then
-		"$SSH_KEYGEN" -q -t rsa -b 3072 -N '' -C "sshd-perf-kit $TEST_USER" -f "$CLIENT_DIR/id_rsa"
+		"$SSH_KEYGEN" -q -t rsa -b 3072 -N '' -C "sshd-perf-kit ${SETTING[TEST_USER]}" -f "$CLIENT_DIR/id_rsa"
 	fi
-	install -d -m 0700 -o "$TEST_USER" -g "$(id -g "$TEST_USER")" "$home/.ssh"
+	install -d -m 0700 -o "${SETTING[TEST_USER]}" -g "$(id -g "${SETTING[TEST_USER]}")" "$home/.ssh"
 	cat "$DEFAULT_KEY.pub" "$CLIENT_DIR/id_rsa.pub" >"$CLIENT_DIR/authorized_keys"
-	install -m 0600 -o "$TEST_USER" -g "$(id -g "$TEST_USER")" "$CLIENT_DIR/authorized_keys" "$home/.ssh/authorized_keys"
+	install -m 0600 -o "${SETTING[TEST_USER]}" -g "$(id -g "${SETTING[TEST_USER]}")" "$CLIENT_DIR/authorized_keys" "$home/.ssh/authorized_keys"
 
 	if [ ! -s "$PASSWORD_FILE" ]; then
 		helper passgen >"$PASSWORD_FILE"
 		chmod 0600 "$PASSWORD_FILE"
-		say "made a random password for $TEST_USER (kept in $PASSWORD_FILE, root only; valid only during the auth test's password logins)"
+		say "made a random password for ${SETTING[TEST_USER]} (kept in $PASSWORD_FILE, root only; valid only during the auth test's password logins)"
 	fi
 	# Locked until the auth test sets it: also when an earlier kit (or a
 	# test run killed with SIGKILL) left it valid.
@@ -222,7 +222,7 @@ make_sshd_config () {
 		hostkeys="${hostkeys:+$hostkeys
 }HostKey ${HOSTKEY_PREFIX}${t}_key"
 	done
-	if [ "$SERVER_CONFIG" = host ] && version_ge 9.8 "$SSHD_VERSION"; then
+	if [ "${SETTING[SERVER_CONFIG]}" = host ] && version_ge 9.8 "$SSHD_VERSION"; then
 		# All test clients come from 127.0.0.1; 9.8's penalties would
 		# lock the load test out (the kit's template has the line).
 		extra="PerSourcePenalties no"
@@ -230,7 +230,7 @@ make_sshd_config () {
 	# The administrator's SSHD_OPTIONS (checked by check_sshd_options),
 	# after the kit's must-haves and before its defaults: they win.
 	options=""
-	if [ "$TEST_USER_EXISTING" = yes ]; then
+	if [ "${SETTING[TEST_USER_EXISTING]}" = yes ]; then
 		options="# TEST_USER_EXISTING=yes: the kit's own keys file, never ~/.ssh
 AuthorizedKeysFile $AUTHKEYS_DIR/%u"
 	fi
@@ -239,13 +239,13 @@ AuthorizedKeysFile $AUTHKEYS_DIR/%u"
 }# SSHD_OPTIONS
 $(sshd_option_lines)"
 	fi
-	if [ "$SERVER_CONFIG" = host ]; then
-		host_sshd_config "$new" "Port $TEST_PORT
+	if [ "${SETTING[SERVER_CONFIG]}" = host ]; then
+		host_sshd_config "$new" "Port ${SETTING[TEST_PORT]}
 ListenAddress 127.0.0.1
 AddressFamily inet
 PidFile $PID_FILE
 $hostkeys
-AllowUsers $TEST_USER${options:+
+AllowUsers ${SETTING[TEST_USER]}${options:+
 $options}${extra:+
 $extra}"
 		[ -z "$extra" ] || printf '%s\t%s\t%s\t%s\n' persourcepenalties "the host's value or OpenSSH's default" "$extra" \
@@ -259,8 +259,8 @@ $extra}"
 		else
 			crypto="# No system crypto policy on this host: OpenSSH's defaults apply."
 		fi
-		render "$TEMPLATE_DIR/sshd_config_perf_test.in" PORT="$TEST_PORT" \
-			USER="$TEST_USER" MAX_STARTUPS="$MAX_STARTUPS" PID_FILE="$PID_FILE" \
+		render "$TEMPLATE_DIR/sshd_config_perf_test.in" PORT="${SETTING[TEST_PORT]}" \
+			USER="${SETTING[TEST_USER]}" MAX_STARTUPS="${SETTING[MAX_STARTUPS]}" PID_FILE="$PID_FILE" \
 			HOSTKEYS="$hostkeys" SFTP_SERVER="$sftp_server" SSHD_OPTIONS="$options" \
 			BUILD="$OPENSSH_BUILD ${OPENSSH_BUILD_PREFIX:-(the system OpenSSH)}" \
 			CRYPTO_POLICY="$crypto" >"$new"
@@ -308,13 +308,13 @@ client_include () {
 make_client_config () {
 	local t
 	render "$TEMPLATE_DIR/ssh_config.in" ALIAS="$HOST_ALIAS" \
-		PORT="$TEST_PORT" USER="$TEST_USER" CLIENT_DIR="$CLIENT_DIR" \
+		PORT="${SETTING[TEST_PORT]}" USER="${SETTING[TEST_USER]}" CLIENT_DIR="$CLIENT_DIR" \
 		CLIENT_CONFIG="$CLIENT_CONFIG" KNOWN_HOSTS="$CLIENT_DIR/known_hosts" \
-		LOGIN_TIMEOUT="$LOGIN_TIMEOUT" DEFAULT_KEY="$DEFAULT_KEY" \
+		LOGIN_TIMEOUT="${SETTING[LOGIN_TIMEOUT]}" DEFAULT_KEY="$DEFAULT_KEY" \
 		CLIENT_INCLUDE="$(client_include)" >"$CLIENT_CONFIG"
 	# Pin the test server's own host keys: no trust on first use.
 	for t in $HOSTKEY_TYPES; do
-		printf '[127.0.0.1]:%s %s\n' "$TEST_PORT" "$(cut -d' ' -f1,2 "${HOSTKEY_PREFIX}${t}_key.pub")"
+		printf '[127.0.0.1]:%s %s\n' "${SETTING[TEST_PORT]}" "$(cut -d' ' -f1,2 "${HOSTKEY_PREFIX}${t}_key.pub")"
 	done >"$CLIENT_DIR/known_hosts"
 }
 
@@ -325,13 +325,13 @@ label_selinux () {
 		say "SELinux is disabled: port and file labelling skipped"
 		return 0
 	fi
-	out=$(helper seport add "$TEST_PORT") || die "labelling port $TEST_PORT ssh_port_t failed: $out"
+	out=$(helper seport add "${SETTING[TEST_PORT]}") || die "labelling port ${SETTING[TEST_PORT]} ssh_port_t failed: $out"
 	case $out in
-	*added=yes*) record seport "$TEST_PORT"; say "labelled TCP port $TEST_PORT ssh_port_t" ;;
+	*added=yes*) record seport "${SETTING[TEST_PORT]}"; say "labelled TCP port ${SETTING[TEST_PORT]} ssh_port_t" ;;
 	esac
-	if [ "$TEST_USER_EXISTING" = yes ]; then
+	if [ "${SETTING[TEST_USER_EXISTING]}" = yes ]; then
 		# The account's files are not the kit's to relabel.
-		helper selinux restorecon "$SSHD_CONFIG" "${HOSTKEY_PREFIX}"*_key "${HOSTKEY_PREFIX}"*_key.pub "$AUTHKEYS_DIR" "$AUTHKEYS_DIR/$TEST_USER" >/dev/null
+		helper selinux restorecon "$SSHD_CONFIG" "${HOSTKEY_PREFIX}"*_key "${HOSTKEY_PREFIX}"*_key.pub "$AUTHKEYS_DIR" "$AUTHKEYS_DIR/${SETTING[TEST_USER]}" >/dev/null
 	else
 		helper selinux restorecon "$SSHD_CONFIG" "${HOSTKEY_PREFIX}"*_key "${HOSTKEY_PREFIX}"*_key.pub "$TEST_HOME/.ssh" >/dev/null
 	fi
@@ -347,7 +347,7 @@ make_unit () {
 	else
 		unit_type="exec"
 	fi
-	render "$UNIT_DIR/$UNIT_NAME.in" PORT="$TEST_PORT" SSHD="$SSHD" \
+	render "$UNIT_DIR/$UNIT_NAME.in" PORT="${SETTING[TEST_PORT]}" SSHD="$SSHD" \
 		SSHD_CONFIG="$SSHD_CONFIG" TYPE="$unit_type" >"$new"
 	chmod 0644 "$new"
 	if [ -f "$UNIT_FILE" ] && cmp -s "$new" "$UNIT_FILE"; then
@@ -416,24 +416,24 @@ cmd_start () {
 		pid=$(server_start) || exit 1
 		[ -n "$pid" ] || { warn "the test server did not stay up"; exit 1; }
 	fi
-	server_set PORT "$TEST_PORT"
-	server_set USER "$TEST_USER"
+	server_set PORT "${SETTING[TEST_PORT]}"
+	server_set USER "${SETTING[TEST_USER]}"
 	server_set VERSION "$SSHD_VERSION"
 	server_set BUILD "$OPENSSH_BUILD"
 	server_set OPENSSH_PREFIX "$OPENSSH_BUILD_PREFIX"
-	server_set EXISTING "$TEST_USER_EXISTING"
-	server_set SERVER_CONFIG "$SERVER_CONFIG"
-	server_set SSHD_OPTIONS "$SSHD_OPTIONS"
+	server_set EXISTING "${SETTING[TEST_USER_EXISTING]}"
+	server_set SERVER_CONFIG "${SETTING[SERVER_CONFIG]}"
+	server_set SSHD_OPTIONS "${SETTING[SSHD_OPTIONS]}"
 	server_set PAM_STACK "$(pam_stack_text)"
-	[ "$TEST_USER_EXISTING" = yes ] || server_set USER_SOURCE "files (created by the kit)"
+	[ "${SETTING[TEST_USER_EXISTING]}" = yes ] || server_set USER_SOURCE "files (created by the kit)"
 
-	out=$(wait_greeting "$SERVER_START_TIMEOUT") || die "the test server does not answer on 127.0.0.1:$TEST_PORT"
+	out=$(wait_greeting "${SETTING[SERVER_START_TIMEOUT]}") || die "the test server does not answer on 127.0.0.1:${SETTING[TEST_PORT]}"
 	msg=$(try_login "$HOST_ALIAS" 2>&1) || {
-		warn "the test server answers, but a login as $TEST_USER failed: $(printf '%s' "$msg" | tail -n 2 | tr '\n' ' ')"
+		warn "the test server answers, but a login as ${SETTING[TEST_USER]} failed: $(printf '%s' "$msg" | tail -n 2 | tr '\n' ' ')"
 		exit 1
 	}
 	at_exit_drop
-	say "test server running: pid $pid, 127.0.0.1:$TEST_PORT, $(printf '%s\n' "$out" | sed -n 's/^banner=//p'), $( [ "$mode" = systemd ] && echo "unit $UNIT_NAME" || echo "started directly (no systemd)")"
+	say "test server running: pid $pid, 127.0.0.1:${SETTING[TEST_PORT]}, $(printf '%s\n' "$out" | sed -n 's/^banner=//p'), $( [ "$mode" = systemd ] && echo "unit $UNIT_NAME" || echo "started directly (no systemd)")"
 	say "try it: ssh -F $CLIENT_CONFIG $HOST_ALIAS true"
 }
 
@@ -466,12 +466,12 @@ cmd_status () {
 	if [ "$(helper selinux mode | sed -n 's/^mode=//p')" = disabled ]; then
 		label="selinux-disabled"
 	else
-		label=$(helper seport query "${port:-$TEST_PORT}" | sed -n 's/.*type=\([^ ]*\).*/\1/p')
-		state_has seport "${port:-$TEST_PORT}" && label="$label (added by the kit)"
+		label=$(helper seport query "${port:-${SETTING[TEST_PORT]}}" | sed -n 's/.*type=\([^ ]*\).*/\1/p')
+		state_has seport "${port:-${SETTING[TEST_PORT]}}" && label="$label (added by the kit)"
 	fi
 	printf 'state=%s\n' "$([ -n "$pid" ] && echo running || echo stopped)"
 	printf 'pid=%s\n' "${pid:--}"
-	printf 'address=127.0.0.1:%s\n' "${port:-$TEST_PORT}"
+	printf 'address=127.0.0.1:%s\n' "${port:-${SETTING[TEST_PORT]}}"
 	printf 'user=%s\n' "$(server_get USER)"
 	printf 'openssh=%s\n' "$(server_get VERSION)"
 	printf 'openssh_build=%s\n' "$(server_get BUILD)"
@@ -653,8 +653,9 @@ cmd_cleanup () {
 	ensure_helpers
 	# Cleanup needs no OpenSSH program: it works after the build under
 	# test (OPENSSH_PREFIX) was removed.
-	# Cleanup works even when settings.conf is broken: it needs none.
-	SERVER_START_TIMEOUT=30
+	# Cleanup works even when settings.conf is broken: it loads none,
+	# only the deadline of a systemd stop is needed (server_stop).
+	SETTING[SERVER_START_TIMEOUT]=30
 	take_lock
 	at_exit cleanup_exit
 	# A signal does not stop the cleanup half-way: it removes everything

@@ -66,17 +66,17 @@ EOF
 # Creates RESULTS_DIR/<date-time> (a new one, never reused).
 make_run_dir () {
 	local stamp dir n=1
-	if [ ! -d "$RESULTS_DIR" ]; then
-		[ -d "$(dirname "$RESULTS_DIR")" ] ||
-			die "RESULTS_DIR=$RESULTS_DIR: its parent folder does not exist; create it or set RESULTS_DIR to an existing folder"
-		mkdir -m 0755 "$RESULTS_DIR" 2>/dev/null || die "RESULTS_DIR=$RESULTS_DIR cannot be created; set RESULTS_DIR to a writable folder"
+	if [ ! -d "${SETTING[RESULTS_DIR]}" ]; then
+		[ -d "$(dirname "${SETTING[RESULTS_DIR]}")" ] ||
+			die "RESULTS_DIR=${SETTING[RESULTS_DIR]}: its parent folder does not exist; create it or set RESULTS_DIR to an existing folder"
+		mkdir -m 0755 "${SETTING[RESULTS_DIR]}" 2>/dev/null || die "RESULTS_DIR=${SETTING[RESULTS_DIR]} cannot be created; set RESULTS_DIR to a writable folder"
 	fi
-	[ -w "$RESULTS_DIR" ] || die "RESULTS_DIR=$RESULTS_DIR is not writable; set RESULTS_DIR to a writable folder"
+	[ -w "${SETTING[RESULTS_DIR]}" ] || die "RESULTS_DIR=${SETTING[RESULTS_DIR]} is not writable; set RESULTS_DIR to a writable folder"
 	stamp=$(date +%Y-%m-%d_%H%M%S)
-	dir="$RESULTS_DIR/$stamp"
+	dir="${SETTING[RESULTS_DIR]}/$stamp"
 	while [ -e "$dir" ]; do
 		n=$((n + 1))
-		dir="$RESULTS_DIR/$stamp-$n"
+		dir="${SETTING[RESULTS_DIR]}/$stamp-$n"
 	done
 	mkdir -m 0755 "$dir" "$dir/raw" "$dir/data" 2>/dev/null ||
 		die "cannot create $dir (file system full or read-only?); free space there or set RESULTS_DIR to a writable folder"
@@ -134,7 +134,7 @@ run_test () {
 	# The test user's password is valid only while auth's password logins
 	# run; the job locks it again itself, this covers a job that was
 	# killed.
-	password_lock || warn "locking the password of $TEST_USER failed; run: usermod -L $TEST_USER"
+	password_lock || warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
 	if [ ! -s "$data" ]; then
 		result_set "$name" status ERROR
 		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
@@ -222,7 +222,7 @@ stop_measure () {
 	[ -n "$pgid" ] || return 0
 	trap 'kill -TERM -- "-$MEASURE_PID" 2>/dev/null || true' INT TERM
 	kill -TERM -- "-$pgid" 2>/dev/null || true
-	deadline=$(( $(date +%s) + SERVER_START_TIMEOUT + 20 ))
+	deadline=$(( $(date +%s) + SETTING[SERVER_START_TIMEOUT] + 20 ))
 	while group_alive "$pgid" && [ "$(date +%s)" -lt "$deadline" ]; do
 		# In the foreground: a `wait` interrupted inside this TERM
 		# handler by the next TERM would end the script.
@@ -236,7 +236,7 @@ stop_measure () {
 
 # --compare A B: the comparison report of two runs.
 compare_runs () {
-	local a=${1%/} b=${2%/} out
+	local a=${1%/} b=${2%/} out d
 	for d in "$a" "$b"; do
 		[ -f "$d/data/run.env" ] ||
 			die "$d is not a run folder of the kit (no data/run.env); give two folders RESULTS_DIR/<date-time>"
@@ -290,7 +290,7 @@ selected=${*:-$(available_tests)}
 if [ ! -d "$STATE_DIR" ] || [ -z "$(server_pid)" ]; then
 	die "the test server is not running; run ./start-ssh.sh first"
 fi
-if [ "$(server_get PORT)" != "$TEST_PORT" ] || [ "$(server_get USER)" != "$TEST_USER" ]; then
+if [ "$(server_get PORT)" != "${SETTING[TEST_PORT]}" ] || [ "$(server_get USER)" != "${SETTING[TEST_USER]}" ]; then
 	die "the test server runs with TEST_PORT=$(server_get PORT) TEST_USER=$(server_get USER), not the current settings; run ./start-ssh.sh to apply them"
 fi
 # TRANSFER_CIPHERS may name only ciphers the transfer test can use: known
@@ -299,9 +299,9 @@ fi
 # itself fails, the transfer test says so in the report.
 case " $selected " in
 *" transfer "*)
-	if [ -n "$TRANSFER_CIPHERS" ] &&
-		sshd_t=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" 2>/dev/null); then
-		bad=$(ciphers_check "$TRANSFER_CIPHERS" <(printf '%s\n' "$sshd_t") \
+	if [ -n "${SETTING[TRANSFER_CIPHERS]}" ] &&
+		sshd_t=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" 2>/dev/null); then
+		bad=$(ciphers_check "${SETTING[TRANSFER_CIPHERS]}" <(printf '%s\n' "$sshd_t") \
 			<("$SSH" -G -F "$CLIENT_CONFIG" "$HOST_ALIAS" 2>/dev/null) <("$SSH" -Q cipher 2>/dev/null)) || die "$bad"
 	fi
 	;;
@@ -321,7 +321,7 @@ RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-kit-run.XXXXXX") ||
 at_exit password_lock
 at_exit rm -rf -- "$RUN_TMP"
 # Locked whatever an earlier run killed with SIGKILL left.
-password_lock || warn "locking the password of $TEST_USER failed; run: usermod -L $TEST_USER"
+password_lock || warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
 export TMPDIR="$RUN_TMP"
 
 RUN_DIR=$(make_run_dir)

@@ -84,11 +84,11 @@ ciphers_select () {
 
 # ciphers_record DIR: writes DIR/sshd-T.txt, ssh-G.txt and ssh-Q.txt from
 # this host's test server config and client (needs $SSHD $SSH
-# $SSHD_CONFIG $CLIENT_CONFIG $HOST_ALIAS $TEST_USER). Status 1 with a
-# line on stderr when sshd -T fails.
+# $SSHD_CONFIG $CLIENT_CONFIG $HOST_ALIAS ${SETTING[TEST_USER]}). Status 1
+# with a line on stderr when sshd -T fails.
 ciphers_record () {
 	local dir=$1
-	if ! "$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" \
+	if ! "$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" \
 		>"$dir/sshd-T.txt" 2>"$dir/sshd-T.err"; then
 		printf 'sshd -T -f %s failed: %s\n' "$SSHD_CONFIG" "$(tail -n 1 "$dir/sshd-T.err")" >&2
 		return 1

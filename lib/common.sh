@@ -164,7 +164,7 @@ program () {
 # (empty for the system's). find_tools [PREFIX]; without an argument the
 # setting OPENSSH_PREFIX.
 find_tools () {
-	local prefix=${1-${OPENSSH_PREFIX:-}}
+	local prefix=${1-${SETTING[OPENSSH_PREFIX]:-}}
 	OPENSSH_BUILD_PREFIX=$prefix
 	if [ -n "$prefix" ]; then
 		openssh_prefix_tools "$prefix"
@@ -255,8 +255,8 @@ find_server_tools () {
 		return 0
 	fi
 	recorded=$(server_get OPENSSH_PREFIX)
-	if [ -n "${OPENSSH_PREFIX:-}" ] && [ "${OPENSSH_PREFIX%/}" != "$recorded" ]; then
-		die "the test server runs OpenSSH from ${recorded:-the system}, not from OPENSSH_PREFIX=$OPENSSH_PREFIX; switch it first: OPENSSH_PREFIX=$OPENSSH_PREFIX ./start-ssh.sh"
+	if [ -n "${SETTING[OPENSSH_PREFIX]:-}" ] && [ "${SETTING[OPENSSH_PREFIX]%/}" != "$recorded" ]; then
+		die "the test server runs OpenSSH from ${recorded:-the system}, not from OPENSSH_PREFIX=${SETTING[OPENSSH_PREFIX]}; switch it first: OPENSSH_PREFIX=${SETTING[OPENSSH_PREFIX]} ./start-ssh.sh"
 	fi
 	find_tools "$recorded"
 }
@@ -278,9 +278,23 @@ version_ge () {
 
 # ---- Settings -------------------------------------------------------------
 
-# Reads and checks every setting; a bad one ends the script with exit 2.
+# The settings come through one door: SETTING[NAME], for every NAME of
+# lib/settings.schema, e.g. "${SETTING[LOGIN_SAMPLES]}" (in arithmetic
+# SETTING[LOGIN_SAMPLES]). No part of the kit reads a setting as a
+# variable of its own name: an environment variable LOGIN_SAMPLES is the
+# user's input, which sshperf-settings reads and checks; the checked
+# value is in SETTING. Empty until load_settings; a read of a setting
+# before it fails under set -u (only cmd_cleanup, which loads none, sets
+# the one it needs).
+declare -gA SETTING=()
+
+# load_settings: reads and checks every setting (settings.conf or the
+# installed one, each overridden by an environment variable of its name)
+# with sshperf-settings into SETTING, the one door above; it creates no
+# variable of a setting's name. A bad value ends the script with one
+# line and exit 2. RESULTS_DIR is made absolute.
 load_settings () {
-	local out
+	local out line re="^([A-Z][A-Z0-9_]*)='([^']*)'\$"
 	SETTINGS_FILE=${SETTINGS_FILE:-$SETTINGS_FILE_DEFAULT}
 	if [ ! -f "$SETTINGS_FILE" ] && [ -f /etc/sshd-perf-kit/settings.conf ]; then
 		SETTINGS_FILE=/etc/sshd-perf-kit/settings.conf
@@ -290,15 +304,28 @@ load_settings () {
 		exit 2
 	fi
 	out=$(helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE")
-	# The helper prints NAME='value' lines whose values it has checked.
-	eval "$out"
-	case $RESULTS_DIR in
-	'') RESULTS_DIR=$RESULTS_DIR_DEFAULT ;;
+	# The helper prints NAME='value' lines whose values it has checked
+	# (no quote and no newline in a value), then SETTINGS_FROM_ENV, which
+	# is not a setting (data/settings.env of a run keeps it).
+	SETTING=()
+	while IFS= read -r line; do
+		[[ $line =~ $re ]] || die "sshperf-settings printed a line the kit cannot read: $line"
+		[ "${BASH_REMATCH[1]}" != SETTINGS_FROM_ENV ] || continue
+		SETTING[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+	done <<<"$out"
+	case ${SETTING[RESULTS_DIR]} in
+	'') SETTING[RESULTS_DIR]=$RESULTS_DIR_DEFAULT ;;
 	/*) ;;
 	# Relative: next to the default results folder (the checkout, or
 	# /var/lib/sshd-perf-kit when installed; never /usr/share).
-	*) RESULTS_DIR="$(dirname "$RESULTS_DIR_DEFAULT")/$RESULTS_DIR" ;;
+	*) SETTING[RESULTS_DIR]="$(dirname "$RESULTS_DIR_DEFAULT")/${SETTING[RESULTS_DIR]}" ;;
 	esac
+	# A RESULTS_DIR from the environment is passed on as resolved, as it
+	# always was: the programs the kit runs (sshperf-settings writing a
+	# run's data/settings.env) see the folder in use, not the input.
+	if [ -n "${RESULTS_DIR+set}" ]; then
+		RESULTS_DIR=${SETTING[RESULTS_DIR]}
+	fi
 }
 
 # ---- State: what the kit created ------------------------------------------
@@ -364,7 +391,7 @@ end_deferred_signals () {
 # True when the test user's shadow entry is locked (or the user is gone).
 password_locked () {
 	local hash
-	hash=$(getent shadow "$TEST_USER" | cut -d: -f2)
+	hash=$(getent shadow "${SETTING[TEST_USER]}" | cut -d: -f2)
 	case $hash in '' | '!'* | '*'*) return 0 ;; esac
 	return 1
 }
@@ -375,7 +402,7 @@ password_locked () {
 # touched: both are no-ops for it.
 password_lock () {
 	test_user_is_kits || return 0
-	password_locked || usermod -L "$TEST_USER" >/dev/null
+	password_locked || usermod -L "${SETTING[TEST_USER]}" >/dev/null
 }
 
 # Sets the password from the root-only state file: chpasswd reads it on
@@ -383,7 +410,7 @@ password_lock () {
 password_unlock () {
 	test_user_is_kits || return 0
 	[ -s "$PASSWORD_FILE" ] || return 1
-	printf '%s:%s\n' "$TEST_USER" "$(cat "$PASSWORD_FILE")" | chpasswd
+	printf '%s:%s\n' "${SETTING[TEST_USER]}" "$(cat "$PASSWORD_FILE")" | chpasswd
 }
 
 # ---- Lock -----------------------------------------------------------------
@@ -441,11 +468,11 @@ port_in_use () {
 
 # Waits (with a deadline) until the greeting arrives on the test port.
 wait_greeting () {
-	helper connect -t "$(($1 * 1000))" 127.0.0.1 "$TEST_PORT"
+	helper connect -t "$(($1 * 1000))" 127.0.0.1 "${SETTING[TEST_PORT]}"
 }
 
 # One real login with the kit's client config; prints ssh's last message on failure.
 try_login () {
 	local alias=${1:-$HOST_ALIAS}
-	timeout --kill-after=2 "$LOGIN_TIMEOUT" "$SSH" -F "$CLIENT_CONFIG" "$alias" true </dev/null
+	timeout --kill-after=2 "${SETTING[LOGIN_TIMEOUT]}" "$SSH" -F "$CLIENT_CONFIG" "$alias" true </dev/null
 }

@@ -26,7 +26,9 @@ kv aes_ni "$(grep -qw aes /proc/cpuinfo && echo yes || echo no)"
 kv ram_mb "$(awk '/^MemTotal:/ { printf "%d", $2 * 1024 / 1e6 }' /proc/meminfo)"
 kv ram_available_mb "$(awk '/^MemAvailable:/ { printf "%d", $2 * 1024 / 1e6 }' /proc/meminfo)"
 # The build under test (the one the server was set up with): server and
-# clients from the same build.
+# clients from the same build. No settings are loaded here (SETTING is
+# empty): test-ssh.sh has already refused an OPENSSH_PREFIX that names
+# another build.
 find_server_tools
 kv openssh_server "$("$SSHD" -V 2>&1 | grep -o 'OpenSSH_[^ ,]*' | head -n 1)"
 kv openssh_client "$("$SSH" -V 2>&1 | head -n 1)"

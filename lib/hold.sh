@@ -29,7 +29,7 @@ hold_start () {
 	mkfifo -m 0600 "$HOLD_DIR/ctl" || return 1
 	: >"$HOLD_OUT"
 	"$HELPER_DIR/sshperf-hold" -i -n "$sessions" -P "$parallel" \
-		-t "$((LOGIN_TIMEOUT * 1000))" -g "$NO_ANSWER_STOP" \
+		-t "$((SETTING[LOGIN_TIMEOUT] * 1000))" -g "$NO_ANSWER_STOP" \
 		-o "$RAW_DIR/$name-sessions.tsv" -e "$RAW_DIR/$name-ssh-errors.txt" \
 		-- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" cat \
 		<"$HOLD_DIR/ctl" >"$HOLD_OUT" 2>"$RAW_DIR/$name-hold-errors.txt" &
@@ -57,7 +57,7 @@ hold_wait () {
 # use up LOGIN_TIMEOUT, plus a margin.
 hold_open_seconds () {
 	local rounds=$(( ($1 + $2 - 1) / $2 ))
-	printf '%s\n' $(( rounds * LOGIN_TIMEOUT + 30 ))
+	printf '%s\n' $(( rounds * SETTING[LOGIN_TIMEOUT] + 30 ))
 }
 
 # hold_get KEY: the holder's last value of KEY.
@@ -73,13 +73,13 @@ hold_stopped_note () {
 	n=$(hold_get not_started)
 	[ "${n:-0}" -eq 0 ] ||
 		printf '; the holder stopped after %s logins in a row got no answer within %ss, %s sessions were not started' \
-			"$NO_ANSWER_STOP" "$LOGIN_TIMEOUT" "$n"
+			"$NO_ANSWER_STOP" "${SETTING[LOGIN_TIMEOUT]}" "$n"
 }
 
 # hold_check: every open session must send its own line back.
 hold_check () {
 	printf 'check\n' >&"$HOLD_CTL" || return 1
-	hold_wait checked $(( LOGIN_TIMEOUT + 30 ))
+	hold_wait checked $(( SETTING[LOGIN_TIMEOUT] + 30 ))
 }
 
 # hold_end: closes every session and waits for the holder to end; the

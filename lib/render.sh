@@ -289,7 +289,7 @@ sections () {
 }
 
 warnings () {
-	local run="$DATA_DIR/run.env" before cores
+	local run="$DATA_DIR/run.env" before cores name
 	cores=$(get "$DATA_DIR/environment.env" cores)
 	before=$(get "$run" load_before)
 	if [ -n "$before" ] && awk -v l="${before%% *}" -v c="${cores:-1}" 'BEGIN { exit !(l > c * 0.5) }'; then

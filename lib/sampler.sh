@@ -15,7 +15,7 @@ sampler_target () {
 	local uid pid
 	case $(server_get MODE) in
 	systemd)
-		uid=$(id -u "$TEST_USER" 2>/dev/null) || { warn "user $TEST_USER not found"; return 1; }
+		uid=$(id -u "${SETTING[TEST_USER]}" 2>/dev/null) || { warn "user ${SETTING[TEST_USER]} not found"; return 1; }
 		SAMPLER_TARGET=(-u "$UNIT_NAME" -U "$uid")
 		;;
 	*)

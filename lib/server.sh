@@ -11,7 +11,7 @@ host_mode () {
 
 # Every process below pid $1 (children, grandchildren ...), from /proc.
 descendants () {
-	local root=$1
+	local root=$1 f
 	# Parse /proc/PID/stat after the last ")": the command may hold spaces.
 	for f in /proc/[0-9]*/stat; do
 		cat "$f" 2>/dev/null && echo
@@ -90,7 +90,7 @@ server_start () {
 	mode=$(server_get MODE)
 	case $mode in
 	systemd)
-		out=$(helper unit -t "$SERVER_START_TIMEOUT" start "$UNIT_NAME" 2>&1) || {
+		out=$(helper unit -t "${SETTING[SERVER_START_TIMEOUT]}" start "$UNIT_NAME" 2>&1) || {
 			warn "starting $UNIT_NAME failed: $(printf '%s' "$out" | tr '\n' ' ')"
 			warn "see: journalctl -u $UNIT_NAME"
 			return 1
@@ -122,8 +122,8 @@ server_start () {
 		return 1
 		;;
 	esac
-	wait_greeting "$SERVER_START_TIMEOUT" >/dev/null || {
-		warn "the test server did not answer on 127.0.0.1:$TEST_PORT within ${SERVER_START_TIMEOUT}s"
+	wait_greeting "${SETTING[SERVER_START_TIMEOUT]}" >/dev/null || {
+		warn "the test server did not answer on 127.0.0.1:${SETTING[TEST_PORT]} within ${SETTING[SERVER_START_TIMEOUT]}s"
 		return 1
 	}
 	if [ "$mode" = direct ]; then
@@ -143,7 +143,7 @@ server_stop () {
 	case $mode in
 	systemd)
 		[ -f "$UNIT_FILE" ] || return 0
-		helper unit -t "$SERVER_START_TIMEOUT" stop "$UNIT_NAME" >/dev/null || {
+		helper unit -t "${SETTING[SERVER_START_TIMEOUT]}" stop "$UNIT_NAME" >/dev/null || {
 			warn "stopping $UNIT_NAME failed"
 			return 1
 		}
@@ -166,7 +166,7 @@ server_reload () {
 		return 2
 	}
 	case $(server_get MODE) in
-	systemd) helper unit -t "$SERVER_START_TIMEOUT" reload "$UNIT_NAME" ;;
+	systemd) helper unit -t "${SETTING[SERVER_START_TIMEOUT]}" reload "$UNIT_NAME" ;;
 	direct)
 		pid=$(server_pid)
 		[ -n "$pid" ] || { warn "the test server is not running"; return 1; }

@@ -20,7 +20,7 @@ OVERRIDES_FILE="$STATE_DIR/overrides.tsv"
 
 # The administrator's lines, one per line, trimmed, without empty ones.
 sshd_option_lines () {
-	printf '%s\n' "${SSHD_OPTIONS:-}" | tr ';' '\n' |
+	printf '%s\n' "${SETTING[SSHD_OPTIONS]:-}" | tr ';' '\n' |
 		sed 's/^[[:space:]]*//; s/[[:space:]]*$//' | grep -v '^$' || true
 }
 
@@ -36,14 +36,14 @@ option_keyword () {
 kit_owned_reason () {
 	case $1 in
 	port | listenaddress | addressfamily)
-		printf 'the test server listens on 127.0.0.1:%s only, apart from the real sshd (TEST_PORT sets the port)' "$TEST_PORT" ;;
+		printf 'the test server listens on 127.0.0.1:%s only, apart from the real sshd (TEST_PORT sets the port)' "${SETTING[TEST_PORT]}" ;;
 	hostkey | hostcertificate | hostkeyagent)
 		printf 'the test server has its own host keys (%s*), never the real server'"'"'s' "$HOSTKEY_PREFIX" ;;
 	pidfile) printf 'the test server writes its pid to %s, apart from the real sshd' "$PID_FILE" ;;
 	allowusers | allowgroups | denyusers | denygroups)
-		printf 'only the test user %s may log in to the test server (TEST_USER sets the user)' "$TEST_USER" ;;
+		printf 'only the test user %s may log in to the test server (TEST_USER sets the user)' "${SETTING[TEST_USER]}" ;;
 	authorizedkeysfile)
-		[ "$TEST_USER_EXISTING" = yes ] &&
+		[ "${SETTING[TEST_USER_EXISTING]}" = yes ] &&
 			printf 'with TEST_USER_EXISTING=yes the keys are in the kit'"'"'s own file %s/%%u, so the account'"'"'s ~/.ssh is never touched' "$AUTHKEYS_DIR" ;;
 	esac
 	return 0
@@ -61,7 +61,7 @@ sshd_t_message () {
 check_sshd_options () {
 	local line kw why tmp out n msg
 	local -a lines=()
-	[ -n "${SSHD_OPTIONS:-}" ] || return 0
+	[ -n "${SETTING[SSHD_OPTIONS]:-}" ] || return 0
 	while IFS= read -r line; do
 		lines+=("$line")
 		kw=$(option_keyword "$line")
@@ -79,7 +79,7 @@ check_sshd_options () {
 	"$SSH_KEYGEN" -q -t ecdsa -N '' -f "$tmp/key" || { rm -rf "$tmp"; die "ssh-keygen failed in $tmp"; }
 	{
 		printf '%s\n' "${lines[@]}"
-		printf 'Port %s\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s\n' "$TEST_PORT" "$tmp/key" "$tmp/pid"
+		printf 'Port %s\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s\n' "${SETTING[TEST_PORT]}" "$tmp/key" "$tmp/pid"
 	} >"$tmp/config"
 	if out=$("$SSHD" -t -f "$tmp/config" 2>&1) || [ -z "$(sshd_t_message "$out")" ]; then
 		rm -rf "$tmp"
@@ -92,7 +92,7 @@ check_sshd_options () {
 	if [ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -le "${#lines[@]}" ]; then
 		die "SSHD_OPTIONS: sshd -t rejects \"${lines[$((n - 1))]}\": $msg; fix or remove that line"
 	fi
-	die "SSHD_OPTIONS: sshd -t rejects \"$SSHD_OPTIONS\": $msg; fix or remove the line it names"
+	die "SSHD_OPTIONS: sshd -t rejects \"${SETTING[SSHD_OPTIONS]}\": $msg; fix or remove the line it names"
 }
 
 # ---- SERVER_CONFIG=host -----------------------------------------------------
@@ -192,13 +192,13 @@ flatten_config () {
 			continue
 		fi
 		case $kw in
-		port) new="Port $TEST_PORT" ;;
+		port) new="Port ${SETTING[TEST_PORT]}" ;;
 		listenaddress) new="ListenAddress 127.0.0.1" ;;
 		addressfamily) new="AddressFamily inet" ;;
 		hostkey) new="HostKey ${HOSTKEY_PREFIX}*_key" ;;
 		hostcertificate | hostkeyagent) new="none" ;;
 		pidfile) new="PidFile $PID_FILE" ;;
-		allowusers | allowgroups | denyusers | denygroups) new="AllowUsers $TEST_USER" ;;
+		allowusers | allowgroups | denyusers | denygroups) new="AllowUsers ${SETTING[TEST_USER]}" ;;
 		authorizedkeysfile) new="AuthorizedKeysFile $AUTHKEYS_DIR/%u" ;;
 		esac
 		flat_emit "# sshd-perf-kit: not taken over: $line"
@@ -209,7 +209,7 @@ flatten_config () {
 # Before anything changes: the real configuration must be readable.
 check_server_config () {
 	local real from
-	[ "$SERVER_CONFIG" = host ] || return 0
+	[ "${SETTING[SERVER_CONFIG]}" = host ] || return 0
 	IFS=$'\t' read -r real from < <(real_sshd_config)
 	if [ ! -f "$real" ] || [ ! -r "$real" ]; then
 		die "SERVER_CONFIG=host: the real sshd's configuration $real (from $from) cannot be read; use SERVER_CONFIG=kit"
@@ -255,19 +255,19 @@ host_sshd_config () {
 
 # Refuses a password file that is not root's alone.
 check_password_file () {
-	local f=$TEST_PASSWORD_FILE st
+	local f=${SETTING[TEST_PASSWORD_FILE]} st
 	[ -n "$f" ] || return 0
-	[ "$TEST_USER_EXISTING" = yes ] ||
+	[ "${SETTING[TEST_USER_EXISTING]}" = yes ] ||
 		die "TEST_PASSWORD_FILE is only for TEST_USER_EXISTING=yes (the kit makes its own password for a user it creates); leave it empty"
 	case $f in /*) ;; *) die "TEST_PASSWORD_FILE=$f is not an absolute path; name the file as /path/to/file" ;; esac
-	[ -f "$f" ] || die "TEST_PASSWORD_FILE=$f is not a regular file; create it (one line, the password of $TEST_USER), owner root, mode 0600"
+	[ -f "$f" ] || die "TEST_PASSWORD_FILE=$f is not a regular file; create it (one line, the password of ${SETTING[TEST_USER]}), owner root, mode 0600"
 	st=$(stat -L -c '%u %a' "$f")
 	[ "${st%% *}" = 0 ] || die "TEST_PASSWORD_FILE=$f is not owned by root; chown root $f"
 	case ${st#* } in
 	[0-7]00 | 00) ;;
 	*) die "TEST_PASSWORD_FILE=$f has mode ${st#* }: other users could read it; chmod 0600 $f" ;;
 	esac
-	[ -s "$f" ] || die "TEST_PASSWORD_FILE=$f is empty; write the password of $TEST_USER into it"
+	[ -s "$f" ] || die "TEST_PASSWORD_FILE=$f is empty; write the password of ${SETTING[TEST_USER]} into it"
 }
 
 # user_nss_source USER: the NSS source that has the account (files, sss,
@@ -317,7 +317,7 @@ pam_modules () {
 # pam_unix pam_sss; account ..."), or that PAM is off.
 pam_stack_text () {
 	local usepam
-	usepam=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" 2>/dev/null | sed -n 's/^usepam //p')
+	usepam=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" 2>/dev/null | sed -n 's/^usepam //p')
 	if [ "$usepam" != yes ]; then
 		printf 'none (UsePAM %s)\n' "${usepam:-unknown}"
 		return 0
@@ -339,35 +339,35 @@ can_write_as () {
 # home cannot take files. The account, its home and ~/.ssh are not touched.
 make_existing_user () {
 	local home uid gid
-	home=$(getent passwd "$TEST_USER" | cut -d: -f6)
-	uid=$(id -u "$TEST_USER")
-	gid=$(id -g "$TEST_USER")
+	home=$(getent passwd "${SETTING[TEST_USER]}" | cut -d: -f6)
+	uid=$(id -u "${SETTING[TEST_USER]}")
+	gid=$(id -g "${SETTING[TEST_USER]}")
 	if [ ! -f "$DEFAULT_KEY" ]; then
-		"$SSH_KEYGEN" -q -t "$DEFAULT_KEY_TYPE" -N '' -C "sshd-perf-kit $TEST_USER" -f "$DEFAULT_KEY"
+		"$SSH_KEYGEN" -q -t "$DEFAULT_KEY_TYPE" -N '' -C "sshd-perf-kit ${SETTING[TEST_USER]}" -f "$DEFAULT_KEY"
 	fi
 	if [ ! -f "$CLIENT_DIR/id_rsa" ]; then
-		"$SSH_KEYGEN" -q -t rsa -b 3072 -N '' -C "sshd-perf-kit $TEST_USER" -f "$CLIENT_DIR/id_rsa"
+		"$SSH_KEYGEN" -q -t rsa -b 3072 -N '' -C "sshd-perf-kit ${SETTING[TEST_USER]}" -f "$CLIENT_DIR/id_rsa"
 	fi
 	if [ ! -d "$AUTHKEYS_DIR" ]; then
 		record dir "$AUTHKEYS_DIR"
 		install -d -m 0755 -o root -g root "$AUTHKEYS_DIR"
 	fi
-	record file "$AUTHKEYS_DIR/$TEST_USER"
-	cat "$DEFAULT_KEY.pub" "$CLIENT_DIR/id_rsa.pub" >"$AUTHKEYS_DIR/.$TEST_USER.new"
-	chmod 0644 "$AUTHKEYS_DIR/.$TEST_USER.new"
-	mv -f "$AUTHKEYS_DIR/.$TEST_USER.new" "$AUTHKEYS_DIR/$TEST_USER"
+	record file "$AUTHKEYS_DIR/${SETTING[TEST_USER]}"
+	cat "$DEFAULT_KEY.pub" "$CLIENT_DIR/id_rsa.pub" >"$AUTHKEYS_DIR/.${SETTING[TEST_USER]}.new"
+	chmod 0644 "$AUTHKEYS_DIR/.${SETTING[TEST_USER]}.new"
+	mv -f "$AUTHKEYS_DIR/.${SETTING[TEST_USER]}.new" "$AUTHKEYS_DIR/${SETTING[TEST_USER]}"
 
 	# The password stays in the administrator's file; askpass.sh reads it
 	# through this link, which cleanup removes with the state.
-	if [ -n "$TEST_PASSWORD_FILE" ]; then
-		ln -sfn "$TEST_PASSWORD_FILE" "$PASSWORD_FILE"
-		server_set PASSWORD "file $TEST_PASSWORD_FILE"
+	if [ -n "${SETTING[TEST_PASSWORD_FILE]}" ]; then
+		ln -sfn "${SETTING[TEST_PASSWORD_FILE]}" "$PASSWORD_FILE"
+		server_set PASSWORD "file ${SETTING[TEST_PASSWORD_FILE]}"
 	else
 		rm -f "$PASSWORD_FILE"
 		server_set PASSWORD none
 	fi
 
-	if can_write_as "$TEST_USER" "$home"; then
+	if can_write_as "${SETTING[TEST_USER]}" "$home"; then
 		server_set SFTP_DIR ""
 		server_set SFTP_DIR_WHY ""
 	else
@@ -375,15 +375,15 @@ make_existing_user () {
 			record dir "$SFTP_PARENT"
 			install -d -m 0755 -o root -g root "$SFTP_PARENT"
 		fi
-		if [ ! -d "$SFTP_PARENT/$TEST_USER" ]; then
-			record tree "$SFTP_PARENT/$TEST_USER"
-			install -d -m 0700 -o "$uid" -g "$gid" "$SFTP_PARENT/$TEST_USER"
+		if [ ! -d "$SFTP_PARENT/${SETTING[TEST_USER]}" ]; then
+			record tree "$SFTP_PARENT/${SETTING[TEST_USER]}"
+			install -d -m 0700 -o "$uid" -g "$gid" "$SFTP_PARENT/${SETTING[TEST_USER]}"
 		fi
-		server_set SFTP_DIR "$SFTP_PARENT/$TEST_USER"
-		server_set SFTP_DIR_WHY "the home $home of $TEST_USER $([ -d "$home" ] && echo "is not writable by it" || echo "does not exist")"
+		server_set SFTP_DIR "$SFTP_PARENT/${SETTING[TEST_USER]}"
+		server_set SFTP_DIR_WHY "the home $home of ${SETTING[TEST_USER]} $([ -d "$home" ] && echo "is not writable by it" || echo "does not exist")"
 	fi
-	server_set USER_SOURCE "$(user_nss_source "$TEST_USER")"
+	server_set USER_SOURCE "$(user_nss_source "${SETTING[TEST_USER]}")"
 	# shellcheck disable=SC2034 # read by start-ssh.sh
 	TEST_HOME=$home
-	say "using the existing account $TEST_USER (uid $uid, from NSS source $(server_get USER_SOURCE)); its keys for the test server are in $AUTHKEYS_DIR/$TEST_USER, its home and ~/.ssh are not touched"
+	say "using the existing account ${SETTING[TEST_USER]} (uid $uid, from NSS source $(server_get USER_SOURCE)); its keys for the test server are in $AUTHKEYS_DIR/${SETTING[TEST_USER]}, its home and ~/.ssh are not touched"
 }

@@ -84,7 +84,7 @@ transfer_cpu () {
 	local -a ssh_cmd
 	mapfile -d '' ssh_cmd < <(transfer_ssh "$cipher")
 	a=$(transfer_sshd_cpu) || a=""
-	helper xfer run -t "$LOGIN_TIMEOUT" -- "${ssh_cmd[@]}" true \
+	helper xfer run -t "${SETTING[LOGIN_TIMEOUT]}" -- "${ssh_cmd[@]}" true \
 		>"$prefix-login.txt" 2>"$prefix-login.txt.err" </dev/null || login_ok=0
 	b=$(transfer_sshd_cpu) || b=""
 	transfer_run up "$cipher" "$bytes" "$prefix-up.txt" || true

@@ -255,7 +255,7 @@ CTL_EXEC="$TEST_TMP/ctl/usr/libexec/sshd-perf-kit"
 DEBS="$CONTAINER_CACHE/debs-python3"
 # (order: apt's, in which each one's pre-dependencies come first)
 fetch_debs () {
-	local root="$CONTAINER_CACHE/$CONTAINER_SUITE" pkgs
+	local root="$CONTAINER_CACHE/$CONTAINER_SUITE" pkgs p
 	container_root || return 1
 	[ ! -f "$DEBS/.complete" ] || return 0
 	rm -rf "$DEBS"
@@ -347,6 +347,7 @@ EOF
 # ansible-playbook in the controller's namespace; each output line gets
 # the second it came (for the time per host).
 play () {
+	local line
 	nsenter -t "$HOLDER" -n ansible-playbook -i "$TEST_TMP/inventory" "$CTL/ansible/fleet.yml" "$@" 2>&1 |
 		while IFS= read -r line; do printf '%s %s\n' "$(date +%s)" "$line"; done
 	return "${PIPESTATUS[0]}"

@@ -15,6 +15,7 @@ host_snapshot >"$TEST_TMP/before"
 
 # The ssh clients of the holder: pids from its TSV that still run ssh.
 clients_running () {
+	local pid
 	awk -F'\t' 'NR > 1 && $2 > 0 { print $2 }' "$1" | while read -r pid; do
 		case $(readlink "/proc/$pid/exe" 2>/dev/null) in */ssh) echo "$pid" ;; esac
 	done

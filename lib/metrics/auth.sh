@@ -5,7 +5,7 @@
 
 about_auth () {
 	printf '%s logins each with the ed25519 key, the RSA key and the password (about %s s)\n' \
-		"$LOGIN_SAMPLES" "$(( (LOGIN_SAMPLES * 12 + 9) / 10 ))"
+		"${SETTING[LOGIN_SAMPLES]}" "$(( (SETTING[LOGIN_SAMPLES] * 12 + 9) / 10 ))"
 }
 
 # auth_method_run NAME ALIAS WANT_METHOD KEY_TYPE: one series of logins.
@@ -21,24 +21,24 @@ auth_method_run () {
 		# every test, for a job it had to KILL.
 		at_exit password_lock
 		password_unlock ||
-			printf 'setting the password of %s with chpasswd failed; every password login will fail\n' "$TEST_USER" >>"$RAW_DIR/auth-errors.txt"
+			printf 'setting the password of %s with chpasswd failed; every password login will fail\n' "${SETTING[TEST_USER]}" >>"$RAW_DIR/auth-errors.txt"
 		# The password stays in the root-only state file: ssh runs
 		# askpass.sh, which prints it; argv and environment hold only
 		# the program's path.
 		SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force \
-			helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -T "$dir" \
+			helper login -H -n "${SETTING[LOGIN_SAMPLES]}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$dir" \
 			-- "$SSH" -v -F "$CLIENT_CONFIG" "$alias" true >"$tsv" 2>>"$RAW_DIR/auth-errors.txt" || true
 		at_exit_pop
 		result_set auth password_locked_after "$(password_locked && echo yes || echo no)"
 	else
-		helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -T "$dir" \
+		helper login -H -n "${SETTING[LOGIN_SAMPLES]}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$dir" \
 			-- "$SSH" -v -F "$CLIENT_CONFIG" "$alias" true >"$tsv" 2>>"$RAW_DIR/auth-errors.txt" || true
 	fi
 	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
 	# Logins not run (the helper stopped after NO_ANSWER_STOP without an
 	# answer) count as failed.
-	failed=$((LOGIN_SAMPLES - ok))
-	result_set auth "${name}_not_run" "$((LOGIN_SAMPLES - $(awk 'NR > 1' "$tsv" | wc -l)))"
+	failed=$((SETTING[LOGIN_SAMPLES] - ok))
+	result_set auth "${name}_not_run" "$((SETTING[LOGIN_SAMPLES] - $(awk 'NR > 1' "$tsv" | wc -l)))"
 	# Every ok login must have used the method (and key type) asked for.
 	wrong=$(awk -F'\t' -v m="$want" 'NR > 1 && $2 == "ok" && $10 != m' "$tsv" | wc -l)
 	if [ -n "$keytype" ]; then
@@ -66,17 +66,17 @@ auth_gap () {
 	result_set auth gap_p50_ms "$1"
 	result_set auth gap_slow "$2"
 	result_set auth gap_fast "$3"
-	result_set auth gap_target "$TARGET_AUTH_GAP_MS"
+	result_set auth gap_target "${SETTING[TARGET_AUTH_GAP_MS]}"
 }
 
 # Why the password method cannot be measured, or nothing.
 auth_password_skip_reason () {
 	local pa
 	if [ "$(server_get PASSWORD)" = none ]; then
-		printf 'the kit does not know the password of the existing account %s: name a root-only file holding it in TEST_PASSWORD_FILE and run ./start-ssh.sh again' "$TEST_USER"
+		printf 'the kit does not know the password of the existing account %s: name a root-only file holding it in TEST_PASSWORD_FILE and run ./start-ssh.sh again' "${SETTING[TEST_USER]}"
 		return 0
 	fi
-	pa=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" 2>/dev/null | awk 'tolower($1) == "passwordauthentication" { print $2 }')
+	pa=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" 2>/dev/null | awk 'tolower($1) == "passwordauthentication" { print $2 }')
 	if [ "$pa" = no ]; then
 		printf 'the test server does not allow password logins (PasswordAuthentication no%s)' \
 			"$([ "$(server_get SERVER_CONFIG)" != host ] || printf ", from this host's own configuration")"
@@ -102,7 +102,7 @@ measure_auth () {
 		result_set auth warning "the password method was skipped: $pw_why"
 	fi
 	result_set auth methods "$methods"
-	result_set auth samples "$LOGIN_SAMPLES"
+	result_set auth samples "${SETTING[LOGIN_SAMPLES]}"
 	for m in $methods; do
 		failed=$((failed + $(result_get auth "${m}_failed")))
 		not_run=$((not_run + $(result_get auth "${m}_not_run")))
@@ -120,27 +120,27 @@ measure_auth () {
 	[ -n "$slowest" ] || result_set auth figure -
 	result_set auth unit ms
 	result_set auth figure_label "p95 of the slowest method${slowest:+ ($slowest)}"
-	result_set auth target "$TARGET_AUTH_P95_MS"
+	result_set auth target "${SETTING[TARGET_AUTH_P95_MS]}"
 	result_set auth target_op "<="
 	if [ "$failed" -gt 0 ]; then
 		first_error=$(awk -F'\t' 'FNR > 1 && $2 != "ok" { print $11; exit }' "$RAW_DIR"/auth-*.tsv)
 		result_set auth status FAIL
-		result_set auth reason "$failed of $((LOGIN_SAMPLES * $(echo "$methods" | wc -w))) logins failed (first error: ${first_error:-none recorded})$(
+		result_set auth reason "$failed of $((SETTING[LOGIN_SAMPLES] * $(echo "$methods" | wc -w))) logins failed (first error: ${first_error:-none recorded})$(
 			[ "$not_run" -eq 0 ] || printf '; %s of them not run: each method stops after %s logins in a row got no answer within %ss' \
-				"$not_run" "$NO_ANSWER_STOP" "$LOGIN_TIMEOUT")"
+				"$not_run" "$NO_ANSWER_STOP" "${SETTING[LOGIN_TIMEOUT]}")"
 	elif [ "$wrong" -gt 0 ]; then
 		result_set auth status FAIL
 		result_set auth reason "$wrong logins did not use the method they were meant to test (see the method column in raw/auth-*.tsv)"
 	else
-		result_set auth status "$(verdict "$slowest_p95" "<=" "$TARGET_AUTH_P95_MS")"
+		result_set auth status "$(verdict "$slowest_p95" "<=" "${SETTING[TARGET_AUTH_P95_MS]}")"
 		[ "$(result_get auth status)" = PASS ] ||
-			result_set auth reason "$slowest p95 $slowest_p95 ms is above the target of $TARGET_AUTH_P95_MS ms"
+			result_set auth reason "$slowest p95 $slowest_p95 ms is above the target of ${SETTING[TARGET_AUTH_P95_MS]} ms"
 		# The methods should be within a few ms of each other: the gap
 		# between the slowest and the fastest p50.
 		auth_gap
-		if [ "$(verdict "$(result_get auth gap_p50_ms)" "<=" "$TARGET_AUTH_GAP_MS")" != PASS ]; then
+		if [ "$(verdict "$(result_get auth gap_p50_ms)" "<=" "${SETTING[TARGET_AUTH_GAP_MS]}")" != PASS ]; then
 			result_set auth status FAIL
-			result_set auth reason "$(r=$(result_get auth reason); printf '%s' "${r:+$r; }")$(result_get auth gap_slow) is $(result_get auth gap_p50_ms) ms slower than $(result_get auth gap_fast) at p50, over TARGET_AUTH_GAP_MS=$TARGET_AUTH_GAP_MS ms (a slow PAM stack for passwords, a slow client for RSA)"
+			result_set auth reason "$(r=$(result_get auth reason); printf '%s' "${r:+$r; }")$(result_get auth gap_slow) is $(result_get auth gap_p50_ms) ms slower than $(result_get auth gap_fast) at p50, over TARGET_AUTH_GAP_MS=${SETTING[TARGET_AUTH_GAP_MS]} ms (a slow PAM stack for passwords, a slow client for RSA)"
 		fi
 	fi
 	[ -n "$(result_get auth gap_p50_ms)" ] || auth_gap

@@ -15,25 +15,25 @@ BURST_MAX_CLIENTS=2000	# sshperf-burst's own cap
 
 about_burst () {
 	local n=0 s
-	for s in $BURST_STEPS; do n=$((n + s)); done
+	for s in ${SETTING[BURST_STEPS]}; do n=$((n + s)); done
 	printf 'bursts of %s ssh clients released at the same moment (%s logins, about %s s)\n' \
-		"$(printf '%s' "$BURST_STEPS" | tr ' ' '/')" "$n" "$((n / 4 + 10))"
+		"$(printf '%s' "${SETTING[BURST_STEPS]}" | tr ' ' '/')" "$n" "$((n / 4 + 10))"
 }
 
 # The server's effective MaxStartups (start:rate:full).
 burst_maxstartups () {
 	local spec
 	spec=$(kv_get "$DATA_DIR/environment.env" sshd_maxstartups)
-	[ -n "$spec" ] || spec=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.1,host=localhost" 2>/dev/null |
+	[ -n "$spec" ] || spec=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" 2>/dev/null |
 		awk 'tolower($1) == "maxstartups" { print $2 }')
-	printf '%s\n' "${spec:-$MAX_STARTUPS}"
+	printf '%s\n' "${spec:-${SETTING[MAX_STARTUPS]}}"
 }
 
 # Connections on TEST_PORT that are not closed yet, plus the listener's
 # children (per-connection sshd processes).
 burst_busy () {
 	local hex pid n
-	hex=$(printf '%04X' "$TEST_PORT")
+	hex=$(printf '%04X' "${SETTING[TEST_PORT]}")
 	n=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p=":$hex" '
 		NR > 1 && $4 != "0A" && $4 != "06" && $4 != "07" &&
 		(substr($2, length($2) - 4) == p || substr($3, length($3) - 4) == p) { n++ }
@@ -188,7 +188,7 @@ burst_step () {
 	fi
 	mark=$(burst_log_mark)
 	helper burst -H -n "$n" -g "$HELPER_DIR/sshperf-gate" -s "$base.env" -w 60 \
-		-t "$((LOGIN_TIMEOUT + n / 2))" -- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
+		-t "$((SETTING[LOGIN_TIMEOUT] + n / 2))" -- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
 		>"$base.tsv" 2>"$base.err" || rc=$?
 	if [ "$rc" -ge 2 ] || [ ! -s "$base.env" ]; then
 		printf '%s\t0\t0\t%s\t0\t0\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tsshperf-burst exit %s: %s\n' "$n" "$n" "$rc" \
@@ -204,7 +204,7 @@ burst_step () {
 		if [ "$mark" = none ] || ! burst_log_since "$mark" >"$base-server.log"; then
 			: >"$base-server.log"
 		fi
-		burst_classify "$base.tsv" "$base-server.log" "$TEST_PORT" >"$base-class.tsv"
+		burst_classify "$base.tsv" "$base-server.log" "${SETTING[TEST_PORT]}" >"$base-class.tsv"
 		[ "$(sed -n 's/^#pending=//p' "$base-class.tsv")" != 0 ] || break
 		[ "$(date +%s)" -lt "$deadline" ] || break
 		sleep 0.2
@@ -243,7 +243,7 @@ burst_step () {
 burst_undecided () {
 	local spec=$1 deciding="" spread=""
 	[ "$(result_get burst status)" = PASS ] || return 0
-	read -r deciding spread < <(awk -F'\t' -v min="$TARGET_BURST_MIN" \
+	read -r deciding spread < <(awk -F'\t' -v min="${SETTING[TARGET_BURST_MIN]}" \
 		'NR > 1 && $1 >= min + 0 && $2 == $1 { print $1, $7; exit }' "$RAW_DIR/burst-steps.tsv") || true
 	[ -n "$deciding" ] || return 0
 	result_set burst deciding_step "$deciding"
@@ -255,12 +255,13 @@ burst_undecided () {
 
 measure_burst () {
 	local steps="$RAW_DIR/burst-steps.tsv" spec n result=0 over="" worst=0 other=0 \
-		unconfirmed="" list="" oks="" silent_step="" not_run="" stopped="" disagree="" fallback=""
+		unconfirmed="" list="" oks="" silent_step="" not_run="" stopped="" disagree="" fallback="" \
+		ok refused failed timeout spread confirmed client_refused by
 	spec=$(burst_maxstartups)
 	printf 'clients\tok\trefused\tfailed\ttimeout\tready\trelease_spread_ms\twoke_spread_ms\tconnect_p50_ms\tdone_max_ms\tready_ms\tlog_drops\tlog_confirmed\tclient_refused\tclassified_by\tlog_named\tlog_unnamed\tlog_ratelimited\tpenalty\tnote\n' >"$steps"
 	# A step where no client got an answer ends the test: larger steps
 	# would only wait longer for the same silence.
-	for n in $BURST_STEPS; do
+	for n in ${SETTING[BURST_STEPS]}; do
 		if [ -n "$silent_step" ]; then
 			not_run="$not_run $n"
 			continue
@@ -306,11 +307,11 @@ measure_burst () {
 	result_set burst figure "$result"
 	result_set burst unit clients
 	result_set burst figure_label "most clients released at once that all logged in"
-	result_set burst target "$TARGET_BURST_MIN"
+	result_set burst target "${SETTING[TARGET_BURST_MIN]}"
 	result_set burst target_op ">="
-	result_set burst status "$(verdict "$result" ">=" "$TARGET_BURST_MIN")"
+	result_set burst status "$(verdict "$result" ">=" "${SETTING[TARGET_BURST_MIN]}")"
 	[ "$(result_get burst status)" = PASS ] ||
-		result_set burst reason "at most $result clients released at once all logged in; the target is $TARGET_BURST_MIN (MaxStartups $spec)${stopped:+; $stopped}"
+		result_set burst reason "at most $result clients released at once all logged in; the target is ${SETTING[TARGET_BURST_MIN]} (MaxStartups $spec)${stopped:+; $stopped}"
 	burst_undecided "$spec"
 	if [ -n "$over" ]; then
 		result_set burst warning "release spread over the ${BURST_SPREAD_GOAL_MS} ms goal at${over} clients (up to $worst ms): the clients did not reach the server at quite the same moment, so fewer may be refused than in a real burst"
@@ -325,5 +326,5 @@ measure_burst () {
 		result_set burst warning "$(w=$(result_get burst warning); printf '%s' "${w:+$w; }the server's log named none of the clients at${fallback} clients; there refusals are counted from the clients' own messages")"
 	[ -z "$stopped" ] || [ "$(result_get burst status)" != PASS ] ||
 		result_set burst warning "$(w=$(result_get burst warning); printf '%s' "${w:+$w; }$stopped")"
-	result_set burst summary "all logged in up to $result clients at once (steps:$oks logged in), $other other failures, MaxStartups $spec, target >= $TARGET_BURST_MIN"
+	result_set burst summary "all logged in up to $result clients at once (steps:$oks logged in), $other other failures, MaxStartups $spec, target >= ${SETTING[TARGET_BURST_MIN]}"
 }

@@ -10,16 +10,16 @@
 
 about_concurrent () {
 	printf '%s sessions open at once (%s logging in at a time), each running cat, checked end to end (about %s s)\n' \
-		"$CONCURRENT_SESSIONS" "$CONCURRENT_LOGIN_PARALLEL" "$(( CONCURRENT_SESSIONS / 10 + 10 ))"
+		"${SETTING[CONCURRENT_SESSIONS]}" "${SETTING[CONCURRENT_LOGIN_PARALLEL]}" "$(( SETTING[CONCURRENT_SESSIONS] / 10 + 10 ))"
 }
 
 # The limits that decide how many sessions fit, as they apply to the test
 # user's sessions (one extra login asks the session itself) and the host.
 concurrent_limits () {
 	local uid out pid
-	uid=$(id -u "$TEST_USER")
+	uid=$(id -u "${SETTING[TEST_USER]}")
 	# shellcheck disable=SC2016 # expanded by the session's shell
-	out=$(timeout --kill-after=2 "$LOGIN_TIMEOUT" "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" \
+	out=$(timeout --kill-after=2 "${SETTING[LOGIN_TIMEOUT]}" "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" \
 		'printf "%s %s\n" "$(ulimit -u)" "$(ulimit -n)"' </dev/null 2>/dev/null) || out="- -"
 	result_set concurrent limit_nproc "${out%% *}"
 	result_set concurrent limit_nofile "${out##* }"
@@ -46,15 +46,15 @@ concurrent_diagnose () {
 	tasksmax=$(result_get concurrent limit_tasksmax)
 	if [ "$failed" -eq 0 ]; then
 		limit=none
-		text="no limit was reached at $CONCURRENT_SESSIONS sessions"
+		text="no limit was reached at ${SETTING[CONCURRENT_SESSIONS]} sessions"
 	elif printf '%s' "$all" | grep -qiE 'Resource temporarily unavailable|fork.*fail|cannot fork'; then
 		if [ "${tasksmax:-x}" -eq "${tasksmax:-x}" ] 2>/dev/null &&
 			[ "${tasks:-0}" -ge $(( tasksmax * 9 / 10 )) ]; then
 			limit=tasksmax
-			text="tasks per user (systemd): TasksMax of user-$(id -u "$TEST_USER").slice is $tasksmax and the user had $tasks tasks"
+			text="tasks per user (systemd): TasksMax of user-$(id -u "${SETTING[TEST_USER]}").slice is $tasksmax and the user had $tasks tasks"
 		else
 			limit=processes
-			text="processes per user: ulimit -u is $nproc for $TEST_USER (nproc set in: $(result_get concurrent limit_nproc_files)), the user had $tasks tasks"
+			text="processes per user: ulimit -u is $nproc for ${SETTING[TEST_USER]} (nproc set in: $(result_get concurrent limit_nproc_files)), the user had $tasks tasks"
 		fi
 	elif printf '%s' "$all" | grep -qiE 'Cannot allocate memory|Out of memory|oom'; then
 		limit=memory
@@ -64,13 +64,13 @@ concurrent_diagnose () {
 		text="file descriptors: ulimit -n is $(result_get concurrent limit_nofile) in a session, $(result_get concurrent limit_server_nofile) for the server"
 	elif printf '%s' "$all" | grep -qiE 'MaxStartups'; then
 		limit=maxstartups
-		text="MaxStartups refused logins although at most $CONCURRENT_LOGIN_PARALLEL logged in at a time"
+		text="MaxStartups refused logins although at most ${SETTING[CONCURRENT_LOGIN_PARALLEL]} logged in at a time"
 	elif printf '%s' "$all" | grep -qiE 'channel [0-9]+: open failed'; then
 		limit=maxsessions
 		text="a session channel was refused (MaxSessions applies only to sessions sharing one connection)"
 	elif printf '%s' "$all" | grep -qiE 'no answer within'; then
 		limit=slow
-		text="logins did not finish within LOGIN_TIMEOUT=$LOGIN_TIMEOUT s: the server (or the machine) was overloaded"
+		text="logins did not finish within LOGIN_TIMEOUT=${SETTING[LOGIN_TIMEOUT]} s: the server (or the machine) was overloaded"
 	elif printf '%s' "$all" | grep -qiE 'Connection refused|Connection reset|Connection closed'; then
 		limit=server
 		text="the server closed or refused connections; see its log (raw/probe-hold-sshd-log.txt)"
@@ -100,7 +100,7 @@ concurrent_machine_limit () {
 }
 
 measure_concurrent () {
-	local n=$CONCURRENT_SESSIONS p=$CONCURRENT_LOGIN_PARALLEL probe="$DATA_DIR/probe-hold.env"
+	local n=${SETTING[CONCURRENT_SESSIONS]} p=${SETTING[CONCURRENT_LOGIN_PARALLEL]} probe="$DATA_DIR/probe-hold.env"
 	local opened alive dead failed left k
 
 	# The hold's figures, into this test's data; the holder's own output

@@ -7,7 +7,7 @@
 
 about_cpu () {
 	printf 'sshd CPU per login (the closed-loop login run, %s s) and per GB (the default-cipher upload, %s MB)\n' \
-		"$DURATION" "$TRANSFER_MB"
+		"${SETTING[DURATION]}" "${SETTING[TRANSFER_MB]}"
 }
 
 # Copies the per-GB keys of the bulk probe into cpu; "no" when it has none.
@@ -41,17 +41,17 @@ measure_cpu () {
 	result_set cpu figure "${per_login:--}"
 	result_set cpu unit "ms"
 	result_set cpu figure_label "sshd CPU per login"
-	result_set cpu target "$TARGET_CPU_MS_PER_LOGIN"
+	result_set cpu target "${SETTING[TARGET_CPU_MS_PER_LOGIN]}"
 	result_set cpu target_op "<="
 	if [ -z "$per_login" ] || [ "$(result_get cpu ok)" = 0 ]; then
 		result_set cpu status FAIL
 		result_set cpu reason "no login succeeded, so there is no CPU per login"
 		return 0
 	fi
-	[ "$(verdict "$per_login" "<=" "$TARGET_CPU_MS_PER_LOGIN")" = PASS ] ||
-		fail="sshd used $per_login ms CPU per login, above $TARGET_CPU_MS_PER_LOGIN ms"
-	if [ -n "$per_gb" ] && [ "$(verdict "$per_gb" "<=" "$TARGET_CPU_S_PER_GB")" != PASS ]; then
-		fail="${fail:+$fail; }sshd used $per_gb s CPU per GB, above $TARGET_CPU_S_PER_GB s"
+	[ "$(verdict "$per_login" "<=" "${SETTING[TARGET_CPU_MS_PER_LOGIN]}")" = PASS ] ||
+		fail="sshd used $per_login ms CPU per login, above ${SETTING[TARGET_CPU_MS_PER_LOGIN]} ms"
+	if [ -n "$per_gb" ] && [ "$(verdict "$per_gb" "<=" "${SETTING[TARGET_CPU_S_PER_GB]}")" != PASS ]; then
+		fail="${fail:+$fail; }sshd used $per_gb s CPU per GB, above ${SETTING[TARGET_CPU_S_PER_GB]} s"
 	fi
 	if [ -n "$fail" ]; then
 		result_set cpu status FAIL

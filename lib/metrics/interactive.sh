@@ -6,16 +6,16 @@
 
 about_interactive () {
 	local clients=1
-	[ "$ECHO_CLIENT" != both ] || clients=2
+	[ "${SETTING[ECHO_CLIENT]}" != both ] || clients=2
 	printf '%s keystrokes at %s per second through %s, echo timed (about %s s)\n' \
-		"$ECHO_COUNT" "$ECHO_RATE" "$(interactive_clients | sed 's/ / and /')" \
-		"$(( clients * (ECHO_COUNT / ECHO_RATE + 1) ))"
+		"${SETTING[ECHO_COUNT]}" "${SETTING[ECHO_RATE]}" "$(interactive_clients | sed 's/ / and /')" \
+		"$(( clients * (SETTING[ECHO_COUNT] / SETTING[ECHO_RATE] + 1) ))"
 }
 
 interactive_clients () {
-	case $ECHO_CLIENT in
+	case ${SETTING[ECHO_CLIENT]} in
 	both) printf 'libssh ssh' ;;
-	*) printf '%s' "$ECHO_CLIENT" ;;
+	*) printf '%s' "${SETTING[ECHO_CLIENT]}" ;;
 	esac
 }
 
@@ -29,18 +29,18 @@ interactive_cpu_jiffies () {
 interactive_run () {
 	local client=$1 out="$RAW_DIR/interactive-$1.env" rc=0 limit key value
 	# The helper has its own deadlines; this one only guards against a hang.
-	limit=$(( ECHO_COUNT / ECHO_RATE + 2 * LOGIN_TIMEOUT + 30 ))
+	limit=$(( SETTING[ECHO_COUNT] / SETTING[ECHO_RATE] + 2 * SETTING[LOGIN_TIMEOUT] + 30 ))
 	case $client in
 	libssh)
 		timeout --kill-after=5 "$limit" "$HELPER_DIR/sshperf-echo" -m libssh \
-			-h 127.0.0.1 -p "$TEST_PORT" -u "$TEST_USER" \
+			-h 127.0.0.1 -p "${SETTING[TEST_PORT]}" -u "${SETTING[TEST_USER]}" \
 			-k "$DEFAULT_KEY" -K "$CLIENT_DIR/known_hosts" \
-			-r "$ECHO_RATE" -n "$ECHO_COUNT" -t "$LOGIN_TIMEOUT" \
+			-r "${SETTING[ECHO_RATE]}" -n "${SETTING[ECHO_COUNT]}" -t "${SETTING[LOGIN_TIMEOUT]}" \
 			-o "$RAW_DIR/interactive-libssh.tsv" >"$out" 2>>"$RAW_DIR/interactive-errors.txt" || rc=$?
 		;;
 	ssh)
 		timeout --kill-after=5 "$limit" "$HELPER_DIR/sshperf-echo" -m ssh \
-			-r "$ECHO_RATE" -n "$ECHO_COUNT" -t "$LOGIN_TIMEOUT" \
+			-r "${SETTING[ECHO_RATE]}" -n "${SETTING[ECHO_COUNT]}" -t "${SETTING[LOGIN_TIMEOUT]}" \
 			-o "$RAW_DIR/interactive-ssh.tsv" \
 			-- "$SSH" -tt -F "$CLIENT_CONFIG" "$HOST_ALIAS" cat \
 			>"$out" 2>>"$RAW_DIR/interactive-errors.txt" || rc=$?
@@ -103,7 +103,7 @@ measure_interactive () {
 
 	# The verdict is on libssh's figure, or on ssh's when only ssh ran.
 	main=libssh
-	[ "$ECHO_CLIENT" != ssh ] || main=ssh
+	[ "${SETTING[ECHO_CLIENT]}" != ssh ] || main=ssh
 	result_set interactive main_client "$main"
 	rc=$(result_get interactive "${main}_exit")
 	p99=$(result_get interactive "${main}_p99")
@@ -112,7 +112,7 @@ measure_interactive () {
 	result_set interactive figure "${p99:--}"
 	result_set interactive unit ms
 	result_set interactive figure_label "p99 of the echo through $main, n=${n:-0}"
-	result_set interactive target "$TARGET_ECHO_P99_MS"
+	result_set interactive target "${SETTING[TARGET_ECHO_P99_MS]}"
 	result_set interactive target_op "<="
 	err=$(grep -v '^$' "$RAW_DIR/interactive-errors.txt" | tail -n 1)
 	if [ -z "$n" ] || [ "$n" = 0 ]; then
@@ -120,15 +120,15 @@ measure_interactive () {
 		result_set interactive reason "no echo was timed through $main: ${err:-the helper exited with status $rc}"
 	elif [ "${lost:-0}" -gt 0 ]; then
 		result_set interactive status FAIL
-		result_set interactive reason "$lost of $ECHO_COUNT keystrokes never came back through $main"
+		result_set interactive reason "$lost of ${SETTING[ECHO_COUNT]} keystrokes never came back through $main"
 	else
-		result_set interactive status "$(verdict "$p99" "<=" "$TARGET_ECHO_P99_MS")"
+		result_set interactive status "$(verdict "$p99" "<=" "${SETTING[TARGET_ECHO_P99_MS]}")"
 		[ "$(result_get interactive status)" = PASS ] ||
-			result_set interactive reason "p99 $p99 ms is above the target of $TARGET_ECHO_P99_MS ms"
+			result_set interactive reason "p99 $p99 ms is above the target of ${SETTING[TARGET_ECHO_P99_MS]} ms"
 	fi
 	local s="" c
 	for c in $(interactive_clients); do
 		s="${s:+$s; }$c p50 $(interactive_value "${c}_p50") ms, p99 $(interactive_value "${c}_p99") ms, n=$(interactive_value "${c}_n"), lost $(interactive_value "${c}_lost")"
 	done
-	result_set interactive summary "$s; target p99 <= $TARGET_ECHO_P99_MS ms"
+	result_set interactive summary "$s; target p99 <= ${SETTING[TARGET_ECHO_P99_MS]} ms"
 }

@@ -5,7 +5,7 @@
 
 about_login () {
 	printf '%s logins one after another with ssh -v, timed per phase (about %s s)\n' \
-		"$LOGIN_SAMPLES" "$(( (LOGIN_SAMPLES * 4 + 9) / 10 ))"
+		"${SETTING[LOGIN_SAMPLES]}" "$(( (SETTING[LOGIN_SAMPLES] * 4 + 9) / 10 ))"
 }
 
 # login_negotiated PREFIX: the most frequent word after PREFIX in the
@@ -20,16 +20,16 @@ login_negotiated () {
 measure_login () {
 	local tsv="$RAW_DIR/login-samples.tsv" ok failed not_run col p50 p95 stopped=""
 	mkdir -p "$RAW_DIR/login-transcripts"
-	helper login -H -n "$LOGIN_SAMPLES" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -T "$RAW_DIR/login-transcripts" \
+	helper login -H -n "${SETTING[LOGIN_SAMPLES]}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$RAW_DIR/login-transcripts" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>"$RAW_DIR/login-errors.txt" || true
 
 	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
 	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)
 	# The helper stops after NO_ANSWER_STOP logins in a row without an answer.
-	not_run=$((LOGIN_SAMPLES - ok - failed))
+	not_run=$((SETTING[LOGIN_SAMPLES] - ok - failed))
 	[ "$not_run" -le 0 ] ||
-		stopped="; stopped after $NO_ANSWER_STOP logins in a row got no answer within ${LOGIN_TIMEOUT}s, the other $not_run were not run"
-	result_set login samples "$LOGIN_SAMPLES"
+		stopped="; stopped after $NO_ANSWER_STOP logins in a row got no answer within ${SETTING[LOGIN_TIMEOUT]}s, the other $not_run were not run"
+	result_set login samples "${SETTING[LOGIN_SAMPLES]}"
 	result_set login ok "$ok"
 	result_set login failed "$failed"
 	result_set login not_run "$not_run"
@@ -47,17 +47,17 @@ measure_login () {
 	result_set login figure "${p95:--}"
 	result_set login unit ms
 	result_set login figure_label "p95 of the complete login"
-	result_set login target "$TARGET_LOGIN_P95_MS"
+	result_set login target "${SETTING[TARGET_LOGIN_P95_MS]}"
 	result_set login target_op "<="
 	if [ "$ok" -eq 0 ]; then
 		result_set login status FAIL
 		result_set login reason "no login succeeded; first error: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $11; exit }' "$tsv")$stopped"
 	elif [ "$failed" -gt 0 ]; then
 		result_set login status FAIL
-		result_set login reason "$failed of $LOGIN_SAMPLES logins failed$stopped"
+		result_set login reason "$failed of ${SETTING[LOGIN_SAMPLES]} logins failed$stopped"
 	else
-		result_set login status "$(verdict "$p95" "<=" "$TARGET_LOGIN_P95_MS")"
+		result_set login status "$(verdict "$p95" "<=" "${SETTING[TARGET_LOGIN_P95_MS]}")"
 	fi
 	p50=$(result_get login total_p50)
-	result_set login summary "p50 ${p50:--} ms, p95 ${p95:--} ms over $ok logins ($failed failed), target p95 <= $TARGET_LOGIN_P95_MS ms"
+	result_set login summary "p50 ${p50:--} ms, p95 ${p95:--} ms over $ok logins ($failed failed), target p95 <= ${SETTING[TARGET_LOGIN_P95_MS]} ms"
 }

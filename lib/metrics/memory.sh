@@ -8,7 +8,7 @@
 . "$KIT_DIR/lib/hold.sh"
 
 about_memory () {
-	printf 'memory of the test server at rest and with the %s sessions of the hold\n' "$CONCURRENT_SESSIONS"
+	printf 'memory of the test server at rest and with the %s sessions of the hold\n' "${SETTING[CONCURRENT_SESSIONS]}"
 }
 
 # kb_mb KB: KiB (as /proc counts) to MB of 10^6 bytes, one decimal.
@@ -42,7 +42,7 @@ measure_memory () {
 	avail=$(result_get memory mem_available_kb)
 	result_set memory unit MB
 	result_set memory figure_label "PSS per open session"
-	result_set memory target "$TARGET_MEMORY_PER_SESSION_MB"
+	result_set memory target "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}"
 	result_set memory target_op "<="
 	if [ -z "$rest" ] || [ -z "$open" ] || [ "${sessions:-0}" -le 0 ]; then
 		result_set memory status ERROR
@@ -90,11 +90,11 @@ measure_memory () {
 		result_set memory status ERROR
 		result_set memory reason "the memory with $sessions sessions open ($open kB) was not above the memory at rest ($rest kB): the sample missed the sessions' processes"
 	else
-		result_set memory status "$(verdict "$per_mb" "<=" "$TARGET_MEMORY_PER_SESSION_MB")"
+		result_set memory status "$(verdict "$per_mb" "<=" "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}")"
 		[ "$(result_get memory status)" = PASS ] ||
-			result_set memory reason "$per_mb MB per session is above the target of $TARGET_MEMORY_PER_SESSION_MB MB"
+			result_set memory reason "$per_mb MB per session is above the target of ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB"
 	fi
 	result_set memory summary "listener $(result_get memory listener_mb) MB at rest$(
 		[ "$manager" = 0 ] || printf ' (+ %s MB the test user'"'"'s systemd manager)' "$(result_get memory manager_mb)"
-	), $per_mb MB (PSS) per session over $sessions sessions; 500 sessions about $(result_get memory estimate_500_mb) MB; target <= $TARGET_MEMORY_PER_SESSION_MB MB"
+	), $per_mb MB (PSS) per session over $sessions sessions; 500 sessions about $(result_get memory estimate_500_mb) MB; target <= ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB"
 }

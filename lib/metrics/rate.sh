@@ -12,7 +12,7 @@
 
 about_rate () {
 	printf '%s ssh clients logging in again and again for %s s, then a rising offered login rate (%s driver, %s s a step) until the knee (about %s s)\n' \
-		"$RATE_WORKERS" "$DURATION" "$RATE_CLIENT" "$RATE_STEP_SECONDS" "$((DURATION + 3 + 14 * (RATE_STEP_SECONDS + 2)))"
+		"${SETTING[RATE_WORKERS]}" "${SETTING[DURATION]}" "${SETTING[RATE_CLIENT]}" "${SETTING[RATE_STEP_SECONDS]}" "$((SETTING[DURATION] + 3 + 14 * (SETTING[RATE_STEP_SECONDS] + 2)))"
 }
 
 # The sweep's offered rates: from RATE_SWEEP_FIRST logins/s up by a
@@ -48,7 +48,7 @@ rate_ssh_g () {
 # server), into rate.env as ssh_kex, ssh_hostkey, ssh_cipher, ssh_mac.
 rate_ssh_negotiated () {
 	local log="$RAW_DIR/rate-ssh-v.txt"
-	timeout --kill-after=2 "$LOGIN_TIMEOUT" "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true </dev/null >/dev/null 2>"$log" || true
+	timeout --kill-after=2 "${SETTING[LOGIN_TIMEOUT]}" "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true </dev/null >/dev/null 2>"$log" || true
 	result_set rate ssh_kex "$(sed -n 's/.*kex: algorithm: \([^ ]*\).*/\1/p' "$log" | head -n 1)"
 	result_set rate ssh_hostkey "$(sed -n 's/.*kex: host key algorithm: \([^ ]*\).*/\1/p' "$log" | head -n 1)"
 	result_set rate ssh_cipher "$(sed -n 's/.*kex: client->server cipher: \([^ ]*\) MAC: \([^ ]*\).*/\1/p' "$log" | head -n 1)"
@@ -67,7 +67,7 @@ rate_first_then () {
 # The driver's command line for one step (array RATE_DRIVER), after -r/-d.
 rate_driver_args () {
 	local kex ciphers macs hostkeys
-	if [ "$RATE_CLIENT" = ssh ]; then
+	if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then
 		RATE_DRIVER=(-- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true)
 		return 0
 	fi
@@ -89,9 +89,9 @@ rate_driver_args () {
 rate_step () {
 	local i=$1 offered=$2 pre="$RAW_DIR/rate-step$1" base threads
 	base=$(server_sshd_processes)
-	threads=${MAX_STARTUPS%%:*}
+	threads=${SETTING[MAX_STARTUPS]%%:*}
 	sample_server >"$pre-server-before.env" || return 1
-	helper sweep -r "$offered" -d "$RATE_STEP_SECONDS" -c "$threads" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" \
+	helper sweep -r "$offered" -d "${SETTING[RATE_STEP_SECONDS]}" -c "$threads" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
 		-o "$pre-logins.tsv" "${RATE_DRIVER[@]}" >"$pre-driver.env" 2>>"$RAW_DIR/rate-sweep-errors.txt" || true
 	[ -s "$pre-driver.env" ] || return 1
 	server_wait_settled 10 "$base" || warn "rate: sessions still open 10 s after step $i; its CPU may be undercounted"
@@ -118,7 +118,7 @@ rate_step () {
 rate_step_good () {
 	local n offered ach ok failed p50 p95 rest
 	IFS=$'\t' read -r n offered ach ok failed p50 p95 rest <<<"$1"
-	awk -v o="$offered" -v a="$ach" -v f="$failed" -v p="$p95" -v t="$TARGET_LOGIN_P95_MS" -v share="$RATE_KNEE_SHARE" \
+	awk -v o="$offered" -v a="$ach" -v f="$failed" -v p="$p95" -v t="${SETTING[TARGET_LOGIN_P95_MS]}" -v share="$RATE_KNEE_SHARE" \
 		'BEGIN { print (f == 0 && p != "-" && a >= share * o && p <= t) ? "yes" : "no" }'
 }
 
@@ -149,7 +149,7 @@ rate_sweep_refine () {
 # inputs into rate.env (knee_*, sweep_*).
 rate_sweep () {
 	local tsv="$RAW_DIR/rate-sweep.tsv" i=0 offered=$RATE_SWEEP_FIRST row bad=""
-	local knee="" n ach ok failed p50 p95 _cpu pct per cl busy late
+	local knee="" n ach ok failed p50 p95 _cpu pct per cl busy late k
 	rate_driver_args
 	printf 'step\toffered_per_s\tachieved_per_s\tok\tfailed\tp50_ms\tp95_ms\tsshd_cpu_ms\tsshd_cpu_pct\tsshd_cpu_ms_per_login\tclient_cpu_pct\tmachine_busy_pct\tlate_starts\n' >"$tsv"
 	while [ "$i" -lt "$RATE_SWEEP_MAX_STEPS" ]; do
@@ -169,11 +169,11 @@ rate_sweep () {
 	# In the order of the offered rate (the step column keeps the order
 	# they ran in), for the table and the charts.
 	{ head -n 1 "$tsv"; tail -n +2 "$tsv" | sort -t "$(printf '\t')" -k2,2g; } >"$tsv.tmp" && mv -f "$tsv.tmp" "$tsv"
-	result_set rate sweep_driver "$RATE_CLIENT"
+	result_set rate sweep_driver "${SETTING[RATE_CLIENT]}"
 	result_set rate sweep_steps "$i"
-	result_set rate sweep_step_seconds "$RATE_STEP_SECONDS"
-	result_set rate sweep_threads "${MAX_STARTUPS%%:*}"
-	if [ "$RATE_CLIENT" = libssh ] && [ -f "$RAW_DIR/rate-step1-driver.env" ]; then
+	result_set rate sweep_step_seconds "${SETTING[RATE_STEP_SECONDS]}"
+	result_set rate sweep_threads "${SETTING[MAX_STARTUPS]%%:*}"
+	if [ "${SETTING[RATE_CLIENT]}" = libssh ] && [ -f "$RAW_DIR/rate-step1-driver.env" ]; then
 		for k in kex cipher mac hostkey; do
 			result_set rate "libssh_$k" "$(sed -n "s/^$k=//p" "$RAW_DIR/rate-step1-driver.env")"
 		done
@@ -210,7 +210,7 @@ rate_sweep () {
 		result_set rate break_client_cpu_pct "$cl"
 		result_set rate break_machine_busy_pct "$busy"
 		result_set rate break_late_starts "$late"
-		result_set rate break_why "$(awk -v o="$offered" -v a="$ach" -v f="$failed" -v p="$p95" -v t="$TARGET_LOGIN_P95_MS" -v share="$RATE_KNEE_SHARE" 'BEGIN {
+		result_set rate break_why "$(awk -v o="$offered" -v a="$ach" -v f="$failed" -v p="$p95" -v t="${SETTING[TARGET_LOGIN_P95_MS]}" -v share="$RATE_KNEE_SHARE" 'BEGIN {
 			if (f > 0) w = w sprintf("%d logins failed; ", f)
 			if (a < share * o) w = w sprintf("achieved %.1f of %.1f offered (below %d %%); ", a, o, share * 100)
 			if (p == "-" || p > t) w = w sprintf("p95 %s ms over TARGET_LOGIN_P95_MS %s; ", p, t)
@@ -258,42 +258,42 @@ measure_rate () {
 	limit=$(result_get rate break_limit)
 	result_set rate figure "$knee"
 	result_set rate unit "logins/s"
-	result_set rate figure_label "capacity: offered logins/s sshd kept up with, $RATE_CLIENT driver"
-	result_set rate target "$TARGET_RATE_MIN"
+	result_set rate figure_label "capacity: offered logins/s sshd kept up with, ${SETTING[RATE_CLIENT]} driver"
+	result_set rate target "${SETTING[TARGET_RATE_MIN]}"
 	result_set rate target_op ">="
 	if [ "${ok:-0}" -eq 0 ]; then
 		result_set rate status FAIL
-		result_set rate reason "no login of the $RATE_WORKERS ssh clients succeeded; first error: $(head -n 1 "$RAW_DIR/probe-loginload-errors.txt" | cut -f5)"
+		result_set rate reason "no login of the ${SETTING[RATE_WORKERS]} ssh clients succeeded; first error: $(head -n 1 "$RAW_DIR/probe-loginload-errors.txt" | cut -f5)"
 	elif [ "${failed:-0}" -gt 0 ]; then
 		result_set rate status FAIL
-		result_set rate reason "$failed of $((ok + failed)) logins of the $RATE_WORKERS ssh clients failed under load (raw/probe-loginload-errors.txt); a server that drops logins below MaxStartups fails whatever its rate"
-	elif [ "$(verdict "$knee" ">=" "$TARGET_RATE_MIN")" = PASS ]; then
+		result_set rate reason "$failed of $((ok + failed)) logins of the ${SETTING[RATE_WORKERS]} ssh clients failed under load (raw/probe-loginload-errors.txt); a server that drops logins below MaxStartups fails whatever its rate"
+	elif [ "$(verdict "$knee" ">=" "${SETTING[TARGET_RATE_MIN]}")" = PASS ]; then
 		result_set rate status PASS
-	elif awk -v b="$(result_get rate cpu_bound_per_s)" -v t="$TARGET_RATE_MIN" -v m="$RATE_BOUND_MARGIN" 'BEGIN { exit !(b != "" && b != "-" && m * b < t + 0) }'; then
+	elif awk -v b="$(result_get rate cpu_bound_per_s)" -v t="${SETTING[TARGET_RATE_MIN]}" -v m="$RATE_BOUND_MARGIN" 'BEGIN { exit !(b != "" && b != "-" && m * b < t + 0) }'; then
 		# Even with every core to itself and a tenth of the CPU per login
 		# measured here, sshd could not reach the target: decided,
 		# whoever else used the machine.
 		result_set rate status FAIL
-		result_set rate reason "the knee is $knee logins/s, below the target of $TARGET_RATE_MIN, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "$RATE_CLIENT" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target"
+		result_set rate reason "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "${SETTING[RATE_CLIENT]}" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target"
 	elif [ "$limit" = machine ]; then
 		result_set rate status INCONCLUSIVE
-		result_set rate reason "the knee is $knee logins/s, below the target of $TARGET_RATE_MIN, but at $(result_get rate break_offered_per_s) logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "$RATE_CLIENT" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine"
+		result_set rate reason "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, but at $(result_get rate break_offered_per_s) logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine"
 	else
 		result_set rate status FAIL
-		result_set rate reason "the knee is $knee logins/s$( [ -z "$(result_get rate knee_p95_ms)" ] || printf ' (p95 %s ms)' "$(result_get rate knee_p95_ms)"), below the target of $TARGET_RATE_MIN; the next step, $(result_get rate break_offered_per_s) logins/s offered, broke: $(result_get rate break_why), with sshd using $(result_get rate break_sshd_cpu_pct) % of all CPUs"
+		result_set rate reason "the knee is $knee logins/s$( [ -z "$(result_get rate knee_p95_ms)" ] || printf ' (p95 %s ms)' "$(result_get rate knee_p95_ms)"), below the target of ${SETTING[TARGET_RATE_MIN]}; the next step, $(result_get rate break_offered_per_s) logins/s offered, broke: $(result_get rate break_why), with sshd using $(result_get rate break_sshd_cpu_pct) % of all CPUs"
 	fi
 	if [ "$(result_get rate generator_limited)" = yes ]; then
-		warn_text="the closed-loop figure ($RATE_WORKERS ssh clients, $rate logins/s) was limited by its own clients: they used ${client_pct}% of the machine's CPU and the machine was ${busy_pct}% busy; the verdict uses the sweep's knee instead"
+		warn_text="the closed-loop figure (${SETTING[RATE_WORKERS]} ssh clients, $rate logins/s) was limited by its own clients: they used ${client_pct}% of the machine's CPU and the machine was ${busy_pct}% busy; the verdict uses the sweep's knee instead"
 		result_set rate warning "$(w=$(result_get rate warning); printf '%s' "${w:+$w; }$warn_text")"
 	fi
-	if [ "$RATE_CLIENT" = libssh ] && [ -n "$(result_get rate ssh_kex)" ] &&
+	if [ "${SETTING[RATE_CLIENT]}" = libssh ] && [ -n "$(result_get rate ssh_kex)" ] &&
 		[ "$(result_get rate libssh_kex)" != "$(result_get rate ssh_kex)" ]; then
 		result_set rate kex_differs yes
 	fi
 	if [ -n "$(result_get rate knee_step)" ]; then
-		knee_text="knee $knee logins/s (p95 $(result_get rate knee_p95_ms) ms, sshd $(result_get rate knee_sshd_cpu_pct) % of the CPUs, $RATE_CLIENT driver; CPU bound $(result_get rate cpu_bound_per_s | sed 's/^$/-/') logins/s)"
+		knee_text="knee $knee logins/s (p95 $(result_get rate knee_p95_ms) ms, sshd $(result_get rate knee_sshd_cpu_pct) % of the CPUs, ${SETTING[RATE_CLIENT]} driver; CPU bound $(result_get rate cpu_bound_per_s | sed 's/^$/-/') logins/s)"
 	else
 		knee_text="no knee: the first step, $(result_get rate break_offered_per_s) logins/s offered, broke ($(result_get rate break_why))"
 	fi
-	result_set rate summary "$knee_text; closed loop $rate logins/s with $RATE_WORKERS ssh clients, sshd $(result_get rate sshd_cpu_ms_per_login) ms CPU per login"
+	result_set rate summary "$knee_text; closed loop $rate logins/s with ${SETTING[RATE_WORKERS]} ssh clients, sshd $(result_get rate sshd_cpu_ms_per_login) ms CPU per login"
 }

@@ -9,13 +9,13 @@
 
 about_reload () {
 	printf '%s sessions open, the test server reloaded, new logins timed, the sessions checked (about %s s)\n' \
-		"$RELOAD_SESSIONS" "$(( RELOAD_SESSIONS / 10 + 5 ))"
+		"${SETTING[RELOAD_SESSIONS]}" "$(( SETTING[RELOAD_SESSIONS] / 10 + 5 ))"
 }
 
 # The inode of the test port's listening socket (a reload replaces it).
 listen_inode () {
 	local hex
-	hex=$(printf '%04X' "$TEST_PORT")
+	hex=$(printf '%04X' "${SETTING[TEST_PORT]}")
 	awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { print $10; exit }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
@@ -44,12 +44,12 @@ reload_check_sessions () {
 }
 
 measure_reload () {
-	local n=$RELOAD_SESSIONS p=$CONCURRENT_LOGIN_PARALLEL out rc=0 t0 t1 pid_before pid_after
+	local n=${SETTING[RELOAD_SESSIONS]} p=${SETTING[CONCURRENT_LOGIN_PARALLEL]} out rc=0 t0 t1 pid_before pid_after
 	local inode_before end greeting login_ms attempts=0 deadline_s reason
 	result_set reload sessions "$n"
 	result_set reload unit ms
 	result_set reload figure_label "a new login works after the reload"
-	result_set reload target "$TARGET_RELOAD_MS"
+	result_set reload target "${SETTING[TARGET_RELOAD_MS]}"
 	result_set reload target_op "<="
 	result_set reload figure -
 
@@ -100,8 +100,8 @@ measure_reload () {
 		sleep 0.001
 	done
 	result_set reload socket_replaced "$( [ "$(listen_inode)" != "$inode_before" ] && echo yes || echo no)"
-	deadline_s=$(awk -v t="$TARGET_RELOAD_MS" 'BEGIN { printf "%d", t * 3 / 1000 + 10 }')
-	helper connect -i 1000 -t "$(( deadline_s * 1000 ))" -T "$t0" 127.0.0.1 "$TEST_PORT" \
+	deadline_s=$(awk -v t="${SETTING[TARGET_RELOAD_MS]}" 'BEGIN { printf "%d", t * 3 / 1000 + 10 }')
+	helper connect -i 1000 -t "$(( deadline_s * 1000 ))" -T "$t0" 127.0.0.1 "${SETTING[TEST_PORT]}" \
 		>"$RAW_DIR/reload-greeting.txt" 2>>"$RAW_DIR/reload-errors.txt" || true
 	greeting=$(kv_get "$RAW_DIR/reload-greeting.txt" greeting_ms)
 	result_set reload greeting_ms "${greeting:--}"
@@ -133,9 +133,9 @@ measure_reload () {
 		result_set reload status FAIL
 		result_set reload reason "$(( n - ${RELOAD_ALIVE:-0} )) of $n open sessions did not survive the reload; see raw/reload-ssh-errors.txt"
 	else
-		result_set reload status "$(verdict "$login_ms" "<=" "$TARGET_RELOAD_MS")"
+		result_set reload status "$(verdict "$login_ms" "<=" "${SETTING[TARGET_RELOAD_MS]}")"
 		[ "$(result_get reload status)" = PASS ] ||
-			result_set reload reason "a new login worked only $login_ms ms after the reload (target $TARGET_RELOAD_MS ms)"
+			result_set reload reason "a new login worked only $login_ms ms after the reload (target ${SETTING[TARGET_RELOAD_MS]} ms)"
 	fi
-	result_set reload summary "greeting after ${greeting:--} ms, login after ${login_ms:--} ms, ${RELOAD_ALIVE:-0} of $n sessions survived; target <= $TARGET_RELOAD_MS ms"
+	result_set reload summary "greeting after ${greeting:--} ms, login after ${login_ms:--} ms, ${RELOAD_ALIVE:-0} of $n sessions survived; target <= ${SETTING[TARGET_RELOAD_MS]} ms"
 }

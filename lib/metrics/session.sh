@@ -10,7 +10,7 @@ SESSION_LOGINS=5
 
 about_session () {
 	printf '%s commands (true) through one open ControlMaster connection (about %s s)\n' \
-		"$SESSION_COMMANDS" "$(( SESSION_COMMANDS / 20 + 3 ))"
+		"${SETTING[SESSION_COMMANDS]}" "$(( SETTING[SESSION_COMMANDS] / 20 + 3 ))"
 }
 
 # Where the master listens; %C is ssh's hash of host, port and user.
@@ -48,15 +48,15 @@ session_wait_gone () {
 # after its last use, should this script die before it is closed.
 session_start_master () {
 	local deadline pid rc=0
-	timeout --kill-after=2 "$LOGIN_TIMEOUT" "$SSH" -F "$CLIENT_CONFIG" \
+	timeout --kill-after=2 "${SETTING[LOGIN_TIMEOUT]}" "$SSH" -F "$CLIENT_CONFIG" \
 		-o ControlMaster=yes -o ControlPath="$(session_control_path)" \
 		-o ControlPersist=60 -N -f "$HOST_ALIAS" </dev/null >>"$RAW_DIR/session-master.txt" 2>&1 || rc=$?
 	# 124 (137): timeout(1) ended ssh at the deadline (with KILL).
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		printf 'no answer within %ss\n' "$LOGIN_TIMEOUT" >>"$RAW_DIR/session-master.txt"
+		printf 'no answer within %ss\n' "${SETTING[LOGIN_TIMEOUT]}" >>"$RAW_DIR/session-master.txt"
 	fi
 	[ "$rc" -eq 0 ] || return 1
-	deadline=$(( $(date +%s) + LOGIN_TIMEOUT ))
+	deadline=$(( $(date +%s) + SETTING[LOGIN_TIMEOUT] ))
 	while :; do
 		pid=$(session_master_pid)
 		[ -z "$pid" ] || break
@@ -86,7 +86,7 @@ session_stop_master () {
 # The p50 of a full login, measured here.
 session_login_p50 () {
 	local tsv="$RAW_DIR/session-logins.tsv"
-	helper login -H -n "$SESSION_LOGINS" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" \
+	helper login -H -n "$SESSION_LOGINS" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>>"$RAW_DIR/session-errors.txt" || true
 	helper summary -c total_ms -w status=ok -p login_ "$tsv" >"$RAW_DIR/session-logins.env" 2>/dev/null || true
 	result_set session login_source "$SESSION_LOGINS logins measured by this test"
@@ -116,7 +116,7 @@ measure_session () {
 	# A client that does not find the master would log in by itself and
 	# be timed as a command: with no authentication method left, it fails
 	# instead (and is counted as failed).
-	helper repeat -n "$SESSION_COMMANDS" -t "$LOGIN_TIMEOUT" -g "$NO_ANSWER_STOP" -o "$RAW_DIR/session-commands.tsv" \
+	helper repeat -n "${SETTING[SESSION_COMMANDS]}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -o "$RAW_DIR/session-commands.tsv" \
 		-- "$SSH" -F "$CLIENT_CONFIG" -o ControlMaster=no -o ControlPath="$(session_control_path)" \
 		-o PubkeyAuthentication=no -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no \
 		-o GSSAPIAuthentication=no -o HostbasedAuthentication=no "$HOST_ALIAS" true \
@@ -146,21 +146,21 @@ measure_session () {
 	result_set session figure "${p95:--}"
 	result_set session unit ms
 	result_set session figure_label "p95 of a command over the open connection, n=${ok:-0}"
-	result_set session target "$TARGET_SESSION_P95_MS"
+	result_set session target "${SETTING[TARGET_SESSION_P95_MS]}"
 	result_set session target_op "<="
 	err=$(grep -v '^$' "$RAW_DIR/session-errors.txt" | tail -n 1)
 	not_run=$(result_get session not_run)
-	[ "${not_run:-0}" -eq 0 ] || err="${err:+$err; }stopped after $NO_ANSWER_STOP commands in a row got no answer within ${LOGIN_TIMEOUT}s, $not_run not run"
+	[ "${not_run:-0}" -eq 0 ] || err="${err:+$err; }stopped after $NO_ANSWER_STOP commands in a row got no answer within ${SETTING[LOGIN_TIMEOUT]}s, $not_run not run"
 	if [ -z "$ok" ] || [ "$ok" -eq 0 ]; then
 		result_set session status FAIL
 		result_set session reason "no command succeeded over the master connection${err:+: $err}"
 	elif [ "${failed:-0}" -gt 0 ]; then
 		result_set session status FAIL
-		result_set session reason "$failed of $SESSION_COMMANDS commands failed${err:+ (last message: $err)}"
+		result_set session reason "$failed of ${SETTING[SESSION_COMMANDS]} commands failed${err:+ (last message: $err)}"
 	else
-		result_set session status "$(verdict "$p95" "<=" "$TARGET_SESSION_P95_MS")"
+		result_set session status "$(verdict "$p95" "<=" "${SETTING[TARGET_SESSION_P95_MS]}")"
 		[ "$(result_get session status)" = PASS ] ||
-			result_set session reason "p95 $p95 ms is above the target of $TARGET_SESSION_P95_MS ms"
+			result_set session reason "p95 $p95 ms is above the target of ${SETTING[TARGET_SESSION_P95_MS]} ms"
 	fi
-	result_set session summary "p50 ${p50:--} ms, p95 ${p95:--} ms over ${ok:-0} commands (${failed:-0} failed), $(result_get session speedup)x faster than a login (p50 ${login_p50:--} ms), target p95 <= $TARGET_SESSION_P95_MS ms"
+	result_set session summary "p50 ${p50:--} ms, p95 ${p95:--} ms over ${ok:-0} commands (${failed:-0} failed), $(result_get session speedup)x faster than a login (p50 ${login_p50:--} ms), target p95 <= ${SETTING[TARGET_SESSION_P95_MS]} ms"
 }

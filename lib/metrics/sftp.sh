@@ -17,8 +17,8 @@ SFTP_LOGIN_RUNS=3
 
 about_sftp () {
 	printf '%s MB file up and down, %s x %s KB files up with sftp -b, on disk in the test user'"'"'s home (about %s s)\n' \
-		"$SFTP_FILE_MB" "$SFTP_SMALL_FILES" "$SFTP_SMALL_FILE_KB" \
-		"$(awk -v mb="$SFTP_FILE_MB" -v n="$SFTP_SMALL_FILES" 'BEGIN { printf "%.0f", 3 + 2 * mb / 100 + n / 300 }')"
+		"${SETTING[SFTP_FILE_MB]}" "${SETTING[SFTP_SMALL_FILES]}" "${SETTING[SFTP_SMALL_FILE_KB]}" \
+		"$(awk -v mb="${SETTING[SFTP_FILE_MB]}" -v n="${SETTING[SFTP_SMALL_FILES]}" 'BEGIN { printf "%.0f", 3 + 2 * mb / 100 + n / 300 }')"
 }
 
 
@@ -69,7 +69,7 @@ sftp_timeout () {
 # The ssh command for the checks and the clean-up on the server, with the
 # deadline of the longest sftp run (it may hash the large file).
 sftp_ssh () {
-	timeout --kill-after=2 "$(sftp_timeout "${SFTP_BIG_BYTES:-0}" "${SFTP_SMALL_FILES:-0}")" \
+	timeout --kill-after=2 "$(sftp_timeout "${SFTP_BIG_BYTES:-0}" "${SETTING[SFTP_SMALL_FILES]:-0}")" \
 		"$SSH" -F "$CLIENT_CONFIG" -o BatchMode=yes "$HOST_ALIAS" "$@" </dev/null
 }
 
@@ -153,10 +153,10 @@ sftp_prepare () {
 	SFTP_BIG_SHA=$(sha256sum "$l/big" | cut -d' ' -f1)
 	mkdir "$l/small"
 	# split names them f000000, f000001, ...: N files of exactly SMALL bytes.
-	head -c "$((SFTP_SMALL_FILES * SFTP_SMALL_BYTES))" /dev/urandom |
+	head -c "$((SETTING[SFTP_SMALL_FILES] * SFTP_SMALL_BYTES))" /dev/urandom |
 		(cd "$l/small" && split -b "$SFTP_SMALL_BYTES" -a 6 -d - f) ||
 		{ echo "cannot write the small files in $l/small" >&2; return 1; }
-	[ "$(find "$l/small" -type f -size "${SFTP_SMALL_BYTES}c" | wc -l)" -eq "$SFTP_SMALL_FILES" ] ||
+	[ "$(find "$l/small" -type f -size "${SFTP_SMALL_BYTES}c" | wc -l)" -eq "${SETTING[SFTP_SMALL_FILES]}" ] ||
 		{ echo "cannot write the small files in $l/small (disk full?)" >&2; return 1; }
 
 	# A folder of the test's own on the server, in the home; made with
@@ -188,7 +188,7 @@ sftp_logins () {
 	local i s
 	SFTP_LOGIN_S=""
 	for i in $(seq 1 "$SFTP_LOGIN_RUNS"); do
-		sftp_run "login-$i" "$SFTP_WORK/login.batch" "$LOGIN_TIMEOUT" || true
+		sftp_run "login-$i" "$SFTP_WORK/login.batch" "${SETTING[LOGIN_TIMEOUT]}" || true
 		s=$(kv_get "$SFTP_WORK/login-$i.txt" seconds)
 		sftp_tsv_row "login-$i" login 0 0 - - - -
 		if [ "$(kv_get "$SFTP_WORK/login-$i.txt" status)" = ok ]; then
@@ -256,7 +256,7 @@ sftp_large () {
 # The small files up, checked by count and size on the server.
 sftp_small () {
 	local f="$SFTP_WORK/small.txt" st check got n bad net fps mbs
-	sftp_run small "$SFTP_WORK/small.batch" "$(sftp_timeout "$SFTP_SMALL_TOTAL" "$SFTP_SMALL_FILES")" || true
+	sftp_run small "$SFTP_WORK/small.batch" "$(sftp_timeout "$SFTP_SMALL_TOTAL" "${SETTING[SFTP_SMALL_FILES]}")" || true
 	st=$(kv_get "$f" status)
 	got=$(sftp_ssh "find '$SFTP_REMOTE_DIR/small' -type f -printf '%s\n'" 2>/dev/null |
 		awk -v s="$SFTP_SMALL_BYTES" '{ n++; if ($1 != s) bad++ } END { print n + 0, bad + 0 }')
@@ -264,8 +264,8 @@ sftp_small () {
 	bad=${got#* }
 	if [ -z "$got" ]; then
 		check=missing
-	elif [ "$n" -ne "$SFTP_SMALL_FILES" ]; then
-		check="$n of $SFTP_SMALL_FILES files"
+	elif [ "$n" -ne "${SETTING[SFTP_SMALL_FILES]}" ]; then
+		check="$n of ${SETTING[SFTP_SMALL_FILES]} files"
 	elif [ "$bad" -ne 0 ]; then
 		check="$bad files of the wrong size"
 	else
@@ -275,7 +275,7 @@ sftp_small () {
 	fps=-
 	mbs=-
 	if [ "$st" = ok ] && [ "$check" = ok ]; then
-		fps=$(sftp_per_s "$SFTP_SMALL_FILES" "$net" 1)
+		fps=$(sftp_per_s "${SETTING[SFTP_SMALL_FILES]}" "$net" 1)
 		mbs=$(sftp_per_s "$SFTP_SMALL_TOTAL" "$net" 1000000)
 		[ "$fps" != - ] || sftp_fail "small files: no time for the copy ($(kv_get "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
 	elif [ "$st" != ok ]; then
@@ -283,14 +283,14 @@ sftp_small () {
 	else
 		sftp_fail "small files: the server has $check"
 	fi
-	sftp_tsv_row small small-up "$SFTP_SMALL_TOTAL" "$SFTP_SMALL_FILES" "$net" "$mbs" "$fps" "$check"
+	sftp_tsv_row small small-up "$SFTP_SMALL_TOTAL" "${SETTING[SFTP_SMALL_FILES]}" "$net" "$mbs" "$fps" "$check"
 	result_set sftp small_status "${st:-failed}"
 	result_set sftp small_check "$check"
 	result_set sftp small_files_found "${n:-0}"
 	result_set sftp small_seconds "$(kv_get "$f" seconds)"
 	result_set sftp small_net_seconds "$net"
 	result_set sftp small_minus_login_seconds "$(sftp_sub "$(kv_get "$f" seconds)")"
-	result_set sftp small_minus_login_files_per_s "$(sftp_per_s "$SFTP_SMALL_FILES" "$(sftp_sub "$(kv_get "$f" seconds)")" 1)"
+	result_set sftp small_minus_login_files_per_s "$(sftp_per_s "${SETTING[SFTP_SMALL_FILES]}" "$(sftp_sub "$(kv_get "$f" seconds)")" 1)"
 	result_set sftp small_files_per_s "$fps"
 	result_set sftp small_mbs "$mbs"
 	[ "$fps" = - ] || result_set sftp small_ms_per_file "$(awk -v f="$fps" 'BEGIN { printf "%.3f", 1000 / f }')"
@@ -298,16 +298,16 @@ sftp_small () {
 
 measure_sftp () {
 	local tmp remote_bytes local_bytes why up down fps left
-	SFTP_BIG_BYTES=$((SFTP_FILE_MB * 1000000))
-	SFTP_SMALL_BYTES=$((SFTP_SMALL_FILE_KB * 1000))
-	SFTP_SMALL_TOTAL=$((SFTP_SMALL_FILES * SFTP_SMALL_BYTES))
+	SFTP_BIG_BYTES=$((SETTING[SFTP_FILE_MB] * 1000000))
+	SFTP_SMALL_BYTES=$((SETTING[SFTP_SMALL_FILE_KB] * 1000))
+	SFTP_SMALL_TOTAL=$((SETTING[SFTP_SMALL_FILES] * SFTP_SMALL_BYTES))
 	SFTP_FAILED=0
 	SFTP_FIRST_FAIL=""
 	SFTP_REMOTE_DIR=""
 	SFTP_LOCAL_DIR=""
 	SFTP_LOGIN_S=""
 	SFTP_WORK="$RAW_DIR/sftp-runs"
-	SFTP_HOME=$(getent passwd "$TEST_USER" | cut -d: -f6)
+	SFTP_HOME=$(getent passwd "${SETTING[TEST_USER]}" | cut -d: -f6)
 	if [ -n "$(server_get SFTP_DIR)" ]; then
 		SFTP_HOME=$(server_get SFTP_DIR)
 		result_set sftp warning "the files went to the kit's folder $SFTP_HOME, because $(server_get SFTP_DIR_WHY)"
@@ -316,25 +316,25 @@ measure_sftp () {
 	: >"$RAW_DIR/sftp-errors.txt"
 	printf 'run\tkind\tstatus\texit\tseconds\tcopy_seconds\tminus_login_seconds\tbytes\tfiles\tmbs\tfiles_per_s\tclient_cpu_s\tcheck\tmessage\n' \
 		>"$RAW_DIR/sftp-runs.tsv"
-	result_set sftp file_mb "$SFTP_FILE_MB"
+	result_set sftp file_mb "${SETTING[SFTP_FILE_MB]}"
 	result_set sftp file_bytes "$SFTP_BIG_BYTES"
-	result_set sftp small_files "$SFTP_SMALL_FILES"
+	result_set sftp small_files "${SETTING[SFTP_SMALL_FILES]}"
 	result_set sftp small_file_bytes "$SFTP_SMALL_BYTES"
 	result_set sftp unit "MB/s"
-	result_set sftp target "$TARGET_SFTP_MBS"
+	result_set sftp target "${SETTING[TARGET_SFTP_MBS]}"
 	result_set sftp target_op ">="
-	result_set sftp target_files_per_s "$TARGET_SFTP_FILES_PER_S"
+	result_set sftp target_files_per_s "${SETTING[TARGET_SFTP_FILES_PER_S]}"
 	result_set sftp figure -
 	result_set sftp figure_label "large file, slower direction, MB = 10^6 bytes"
 	result_set sftp home "$SFTP_HOME"
 
 	# Free space first: too little is a skip, and nothing is written.
 	tmp=${TMPDIR:-/tmp}
-	remote_bytes=$(( $(sftp_disk_bytes "$SFTP_BIG_BYTES") + SFTP_SMALL_FILES * $(sftp_disk_bytes "$SFTP_SMALL_BYTES") ))
-	local_bytes=$(( 2 * $(sftp_disk_bytes "$SFTP_BIG_BYTES") + SFTP_SMALL_FILES * $(sftp_disk_bytes "$SFTP_SMALL_BYTES") ))
+	remote_bytes=$(( $(sftp_disk_bytes "$SFTP_BIG_BYTES") + SETTING[SFTP_SMALL_FILES] * $(sftp_disk_bytes "$SFTP_SMALL_BYTES") ))
+	local_bytes=$(( 2 * $(sftp_disk_bytes "$SFTP_BIG_BYTES") + SETTING[SFTP_SMALL_FILES] * $(sftp_disk_bytes "$SFTP_SMALL_BYTES") ))
 	if [ -z "$SFTP_HOME" ] || [ ! -d "$SFTP_HOME" ]; then
 		result_set sftp status ERROR
-		result_set sftp reason "the test user $TEST_USER has no home folder on this host; run ./start-ssh.sh again"
+		result_set sftp reason "the test user ${SETTING[TEST_USER]} has no home folder on this host; run ./start-ssh.sh again"
 		result_set sftp summary "no home folder, nothing measured"
 		return 0
 	fi
@@ -368,10 +368,10 @@ measure_sftp () {
 		result_set sftp summary "no sftp login worked"
 		return 0
 	fi
-	progress_step "sftp: $SFTP_FILE_MB MB up and down"
+	progress_step "sftp: ${SETTING[SFTP_FILE_MB]} MB up and down"
 	sftp_large up
 	sftp_large down
-	progress_step "sftp: $SFTP_SMALL_FILES files of $SFTP_SMALL_FILE_KB KB up"
+	progress_step "sftp: ${SETTING[SFTP_SMALL_FILES]} files of ${SETTING[SFTP_SMALL_FILE_KB]} KB up"
 	sftp_small
 
 	at_exit_pop
@@ -389,12 +389,12 @@ measure_sftp () {
 	if [ "$SFTP_FAILED" -gt 0 ]; then
 		result_set sftp status FAIL
 		result_set sftp reason "$SFTP_FAILED problem(s); first: $SFTP_FIRST_FAIL"
-	elif [ "$(verdict "$up" ">=" "$TARGET_SFTP_MBS")" = PASS ] && [ "$(verdict "$down" ">=" "$TARGET_SFTP_MBS")" = PASS ] &&
-		[ "$(verdict "$fps" ">=" "$TARGET_SFTP_FILES_PER_S")" = PASS ]; then
+	elif [ "$(verdict "$up" ">=" "${SETTING[TARGET_SFTP_MBS]}")" = PASS ] && [ "$(verdict "$down" ">=" "${SETTING[TARGET_SFTP_MBS]}")" = PASS ] &&
+		[ "$(verdict "$fps" ">=" "${SETTING[TARGET_SFTP_FILES_PER_S]}")" = PASS ]; then
 		result_set sftp status PASS
 	else
 		result_set sftp status FAIL
-		result_set sftp reason "large file $up MB/s up and $down MB/s down (target >= $TARGET_SFTP_MBS), small files $fps files/s (target >= $TARGET_SFTP_FILES_PER_S)"
+		result_set sftp reason "large file $up MB/s up and $down MB/s down (target >= ${SETTING[TARGET_SFTP_MBS]}), small files $fps files/s (target >= ${SETTING[TARGET_SFTP_FILES_PER_S]})"
 	fi
-	result_set sftp summary "large file ${up:--} MB/s up, ${down:--} MB/s down; $SFTP_SMALL_FILES small files ${fps:--} files/s (login left out); targets >= $TARGET_SFTP_MBS MB/s, >= $TARGET_SFTP_FILES_PER_S files/s"
+	result_set sftp summary "large file ${up:--} MB/s up, ${down:--} MB/s down; ${SETTING[SFTP_SMALL_FILES]} small files ${fps:--} files/s (login left out); targets >= ${SETTING[TARGET_SFTP_MBS]} MB/s, >= ${SETTING[TARGET_SFTP_FILES_PER_S]} files/s"
 }

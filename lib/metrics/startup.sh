@@ -8,7 +8,7 @@
 
 about_startup () {
 	printf 'stops and starts the test server %s times; greeting and first login timed from the start command (about %s s)\n' \
-		"$STARTUP_ROUNDS" "$((STARTUP_ROUNDS * 2 + 1))"
+		"${SETTING[STARTUP_ROUNDS]}" "$((SETTING[STARTUP_ROUNDS] * 2 + 1))"
 }
 
 # Pids of this test's background processes, ended by startup_restore.
@@ -66,8 +66,8 @@ startup_round () {
 		return 1
 	fi
 	# The poller first; the start is issued only once it polls.
-	"$HELPER_DIR/sshperf-connect" -i 1000 -t "$((SERVER_START_TIMEOUT * 1000))" \
-		127.0.0.1 "$TEST_PORT" >"$base-poll.env" 2>"$base-poll.err" &
+	"$HELPER_DIR/sshperf-connect" -i 1000 -t "$((SETTING[SERVER_START_TIMEOUT] * 1000))" \
+		127.0.0.1 "${SETTING[TEST_PORT]}" >"$base-poll.env" 2>"$base-poll.err" &
 	poll_pid=$!
 	STARTUP_PIDS="$poll_pid"
 	if ! startup_poller_polling "$poll_pid"; then
@@ -79,7 +79,7 @@ startup_round () {
 	STARTUP_PIDS="$poll_pid $start_pid"
 	wait "$poll_pid" || poll_rc=$?
 	if [ "$poll_rc" -eq 0 ]; then
-		helper login -H -n 1 -t "$LOGIN_TIMEOUT" -- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
+		helper login -H -n 1 -t "${SETTING[LOGIN_TIMEOUT]}" -- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
 			>"$base-login.tsv" 2>"$base-login.err" || true
 		done_ns=$(helper clock | sed -n 's/^mono_ns=//p')
 		login_status=$(awk -F'\t' 'NR == 2 { print $2 }' "$base-login.tsv")
@@ -95,7 +95,7 @@ startup_round () {
 		msg="server_start: $(tr '\n\t' '  ' <"$base-start.txt")"
 	elif [ "$poll_rc" -ne 0 ]; then
 		status=no_greeting
-		msg="no greeting within ${SERVER_START_TIMEOUT}s ($(kv_get "$base-poll.env" last_error))"
+		msg="no greeting within ${SETTING[SERVER_START_TIMEOUT]}s ($(kv_get "$base-poll.env" last_error))"
 	elif [ "$login_status" != ok ]; then
 		status=login_failed
 		msg="first login: $(awk -F'\t' 'NR == 2 { print $NF }' "$base-login.tsv")"
@@ -124,8 +124,8 @@ measure_startup () {
 	exec 7>&1 8>&2
 	at_exit startup_restore
 	printf 'round\tstatus\tgreeting_ms\tfirst_login_ms\tpolled_before_start\tpoll_attempts\tmessage\n' >"$tsv"
-	for r in $(seq 1 "$STARTUP_ROUNDS"); do
-		progress_step "startup: round $r of $STARTUP_ROUNDS"
+	for r in $(seq 1 "${SETTING[STARTUP_ROUNDS]}"); do
+		progress_step "startup: round $r of ${SETTING[STARTUP_ROUNDS]}"
 		startup_round "$r" "$tsv" || true
 	done
 	at_exit_pop
@@ -133,7 +133,7 @@ measure_startup () {
 
 	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
 	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)
-	result_set startup rounds "$STARTUP_ROUNDS"
+	result_set startup rounds "${SETTING[STARTUP_ROUNDS]}"
 	result_set startup ok "$ok"
 	result_set startup failed "$failed"
 	result_set startup mode "$(server_get MODE)"
@@ -145,7 +145,7 @@ measure_startup () {
 	result_set startup figure "${max:--}"
 	result_set startup unit ms
 	result_set startup figure_label "slowest first login after a start (n = $ok)"
-	result_set startup target "$TARGET_STARTUP_MS"
+	result_set startup target "${SETTING[TARGET_STARTUP_MS]}"
 	result_set startup target_op "<="
 	if [ -z "$(server_pid)" ]; then
 		result_set startup status ERROR
@@ -155,17 +155,17 @@ measure_startup () {
 		result_set startup reason "no round ended with a login; first problem: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
 	elif [ "$failed" -gt 0 ]; then
 		result_set startup status FAIL
-		result_set startup reason "$failed of $STARTUP_ROUNDS rounds failed: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
+		result_set startup reason "$failed of ${SETTING[STARTUP_ROUNDS]} rounds failed: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
 	else
-		result_set startup status "$(verdict "$max" "<=" "$TARGET_STARTUP_MS")"
+		result_set startup status "$(verdict "$max" "<=" "${SETTING[TARGET_STARTUP_MS]}")"
 		[ "$(result_get startup status)" = PASS ] ||
-			result_set startup reason "the slowest first login took $max ms, over the target of $TARGET_STARTUP_MS ms"
+			result_set startup reason "the slowest first login took $max ms, over the target of ${SETTING[TARGET_STARTUP_MS]} ms"
 		# The greeting is judged too: the slowest one after a start.
-		result_set startup greeting_target "$TARGET_GREETING_MS"
-		if [ "$(verdict "$(result_get startup greeting_max)" "<=" "$TARGET_GREETING_MS")" != PASS ]; then
+		result_set startup greeting_target "${SETTING[TARGET_GREETING_MS]}"
+		if [ "$(verdict "$(result_get startup greeting_max)" "<=" "${SETTING[TARGET_GREETING_MS]}")" != PASS ]; then
 			result_set startup status FAIL
-			result_set startup reason "$(r=$(result_get startup reason); printf '%s' "${r:+$r; }")the slowest greeting came $(result_get startup greeting_max) ms after the start command, over TARGET_GREETING_MS=$TARGET_GREETING_MS ms"
+			result_set startup reason "$(r=$(result_get startup reason); printf '%s' "${r:+$r; }")the slowest greeting came $(result_get startup greeting_max) ms after the start command, over TARGET_GREETING_MS=${SETTING[TARGET_GREETING_MS]} ms"
 		fi
 	fi
-	result_set startup summary "greeting p50 $(result_or_dash startup greeting_p50) ms; first login p50 ${p50:--} ms, max ${max:--} ms over $ok of $STARTUP_ROUNDS restarts, target max <= $TARGET_STARTUP_MS ms (greeting <= $TARGET_GREETING_MS ms)"
+	result_set startup summary "greeting p50 $(result_or_dash startup greeting_p50) ms; first login p50 ${p50:--} ms, max ${max:--} ms over $ok of ${SETTING[STARTUP_ROUNDS]} restarts, target max <= ${SETTING[TARGET_STARTUP_MS]} ms (greeting <= ${SETTING[TARGET_GREETING_MS]} ms)"
 }

@@ -13,7 +13,7 @@
 
 about_transfer () {
 	printf '%s MB (10^6 bytes) up and down per cipher through one ssh connection, plus OpenSSL ceilings (about %s s per cipher)\n' \
-		"$TRANSFER_MB" "$(awk -v mb="$TRANSFER_MB" -v c="$CEILING_SECONDS" 'BEGIN { printf "%.0f", 2 * (mb / 150 + 0.5) + c }')"
+		"${SETTING[TRANSFER_MB]}" "$(awk -v mb="${SETTING[TRANSFER_MB]}" -v c="${SETTING[CEILING_SECONDS]}" 'BEGIN { printf "%.0f", 2 * (mb / 150 + 0.5) + c }')"
 }
 
 # One row of raw/transfer-runs.tsv from a helper output file.
@@ -30,11 +30,11 @@ measure_transfer () {
 		default="" up down reason silent stopped="" total probe="$DATA_DIR/probe-bulk.env" k v
 	work="$RAW_DIR/transfer-ciphers"
 	mkdir -p "$work"
-	bytes=$((TRANSFER_MB * 1000000))
-	result_set transfer transfer_mb "$TRANSFER_MB"
+	bytes=$((SETTING[TRANSFER_MB] * 1000000))
+	result_set transfer transfer_mb "${SETTING[TRANSFER_MB]}"
 	result_set transfer bytes "$bytes"
 	result_set transfer unit "MB/s"
-	result_set transfer target "$TARGET_TRANSFER_MBS"
+	result_set transfer target "${SETTING[TARGET_TRANSFER_MBS]}"
 	result_set transfer target_op ">="
 
 	if ! ciphers_record "$work" 2>"$work/error.txt"; then
@@ -43,7 +43,7 @@ measure_transfer () {
 		result_set transfer summary "could not read the test server's ciphers"
 		return 0
 	fi
-	if ! sel=$(ciphers_select "$TRANSFER_CIPHERS" "$work/sshd-T.txt" "$work/ssh-G.txt" "$work/ssh-Q.txt" 2>"$work/error.txt"); then
+	if ! sel=$(ciphers_select "${SETTING[TRANSFER_CIPHERS]}" "$work/sshd-T.txt" "$work/ssh-G.txt" "$work/ssh-Q.txt" 2>"$work/error.txt"); then
 		result_set transfer status ERROR
 		result_set transfer reason "$(cat "$work/error.txt")"
 		result_set transfer summary "bad cipher list, nothing measured"
@@ -65,7 +65,7 @@ measure_transfer () {
 
 		# The ceiling: what one core does with this algorithm in OpenSSL.
 		f="$work/ceiling-$i.txt"
-		helper ceiling -s "$CEILING_SECONDS" -m "${mac:-hmac-sha2-256-etm@openssh.com}" "$cipher" >"$f" 2>"$f.err" || true
+		helper ceiling -s "${SETTING[CEILING_SECONDS]}" -m "${mac:-hmac-sha2-256-etm@openssh.com}" "$cipher" >"$f" 2>"$f.err" || true
 		ceil=$(kv_get "$f" mbs)
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cipher" "$(kv_get "$f" status)" "$(kv_get "$f" evp)" "$(kv_get "$f" mac)" \
 			"$(kv_get "$f" mac_timed)" "${ceil:--}" "$(kv_get "$f" bytes)" "$(kv_get "$f" seconds)" \
@@ -120,7 +120,7 @@ measure_transfer () {
 		result_set transfer reason "the test server did not answer: $failed of $((i * 2)) transfers failed, first: $first_fail; $stopped"
 	elif [ -z "$up" ]; then
 		# TRANSFER_CIPHERS left out the default: the verdict needs it.
-		reason="the default cipher $default was not measured (TRANSFER_CIPHERS=$TRANSFER_CIPHERS); add it to judge the target"
+		reason="the default cipher $default was not measured (TRANSFER_CIPHERS=${SETTING[TRANSFER_CIPHERS]}); add it to judge the target"
 		result_set transfer figure -
 		result_set transfer figure_label "default cipher not measured"
 		result_set transfer status ERROR
@@ -132,10 +132,10 @@ measure_transfer () {
 			result_set transfer status FAIL
 			result_set transfer reason "$failed of $((i * 2)) transfers did not deliver every byte or failed; first: $first_fail${stopped:+; $stopped}"
 		else
-			result_set transfer status "$(verdict "$(result_get transfer figure)" ">=" "$TARGET_TRANSFER_MBS")"
+			result_set transfer status "$(verdict "$(result_get transfer figure)" ">=" "${SETTING[TARGET_TRANSFER_MBS]}")"
 			[ "$(result_get transfer status)" = PASS ] ||
-				result_set transfer reason "the default cipher $default reached $up MB/s up and $down MB/s down, below $TARGET_TRANSFER_MBS MB/s"
+				result_set transfer reason "the default cipher $default reached $up MB/s up and $down MB/s down, below ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
 		fi
 	fi
-	result_set transfer summary "$default: ${up:--} MB/s up, ${down:--} MB/s down ($TRANSFER_MB MB of 10^6 bytes each); $i ciphers, $failed failed transfers; target >= $TARGET_TRANSFER_MBS MB/s"
+	result_set transfer summary "$default: ${up:--} MB/s up, ${down:--} MB/s down (${SETTING[TRANSFER_MB]} MB of 10^6 bytes each); $i ciphers, $failed failed transfers; target >= ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
 }

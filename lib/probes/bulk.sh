@@ -18,7 +18,7 @@
 . "$KIT_DIR/lib/xfer.sh"
 
 about_probe_bulk () {
-	printf 'one upload of %s MB with the default cipher, the server'"'"'s CPU sampled around it\n' "$TRANSFER_MB"
+	printf 'one upload of %s MB with the default cipher, the server'"'"'s CPU sampled around it\n' "${SETTING[TRANSFER_MB]}"
 }
 
 probe_bulk () {
@@ -35,7 +35,7 @@ probe_bulk () {
 		result_set "$p" reason "the test server and the client have no cipher in common"
 		return 1
 	fi
-	bytes=$((TRANSFER_MB * 1000000))
+	bytes=$((SETTING[TRANSFER_MB] * 1000000))
 	result_set "$p" cipher "$default"
 	result_set "$p" bytes "$bytes"
 	transfer_cpu "$default" "$bytes" "$RAW_DIR/$p" >>"$DATA_DIR/$p.env"

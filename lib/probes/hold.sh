@@ -23,13 +23,13 @@
 
 about_probe_hold () {
 	printf '%s sessions open at once (%s logging in at a time), checked and sampled\n' \
-		"$CONCURRENT_SESSIONS" "$CONCURRENT_LOGIN_PARALLEL"
+		"${SETTING[CONCURRENT_SESSIONS]}" "${SETTING[CONCURRENT_LOGIN_PARALLEL]}"
 }
 
 # Processes (and threads: the nproc limit counts both) of the test user.
 hold_user_tasks () {
 	local uid
-	uid=$(id -u "$TEST_USER" 2>/dev/null) || { echo 0; return; }
+	uid=$(id -u "${SETTING[TEST_USER]}" 2>/dev/null) || { echo 0; return; }
 	awk -v uid="$uid" '$1 == "Uid:" && $2 == uid { n++ } END { print n + 0 }' \
 		/proc/[0-9]*/task/[0-9]*/status 2>/dev/null
 }
@@ -57,7 +57,7 @@ hold_server_log () {
 }
 
 probe_hold () {
-	local p=probe-hold raw="$RAW_DIR/probe-hold" n=$CONCURRENT_SESSIONS par=$CONCURRENT_LOGIN_PARALLEL
+	local p=probe-hold raw="$RAW_DIR/probe-hold" n=${SETTING[CONCURRENT_SESSIONS]} par=${SETTING[CONCURRENT_LOGIN_PARALLEL]}
 	local mem="$RAW_DIR/probe-hold-memory.env" opened=0 root log_offset=0 since k
 	result_set "$p" sessions "$n"
 	result_set "$p" parallel "$par"

@@ -13,7 +13,7 @@
 #   -server-after.env                 the driver's and the sampler's output
 
 about_probe_loginload () {
-	printf '%s ssh clients logging in again and again for %s s\n' "$RATE_WORKERS" "$DURATION"
+	printf '%s ssh clients logging in again and again for %s s\n' "${SETTING[RATE_WORKERS]}" "${SETTING[DURATION]}"
 }
 
 probe_loginload () {
@@ -27,7 +27,7 @@ probe_loginload () {
 		result_set "$p" reason "the test server could not be sampled before the login load"
 		return 1
 	fi
-	helper rate -w "$RATE_WORKERS" -d "$DURATION" -t "$LOGIN_TIMEOUT" -o "$raw-logins.tsv" \
+	helper rate -w "${SETTING[RATE_WORKERS]}" -d "${SETTING[DURATION]}" -t "${SETTING[LOGIN_TIMEOUT]}" -o "$raw-logins.tsv" \
 		-- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$driver" 2>"$raw-driver-errors.txt" || true
 	if [ ! -s "$driver" ]; then
 		result_set "$p" status ERROR

@@ -61,7 +61,7 @@ step_col () {
 # burst_equals_log RUN: at every step, the refusals classified are the
 # refusals in sshd's log, and each drop line names one of the clients.
 burst_equals_log () {
-	local run=$1 tsv=$1/raw/burst-steps.tsv n refused drops named unnamed lines ports
+	local run=$1 tsv=$1/raw/burst-steps.tsv n refused drops named unnamed lines ports p
 	for n in $BURST_STEPS; do
 		refused=$(step_col "$tsv" "$n" refused)
 		drops=$(step_col "$tsv" "$n" log_drops)
