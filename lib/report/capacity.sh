@@ -4,14 +4,18 @@
 # computed from this run's own figures; sourced by lib/render.sh.
 
 report_capacity () {
-	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail avail_from spec start mbs rows=0
+	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail avail_from fit spec start mbs rows=0
 	cores=$(get "$env" cores)
 	# The memory section's figure (MB = 10^6 bytes, just before the
 	# sessions opened), so the report gives one available-RAM figure;
 	# the environment's (MiB at the start of the run) only without it.
+	# With it, the sessions that fit are the memory section's own count
+	# (from kB, not from the rounded MB figures), so the two agree.
 	avail=$(t memory available_mb)
 	avail_from="available before the sessions opened (memory section)"
+	fit=$(t memory sessions_fit)
 	if [ -z "$avail" ] || [ "$avail" = - ]; then
+		fit=""
 		avail=$(get "$env" ram_available_mb)
 		avail_from="available at the start of the run"
 	fi
@@ -43,7 +47,7 @@ report_capacity () {
 	fi
 	if [ -n "$mem_mb" ] && [ "$mem_mb" != - ] && [ -n "$avail" ]; then
 		printf '| Open sessions that fit into the free memory | about %s | %s MB %s / %s MB PSS per session (without the users'"'"' programs) |\n' \
-			"$(awk -v a="$avail" -v m="$mem_mb" 'BEGIN { if (m > 0) printf "%d", a / m; else print "-" }')" "$avail" "$avail_from" "$mem_mb"
+			"${fit:-$(awk -v a="$avail" -v m="$mem_mb" 'BEGIN { if (m > 0) printf "%d", a / m; else print "-" }')}" "$avail" "$avail_from" "$mem_mb"
 		rows=$((rows + 1))
 	fi
 	if [ -n "$mbs" ] && [ "$mbs" != - ]; then

@@ -32,8 +32,10 @@ report_concurrent () {
 		"$( [ -n "$(t concurrent limit_nproc_files)" ] && printf '`%s`' "$(t concurrent limit_nproc_files)" || printf 'none')" \
 		"$(t concurrent limit_nproc)" "$(t concurrent user_tasks_open)" "$(t concurrent user_tasks_before)"
 	printf '| `TasksMax` of the user'"'"'s slice (systemd) | %s | same |\n' "$(t concurrent limit_tasksmax)"
-	printf '| Memory (MemAvailable) | %s MB before | %s MB left |\n' \
-		"$(t concurrent mem_available_mb_before)" "$(t concurrent mem_available_mb_open)"
+	# (Runs from before these figures were kept: no row.)
+	[ -z "$(t concurrent mem_available_mb_before)" ] ||
+		printf '| Memory (MemAvailable) | %s MB before | %s MB left |\n' \
+			"$(t concurrent mem_available_mb_before)" "$(t concurrent mem_available_mb_open)"
 	printf '| Open files per process (`ulimit -n`: session / server) | %s / %s | |\n\n' \
 		"$(t concurrent limit_nofile)" "$(t concurrent limit_server_nofile)"
 

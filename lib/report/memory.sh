@@ -11,7 +11,7 @@ memory_kb_mb () {
 }
 
 report_memory () {
-	local n per src listener mgr has_mgr raw
+	local n per src listener mgr has_mgr raw e500 e500_users
 	n=$(t memory sessions_open)
 	per=$(t memory per_session_mb)
 	listener=$(t memory listener_mb)
@@ -61,22 +61,28 @@ report_memory () {
 		"$(memory_kb_mb "$(t memory one_rss_kb)")" "$(memory_kb_mb "$(t memory one_pss_kb)")" \
 		"$(memory_kb_mb "$(t memory open_rss_kb)")" "$(memory_kb_mb "$(t memory open_pss_kb)")"
 
+	# Runs from before the estimates were kept have none: no empty figure.
+	e500=$(t memory estimate_500_mb)
+	e500_users=$(t memory estimate_500_users_mb)
 	printf '**How to read this result:**\n\n'
 	printf -- '- The listener alone uses %s MB. Each open session adds %s MB: the session'"'"'s privileged sshd, its unprivileged sshd and a small command.\n' "${listener:--}" "${per:--}"
 	if [ "${mgr:-0}" != 0 ]; then
 		printf -- '- The test user'"'"'s own systemd manager (`systemd --user` and `(sd-pam)`, %s MB) is not the server'"'"'s: logind starts one per user at the first session, shares it among all of that user'"'"'s sessions and stops it some seconds after the last one. It counts once per user, not per session.\n' "$(t memory manager_mb)"
 		printf -- '- For N sessions of one user: about %s MB + %s MB + N x %s MB; for 500 sessions about **%s MB**. 500 users with one session each bring a manager each: about %s MB. Neither counts what the users run (a login shell adds a few MB per session, editors and tools more).\n' \
-			"${listener:--}" "$(t memory manager_mb)" "${per:--}" "$(t memory estimate_500_mb)" "$(t memory estimate_500_users_mb)"
+			"${listener:--}" "$(t memory manager_mb)" "${per:--}" "${e500:--}" "${e500_users:--}"
 	else
-		printf -- '- For N sessions: about %s MB + N x %s MB; for 500 sessions about **%s MB**, not counting what the users run (a login shell adds a few MB per session, editors and tools more).\n' \
-			"${listener:--}" "${per:--}" "$(t memory estimate_500_mb)"
+		printf -- '- For N sessions: about %s MB + N x %s MB%s, not counting what the users run (a login shell adds a few MB per session, editors and tools more).\n' \
+			"${listener:--}" "${per:--}" "${e500:+; for 500 sessions about **$e500 MB**}"
 	fi
 	awk -v o="$(t memory rest_other_pss_kb)" -v mb="$(t memory rest_other_mb)" -v raw="$raw" 'BEGIN {
 		if (o + 0 > 0)
 			printf "- %s MB at rest belonged neither to the listener nor to the manager (a session of an earlier test still closing, or a process its sessions left behind); it is not in the estimates. The per-process rows are in `%s-rest.tsv`.\n", mb, raw
 	}'
-	printf -- '- With %s MB available before the test, about %s such sessions would fit in memory; with a shell and programs per user, divide by the real per-user size instead.\n' \
-		"$(t memory available_mb)" "$(t memory sessions_fit)"
+	# A run from before these figures were kept has neither: no line.
+	awk -v a="$(t memory available_mb)" -v n="$(t memory sessions_fit)" 'BEGIN {
+		if (a != "" && a != "-" && n != "" && n != "-")
+			printf "- With %s MB available before the test, about %s such sessions would fit in memory; with a shell and programs per user, divide by the real per-user size instead.\n", a, n
+	}'
 	awk -v per="${per:-0}" -v raw="$raw" 'BEGIN {
 		if (per + 0 > 6)
 			print "- More than about 3 MB per session is unusual for sshd itself: look for PAM modules that stay in the session (`pam_systemd`, `pam_sss`) or a large environment; the per-process rows are in `" raw "-one-session.tsv`."
