@@ -60,11 +60,12 @@ if ! env -i "$SETTINGS_HELPER" -s "$schema" -f "$conf" >"$tmp/defaults" 2>"$tmp/
 	echo "$me: $conf and $schema disagree: $(cat "$tmp/err")" >&2
 	exit 1
 fi
-# Which way each target is compared: 'verdict "$figure" "<=" "$TARGET_X"'
-# in lib/metrics/TEST.sh; "TARGET_X TEST OP" lines.
+# Which way each target is compared: 'verdict "$figure" "<=" "${SETTING[TARGET_X]}"'
+# in lib/metrics/TEST.sh (settings come through SETTING, lib/common.sh);
+# "TARGET_X TEST OP" lines.
 for f in "$METRICS_DIR"/*.sh; do
 	[ -f "$f" ] || continue
-	sed -n 's/.*verdict .*"\([<>]=\)" "\$\(TARGET_[A-Z0-9_]*\)".*/\2 \1/p' "$f" |
+	sed -n 's/.*verdict .*"\([<>]=\)" "\${SETTING\[\(TARGET_[A-Z0-9_]*\)\]}".*/\2 \1/p' "$f" |
 		while read -r t op; do printf '%s %s %s\n' "$t" "$(basename "$f" .sh)" "$op"; done
 done | sort -u >"$tmp/ops"
 
