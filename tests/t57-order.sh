@@ -86,11 +86,26 @@ FWD=$(cat "$TEST_TMP/forward" 2>/dev/null || echo /nonexistent)
 REV=$(cat "$TEST_TMP/reverse" 2>/dev/null || echo /nonexistent)
 export FWD REV
 
+# same_verdicts FWD REV: every test has the same verdict in both lists,
+# except that INCONCLUSIVE agrees with any verdict: it is the kit saying
+# that this machine, not sshd, set the limit in that run (a busy machine
+# spreads the burst release over its bound, say), which the order of the
+# tests does not decide. Its reason is shown.
+same_verdicts () {
+	paste -d' ' "$1" "$2" | awk '$2 != $4 && $2 != "INCONCLUSIVE" && $4 != "INCONCLUSIVE" {
+		print "not the same: " $1 " " $2 " (registry order) / " $4 " (reverse order)"; bad = 1 } END { exit bad }'
+}
+
 test_expect 'the same verdict per test in both orders, and every test ran' '
 	verdicts "$FWD" >fwd && verdicts "$REV" >rev &&
 	cat fwd &&
-	! grep -E " (|ERROR|INTERRUPTED)\$" fwd &&
-	test_cmp fwd rev
+	! grep -E " (|ERROR|INTERRUPTED)\$" fwd rev &&
+	for run in "$FWD" "$REV"; do
+		for t in $(awk "\$2 == \"INCONCLUSIVE\" { print \$1 }" fwd rev | sort -u); do
+			echo "$t in $(basename "$run"): $(sed -n "s/^reason=//p" "$run/data/$t.env" | tail -n 1)"
+		done
+	done &&
+	same_verdicts fwd rev
 '
 
 test_expect 'the same keys in every data file in both orders' '
