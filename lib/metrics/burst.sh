@@ -12,6 +12,13 @@
 
 BURST_SPREAD_GOAL_MS=5	# for 100 clients on 2 cores
 BURST_MAX_CLIENTS=2000	# sshperf-burst's own cap
+# The deciding step (the first of at least TARGET_BURST_MIN clients where
+# all logged in) runs again while its release spread is over the goal, at
+# most this often in all: one hiccup of the machine (seen: 31 ms at 10
+# clients on an idle 2-core VM) should not make the verdict INCONCLUSIVE.
+# Whether it runs again depends on its spread alone, never on its outcome;
+# the last try is the one reported.
+BURST_DECIDING_TRIES=3
 
 about_burst () {
 	local n=0 s
@@ -253,10 +260,24 @@ burst_undecided () {
 	result_set burst reason "all $deciding clients of the deciding step logged in, but they reached the server over $spread ms (goal $BURST_SPREAD_GOAL_MS ms), so the burst was gentler than a real one and MaxStartups $spec may have let through more than it would at once; run the burst again on a quieter machine (\`./test-ssh.sh burst\`), with nothing else running"
 }
 
+# burst_is_deciding ROW: true when a row of the steps table has at least
+# TARGET_BURST_MIN clients, all logged in.
+burst_is_deciding () {
+	local n ok rest
+	IFS=$'\t' read -r n ok rest <<<"$1"
+	[ "$n" -ge "${SETTING[TARGET_BURST_MIN]}" ] && [ "$ok" = "$n" ]
+}
+
+# burst_set_note STEPS TEXT: the note of the table's last row.
+burst_set_note () {
+	awk -F'\t' -v OFS='\t' -v note="$2" 'NR > 1 { print prev } { prev = $0 }
+		END { if (NR > 1) { $0 = prev; $20 = note }; print }' "$1" >"$1.tmp" && mv -f "$1.tmp" "$1"
+}
+
 measure_burst () {
 	local steps="$RAW_DIR/burst-steps.tsv" spec n result=0 over="" worst=0 other=0 \
 		unconfirmed="" list="" oks="" silent_step="" not_run="" stopped="" disagree="" fallback="" \
-		ok refused failed timeout spread confirmed client_refused by
+		ok refused failed timeout spread confirmed client_refused by deciding="" tries earlier
 	spec=$(burst_maxstartups)
 	printf 'clients\tok\trefused\tfailed\ttimeout\tready\trelease_spread_ms\twoke_spread_ms\tconnect_p50_ms\tdone_max_ms\tready_ms\tlog_drops\tlog_confirmed\tclient_refused\tclassified_by\tlog_named\tlog_unnamed\tlog_ratelimited\tpenalty\tnote\n' >"$steps"
 	# A step where no client got an answer ends the test: larger steps
@@ -267,7 +288,25 @@ measure_burst () {
 			continue
 		fi
 		progress_step "burst: $n clients"
-		burst_step "$n" "$steps" || silent_step=$n
+		tries=1 earlier=""
+		while burst_step "$n" "$steps" || { silent_step=$n; false; }; do
+			[ -z "$deciding" ] || break
+			burst_is_deciding "$(tail -n 1 "$steps")" || break
+			spread=$(tail -n 1 "$steps" | cut -f7)
+			if ! awk -v s="$spread" -v g="$BURST_SPREAD_GOAL_MS" 'BEGIN { exit !(s > g) }' ||
+				[ "$tries" -ge "$BURST_DECIDING_TRIES" ]; then
+				deciding=$n
+				break
+			fi
+			earlier="$earlier${earlier:+, }$spread"
+			tries=$((tries + 1))
+			sed -i '$d' "$steps"
+			progress_step "burst: $n clients again (the deciding step; release spread $spread ms, goal $BURST_SPREAD_GOAL_MS ms)"
+		done
+		if [ -n "$earlier" ]; then
+			burst_set_note "$steps" "$tries of at most $BURST_DECIDING_TRIES tries, the earlier at $earlier ms"
+			result_set burst deciding_tries "$tries"
+		fi
 	done
 	if [ -n "$not_run" ]; then
 		stopped="no client of the $silent_step-client step got an answer (each one timed out), so the steps of${not_run} clients were not run"

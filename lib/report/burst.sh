@@ -68,6 +68,12 @@ report_burst () {
 	printf '\nn = one burst per step (the clients of a step are the samples). The release spread is the time from the release to the last client'"'"'s completed TCP connect; the goal is %s ms or less (for 100 clients on 2 cores), marked ⚠ when exceeded: a wider spread lets early clients finish before late ones arrive, which a real burst would not. Every client'"'"'s row (outcome, exit code, message, times) is in `raw/burst-step-N.tsv`.\n\n' "${goal:-5}"
 
 	for n in $steps; do
+		case $(step "$n" note) in
+		*" tries, the earlier at "*) printf 'The step of %s clients decides the verdict, so it ran again while its release spread was over the goal: %s. The table and the files of that step are from the last try.\n\n' \
+			"$n" "$(step "$n" note)" ;;
+		esac
+	done
+	for n in $steps; do
 		[ "$(step "$n" penalty)" -gt 0 ] 2>/dev/null &&
 			printf 'At %s clients sshd dropped %s connection(s) for a penalty (`PerSourcePenalties`, OpenSSH 9.8 and later), not for `MaxStartups`: the lines are in `raw/burst-step-%s-server.log`.\n\n' \
 				"$n" "$(step "$n" penalty)" "$n"
