@@ -12,7 +12,7 @@
 
 about_rate () {
 	printf '%s ssh clients logging in again and again for %s s, then a rising offered login rate (%s driver, %s s a step) until the knee (about %s s)\n' \
-		"${SETTING[RATE_WORKERS]}" "${SETTING[DURATION]}" "${SETTING[RATE_CLIENT]}" "${SETTING[RATE_STEP_SECONDS]}" "$((SETTING[DURATION] + 3 + 14 * (SETTING[RATE_STEP_SECONDS] + 2)))"
+		"${SETTING[RATE_WORKERS]}" "${SETTING[DURATION]}" "${SETTING[RATE_CLIENT]}" "${SETTING[RATE_STEP_SECONDS]}" "$((SETTING[DURATION] + 7 + 14 * (SETTING[RATE_STEP_SECONDS] + 2)))"
 }
 
 # The sweep's offered rates: from RATE_SWEEP_FIRST logins/s up by a
@@ -26,6 +26,11 @@ RATE_SWEEP_MAX_STEPS=24
 RATE_SWEEP_REFINE=2
 # No refinement step once the gap is below this ratio.
 RATE_SWEEP_MIN_GAP=1.04
+# A step lasts RATE_STEP_SECONDS, longer at a low offered rate so that it
+# has at least this many logins: its p95 is then not simply its slowest
+# login (a p95 needs 20 samples, STYLE.md rule 5; seen: a step of 12
+# logins at 4/s broke on one cold first login of 335 ms).
+RATE_STEP_MIN_LOGINS=20
 # A step is good while achieved >= this share of the offered rate.
 RATE_KNEE_SHARE=0.95
 # At the step that broke: the machine counts as full from this busy share,
@@ -84,14 +89,21 @@ rate_driver_args () {
 	[ -z "$hostkeys" ] || RATE_DRIVER+=(-H "$hostkeys")
 }
 
+# rate_step_seconds OFFERED: how long a step at that rate lasts.
+rate_step_seconds () {
+	awk -v r="$1" -v d="${SETTING[RATE_STEP_SECONDS]}" -v n="$RATE_STEP_MIN_LOGINS" \
+		'BEGIN { if (r > 0 && n / r > d) d = n / r; printf "%.2f", d }'
+}
+
 # rate_step N OFFERED: one step of the sweep, the server sampled before and
 # after; prints one row of raw/rate-sweep.tsv.
 rate_step () {
-	local i=$1 offered=$2 pre="$RAW_DIR/rate-step$1" base threads
+	local i=$1 offered=$2 pre="$RAW_DIR/rate-step$1" base threads seconds
 	base=$(server_sshd_processes)
 	threads=${SETTING[MAX_STARTUPS]%%:*}
+	seconds=$(rate_step_seconds "$offered")
 	sample_server >"$pre-server-before.env" || return 1
-	helper sweep -r "$offered" -d "${SETTING[RATE_STEP_SECONDS]}" -c "$threads" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
+	helper sweep -r "$offered" -d "$seconds" -c "$threads" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
 		-o "$pre-logins.tsv" "${RATE_DRIVER[@]}" >"$pre-driver.env" 2>>"$RAW_DIR/rate-sweep-errors.txt" || true
 	[ -s "$pre-driver.env" ] || return 1
 	server_wait_settled 10 "$base" || warn "rate: sessions still open 10 s after step $i; its CPU may be undercounted"
@@ -172,6 +184,7 @@ rate_sweep () {
 	result_set rate sweep_driver "${SETTING[RATE_CLIENT]}"
 	result_set rate sweep_steps "$i"
 	result_set rate sweep_step_seconds "${SETTING[RATE_STEP_SECONDS]}"
+	result_set rate sweep_step_min_logins "$RATE_STEP_MIN_LOGINS"
 	result_set rate sweep_threads "${SETTING[MAX_STARTUPS]%%:*}"
 	if [ "${SETTING[RATE_CLIENT]}" = libssh ] && [ -f "$RAW_DIR/rate-step1-driver.env" ]; then
 		for k in kex cipher mac hostkey; do

@@ -74,8 +74,10 @@ rate_report_capacity () {
 	driver=$(t rate sweep_driver)
 	[ -n "$driver" ] || return 0
 	printf '### Login capacity (open-loop sweep)\n\n'
-	printf 'The %s driver offered logins at a fixed rate, %s s per step, rising by a quarter each step; a login is due at its time whether or not the earlier ones have ended, and its latency counts from that time, so a server that falls behind shows as latency and as an achieved rate below the offered one. At most %s logins were in flight (the `MaxStartups` start value). ' \
-		"$driver" "$(t rate sweep_step_seconds)" "$(t rate sweep_threads)"
+	printf 'The %s driver offered logins at a fixed rate, %s s per step%s, rising by a quarter each step; a login is due at its time whether or not the earlier ones have ended, and its latency counts from that time, so a server that falls behind shows as latency and as an achieved rate below the offered one. At most %s logins were in flight (the `MaxStartups` start value). ' \
+		"$driver" "$(t rate sweep_step_seconds)" \
+		"$([ -n "$(t rate sweep_step_min_logins)" ] && printf ' (longer at low rates, so that every step has at least %s logins for its p95)' "$(t rate sweep_step_min_logins)")" \
+		"$(t rate sweep_threads)"
 	if [ "$driver" = libssh ]; then
 		printf 'Each login is the complete one of `ssh sshperf-test true`: key exchange, host key check against the pinned key, public key authentication, exec `true`, its exit status, close; in one process of the kit (`sshperf-sweep`), with the algorithms the system'"'"'s ssh client offers (`ssh -G`). '
 	else
