@@ -277,7 +277,7 @@ burst_set_note () {
 measure_burst () {
 	local steps="$RAW_DIR/burst-steps.tsv" spec n result=0 over="" worst=0 other=0 \
 		unconfirmed="" list="" oks="" silent_step="" not_run="" stopped="" disagree="" fallback="" \
-		ok refused failed timeout spread confirmed client_refused by deciding="" tries earlier
+		ok refused failed timeout spread confirmed client_refused by deciding="" deciding_tries=0 tries earlier
 	spec=$(burst_maxstartups)
 	printf 'clients\tok\trefused\tfailed\ttimeout\tready\trelease_spread_ms\twoke_spread_ms\tconnect_p50_ms\tdone_max_ms\tready_ms\tlog_drops\tlog_confirmed\tclient_refused\tclassified_by\tlog_named\tlog_unnamed\tlog_ratelimited\tpenalty\tnote\n' >"$steps"
 	# A step where no client got an answer ends the test: larger steps
@@ -295,7 +295,7 @@ measure_burst () {
 			spread=$(tail -n 1 "$steps" | cut -f7)
 			if ! awk -v s="$spread" -v g="$BURST_SPREAD_GOAL_MS" 'BEGIN { exit !(s > g) }' ||
 				[ "$tries" -ge "$BURST_DECIDING_TRIES" ]; then
-				deciding=$n
+				deciding=$n deciding_tries=$tries
 				break
 			fi
 			earlier="$earlier${earlier:+, }$spread"
@@ -305,9 +305,11 @@ measure_burst () {
 		done
 		if [ -n "$earlier" ]; then
 			burst_set_note "$steps" "$tries of at most $BURST_DECIDING_TRIES tries, the earlier at $earlier ms"
-			result_set burst deciding_tries "$tries"
 		fi
 	done
+	# Every run has the key (the same keys in every run, t57): 0 when no
+	# step decided.
+	result_set burst deciding_tries "$deciding_tries"
 	if [ -n "$not_run" ]; then
 		stopped="no client of the $silent_step-client step got an answer (each one timed out), so the steps of${not_run} clients were not run"
 		result_set burst not_run_steps "${not_run# }"
