@@ -65,6 +65,7 @@ fi
 # "TARGET_X TEST OP" lines.
 for f in "$METRICS_DIR"/*.sh; do
 	[ -f "$f" ] || continue
+	# shellcheck disable=SC2016 # the pattern matches the literal ${SETTING[...]} text
 	sed -n 's/.*verdict .*"\([<>]=\)" "\${SETTING\[\(TARGET_[A-Z0-9_]*\)\]}".*/\2 \1/p' "$f" |
 		while read -r t op; do printf '%s %s %s\n' "$t" "$(basename "$f" .sh)" "$op"; done
 done | sort -u >"$tmp/ops"
