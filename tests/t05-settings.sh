@@ -108,4 +108,8 @@ test_expect 'every helper answers --help with its usage on stdout, exit 0' '
 	done
 '
 
+test_expect 'the Ansible role: its variables and checks are what settings.conf and the schema give' '
+	"$KIT_DIR/packaging/ansible-vars.sh" --check >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; exit 1; }
+'
+
 test_done
