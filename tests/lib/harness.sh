@@ -5,7 +5,7 @@
 #   . "$(dirname "$0")/lib/harness.sh"
 #   test_expect 'what it checks' '
 #       cmd1 &&
-#       cmd2
+#       test_grep "^ok" out
 #   '
 #   test_skip 'what it would check' 'why it cannot run here'
 #   test_done
@@ -13,6 +13,33 @@
 # Each test prints "ok N - name", "not ok N - name" or "ok N - name # SKIP why";
 # test_done prints "# passed=P failed=F skipped=S" and exits 1 if any failed.
 # A failing test's output (stdout and stderr) is shown indented.
+#
+# A test body runs in a subshell of its own, in $TEST_TMP, with set -e. It
+# never exits: in a loop, `|| return 1` ends the test (as in git's t/).
+#
+# The checks say what they saw when they fail:
+#   test_cmp EXPECTED ACTUAL    the files are the same; else their diff
+#   test_grep [!] [OPTIONS] PATTERN FILE
+#                               a line of FILE matches (with !: none does);
+#                               else what it looked for, and FILE (or the
+#                               lines that matched)
+#   test_eq ACTUAL EXPECTED     two strings are equal; else both
+#   test_kv FILE KEY EXPECTED   FILE's KEY=value line (the last one) has
+#                               that value; else the value and FILE
+#   expect_status N CMD...      CMD exits N; its output in $TEST_TMP/out
+# Fixtures:
+#   q_to_tab                    stdin to stdout, every Q a tab: a table as
+#                               a here-doc (q_to_tab <<-EOF ... EOF >t.tsv)
+# Cleanup, run however the test or the file ends:
+#   test_when_finished CMD      in a test body: CMD runs after this test,
+#                               newest first, also when it failed; a CMD
+#                               that fails fails the test
+#   test_atexit CMD             CMD runs when the test file ends (its last
+#                               line, exit, INT or TERM), newest first,
+#                               in the file's shell: a test server, a
+#                               container. The harness's EXIT trap runs
+#                               them; a test file sets no EXIT trap.
+# tests/lib/snapshot.sh has host_snapshot_save and host_unchanged.
 
 TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KIT_DIR=$(cd "$TEST_DIR/.." && pwd)
@@ -28,13 +55,77 @@ test_name_prefix="$(basename "$0" .sh)"
 # A scratch folder per test file, removed at the end.
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-test.XXXXXX")
 export TEST_TMP
-trap 'rm -rf "$TEST_TMP"' EXIT
+
+# The one EXIT trap of a test file. The test_atexit commands are in a file,
+# so that a test body (a subshell) can add one. Only the file's own shell
+# runs them: a subshell or a background command that a signal ends before
+# its exec has a copy of the trap (lib/atexit.sh says more).
+test_owner_=$BASHPID
+test_atexit_file_="$TEST_TMP/.atexit"
+test_exit_ () {
+	local rc=$? i cmds=()
+	[ "$BASHPID" = "$test_owner_" ] || return 0
+	trap : INT TERM
+	set +e
+	if [ -f "$test_atexit_file_" ]; then
+		mapfile -d '' -t cmds <"$test_atexit_file_"
+		for ((i = ${#cmds[@]} - 1; i >= 0; i--)); do
+			eval "${cmds[i]}"
+		done
+	fi
+	rm -rf "$TEST_TMP"
+	exit "$rc"
+}
+trap test_exit_ EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+test_atexit () {
+	printf '%s\0' "$*" >>"$test_atexit_file_"
+}
+
+# test_when_finished CMD: only in a test body, and not in a subshell of it
+# (a pipeline's loop, a $(...)), where it would be lost.
+test_when_finished () {
+	if [ -z "${test_body_pid_:-}" ] || [ "$BASHPID" != "$test_body_pid_" ]; then
+		echo "test_when_finished: a bug in the test: only in a test body, not in a subshell of it: $*"
+		return 1
+	fi
+	test_cleanup_+=("$*")
+}
+
+# The test body's EXIT trap: its cleanups, newest first.
+test_cleanup_run_ () {
+	local rc=$? i
+	[ "$BASHPID" = "$test_body_pid_" ] || return 0
+	set +e
+	for ((i = ${#test_cleanup_[@]} - 1; i >= 0; i--)); do
+		if ! eval "${test_cleanup_[i]}"; then
+			echo "test_when_finished: the cleanup failed: ${test_cleanup_[i]}"
+			[ "$rc" -ne 0 ] || rc=1
+		fi
+	done
+	exit "$rc"
+}
+
+# Runs a test body: in a function, so that `return 1` ends it.
+test_body_ () {
+	eval "$1"
+}
 
 test_expect () {
 	local name=$1 body=$2 out rc
 	test_count=$((test_count + 1))
 	out="$TEST_TMP/.out.$test_count"
-	( set -e; cd "$TEST_TMP"; eval "$body" ) >"$out" 2>&1 </dev/null
+	(
+		test_body_pid_=$BASHPID test_cleanup_=()
+		trap test_cleanup_run_ EXIT
+		trap 'exit 130' INT
+		trap 'exit 143' TERM
+		set -e
+		cd "$TEST_TMP"
+		test_body_ "$body"
+	) >"$out" 2>&1 </dev/null
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
 		test_passed=$((test_passed + 1))
@@ -42,7 +133,7 @@ test_expect () {
 	else
 		test_failed=$((test_failed + 1))
 		printf 'not ok %d - %s: %s (exit %d)\n' "$test_count" "$test_name_prefix" "$name" "$rc"
-		sed -e 's/^/#    /' "$out" | tail -n 40
+		sed -e 's/^/#    /' "$out" | tail -n 60
 	fi
 	if [ -n "${TEST_VERBOSE:-}" ]; then sed -e 's/^/#  | /' "$out"; fi
 	rm -f "$out"
@@ -55,9 +146,110 @@ test_skip () {
 	printf 'ok %d - %s: %s # SKIP %s\n' "$test_count" "$test_name_prefix" "$1" "$2"
 }
 
-# Compare expected and actual files; on a difference show it.
+# test_cmp EXPECTED ACTUAL: on a difference, the diff (- expected,
+# + actual); a missing file is named.
 test_cmp () {
-	diff -u "$1" "$2"
+	local f
+	if [ "$#" -ne 2 ]; then
+		echo "test_cmp: a bug in the test: test_cmp EXPECTED ACTUAL, not: $*"
+		return 1
+	fi
+	for f in "$1" "$2"; do
+		[ -f "$f" ] || [ "$f" = /dev/null ] || { echo "test_cmp: no file $f"; return 1; }
+	done
+	diff -u --label "expected $1" --label "actual $2" "$1" "$2" && return 0
+	echo "test_cmp: $2 is not $1 (above: - expected, + actual)"
+	return 1
+}
+
+# test_show_file_ FILE: FILE indented, its first 40 lines.
+test_show_file_ () {
+	local n
+	if [ ! -s "$1" ]; then
+		echo "  ($1 is empty)"
+		return 0
+	fi
+	n=$(wc -l <"$1")
+	echo "  $1 ($n lines):"
+	head -n 40 "$1" | sed -e 's/^/  | /'
+	[ "$n" -le 40 ] || echo "  | ... ($((n - 40)) more lines)"
+}
+
+# The words of a command, each in quotes, for a message.
+test_words_ () {
+	local w out=""
+	for w in "$@"; do out="$out '$w'"; done
+	printf '%s' "${out# }"
+}
+
+test_grep () {
+	local invert="" file rc=0
+	if [ "${1:-}" = '!' ]; then
+		invert=1
+		shift
+	fi
+	if [ "$#" -lt 2 ]; then
+		echo "test_grep: a bug in the test: test_grep [!] [OPTIONS] PATTERN FILE, not: $*"
+		return 1
+	fi
+	file=${!#}
+	if [ ! -f "$file" ]; then
+		echo "test_grep: no file $file (looked for: grep $(test_words_ "$@"))"
+		return 1
+	fi
+	grep "$@" >/dev/null || rc=$?
+	if [ "$rc" -gt 1 ]; then
+		echo "test_grep: grep failed (exit $rc): grep $(test_words_ "$@")"
+		return 1
+	fi
+	if [ -z "$invert" ]; then
+		[ "$rc" -ne 0 ] || return 0
+		echo "test_grep: no line matches: grep $(test_words_ "$@")"
+		test_show_file_ "$file"
+	else
+		[ "$rc" -eq 0 ] || return 0
+		echo "test_grep: lines match, and none should: grep $(test_words_ "$@")"
+		grep -n "$@" | head -n 20 | sed -e 's/^/  | /'
+	fi
+	return 1
+}
+
+test_eq () {
+	if [ "$#" -ne 2 ]; then
+		echo "test_eq: a bug in the test: test_eq ACTUAL EXPECTED, not $# words: $(test_words_ "$@")"
+		return 1
+	fi
+	[ "$1" = "$2" ] && return 0
+	echo "test_eq: got '$1', expected '$2'"
+	return 1
+}
+
+# test_kv FILE KEY EXPECTED: the value of FILE's last "KEY=" line.
+test_kv () {
+	local got
+	if [ "$#" -ne 3 ]; then
+		echo "test_kv: a bug in the test: test_kv FILE KEY EXPECTED, not: $(test_words_ "$@")"
+		return 1
+	fi
+	if [ ! -f "$1" ]; then
+		echo "test_kv: no file $1 (looked for $2=$3)"
+		return 1
+	fi
+	if ! grep -q "^$2=" "$1"; then
+		echo "test_kv: $1 has no line $2=... (expected $2=$3)"
+		test_show_file_ "$1"
+		return 1
+	fi
+	got=$(sed -n "s/^$2=//p" "$1" | tail -n 1)
+	[ "$got" = "$3" ] && return 0
+	echo "test_kv: $1: $2 is '$got', expected '$3'"
+	test_show_file_ "$1"
+	return 1
+}
+
+# q_to_tab: a fixture with a tab for every Q (git's t/ writes them so).
+q_to_tab () {
+	tr Q '\t'
 }
 
 # Run a command, expect exit status $1; its output goes to $TEST_TMP/out.

@@ -41,3 +41,24 @@ kit_processes () {
 	done
 	return 0
 }
+
+# host_snapshot_save [NAME]: the host now (host_snapshot), kept as NAME
+# (before unless given) for host_unchanged.
+host_snapshot_save () {
+	host_snapshot >"$TEST_TMP/host-${1:-before}"
+}
+
+# host_unchanged [NAME]: the kit left this host as host_snapshot_save NAME
+# found it: no process with the kit's sshd config, and the same snapshot.
+# Else it shows the processes and the difference (test_cmp, harness.sh).
+host_unchanged () {
+	local want="$TEST_TMP/host-${1:-before}" now="$TEST_TMP/host-now" pids
+	[ -f "$want" ] || { echo "host_unchanged: no snapshot ${1:-before} (host_snapshot_save first)"; return 1; }
+	pids=$(kit_processes)
+	if [ -n "$pids" ]; then
+		echo "host_unchanged: processes with the kit's sshd config are left:"
+		ps -o pid=,args= -p "$(printf '%s\n' "$pids" | paste -sd, -)" | sed -e 's/^/  | /'
+		return 1
+	fi
+	host_snapshot >"$now" && test_cmp "$want" "$now"
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The test harness itself (tests/lib/harness.sh): each check passes when
+# it should, and when it fails the test fails and its output says what the
+# check saw. The cleanups run however a test or a file ends. Each case is a
+# small test file, run as its own bash, whose output is compared.
+. "$(dirname "$0")/lib/harness.sh"
+
+# run_case NAME BODY: a test file with one test (BODY), run; its output in
+# NAME.out, its exit status in NAME.rc.
+run_case () {
+	local rc=0
+	cat >"$1.sh" <<-EOF
+	. "$TEST_DIR/lib/harness.sh"
+	test_expect '$1' '
+	$2
+	'
+	test_done
+	EOF
+	bash "$1.sh" >"$1.out" 2>&1 || rc=$?
+	echo "$rc" >"$1.rc"
+	cat "$1.out"
+}
+
+# fails NAME BODY: the case's one test fails, and the file exits 1.
+fails () {
+	run_case "$@" &&
+	test_grep "^not ok 1 - $1: $1 (exit [0-9]*)\$" "$1.out" &&
+	test_grep -x "# passed=0 failed=1 skipped=0" "$1.out" &&
+	test_eq "$(cat "$1.rc")" 1
+}
+
+# passes NAME BODY: the case's one test passes, and the file exits 0.
+passes () {
+	run_case "$@" &&
+	test_grep -x "ok 1 - $1: $1" "$1.out" &&
+	test_eq "$(cat "$1.rc")" 0
+}
+
+test_expect 'test_grep passes on a match; test_grep ! on none' '
+	printf "one\ntwo\n" >f &&
+	test_grep -x two f && test_grep ! -x three f &&
+	passes grep-ok "printf \"one\\ntwo\\n\" >f && test_grep ^t f && test_grep ! ^x f"
+'
+
+test_expect 'test_grep without a match fails, with the pattern and the file' '
+	fails grep-miss "printf \"alpha\\nbeta\\n\" >f && test_grep -E \"^gam+a\$\" f" &&
+	test_grep -F "#    test_grep: no line matches: grep '"'"'-E'"'"' '"'"'^gam+a\$'"'"' '"'"'f'"'"'" grep-miss.out &&
+	test_grep -x "#      | alpha" grep-miss.out && test_grep -x "#      | beta" grep-miss.out
+'
+
+test_expect 'test_grep ! with a match fails, with the lines that matched' '
+	fails grep-found "printf \"alpha\\nbeta\\n\" >f && test_grep ! beta f" &&
+	test_grep "test_grep: lines match, and none should: grep .beta. .f." grep-found.out &&
+	test_grep -x "#      | 2:beta" grep-found.out && test_grep ! "| alpha" grep-found.out
+'
+
+test_expect 'test_grep on a missing file or a bad pattern fails and says so' '
+	fails grep-nofile "test_grep x nothing-here" &&
+	test_grep "test_grep: no file nothing-here" grep-nofile.out &&
+	fails grep-bad "echo x >f && test_grep ! -E \"(\" f" &&
+	test_grep "test_grep: grep failed (exit 2)" grep-bad.out
+'
+
+test_expect 'test_cmp shows the difference: - expected, + actual' '
+	fails cmp "printf \"a\\nb\\n\" >expect && printf \"a\\nc\\n\" >actual && test_cmp expect actual" &&
+	test_grep -x "#    --- expected expect" cmp.out && test_grep -x "#    +++ actual actual" cmp.out &&
+	test_grep -x "#    -b" cmp.out && test_grep -x "#    +c" cmp.out &&
+	fails cmp-missing "echo a >expect && test_cmp expect actual" &&
+	test_grep "test_cmp: no file actual" cmp-missing.out &&
+	passes cmp-same "echo a >expect && echo a >actual && test_cmp expect actual"
+'
+
+test_expect 'test_eq and test_kv print what they got' '
+	fails eq "test_eq \"\$(echo 5)\" 6" &&
+	test_grep -x "#    test_eq: got .5., expected .6." eq.out &&
+	fails kv "printf \"refused=2\\nrefused=5\\nok=1\\n\" >c.env && test_kv c.env ok 1 && test_kv c.env refused 6" &&
+	test_grep -x "#    test_kv: c.env: refused is .5., expected .6." kv.out &&
+	test_grep -x "#      | ok=1" kv.out &&
+	fails kv-none "echo ok=1 >c.env && test_kv c.env refused 6" &&
+	test_grep "test_kv: c.env has no line refused=" kv-none.out &&
+	passes kv-ok "printf \"a=1\\na=2\\n\" >c.env && test_kv c.env a 2 && test_eq x x"
+'
+
+test_expect 'q_to_tab: a here-doc fixture with Q for tab' '
+	q_to_tab >got <<-EOF &&
+	aQb
+	QcQ
+	EOF
+	printf "a\tb\n\tc\t\n" >want && test_cmp want got
+'
+
+test_expect 'test_when_finished runs after the test, newest first, when it passes and when it fails' '
+	passes fin-ok "test_when_finished \"echo first >>$PWD/fin-ok.log\" &&
+		test_when_finished \"echo second >>$PWD/fin-ok.log\" && echo body >>$PWD/fin-ok.log" &&
+	printf "body\nsecond\nfirst\n" >want && test_cmp want fin-ok.log &&
+	fails fin-fail "v=kept && test_when_finished \"echo cleaned \\\$v >$PWD/fin-fail.log\" && false && echo not-reached" &&
+	test_eq "$(cat fin-fail.log)" "cleaned kept" &&
+	fails fin-loop "for i in 1 2 3; do test \$i -lt 2 || return 1; done; echo after-the-loop" &&
+	test_grep ! after-the-loop fin-loop.out &&
+	fails fin-exit "test_when_finished \"echo ran >$PWD/fin-exit.log\" && exit 3" &&
+	test_eq "$(cat fin-exit.log)" ran
+'
+
+test_expect 'test_when_finished: a failing cleanup fails the test; outside a test body it is a bug' '
+	fails fin-bad "test_when_finished false && true" &&
+	test_grep "test_when_finished: the cleanup failed: false" fin-bad.out &&
+	fails fin-sub "echo x | while read -r l; do test_when_finished true || return 1; done" &&
+	test_grep "only in a test body, not in a subshell of it" fin-sub.out
+'
+
+# The file's shell runs the test_atexit commands, and removes its TEST_TMP,
+# at its last line and when a TERM ends it; a TERM to a test ends the test
+# through its cleanups too.
+test_expect 'test_atexit runs at the end of the file, newest first, then TEST_TMP goes' '
+	cat >atexit.sh <<-EOF &&
+	. "$TEST_DIR/lib/harness.sh"
+	echo "\$TEST_TMP" >"$PWD/atexit.tmp"
+	test_atexit "echo first >>$PWD/atexit.log"
+	test_expect "adds one" "test_atexit \"echo second >>$PWD/atexit.log\""
+	test_done
+	EOF
+	bash atexit.sh &&
+	printf "second\nfirst\n" >want && test_cmp want atexit.log &&
+	test ! -e "$(cat atexit.tmp)"
+'
+
+test_expect 'a TERM during a test: its test_when_finished and the file'"'"'s test_atexit run' '
+	cat >term.sh <<-EOF
+	. "$TEST_DIR/lib/harness.sh"
+	test_atexit "echo atexit >>$PWD/term.log"
+	test_expect "waits" "sleep 120 & sp=\\\$! && test_when_finished \"kill \\\$sp\" &&
+		test_when_finished \"echo finished >>$PWD/term.log\" && echo \\\$BASHPID >$PWD/term.pid && wait \\\$sp"
+	test_done
+	EOF
+	bash term.sh >term.out 2>&1 &
+	pid=$! &&
+	waited=0 && until [ -s term.pid ] || [ "$waited" -ge 600 ]; do sleep 0.1; waited=$((waited + 1)); done &&
+	kill -TERM "$(cat term.pid)" "$pid" &&
+	rc=0 && { wait "$pid" || rc=$?; } &&
+	cat term.out && test_eq "$rc" 143 &&
+	printf "finished\natexit\n" >want && test_cmp want term.log
+'
+
+test_done
