@@ -123,7 +123,7 @@ if [ -x "$BUILD_DIR/sshperf-settings" ]; then
 	test_expect 'environment variables are input: they reach SETTING and are left as they were' '
 		printf "%s\n" "$show_input" |
 			load LOGIN_SAMPLES=5 "BURST_STEPS=5 10" "SSHD_OPTIONS=UseDNS yes;	MaxSessions 20" >got &&
-		printf "5|5 10|UseDNS yes;\tMaxSessions 20|5\n" >want && test_cmp want got
+		echo "5|5 10|UseDNS yes;QMaxSessions 20|5" | q_to_tab >want && test_cmp want got
 	'
 
 	test_expect 'a relative RESULTS_DIR is made absolute, also for the programs the kit runs' '

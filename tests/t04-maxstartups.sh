@@ -33,7 +33,7 @@ a:b:c	-	no
 test_expect 'maxstartups_parse: the table' '
 	printf "%s\n" "$PARSE_TABLE" | while IFS="	" read -r spec want setting; do
 		got=$(maxstartups_parse "$spec") || got=-
-		[ "$got" = "$want" ] || { echo "$spec: got \"$got\", want \"$want\""; exit 1; }
+		[ "$got" = "$want" ] || { echo "$spec: got \"$got\", want \"$want\""; return 1; }
 	done
 '
 
@@ -45,9 +45,9 @@ if [ -x "$BUILD_DIR/sshperf-settings" ]; then
 				-f "$KIT_DIR/settings.conf" >/dev/null 2>&1 || rc=$?
 			case $setting:$rc in
 			yes:0 | no:2) ;;
-			*) echo "MAX_STARTUPS=$spec: exit $rc, the table says $setting"; exit 1 ;;
+			*) echo "MAX_STARTUPS=$spec: exit $rc, the table says $setting"; return 1 ;;
 			esac
-			[ "$setting" = no ] || [ "$want" != - ] || { echo "$spec: a setting the parser refuses"; exit 1; }
+			[ "$setting" = no ] || [ "$want" != - ] || { echo "$spec: a setting the parser refuses"; return 1; }
 		done
 	'
 else
@@ -71,7 +71,7 @@ MODEL_TABLE='10:30:100	5	5.0
 test_expect 'maxstartups_expected: the table, and all in up to start' '
 	printf "%s\n" "$MODEL_TABLE" | while IFS="	" read -r spec n want; do
 		got=$(maxstartups_expected "$spec" "$n") &&
-		[ "$got" = "$(printf "%s\t%s" "$n" "$want")" ] || { echo "$spec at $n: got \"$got\", want $want"; exit 1; }
+		[ "$got" = "$(printf "%s\t%s" "$n" "$want")" ] || { echo "$spec at $n: got \"$got\", want $want"; return 1; }
 	done &&
 	[ "$(maxstartups_expected 10:30:100 5 10 20 | cut -f1 | tr "\n" " ")" = "5 10 20 " ]
 '

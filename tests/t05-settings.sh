@@ -23,7 +23,7 @@ bad () {
 
 test_expect 'the shipped settings.conf is valid and sets every schema name' '
 	settings >"$TEST_TMP/all" &&
-	for n in $(grep -v "^#" "$schema" | cut -d" " -f1); do grep -q "^$n=" "$TEST_TMP/all" || { echo "missing $n"; exit 1; }; done &&
+	for n in $(grep -v "^#" "$schema" | cut -d" " -f1); do grep -q "^$n=" "$TEST_TMP/all" || { echo "missing $n"; return 1; }; done &&
 	grep -qx "TEST_PORT='"'"'11022'"'"'" "$TEST_TMP/all" &&
 	grep -qx "BURST_STEPS='"'"'5 10 20 50 100'"'"'" "$TEST_TMP/all"
 '
@@ -102,14 +102,14 @@ test_expect 'a setting missing from the file is named' '
 
 test_expect 'every helper answers --help with its usage on stdout, exit 0' '
 	for h in "$BUILD_DIR"/sshperf-*; do
-		"$h" --help >o 2>e || { echo "$h: exit $?"; exit 1; }
-		grep -q "^usage: $(basename "$h")" o || { echo "$h: no usage on stdout"; cat o e; exit 1; }
-		[ ! -s e ] || { echo "$h: wrote to stderr"; exit 1; }
+		"$h" --help >o 2>e || { echo "$h: exit $?"; return 1; }
+		grep -q "^usage: $(basename "$h")" o || { echo "$h: no usage on stdout"; cat o e; return 1; }
+		[ ! -s e ] || { echo "$h: wrote to stderr"; return 1; }
 	done
 '
 
 test_expect 'the Ansible role: its variables and checks are what settings.conf and the schema give' '
-	"$KIT_DIR/packaging/ansible-vars.sh" --check >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; exit 1; }
+	"$KIT_DIR/packaging/ansible-vars.sh" --check >"$TEST_TMP/out" 2>&1 || { cat "$TEST_TMP/out"; return 1; }
 '
 
 test_done

@@ -25,7 +25,7 @@ test_expect '--version: the command, both scripts and every helper, from the spe
 	[ "$("$KIT_DIR/test-ssh.sh" --version)" = "test-ssh.sh (sshd-perf-kit) $VERSION" ] &&
 	n=0 &&
 	for h in "$BUILD_DIR"/sshperf-*; do
-		[ "$("$h" --version)" = "$(basename "$h") (sshd-perf-kit) $VERSION" ] || { echo "$h: $("$h" --version 2>&1)"; exit 1; }
+		[ "$("$h" --version)" = "$(basename "$h") (sshd-perf-kit) $VERSION" ] || { echo "$h: $("$h" --version 2>&1)"; return 1; }
 		n=$((n + 1))
 	done &&
 	[ "$n" -eq "$(ls "$KIT_DIR"/helpers/*.c | grep -vc "/common\.c$\|/stats\.c$\|/proc\.c$")" ]
@@ -43,9 +43,9 @@ test_expect 'bad input: one line, exit 2 (no command, unknown command, option, s
 		rc=0
 		# shellcheck disable=SC2086 # the words of one call
 		"$CMD" $args >"out" 2>"err" || rc=$?
-		[ "$rc" -eq 2 ] || { echo "sshd-perf-kit $args: exit $rc"; exit 1; }
+		[ "$rc" -eq 2 ] || { echo "sshd-perf-kit $args: exit $rc"; return 1; }
 		if [ -n "$args" ]; then
-			[ "$(wc -l <err)" -eq 1 ] && grep -q "^sshd-perf-kit: " err || { echo "sshd-perf-kit $args:"; cat err; exit 1; }
+			[ "$(wc -l <err)" -eq 1 ] && grep -q "^sshd-perf-kit: " err || { echo "sshd-perf-kit $args:"; cat err; return 1; }
 		fi
 	done
 '
@@ -94,7 +94,7 @@ test_expect 'fleet DIR: the same fleet report and exit code as test-ssh.sh --fle
 
 test_expect 'both man pages render without a warning (groff -ww)' '
 	for p in "$MAN8" "$CONF5"; do
-		groff -man -ww -z "$p" 2>err && ! grep -q . err || { echo "$p:"; cat err; exit 1; }
+		groff -man -ww -z "$p" 2>err && ! grep -q . err || { echo "$p:"; cat err; return 1; }
 	done &&
 	grep -q "^\.TH SSHD\\\\-PERF\\\\-KIT 8 .*sshd\\\\-perf\\\\-kit $VERSION" "$MAN8" &&
 	! grep -n "@[A-Z]*@" "$MAN8"
@@ -102,10 +102,10 @@ test_expect 'both man pages render without a warning (groff -ww)' '
 
 test_expect 'sshd-perf-kit(8) has the commands, host changes, exit codes, files and examples' '
 	for s in NAME SYNOPSIS DESCRIPTION COMMANDS "WHAT IT CHANGES ON THE HOST" "EXIT STATUS" FILES EXAMPLES "SEE ALSO"; do
-		grep -qx "\.SH \"\?$s\"\?" "$MAN8" || { echo "no section $s"; exit 1; }
+		grep -qx "\.SH \"\?$s\"\?" "$MAN8" || { echo "no section $s"; return 1; }
 	done &&
 	for c in start status stop cleanup test compare fleet version help; do
-		grep -q "^\.B.* $c\b\|^\.B $c$" "$MAN8" || { echo "command $c not described"; exit 1; }
+		grep -q "^\.B.* $c\b\|^\.B $c$" "$MAN8" || { echo "command $c not described"; return 1; }
 	done
 '
 

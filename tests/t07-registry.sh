@@ -17,10 +17,10 @@ test_expect 'every line has 6 tab-separated fields, a known direction, known pro
 	rows | awk -F"\t" "NF != 6 || (\$2 != \"lower\" && \$2 != \"higher\") { print; bad = 1 } END { exit bad }" &&
 	names=" $(rows | cut -f1 | tr "\n" " ")" &&
 	rows | cut -f3 | tr "," "\n" | grep -vx -- - | while read -r u; do
-		[ -f "$KIT_DIR/lib/probes/$u.sh" ] || { echo "unknown probe $u"; exit 1; }
+		[ -f "$KIT_DIR/lib/probes/$u.sh" ] || { echo "unknown probe $u"; return 1; }
 	done &&
 	rows | cut -f4 | tr "," "\n" | grep -vx -- - | while read -r u; do
-		case $names in *" $u "*) ;; *) echo "unknown test to compare $u"; exit 1 ;; esac
+		case $names in *" $u "*) ;; *) echo "unknown test to compare $u"; return 1 ;; esac
 	done
 '
 
@@ -28,7 +28,7 @@ test_expect 'each probe defines about_probe_NAME and probe_NAME and is used by a
 	for f in "$KIT_DIR"/lib/probes/*.sh; do
 		n=$(basename "$f" .sh) &&
 		grep -q "^about_probe_$n () {" "$f" && grep -q "^probe_$n () {" "$f" &&
-		rows | cut -f3 | tr "," "\n" | grep -qx "$n" || { echo "$f"; exit 1; }
+		rows | cut -f3 | tr "," "\n" | grep -qx "$n" || { echo "$f"; return 1; }
 	done
 '
 
@@ -40,13 +40,13 @@ test_expect 'no test reads another test; each reads only the probes it names' '
 	names=$(rows | cut -f1) &&
 	rows | while IFS="	" read -r n _ uses _; do
 		f="$KIT_DIR/lib/metrics/$n.sh"
-		! grep -n "lib/metrics/" "$f" || { echo "$n sources a test"; exit 1; }
+		! grep -n "lib/metrics/" "$f" || { echo "$n sources a test"; return 1; }
 		for o in $names; do
 			[ "$o" != "$n" ] || continue
-			! grep -nE "result_(get|set|or_dash|import) $o |DATA_DIR/$o\.env|data/$o\.env" "$f" || { echo "$n reads $o"; exit 1; }
+			! grep -nE "result_(get|set|or_dash|import) $o |DATA_DIR/$o\.env|data/$o\.env" "$f" || { echo "$n reads $o"; return 1; }
 		done
 		for p in $(grep -o "probe-[a-z]*" "$f" | sort -u); do
-			case ",$uses," in *",${p#probe-},"*) ;; *) echo "$n reads $p, not in its uses"; exit 1 ;; esac
+			case ",$uses," in *",${p#probe-},"*) ;; *) echo "$n reads $p, not in its uses"; return 1 ;; esac
 		done
 	done
 '
@@ -57,9 +57,9 @@ test_expect 'a report section reads another test only as its compares column say
 		f="$KIT_DIR/lib/report/$n.sh"
 		for o in $names; do
 			[ "$o" != "$n" ] || continue
-			! grep -nE "\<t $o |DATA_DIR/$o\.env" "$f" || { echo "$n reads $o unseen"; exit 1; }
+			! grep -nE "\<t $o |DATA_DIR/$o\.env" "$f" || { echo "$n reads $o unseen"; return 1; }
 			if grep -qE "compared $n $o " "$f"; then
-				case ",$compares," in *",$o,"*) ;; *) echo "$n compares $o, not in its compares"; exit 1 ;; esac
+				case ",$compares," in *",$o,"*) ;; *) echo "$n compares $o, not in its compares"; return 1 ;; esac
 			fi
 		done
 	done
@@ -67,11 +67,11 @@ test_expect 'a report section reads another test only as its compares column say
 
 test_expect 'each metric has lib/metrics/NAME.sh and lib/report/NAME.sh, and each measure file a line' '
 	rows | cut -f1 | while read -r n; do
-		[ -f "$KIT_DIR/lib/metrics/$n.sh" ] && [ -f "$KIT_DIR/lib/report/$n.sh" ] || { echo "$n: a file is missing"; exit 1; }
+		[ -f "$KIT_DIR/lib/metrics/$n.sh" ] && [ -f "$KIT_DIR/lib/report/$n.sh" ] || { echo "$n: a file is missing"; return 1; }
 	done &&
 	for f in "$KIT_DIR"/lib/metrics/*.sh; do
 		n=$(basename "$f" .sh)
-		rows | cut -f1 | grep -qx "$n" || { echo "$f is not in the registry"; exit 1; }
+		rows | cut -f1 | grep -qx "$n" || { echo "$f is not in the registry"; return 1; }
 	done
 '
 
@@ -99,7 +99,7 @@ test_expect 'the report lists the metrics in the registry order, with its titles
 	r="$TEST_DIR/data/golden/2026-03-02_101500/report.md" &&
 	grep -E "^\| [0-9]+ \| .*\(\`[a-z]+\`\) \| " "$r" | awk -F" \\\\| " "{ print \$2 }" | sed -E "s/^\[([^]]*)\]\(#[a-z]+\) \(\`([a-z]+)\`\)\$/\2\t\1/; s/^([^(]*) \(\`([a-z]+)\`\)\$/\2\t\1/" >got &&
 	rows | cut -f1,5 >want && test_cmp want got &&
-	rows | cut -f6 | while IFS= read -r ref; do grep -qF -- "| $ref |" "$r" || { echo "no reference: $ref"; exit 1; }; done
+	rows | cut -f6 | while IFS= read -r ref; do grep -qF -- "| $ref |" "$r" || { echo "no reference: $ref"; return 1; }; done
 '
 
 test_expect 'the direction of a metric without a target is the registry s' '

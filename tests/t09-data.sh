@@ -21,17 +21,17 @@ keys () {
 test_expect 'docs/data.md declares the tables the charts and reports read' '
 	tables >t.txt &&
 	for n in burst-steps.tsv transfer-runs.tsv transfer-ceiling.tsv rate-sweep.tsv login-samples.tsv; do
-		grep -q "^$n	" t.txt || { echo "$n is not declared"; exit 1; }
+		grep -q "^$n	" t.txt || { echo "$n is not declared"; return 1; }
 	done &&
 	[ "$(wc -l <t.txt)" -ge 15 ]
 '
 
 test_expect 'every declared header is the one its writer prints' '
 	tables | while IFS="	" read -r name src head; do
-		[ -f "$KIT_DIR/$src" ] || { echo "$name: no $src"; exit 1; }
+		[ -f "$KIT_DIR/$src" ] || { echo "$name: no $src"; return 1; }
 		# C string literals split over lines are joined first.
 		tr "\n" " " <"$KIT_DIR/$src" | sed "s/\"[[:space:]]*\"//g" | grep -qF -- "$head" ||
-			{ echo "$name: $src does not print $head"; exit 1; }
+			{ echo "$name: $src does not print $head"; return 1; }
 	done
 '
 
@@ -39,7 +39,7 @@ test_expect 'every raw table a reader names is declared' '
 	tables | cut -f1 | sed "s/METHOD/[a-z0-9]*/; s/CLIENT/[a-z]*/; s/stepN/step[0-9]*/; s/-N-/-[0-9]*-/; s/-N\\./-[0-9]*./; s/\\./\\\\./g" >pat.txt &&
 	grep -rhoE "raw/[a-z0-9-]+\\.tsv" "$KIT_DIR/lib/charts.sh" "$KIT_DIR/lib/report" | sort -u | sed "s#^raw/##" >named.txt &&
 	while read -r f; do
-		grep -qxEf pat.txt <<<"$f" || { echo "raw/$f is read but not declared"; exit 1; }
+		grep -qxEf pat.txt <<<"$f" || { echo "raw/$f is read but not declared"; return 1; }
 	done <named.txt
 '
 
@@ -48,7 +48,7 @@ test_expect 'every key a metric sets by name is in its documented list' '
 		grep -ohE "result_set [a-z]+ [a-z][a-z0-9_]*( |$)" "$f" | awk "{ print \$2, \$3 }"
 	done | sort -u | while read -r name key; do
 		keys "$name" | sed "s/^METHOD_/[a-z0-9]+_/; s/^CLIENT_/[a-z]+_/" >want.txt &&
-		printf "%s\n" "$key" | grep -xqEf want.txt || { echo "$name: $key is not in docs/data.md"; exit 1; }
+		printf "%s\n" "$key" | grep -xqEf want.txt || { echo "$name: $key is not in docs/data.md"; return 1; }
 	done
 '
 

@@ -12,9 +12,9 @@ export LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'life cycle'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 test_expect 'start sets up and starts the test server' '
 	"$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
@@ -29,7 +29,7 @@ test_expect 'key logins work with the ed25519 and the RSA key' '
 
 # Valid only during the auth test's password logins (t41 runs them).
 test_expect 'the password is locked after start: a password login is refused' '
-	case $(getent shadow sshperf | cut -d: -f2) in "!"*) ;; *) exit 1 ;; esac &&
+	case $(getent shadow sshperf | cut -d: -f2) in "!"*) ;; *) return 1 ;; esac &&
 	! SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force \
 		timeout 30 ssh -F "$CFG" sshperf-test-password id -un </dev/null 2>"$TEST_TMP/pw.err" &&
 	grep -q "Permission denied" "$TEST_TMP/pw.err"
@@ -81,7 +81,7 @@ test_expect 'a changed setting is applied with a restart' '
 
 test_expect 'stop stops only the test server; status then exits 3' '
 	"$KIT_DIR/start-ssh.sh" stop >/dev/null &&
-	[ "$(kit_processes | wc -l)" -eq 0 ] &&
+	no_kit_processes &&
 	expect_status 3 "$KIT_DIR/start-ssh.sh" status &&
 	grep -qx "state=stopped" "$TEST_TMP/out"
 '
@@ -114,15 +114,14 @@ test_expect 'test-ssh.sh prints one line per test start and end, the report path
 test_expect 'cleanup removes everything: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
 	grep -q "removed user sshperf" "$TEST_TMP/c.out" &&
-	! getent passwd sshperf && [ "$(kit_processes | wc -l)" -eq 0 ] &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	! getent passwd sshperf && no_kit_processes &&
+	host_unchanged
 '
 
 test_expect 'cleanup again is a no-op' '
 	"$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c2.out" &&
 	grep -q "nothing to clean up" "$TEST_TMP/c2.out" &&
-	host_snapshot >"$TEST_TMP/after2" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after2"
+	host_unchanged
 '
 
 test_done

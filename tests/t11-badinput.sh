@@ -5,10 +5,9 @@
 . "$TEST_DIR/lib/snapshot.sh"
 
 host_kit_test 'bad input'
-listener=""
-trap 'umount "$TEST_TMP/ro" 2>/dev/null; "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; [ -z "$listener" ] || kill "$listener" 2>/dev/null; userdel -r sshperfx >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 # refused EXPECTED_TEXT CMD...: exit 2, one line on stderr with the text,
 # nothing on the host changed.
@@ -18,9 +17,8 @@ refused () {
 	"$@" >"$TEST_TMP/o" 2>"$TEST_TMP/e" || rc=$?
 	[ "$rc" -eq 2 ] || { echo "exit $rc from: $*"; cat "$TEST_TMP/o" "$TEST_TMP/e"; return 1; }
 	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] || { echo "not one line:"; cat "$TEST_TMP/e"; return 1; }
-	grep -q -- "$text" "$TEST_TMP/e" || { echo "no \"$text\" in:"; cat "$TEST_TMP/e"; return 1; }
-	host_snapshot >"$TEST_TMP/now"
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
+	test_grep -- "$text" "$TEST_TMP/e" &&
+	host_unchanged &&
 	[ ! -e /run/sshd-perf-kit.lock ]
 }
 
@@ -51,18 +49,19 @@ test_expect 'a settings file with a line that is not NAME=value' '
 test_expect 'a port already in use' '
 	port=$(perl -MIO::Socket::INET -e "print 20000 + \$\$ % 20000") &&
 	perl -MIO::Socket::INET -e "\$s = IO::Socket::INET->new(LocalAddr => q(127.0.0.1), LocalPort => $port, Listen => 1, ReuseAddr => 1) or die; sleep 60" &
-	listener=$! &&
+	listener=$! && test_when_finished "kill $listener 2>/dev/null || :" &&
 	for i in $(seq 100); do grep -q ":$(printf %04X "$port") 00000000:0000 0A" /proc/net/tcp && break; sleep 0.05; done &&
-	host_snapshot >"$TEST_TMP/before" &&
+	host_snapshot_save &&
 	refused "in use by another program" env TEST_PORT="$port" "$KIT_DIR/start-ssh.sh" &&
-	kill "$listener" && wait "$listener" 2>/dev/null; listener= &&
-	host_snapshot >"$TEST_TMP/before"
+	kill "$listener" && { wait "$listener" 2>/dev/null || :; } &&
+	host_snapshot_save
 '
 
 test_expect 'an existing user the kit did not create is never taken over' '
-	useradd -M sshperfx && host_snapshot >"$TEST_TMP/before" &&
+	useradd -M sshperfx && test_when_finished "userdel -r sshperfx >/dev/null 2>&1 || :" &&
+	host_snapshot_save &&
 	refused "was not created by sshd-perf-kit" env TEST_USER=sshperfx "$KIT_DIR/start-ssh.sh" &&
-	getent passwd sshperfx && userdel sshperfx && host_snapshot >"$TEST_TMP/before"
+	getent passwd sshperfx && userdel sshperfx && host_snapshot_save
 '
 
 # without PROGRAM... -- CMD...: CMD in a mount namespace of its own where
@@ -112,35 +111,34 @@ test_expect 'an unknown command or option' '
 '
 
 test_expect 'a RESULTS_DIR whose parent does not exist, or on a read-only file system' '
-	"$KIT_DIR/start-ssh.sh" -q && host_snapshot >"$TEST_TMP/running" &&
+	"$KIT_DIR/start-ssh.sh" -q && host_snapshot_save running &&
 	rc=0; RESULTS_DIR=/nonexistent/x/results "$KIT_DIR/test-ssh.sh" login 2>"$TEST_TMP/e" || rc=$? &&
 	[ "$rc" -eq 2 ] && grep -q "RESULTS_DIR=/nonexistent/x/results: its parent folder does not exist" "$TEST_TMP/e" &&
 	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] &&
 	mkdir "$TEST_TMP/ro" && mount -t tmpfs -o ro,size=1m t11-ro "$TEST_TMP/ro" &&
+	test_when_finished "umount \"$TEST_TMP/ro\" 2>/dev/null || :" &&
 	rc=0; RESULTS_DIR="$TEST_TMP/ro" "$KIT_DIR/test-ssh.sh" login 2>"$TEST_TMP/e" || rc=$?
 	umount "$TEST_TMP/ro" &&
 	[ "$rc" -eq 2 ] && grep -q "RESULTS_DIR=$TEST_TMP/ro is not writable; set RESULTS_DIR to a writable folder" "$TEST_TMP/e" &&
 	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] &&
-	"$KIT_DIR/start-ssh.sh" -q cleanup && host_snapshot >"$TEST_TMP/now" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
+	"$KIT_DIR/start-ssh.sh" -q cleanup && host_unchanged
 '
 
 # Needs the running server (its sshd -T); refused before the lock and the
 # run folder, so nothing of a run is left either.
 test_expect 'TRANSFER_CIPHERS: an unknown name, and one the client knows but the server refuses' '
-	"$KIT_DIR/start-ssh.sh" -q && host_snapshot >"$TEST_TMP/running" &&
+	"$KIT_DIR/start-ssh.sh" -q && host_snapshot_save running &&
 	mkdir "$TEST_TMP/res" &&
 	for c in rot13 aes128-cbc "aes128-ctr rot13"; do
 		rc=0; TRANSFER_CIPHERS="$c" RESULTS_DIR="$TEST_TMP/res" "$KIT_DIR/test-ssh.sh" transfer >"$TEST_TMP/o" 2>"$TEST_TMP/e" || rc=$?
 		cat "$TEST_TMP/e"
-		[ "$rc" -eq 2 ] && [ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] && [ ! -s "$TEST_TMP/o" ] || exit 1
+		[ "$rc" -eq 2 ] && [ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] && [ ! -s "$TEST_TMP/o" ] || return 1
 	done &&
 	grep -q "^test-ssh.sh: setting TRANSFER_CIPHERS=\"aes128-ctr rot13\" names ciphers the transfer test cannot use: rot13 unknown to this ssh (not in ssh -Q cipher); usable here: .*aes128-ctr" "$TEST_TMP/e" &&
 	TRANSFER_CIPHERS=aes128-cbc RESULTS_DIR="$TEST_TMP/res" "$KIT_DIR/test-ssh.sh" transfer 2>&1 | grep -q "aes128-cbc not allowed by the test server" &&
 	[ -z "$(ls -A "$TEST_TMP/res")" ] &&
-	host_snapshot >"$TEST_TMP/now" && test_cmp "$TEST_TMP/running" "$TEST_TMP/now" &&
-	"$KIT_DIR/start-ssh.sh" -q cleanup && host_snapshot >"$TEST_TMP/now" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
+	host_unchanged running &&
+	"$KIT_DIR/start-ssh.sh" -q cleanup && host_unchanged
 '
 
 test_done

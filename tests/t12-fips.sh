@@ -11,8 +11,8 @@ host_kit_test 'FIPS mode'
 echo 1 >"$TEST_TMP/fips_enabled"
 export FIPS_FLAG_FILE="$TEST_TMP/fips_enabled" LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
-host_snapshot >"$TEST_TMP/before"
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
+host_snapshot_save
 
 test_expect 'start makes no Ed25519 key and serves RSA and ECDSA host keys' '
 	"$KIT_DIR/start-ssh.sh" -q &&
@@ -36,7 +36,7 @@ test_expect 'auth reports the ECDSA key in place of ed25519' '
 
 test_expect 'cleanup leaves the host as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup &&
-	host_snapshot >after && test_cmp "$TEST_TMP/before" after
+	host_unchanged
 '
 
 test_done

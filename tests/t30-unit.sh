@@ -72,9 +72,7 @@ test_expect 'usage errors exit 2' '
 	expect_status 2 "$UNIT" terminate-user nobody
 '
 
-trap 'container_stop; rm -rf "$TEST_TMP"' EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
+test_atexit container_stop
 
 container_skip=
 boot_start=$(date +%s)

@@ -32,7 +32,7 @@ test_expect 'all 13 tests run and each has a row with a verdict' '
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
 	for t in startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload; do
 		grep -E "\(\`$t\`\) \| .* \*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" >/dev/null ||
-			{ echo "no verdict for $t:"; grep -F "(\`$t\`)" "$report"; exit 1; }
+			{ echo "no verdict for $t:"; grep -F "(\`$t\`)" "$report"; return 1; }
 	done
 '
 
@@ -55,7 +55,7 @@ test_expect 'memory: the at-rest table lists the listener next to the user manag
 		awk -v t="$(data memory rest_$k)" -v l="$(data memory rest_listener_$k)" \
 			-v m="$(data memory rest_manager_$k)" -v o="$(data memory rest_other_$k)" \
 			"BEGIN { exit !(l != \"\" && m != \"\" && o != \"\" && l + m + o == t) }" ||
-			{ echo "rest_$k does not add up"; exit 1; }
+			{ echo "rest_$k does not add up"; return 1; }
 	done &&
 	[ "$(data memory rest_listener_processes)" = 1 ] &&
 	awk -v l="$(data memory rest_listener_pss_kb)" "BEGIN { exit !(l > 0) }" &&

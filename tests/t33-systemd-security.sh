@@ -278,7 +278,7 @@ test_expect 'secrets are root-only; nothing the kit created is world-writable' '
 		"600 root $STATE/created" "600 root $STATE/client/id_ed25519" "600 root $STATE/client/id_rsa" >"$TEST_TMP/modes.want" &&
 	test_cmp "$TEST_TMP/modes.want" "$TEST_TMP/modes" &&
 	for t in ed25519 rsa ecdsa; do
-		case $(ct stat -c "%a %U" "/etc/ssh/ssh_host_perftest_${t}_key") in "600 root" | "640 root") ;; *) exit 1 ;; esac
+		case $(ct stat -c "%a %U" "/etc/ssh/ssh_host_perftest_${t}_key") in "600 root" | "640 root") ;; *) return 1 ;; esac
 	done &&
 	ct bash -c "while read -r kind value; do
 			case \$kind in

@@ -10,8 +10,8 @@ S="$BUILD_DIR/sshperf-sampler"
 export CFG S
 
 host_kit_test 'sampler on the test server'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
-host_snapshot >"$TEST_TMP/before"
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
+host_snapshot_save
 
 test_expect 'the test server starts' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null
@@ -28,7 +28,7 @@ test_expect 'once prints every key with numbers' '
 	# shellcheck disable=SC2086 # two options
 	"$S" $TARGET once >"$TEST_TMP/once" &&
 	for k in mono_ns cpu_user_ms cpu_system_ms cpu_total_ms session_cpu_ms pss_kb rss_kb processes; do
-		grep -Eq "^$k=[0-9.]+\$" "$TEST_TMP/once" || { echo "missing $k"; exit 1; }
+		grep -Eq "^$k=[0-9.]+\$" "$TEST_TMP/once" || { echo "missing $k"; return 1; }
 	done &&
 	grep -Eq "^cpu_source=(cgroup|proc)\$" "$TEST_TMP/once" &&
 	[ "$(sed -n "s/^processes=//p" "$TEST_TMP/once")" -ge 1 ]
@@ -46,7 +46,7 @@ test_expect '-P lists the listener with its memory and its role' '
 test_expect 'once splits the memory: listener + manager + other = the total' '
 	for k in listener manager other; do
 		for f in pss_kb rss_kb processes; do
-			grep -Eq "^${k}_$f=[0-9]+\$" "$TEST_TMP/once" || { echo "missing ${k}_$f"; exit 1; }
+			grep -Eq "^${k}_$f=[0-9]+\$" "$TEST_TMP/once" || { echo "missing ${k}_$f"; return 1; }
 		done
 	done &&
 	awk -F= "{ v[\$1] = \$2 } END {
@@ -61,7 +61,7 @@ test_expect 'once splits the memory: listener + manager + other = the total' '
 test_expect 'CPU grows with logins, by no more than the cores could give' '
 	# shellcheck disable=SC2086
 	"$S" $TARGET once >"$TEST_TMP/a" &&
-	for i in 1 2 3; do ssh -F "$CFG" sshperf-test true </dev/null || exit 1; done &&
+	for i in 1 2 3; do ssh -F "$CFG" sshperf-test true </dev/null || return 1; done &&
 	"$S" $TARGET once >"$TEST_TMP/b" &&
 	ma=$(sed -n "s/^mono_ns=//p" "$TEST_TMP/a") && mb=$(sed -n "s/^mono_ns=//p" "$TEST_TMP/b") &&
 	a=$(sed -n "s/^cpu_total_ms=//p" "$TEST_TMP/a") && b=$(sed -n "s/^cpu_total_ms=//p" "$TEST_TMP/b") &&
@@ -92,8 +92,7 @@ test_expect 'run -d: the last sample falls on the end of the duration' '
 
 test_expect 'cleanup leaves the host as it was; the sampler then says not running' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after" &&
+	host_unchanged &&
 	expect_status 2 "$S" -p 0 once &&
 	pid=$(sh -c "echo \$\$") && expect_status 1 "$S" -p "$pid" once
 '

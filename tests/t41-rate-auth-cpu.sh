@@ -13,9 +13,9 @@ export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RATE_STEP_SECONDS=1 TRANSFER_MB
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'rate auth cpu'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 test_expect 'the test server starts' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null
@@ -39,7 +39,7 @@ test_expect 'raw files of every test' '
 	[ "$(wc -l <"$RUN/raw/probe-loginload-logins.tsv")" -ge 3 ] &&
 	[ -f "$RUN/raw/probe-loginload-errors.txt" ] &&
 	[ -s "$RUN/raw/probe-loginload-server-before.env" ] && [ -s "$RUN/raw/probe-loginload-server-after.env" ] &&
-	for m in ed25519 rsa password; do [ "$(wc -l <"$RUN/raw/auth-$m.tsv")" -eq 4 ] || exit 1; done
+	for m in ed25519 rsa password; do [ "$(wc -l <"$RUN/raw/auth-$m.tsv")" -eq 4 ] || return 1; done
 '
 
 # v FILE KEY: a value of a data file.
@@ -69,7 +69,7 @@ test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload fo
 test_expect 'every auth login succeeded with the method it tests' '
 	for m in ed25519 rsa password; do
 		[ "$(v "$RUN/data/auth.env" "${m}_ok")" = 3 ] &&
-		[ "$(v "$RUN/data/auth.env" "${m}_wrong_method")" = 0 ] || exit 1
+		[ "$(v "$RUN/data/auth.env" "${m}_wrong_method")" = 0 ] || return 1
 	done &&
 	awk -F"\t" "NR > 1 && \$10 != \"password\" { exit 1 }" "$RUN/raw/auth-password.tsv" &&
 	awk -F"\t" "NR > 1 && \$10 != \"publickey\" { exit 1 }" "$RUN/raw/auth-rsa.tsv"
@@ -77,7 +77,7 @@ test_expect 'every auth login succeeded with the method it tests' '
 
 test_expect 'the password is locked again after the auth test' '
 	grep -qx "password_locked_after=yes" "$RUN/data/auth.env" &&
-	case $(getent shadow sshperf | cut -d: -f2) in "!"*) ;; *) exit 1 ;; esac
+	case $(getent shadow sshperf | cut -d: -f2) in "!"*) ;; *) return 1 ;; esac
 '
 
 test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver and its key exchange' '
@@ -89,7 +89,7 @@ test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver 
 	[ -n "$(v "$r" ssh_kex)" ] &&
 	awk -v c="$(v "$r" sweep_client_cpu_ms_per_login)" "BEGIN { exit !(c > 0) }" &&
 	grep -q "^### Login capacity (open-loop sweep)" "$RUN/report.md" &&
-	case $(v "$r" status) in PASS | FAIL | INCONCLUSIVE) ;; *) exit 1 ;; esac
+	case $(v "$r" status) in PASS | FAIL | INCONCLUSIVE) ;; *) return 1 ;; esac
 '
 
 test_expect 'a target above the knee and the CPU bound FAILs, with the knee in the reason' '
@@ -115,8 +115,7 @@ test_expect 'the password is nowhere in the results' '
 
 test_expect 'cleanup leaves the host as it was' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	host_unchanged
 '
 
 test_done

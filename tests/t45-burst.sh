@@ -11,9 +11,9 @@ export RESULTS_DIR="$TEST_TMP/results" BURST_STEPS="2 3 8" TARGET_BURST_MIN=3
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'burst'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 # The run folder of the last test-ssh.sh burst (tests run in subshells).
 run_dir () {
@@ -86,7 +86,7 @@ test_expect 'the refusals are the server log'"'"'s, client by client (direct mod
 	[ "$(grep -c "drop connection #.* past MaxStartups" "$(run_dir)/raw/burst-step-8-server.log")" -eq "$(step_field 8 refused)" ] &&
 	awk -F"\t" "NR > 1 && \$2 == \"refused\" { print \$8 }" "$(run_dir)/raw/burst-step-8.tsv" >ports &&
 	while read -r p; do
-		grep -q "drop connection #[0-9]* from \[127.0.0.1\]:$p on " "$(run_dir)/raw/burst-step-8-server.log" || exit 1
+		grep -q "drop connection #[0-9]* from \[127.0.0.1\]:$p on " "$(run_dir)/raw/burst-step-8-server.log" || return 1
 	done <ports
 '
 
@@ -106,9 +106,8 @@ test_expect 'no burst client, gate or releaser is left running' '
 
 test_expect 'cleanup: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
-	[ "$(kit_processes | wc -l)" -eq 0 ] &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	no_kit_processes &&
+	host_unchanged
 '
 
 test_done

@@ -12,9 +12,9 @@ export CFG RESULTS_DIR="$TEST_TMP/results" STARTUP_ROUNDS=2
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'startup'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 test_expect 'start the test server' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null && [ "$(kit_processes | wc -l)" -ge 1 ]
@@ -42,14 +42,14 @@ test_expect 'the report has the startup row and the two figures' '
 
 # Stopped (TERM) in the middle of a round: the test server must run again.
 test_expect 'a run stopped in the middle leaves the server running' '
-	ls "$RESULTS_DIR" >runs.before || exit 1
+	ls "$RESULTS_DIR" >runs.before || return 1
 	STARTUP_ROUNDS=20 "$KIT_DIR/test-ssh.sh" startup >"$TEST_TMP/i.out" 2>&1 &
 	pid=$! &&
 	deadline=$(( $(date +%s) + 60 )) &&
 	# The first round is done when its row is in the new run'"'"'s raw file.
 	until new=$(ls "$RESULTS_DIR" | grep -vxFf runs.before | head -n 1) && [ -n "$new" ] &&
 		[ "$(cat "$RESULTS_DIR/$new/raw/startup-rounds.tsv" 2>/dev/null | wc -l)" -ge 2 ]; do
-		[ "$(date +%s)" -lt "$deadline" ] || { kill "$pid"; exit 1; }
+		[ "$(date +%s)" -lt "$deadline" ] || { kill "$pid"; return 1; }
 		sleep 0.05
 	done &&
 	kill -TERM "$pid" && rc=0 && { wait "$pid" || rc=$?; } &&
@@ -61,9 +61,8 @@ test_expect 'a run stopped in the middle leaves the server running' '
 
 test_expect 'cleanup: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
-	[ "$(kit_processes | wc -l)" -eq 0 ] &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	no_kit_processes &&
+	host_unchanged
 '
 
 test_done

@@ -12,62 +12,82 @@
 D="$TEST_DIR/data"
 export D
 
-# kv FILE KEY: a "#KEY=value" line of a classification.
+# kv FILE KEY: a "#KEY=value" line of a classification (test_kv FILE
+# "#KEY" VALUE checks one).
 kv () {
 	sed -n "s/^#$2=//p" "$1"
 }
 
 test_expect 'OpenSSH 10.5p1, 20 clients: 6 refused by the server (3 named, 3 without a line), 14 logged in' '
 	burst_classify "$D/burst-openssh105-step20.tsv" "$D/burst-openssh105-step20-server.log" 11022 >c &&
-	[ "$(kv c log)" = yes ] && [ "$(kv c refused)" = 6 ] && [ "$(kv c ok)" = 14 ] &&
-	[ "$(kv c failed)" = 0 ] && [ "$(kv c timeout)" = 0 ] &&
-	[ "$(kv c log_named)" = 3 ] && [ "$(kv c log_unnamed)" = 3 ] &&
+	test_kv c "#log" yes && test_kv c "#refused" 6 && test_kv c "#ok" 14 &&
+	test_kv c "#failed" 0 && test_kv c "#timeout" 0 &&
+	test_kv c "#log_named" 3 && test_kv c "#log_unnamed" 3 &&
 	[ "$(kv c log_named)" -eq "$(grep -c "drop connection #" "$D/burst-openssh105-step20-server.log")" ] &&
-	[ "$(kv c pending)" = 0 ] && [ "$(kv c penalty)" = 0 ]
+	test_kv c "#pending" 0 && test_kv c "#penalty" 0
 '
 
 test_expect 'its clients that printed "Connection closed by 127.0.0.1 port 11022" are refusals, and the difference is counted' '
 	burst_classify "$D/burst-openssh105-step20.tsv" "$D/burst-openssh105-step20-server.log" 11022 >c &&
-	[ "$(kv c client_refused)" = 3 ] && [ "$(kv c disagree)" = 3 ] &&
+	test_kv c "#client_refused" 3 && test_kv c "#disagree" 3 &&
 	awk -F"\t" "NR > 1 && \$7 ~ /^Connection closed by 127.0.0.1 port 11022/ { print \$1 }" \
 		"$D/burst-openssh105-step20.tsv" >closed &&
-	[ "$(wc -l <closed)" = 3 ] &&
+	test_eq "$(wc -l <closed)" 3 &&
 	while read -r n; do
-		awk -F"\t" -v n="$n" "\$1 == n && \$2 == \"refused\" && \$3 == \"server\" { f = 1 } END { exit !f }" c || exit 1
+		awk -F"\t" -v n="$n" "\$1 == n && \$2 == \"refused\" && \$3 == \"server\" { f = 1 } END { exit !f }" c || return 1
 	done <closed
 '
 
 test_expect 'a client the log admitted is never a refusal, whatever it printed' '
-	printf "client\toutcome\texit\twoke_ms\tconnect_ms\tdone_ms\tmessage\tlocal_port\n1\trefused\t255\t1\t1\t9\tkex_exchange_identification: Connection closed by remote host\t40001\n2\tok\t0\t1\t1\t9\t-\t40002\n" >t.tsv &&
-	printf "Connection from 127.0.0.1 port 40001 on 127.0.0.1 port 11022 rdomain \"\"\nConnection from 127.0.0.1 port 40002 on 127.0.0.1 port 11022 rdomain \"\"\n" >s.log &&
+	q_to_tab >t.tsv <<-\EOF &&
+	clientQoutcomeQexitQwoke_msQconnect_msQdone_msQmessageQlocal_port
+	1QrefusedQ255Q1Q1Q9Qkex_exchange_identification: Connection closed by remote hostQ40001
+	2QokQ0Q1Q1Q9Q-Q40002
+	EOF
+	cat >s.log <<-\EOF &&
+	Connection from 127.0.0.1 port 40001 on 127.0.0.1 port 11022 rdomain ""
+	Connection from 127.0.0.1 port 40002 on 127.0.0.1 port 11022 rdomain ""
+	EOF
 	burst_classify t.tsv s.log 11022 >c &&
-	[ "$(kv c refused)" = 0 ] && [ "$(kv c failed)" = 1 ] && [ "$(kv c disagree)" = 1 ]
+	test_kv c "#refused" 0 && test_kv c "#failed" 1 && test_kv c "#disagree" 1
 '
 
 test_expect 'drop lines of OpenSSH 8.7 and 9.9 ("past MaxStartups", "past Maxstartups"), another port ignored, a penalty counted apart' '
-	printf "client\toutcome\texit\twoke_ms\tconnect_ms\tdone_ms\tmessage\tlocal_port\n1\tfailed\t255\t1\t1\t9\tConnection closed by 127.0.0.1 port 11022\t40001\n2\trefused\t255\t1\t1\t9\tkex_exchange_identification: read: Connection reset by peer\t40002\n3\tfailed\t255\t1\t1\t9\tConnection closed by 127.0.0.1 port 11022\t40003\n4\tok\t0\t1\t1\t9\t-\t40004\n" >t.tsv &&
-	{ echo "drop connection #10 from [127.0.0.1]:40001 on [127.0.0.1]:11022 past MaxStartups"
-	  echo "drop connection #10 from [127.0.0.1]:40002 on [127.0.0.1]:11022 past Maxstartups"
-	  echo "drop connection #3 from [127.0.0.1]:40003 on [127.0.0.1]:11022 penalty: connections without attempting authentication"
-	  echo "drop connection #10 from [127.0.0.1]:40004 on [127.0.0.1]:22 past MaxStartups"
-	  echo "Connection from 127.0.0.1 port 40004 on 127.0.0.1 port 11022 rdomain \"\""; } >s.log &&
+	q_to_tab >t.tsv <<-\EOF &&
+	clientQoutcomeQexitQwoke_msQconnect_msQdone_msQmessageQlocal_port
+	1QfailedQ255Q1Q1Q9QConnection closed by 127.0.0.1 port 11022Q40001
+	2QrefusedQ255Q1Q1Q9Qkex_exchange_identification: read: Connection reset by peerQ40002
+	3QfailedQ255Q1Q1Q9QConnection closed by 127.0.0.1 port 11022Q40003
+	4QokQ0Q1Q1Q9Q-Q40004
+	EOF
+	cat >s.log <<-\EOF &&
+	drop connection #10 from [127.0.0.1]:40001 on [127.0.0.1]:11022 past MaxStartups
+	drop connection #10 from [127.0.0.1]:40002 on [127.0.0.1]:11022 past Maxstartups
+	drop connection #3 from [127.0.0.1]:40003 on [127.0.0.1]:11022 penalty: connections without attempting authentication
+	drop connection #10 from [127.0.0.1]:40004 on [127.0.0.1]:22 past MaxStartups
+	Connection from 127.0.0.1 port 40004 on 127.0.0.1 port 11022 rdomain ""
+	EOF
 	burst_classify t.tsv s.log 11022 >c &&
-	[ "$(kv c refused)" = 3 ] && [ "$(kv c ok)" = 1 ] && [ "$(kv c log_named)" = 3 ] &&
-	[ "$(kv c penalty)" = 1 ] && [ "$(kv c disagree)" = 2 ] && [ "$(kv c log_unnamed)" = 0 ]
+	test_kv c "#refused" 3 && test_kv c "#ok" 1 && test_kv c "#log_named" 3 &&
+	test_kv c "#penalty" 1 && test_kv c "#disagree" 2 && test_kv c "#log_unnamed" 0
 '
 
 test_expect 'no server log: the clients own messages decide' '
 	: >empty.log &&
 	burst_classify "$D/burst-openssh105-step20.tsv" empty.log 11022 >c &&
-	[ "$(kv c log)" = no ] && [ "$(kv c refused)" = 3 ] && [ "$(kv c failed)" = 3 ] &&
-	[ "$(kv c ok)" = 14 ] && [ "$(kv c disagree)" = 0 ]
+	test_kv c "#log" no && test_kv c "#refused" 3 && test_kv c "#failed" 3 &&
+	test_kv c "#ok" 14 && test_kv c "#disagree" 0
 '
 
 test_expect 'a client that logged in but the log does not name yet is pending, not a refusal' '
-	printf "client\toutcome\texit\twoke_ms\tconnect_ms\tdone_ms\tmessage\tlocal_port\n1\tok\t0\t1\t1\t9\t-\t40001\n2\tok\t0\t1\t1\t9\t-\t40002\n" >t.tsv &&
-	printf "Connection from 127.0.0.1 port 40001 on 127.0.0.1 port 11022 rdomain \"\"\n" >s.log &&
+	q_to_tab >t.tsv <<-\EOF &&
+	clientQoutcomeQexitQwoke_msQconnect_msQdone_msQmessageQlocal_port
+	1QokQ0Q1Q1Q9Q-Q40001
+	2QokQ0Q1Q1Q9Q-Q40002
+	EOF
+	echo "Connection from 127.0.0.1 port 40001 on 127.0.0.1 port 11022 rdomain \"\"" >s.log &&
 	burst_classify t.tsv s.log 11022 >c &&
-	[ "$(kv c pending)" = 1 ] && [ "$(kv c ok)" = 2 ] && [ "$(kv c refused)" = 0 ]
+	test_kv c "#pending" 1 && test_kv c "#ok" 2 && test_kv c "#refused" 0
 '
 
 test_done

@@ -13,9 +13,9 @@ export ECHO_COUNT=50 ECHO_CLIENT=both SESSION_COMMANDS=10 RESULTS_DIR="$TEST_TMP
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'interactive and session'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 # Processes started with the session test's control path.
 control_path_processes () {
@@ -99,9 +99,8 @@ test_expect 'a master that cannot log in makes session FAIL with the reason' '
 
 test_expect 'cleanup: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
-	[ "$(kit_processes | wc -l)" -eq 0 ] &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	no_kit_processes &&
+	host_unchanged
 '
 
 test_done

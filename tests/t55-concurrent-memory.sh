@@ -9,9 +9,9 @@ export CONCURRENT_SESSIONS=20 CONCURRENT_LOGIN_PARALLEL=4 RESULTS_DIR="$TEST_TMP
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'concurrent and memory'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 # The ssh clients of the holder: pids from its TSV that still run ssh.
 clients_running () {
@@ -85,9 +85,8 @@ test_expect 'memory alone runs the hold itself' '
 
 test_expect 'cleanup leaves the host as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup &&
-	[ "$(kit_processes | wc -l)" -eq 0 ] &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	no_kit_processes &&
+	host_unchanged
 '
 
 test_done

@@ -7,16 +7,17 @@
 
 # shellcheck disable=SC2034 # used in the test bodies
 STATE=/var/lib/sshd-perf-kit/state
+# shellcheck disable=SC2034 # in a test_atexit command
 CONFIG=/etc/ssh/sshd_config_perf_test
 export RELOAD_SESSIONS=5 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'reload'
 # The config is put back first (from the copy) when a test broke it.
-trap '[ -f "$TEST_TMP/config.orig" ] && [ -f "$CONFIG" ] && cat "$TEST_TMP/config.orig" >"$CONFIG"
-	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
+test_atexit '[ -f "$TEST_TMP/config.orig" ] && [ -f "$CONFIG" ] && cat "$TEST_TMP/config.orig" >"$CONFIG"'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 # run_reload NAME: test-ssh.sh reload; the run folder into $TEST_TMP/NAME.
 run_reload () {
@@ -77,9 +78,8 @@ test_expect 'the config is restored byte for byte' '
 
 test_expect 'cleanup leaves the host as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup &&
-	[ "$(kit_processes | wc -l)" -eq 0 ] &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	no_kit_processes &&
+	host_unchanged
 '
 
 test_done

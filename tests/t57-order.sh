@@ -26,9 +26,9 @@ export RESULTS_DIR="$TEST_TMP/results" STARTUP_ROUNDS=1 LOGIN_SAMPLES=3 \
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'the tests in both orders'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 # The registry's order, and the reverse.
 ORDER=$(KIT_DIR="$KIT_DIR" bash -c '. "$KIT_DIR/lib/registry.sh"; printf "%s\n" "$METRICS"')
@@ -126,14 +126,14 @@ test_expect 'in each run the tests that share a probe report the same measuremen
 		[ -n "$(v "$run" transfer cpu_sshd_s_per_gb)" ] &&
 		[ "$(v "$run" cpu cpu_sshd_s_per_gb)" = "$(v "$run" transfer cpu_sshd_s_per_gb)" ] &&
 		[ "$(v "$run" memory sessions_open)" = "$(v "$run" concurrent opened)" ] &&
-		[ "$(v "$run" memory source)" = hold ] || { echo "$run"; exit 1; }
+		[ "$(v "$run" memory source)" = hold ] || { echo "$run"; return 1; }
 	done
 '
 
 test_expect 'each probe ran once per run, before the first test that uses it' '
 	for run in forward reverse; do
 		for p in loginload bulk hold; do
-			[ "$(grep -c "^test-ssh.sh: probe $p:" "$TEST_TMP/$run.out")" -eq 1 ] || { echo "$run: $p"; exit 1; }
+			[ "$(grep -c "^test-ssh.sh: probe $p:" "$TEST_TMP/$run.out")" -eq 1 ] || { echo "$run: $p"; return 1; }
 		done
 	done &&
 	grep -A1 "^test-ssh.sh: rate: " "$TEST_TMP/forward.out" | grep -q "probe loginload" &&
@@ -143,8 +143,7 @@ test_expect 'each probe ran once per run, before the first test that uses it' '
 
 test_expect 'cleanup leaves the host as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	host_unchanged
 '
 
 test_done

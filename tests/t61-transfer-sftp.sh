@@ -18,9 +18,9 @@ export TMPDIR="$TEST_TMP/tmp"
 mkdir -p "$RESULTS_DIR" "$TMPDIR"
 
 host_kit_test 'transfer and sftp'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 # data TEST KEY: a key of the last run's data file.
 data () {
@@ -59,7 +59,7 @@ test_expect 'transfer: a row with numbers for every cipher both sides allow, the
 	while IFS="	" read -r cipher mark; do
 		m=""; [ "$mark" = default ] && m=" \*\*\(default\)\*\*"
 		grep -E "^\| \`$cipher\`$m \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \|" "$report" ||
-			{ echo "no row with numbers for $cipher"; exit 1; }
+			{ echo "no row with numbers for $cipher"; return 1; }
 	done <c/want &&
 	[ "$(data transfer default_cipher)" = "$(ciphers_default c/sshd-T.txt c/ssh-G.txt c/ssh-Q.txt)" ]
 '
@@ -73,7 +73,7 @@ test_expect 'transfer: every run ok with exactly 16000000 bytes counted at the r
 
 test_expect 'transfer: CPU per GB of sshd and the client, and a ceiling per cipher' '
 	for k in cpu_sshd_s_per_gb cpu_sshd_user_s_per_gb cpu_sshd_system_s_per_gb cpu_client_s_per_gb; do
-		data transfer "$k" | grep -qE "^[0-9]+\.[0-9]+$" || { echo "$k=$(data transfer "$k")"; exit 1; }
+		data transfer "$k" | grep -qE "^[0-9]+\.[0-9]+$" || { echo "$k=$(data transfer "$k")"; return 1; }
 	done &&
 	ceil=$(dirname "$(cat "$TEST_TMP/report-path")")/raw/transfer-ceiling.tsv &&
 	[ "$(tail -n +2 "$ceil" | wc -l)" -eq "$(data transfer ciphers_n)" ] &&
@@ -135,7 +135,7 @@ test_expect 'sftp interrupted in the middle: its files are removed all the same'
 	pid=$! &&
 	deadline=$(($(date +%s) + 60)) &&
 	until ls -d "$HOME_DIR"/sshperf-sftp.* >/dev/null 2>&1; do
-		[ "$(date +%s)" -lt "$deadline" ] || { kill "$pid"; echo "no sftp folder appeared"; exit 1; }
+		[ "$(date +%s)" -lt "$deadline" ] || { kill "$pid"; echo "no sftp folder appeared"; return 1; }
 		sleep 0.05
 	done &&
 	kill -s TERM "$pid" &&
@@ -150,8 +150,7 @@ test_expect 'sftp interrupted in the middle: its files are removed all the same'
 
 test_expect 'cleanup removes everything: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	host_unchanged
 '
 
 test_done

@@ -144,7 +144,7 @@ test_expect 'key files, license; results folder owned, no state folder' '
 	    /usr/libexec/sshd-perf-kit/sshd-perf-kit /usr/libexec/sshd-perf-kit/lib/common.sh \
 	    /usr/share/sshd-perf-kit/settings.schema /usr/share/sshd-perf-kit/units/sshd-perf-test.service.in \
 	    /usr/libexec/sshd-perf-kit/sshperf-settings /usr/libexec/sshd-perf-kit/sshperf-unit; do
-		grep -q " $f\$" "$TEST_TMP/files" || { echo "missing $f"; exit 1; }
+		grep -q " $f\$" "$TEST_TMP/files" || { echo "missing $f"; return 1; }
 	done &&
 	grep -qE "^-rw-r--r-- .* /usr/share/licenses/sshd-perf-kit[^/]*/LICENSE$" "$TEST_TMP/files" &&
 	grep -qx "drwxr-xr-x root root /var/lib/sshd-perf-kit" "$TEST_TMP/files" &&
@@ -180,10 +180,10 @@ test_expect 'installed scripts name their interpreter by absolute path; file tim
 		case $f in settings.conf) dest=/etc/sshd-perf-kit/$f ;; templates/*) dest=/usr/share/sshd-perf-kit/$f ;; *) dest=/usr/libexec/sshd-perf-kit/$f ;; esac
 		# tar -tv shows minutes: compare minutes.
 		[ $(( $(date -d "$src_time" +%s) / 60 )) -eq $(( $(stat -c %Y "$TEST_TMP/x$dest") / 60 )) ] ||
-			{ echo "$dest: time $(stat -c %y "$TEST_TMP/x$dest"), source $src_time"; exit 1; }
+			{ echo "$dest: time $(stat -c %y "$TEST_TMP/x$dest"), source $src_time"; return 1; }
 	done &&
 	for f in $(awk "\$1 ~ /^-..x/ && \$4 ~ /^\/usr\/(libexec|share)\// && \$4 !~ /\/sshperf-[^\/]*$/ { print \$4 }" "$TEST_TMP/files"); do
-		head -n 1 "$TEST_TMP/x$f" | grep -qE "^#!/(usr/)?bin/(ba)?sh$" || { echo "$f: $(head -n 1 "$TEST_TMP/x$f")"; exit 1; }
+		head -n 1 "$TEST_TMP/x$f" | grep -qE "^#!/(usr/)?bin/(ba)?sh$" || { echo "$f: $(head -n 1 "$TEST_TMP/x$f")"; return 1; }
 	done
 '
 
@@ -191,7 +191,7 @@ test_expect 'requires: OpenSSH, the run-time tools, the helpers libraries; no bu
 	rpm -qp --requires "$RPM" | sed "s/ .*//" | sort -u >"$TEST_TMP/req" &&
 	for r in openssh-server openssh-clients bash coreutils util-linux shadow-utils gawk sed grep findutils diffutils openssl \
 	    "libssh.so.4()(64bit)" "libsystemd.so.0()(64bit)" "libselinux.so.1()(64bit)" "libsemanage.so.2()(64bit)" "libcrypto.so.3()(64bit)"; do
-		grep -qxF "$r" "$TEST_TMP/req" || { echo "does not require $r"; exit 1; }
+		grep -qxF "$r" "$TEST_TMP/req" || { echo "does not require $r"; return 1; }
 	done &&
 	! grep -E "^(gcc|make|pkgconfig|.*-devel|/usr/bin/env)$" "$TEST_TMP/req" &&
 	rpm -qp --qf "%{SOURCERPM} %{LICENSE} %{URL}\n" "$RPM" | grep -qx "$NAME-$VERSION-.*\.src\.rpm MIT https://.*"
@@ -201,7 +201,7 @@ test_expect 'requires: OpenSSH, the run-time tools, the helpers libraries; no bu
 test_expect 'Requires(preun): bash and the tools the cleanup calls' '
 	rpm -qp --qf "[%{REQUIREFLAGS:deptype} %{REQUIRENAME}\n]" "$RPM" | sed -n "s/^preun //p" | sort -u >"$TEST_TMP/req.preun" &&
 	for r in bash coreutils util-linux shadow-utils gawk sed grep; do
-		grep -qx "$r" "$TEST_TMP/req.preun" || { echo "no Requires(preun): $r"; exit 1; }
+		grep -qx "$r" "$TEST_TMP/req.preun" || { echo "no Requires(preun): $r"; return 1; }
 	done
 '
 
@@ -259,9 +259,7 @@ test_expect 'rpm -i --root DIR --nodeps installs the layout; rpm -e --root remov
 
 # shellcheck source=lib/container.sh
 . "$TEST_DIR/lib/container.sh"
-trap 'container_stop; rm -rf "$TEST_TMP"' EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
+test_atexit container_stop
 
 ct_skip () {
 	test_skip 'the installed kit in a booted container' "$1"
@@ -315,7 +313,7 @@ test_expect 'the installed kit names /etc/sshd-perf-kit/settings.conf; an edit t
 	[ "$(ct /usr/libexec/sshd-perf-kit/start-ssh.sh --version)" = "start-ssh.sh (sshd-perf-kit) $VERSION" ] &&
 	[ "$(ct /usr/libexec/sshd-perf-kit/test-ssh.sh --version)" = "test-ssh.sh (sshd-perf-kit) $VERSION" ] &&
 	for h in $(ct ls /usr/libexec/sshd-perf-kit | grep "^sshperf-"); do
-		[ "$(ct "/usr/libexec/sshd-perf-kit/$h" --version)" = "$h (sshd-perf-kit) $VERSION" ] || { echo "$h --version"; exit 1; }
+		[ "$(ct "/usr/libexec/sshd-perf-kit/$h" --version)" = "$h (sshd-perf-kit) $VERSION" ] || { echo "$h --version"; return 1; }
 	done
 '
 
@@ -385,7 +383,7 @@ test_expect 'rpm -e with a test server set up cleans it up (%preun): only the re
 	! ct test -e /usr/share/sshd-perf-kit && ! ct test -e /usr/libexec/sshd-perf-kit &&
 	! ct test -e /var/lib/sshd-perf-kit/state &&
 	for f in $(rpm -qlp "$RPM" | grep -v "^/var/lib/sshd-perf-kit\|^/etc/sshd-perf-kit$\|^/usr/lib/\.build-id"); do
-		! ct test -e "$f" -o -L "$f" || { echo "left after rpm -e: $f"; exit 1; }
+		! ct test -e "$f" -o -L "$f" || { echo "left after rpm -e: $f"; return 1; }
 	done &&
 	[ "$(ct ls -A /etc/sshd-perf-kit)" = settings.conf.rpmsave ] &&
 	ct grep -qx "TARGET_LOGIN_P95_MS=4321" /etc/sshd-perf-kit/settings.conf.rpmsave &&

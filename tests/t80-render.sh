@@ -123,7 +123,7 @@ test_expect 'warnings: busy machine, interrupted, skipped, a test warning' '
 
 if [ -n "$have_python" ]; then
 	test_expect 'results.json is valid JSON' '
-		for r in "$A" "$X" "$B"; do python3 -m json.tool "$RES/$r/results.json" >/dev/null || exit 1; done
+		for r in "$A" "$X" "$B"; do python3 -m json.tool "$RES/$r/results.json" >/dev/null || return 1; done
 	'
 else
 	test_skip 'results.json is valid JSON' 'no python3'
@@ -141,7 +141,7 @@ for f in sys.argv[2:]:
 else
 	test_expect 'results.json has the required keys (no jsonschema here)' '
 		for k in format format_version run verdict warnings environment settings settings_from_env tests; do
-			grep -q "^  \"$k\": " "$RES/$B/results.json" || { echo "missing $k"; exit 1; }
+			grep -q "^  \"$k\": " "$RES/$B/results.json" || { echo "missing $k"; return 1; }
 		done
 	'
 fi
@@ -319,7 +319,7 @@ test_expect 'metric_change: directions, zero, equal and missing figures' '
 
 test_expect 'charts: drawn when their data exists, absent otherwise' '
 	for c in login-phases login-latency session-latency interactive-latency rate-latency burst-accepted transfer-ciphers memory-sessions; do
-		test -s "$RES/$A/charts/$c.svg" || { echo "missing $c"; exit 1; }
+		test -s "$RES/$A/charts/$c.svg" || { echo "missing $c"; return 1; }
 	done &&
 	test ! -e "$RES/$B/charts/transfer-ciphers.svg" &&
 	test ! -e "$RES/$B/charts/memory-sessions.svg" &&
@@ -333,7 +333,7 @@ test_expect 'charts are linked from report.md, and every link has its file' '
 	for r in "$A" "$B"; do
 		sed -n "s/^!\[.*\](\(charts\/[^)]*\))$/\1/p" "$RES/$r/report.md" >links.txt &&
 		test -s links.txt &&
-		while read -r l; do test -f "$RES/$r/$l" || { echo "no $r/$l"; exit 1; }; done <links.txt
+		while read -r l; do test -f "$RES/$r/$l" || { echo "no $r/$l"; return 1; }; done <links.txt
 	done
 '
 
@@ -353,7 +353,7 @@ fi
 test_expect 'every SVG has the namespace, a viewBox, a size and a title' '
 	for f in "$RES"/*/charts/*.svg; do
 		head -n 1 "$f" | grep -q "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"[0-9]*\" height=\"[0-9]*\" viewBox=\"0 0 [0-9]* [0-9]*\"" &&
-		grep -q "<title>" "$f" || { echo "bad $f"; exit 1; }
+		grep -q "<title>" "$f" || { echo "bad $f"; return 1; }
 	done
 '
 
@@ -372,14 +372,20 @@ test_expect 'the SVGs show the plotted values' '
 '
 
 test_expect 'chart text is escaped' '
-	printf "label\tvalue\na<b & \"c\"\t3\n" | svg_bars "$TEST_TMP/e.svg" "x < y & z" "ms" &&
+	q_to_tab <<-\EOF | svg_bars "$TEST_TMP/e.svg" "x < y & z" "ms" &&
+	labelQvalue
+	a<b & "c"Q3
+	EOF
 	grep -q "a&lt;b &amp; &quot;c&quot;" "$TEST_TMP/e.svg" &&
 	grep -q "x &lt; y &amp; z" "$TEST_TMP/e.svg" &&
 	if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$TEST_TMP/e.svg"; fi
 '
 
 test_expect 'a chart without any value is not drawn' '
-	! printf "label\tvalue\nx\t-\n" | svg_bars "$TEST_TMP/none.svg" t ms &&
+	! q_to_tab <<-\EOF | svg_bars "$TEST_TMP/none.svg" t ms &&
+	labelQvalue
+	xQ-
+	EOF
 	test ! -e "$TEST_TMP/none.svg"
 '
 

@@ -22,7 +22,8 @@ end_runner () {
 	wait "$runner" 2>/dev/null
 	runner=""
 }
-trap 'end_runner; "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
+test_atexit end_runner
 
 # refused CMD...: exit 2 and one line naming the lock.
 refused () {
@@ -46,7 +47,7 @@ runner=$!
 test_expect 'the first test-ssh.sh takes the lock' '
 	deadline=$(( $(date +%s) + 30 )) &&
 	until [ "$(cat "$LOCK.pid" 2>/dev/null)" = "$runner" ] && grep -q "^test-ssh.sh: login: 400 logins" "$TEST_TMP/first.out"; do
-		[ "$(date +%s)" -lt "$deadline" ] || { cat "$TEST_TMP/first.out"; exit 1; }
+		[ "$(date +%s)" -lt "$deadline" ] || { cat "$TEST_TMP/first.out"; return 1; }
 		sleep 0.05
 	done
 '
@@ -99,7 +100,7 @@ test_expect 'two runs started at the same moment: one runs, the other refuses' '
 
 test_expect 'cleanup after it all: the lock is gone' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup && [ ! -e "$LOCK" ] && [ ! -e "$LOCK.pid" ] &&
-	[ "$(kit_processes | wc -l)" -eq 0 ]
+	no_kit_processes
 '
 
 test_done

@@ -19,8 +19,7 @@ export LOGIN_SAMPLES=2 BURST_STEPS="20 40" CONCURRENT_SESSIONS=20 CONCURRENT_LOG
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'interrupts' direct
-runner=""
-trap '[ -z "$runner" ] || kill -KILL "$runner" 2>/dev/null; [ ! -s "$TEST_TMP/frozen" ] || kill -CONT "$(cat "$TEST_TMP/frozen")" 2>/dev/null; "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 # A background command that gets SIGINT (a non-interactive shell's
 # background jobs ignore it unless job control is on).
@@ -29,6 +28,7 @@ spawn () {
 	"$@" </dev/null >"$TEST_TMP/run.out" 2>&1 &
 	runner=$!
 	set +m
+	test_when_finished '[ -z "$runner" ] || kill -KILL "$runner" 2>/dev/null || :'
 }
 
 # The interrupt point: the test's line is on the console and a process
@@ -82,7 +82,7 @@ interrupt () {
 	timeout 30 ssh -F "$CFG" sshperf-test true </dev/null
 }
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 test_expect 'start the test server' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null
@@ -130,15 +130,14 @@ term_pending () {
 
 test_expect 'SIGTERM during cleanup: the cleanup finishes, then exit 130' '
 	l=$(listener) && [ -n "$l" ] &&
-	kill -STOP "$l" && echo "$l" >"$TEST_TMP/frozen" &&
+	kill -STOP "$l" && test_when_finished "kill -CONT $l 2>/dev/null || :" &&
 	spawn "$KIT_DIR/start-ssh.sh" cleanup &&
 	waits_for 60 term_pending "$l" &&
-	kill -TERM "$runner" && kill -CONT "$l" && rm -f "$TEST_TMP/frozen" &&
+	kill -TERM "$runner" && kill -CONT "$l" &&
 	rc=0 && { wait "$runner" || rc=$?; } && runner= &&
 	cat "$TEST_TMP/run.out" && echo "exit $rc" &&
 	[ "$rc" -eq 130 ] &&
-	[ "$(kit_processes | wc -l)" -eq 0 ] &&
-	host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	no_kit_processes && host_unchanged
 '
 
 # A first start interrupted: early (files made) and late (sshd running,
@@ -152,8 +151,7 @@ start_interrupted () {
 	runner=""
 	cat "$TEST_TMP/run.out"; echo "exit $rc"
 	[ "$rc" -eq 143 ] || [ "$rc" -eq 130 ] || { echo "the start was not interrupted (exit $rc)"; [ "$rc" -eq 0 ] && "$KIT_DIR/start-ssh.sh" -q cleanup; }
-	[ "$(kit_processes | wc -l)" -eq 0 ] &&
-	host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	no_kit_processes && host_unchanged
 }
 
 test_expect 'SIGTERM during a first start (its files made): the host is as before' '
@@ -166,7 +164,7 @@ test_expect 'SIGTERM during a first start (sshd running): no server left, host a
 
 test_expect 'after it all, start and cleanup work' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null && "$KIT_DIR/start-ssh.sh" -q cleanup &&
-	host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	host_unchanged
 '
 
 test_done

@@ -13,31 +13,25 @@
 
 STATE=/var/lib/sshd-perf-kit/state
 CFG="$STATE/client/ssh_config"
+# shellcheck disable=SC2034 # in the test bodies
 LIMITS=/etc/security/limits.d/sshperf-t92-test.conf
 export CFG STATE RESULTS_DIR="$TEST_TMP/results"
 export LOGIN_SAMPLES=3 DURATION=20 SESSION_COMMANDS=20
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'faults' direct
-runner="" frozen="" mounted=""
-at_exit () {
-	[ -z "$frozen" ] || kill -CONT "$frozen" 2>/dev/null
-	[ -z "$runner" ] || kill -KILL "$runner" 2>/dev/null
-	rm -f "$LIMITS"
-	[ -z "$mounted" ] || umount "$mounted" 2>/dev/null
-	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1
-	rm -rf "$TEST_TMP"
-}
-trap at_exit EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 listener () {
 	"$KIT_DIR/start-ssh.sh" status | sed -n 's/^pid=\([0-9][0-9]*\)$/\1/p'
 }
 
-# run_bg ARGS...: test-ssh.sh ARGS in the background, output in run.out.
+# run_bg ARGS...: test-ssh.sh ARGS in the background, output in run.out;
+# killed after the test unless finished saw it end.
 run_bg () {
 	"$KIT_DIR/test-ssh.sh" "$@" </dev/null >"$TEST_TMP/run.out" 2>&1 &
 	runner=$!
+	test_when_finished '[ -z "$runner" ] || kill -KILL "$runner" 2>/dev/null || :'
 }
 
 # finished SECONDS: the background run ended within the safety deadline;
@@ -67,7 +61,7 @@ watch_tree () {
 	done
 }
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 test_expect 'start the test server' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null && [ -n "$(listener)" ]
@@ -103,9 +97,10 @@ test_expect 'start-ssh.sh brings the killed server back; a run works again' '
 test_expect 'a server that hangs (SIGSTOP): login ends at LOGIN_TIMEOUT with the failures named' '
 	: >"$TEST_TMP/tree" &&
 	frozen=$(listener) && kill -STOP "$frozen" &&
+	test_when_finished "kill -CONT $frozen 2>/dev/null || :" &&
 	LOGIN_TIMEOUT=3 run_bg login && { watch_tree & watcher=$!; } &&
 	finished 120 && wait "$watcher" &&
-	kill -CONT "$frozen" && frozen="" &&
+	kill -CONT "$frozen" &&
 	[ "$rc" -eq 1 ] &&
 	grep -qxE "status=(FAIL|ERROR)" "$run/data/login.env" &&
 	grep -q "^reason=no login succeeded; first error: no answer before the deadline, waiting for the server.s greeting" "$run/data/login.env" &&
@@ -118,6 +113,7 @@ test_expect 'after SIGCONT the same server takes logins again' '
 '
 
 test_expect 'process limit of the test user during concurrent: reported as that limit, no hang' '
+	test_when_finished "rm -f \"\$LIMITS\"" &&
 	printf "sshperf hard nproc 16\nsshperf soft nproc 16\n" >"$LIMITS" &&
 	: >"$TEST_TMP/tree" &&
 	CONCURRENT_SESSIONS=30 CONCURRENT_LOGIN_PARALLEL=4 run_bg concurrent && { watch_tree & watcher=$!; } &&
@@ -135,14 +131,15 @@ test_expect 'process limit of the test user during concurrent: reported as that 
 test_expect 'a file system that runs full during sftp: FAIL with the error, its files removed' '
 	home=$(getent passwd sshperf | cut -d: -f6) && [ -d "$home" ] &&
 	cp -a "$home/." "$TEST_TMP/home-copy" &&
-	mount -t tmpfs -o size=64m,nr_inodes=16,mode=0700 t92-full "$home" && mounted=$home &&
+	mount -t tmpfs -o size=64m,nr_inodes=16,mode=0700 t92-full "$home" &&
+	test_when_finished "umount \"$home\" 2>/dev/null || :" &&
 	cp -a "$TEST_TMP/home-copy/." "$home/" && chown sshperf: "$home" &&
 	ls -A "$home" >"$TEST_TMP/home-before" &&
 	: >"$TEST_TMP/tree" &&
 	SFTP_FILE_MB=4 SFTP_SMALL_FILES=40 SFTP_SMALL_FILE_KB=4 run_bg sftp && { watch_tree & watcher=$!; } &&
 	finished 300 && wait "$watcher" &&
 	ls -A "$home" >"$TEST_TMP/home-after" &&
-	umount "$home" && mounted="" &&
+	umount "$home" &&
 	[ "$rc" -eq 1 ] &&
 	grep -qxE "status=(FAIL|ERROR)" "$run/data/sftp.env" &&
 	grep -q "^reason=.*small files: sftp failed (exit 1): .*: Failure; the file system of the test user.s home .* is full (.* 0 inodes free)" "$run/data/sftp.env" &&
@@ -152,8 +149,7 @@ test_expect 'a file system that runs full during sftp: FAIL with the error, its 
 
 test_expect 'cleanup removes everything: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	host_unchanged
 '
 
 test_done

@@ -23,15 +23,7 @@ export LOGIN_TIMEOUT=2 SERVER_START_TIMEOUT=10 LOGIN_SAMPLES=5 STARTUP_ROUNDS=2 
 mkdir -p "$RESULTS_DIR"
 
 host_kit_test 'hangs' direct
-# The tests run in subshells: what must be undone at the exit is in files.
-at_exit () {
-	local pid
-	pid=$(cat "$TEST_TMP/frozen" 2>/dev/null) && kill -CONT "$pid" 2>/dev/null
-	pid=$(cat "$TEST_TMP/runner" 2>/dev/null) && kill -KILL "$pid" 2>/dev/null
-	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1
-	rm -rf "$TEST_TMP"
-}
-trap at_exit EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 listener () {
 	"$KIT_DIR/start-ssh.sh" status | sed -n 's/^pid=\([0-9][0-9]*\)$/\1/p'
@@ -93,12 +85,12 @@ hung () {
 	: >"$TEST_TMP/tree"
 	frozen=$(listener)
 	[ -n "$frozen" ] || { echo "no listener"; return 1; }
-	printf '%s\n' "$frozen" >"$TEST_TMP/frozen"
+	test_when_finished "kill -CONT $frozen 2>/dev/null || :"
 	kill -STOP "$frozen"
 	t0=$(date +%s.%N)
 	"$KIT_DIR/test-ssh.sh" "$name" </dev/null >"$TEST_TMP/run.out" 2>&1 &
 	runner=$!
-	printf '%s\n' "$runner" >"$TEST_TMP/runner"
+	test_when_finished '[ -z "$runner" ] || kill -KILL "$runner" 2>/dev/null || :'
 	watch_tree &
 	watcher=$!
 	rc=hung
@@ -111,10 +103,9 @@ hung () {
 		wait "$runner" || true
 	fi
 	t1=$(date +%s.%N)
-	rm -f "$TEST_TMP/runner"
+	runner=""
 	wait "$watcher" || true
 	kill -CONT "$frozen" 2>/dev/null || true
-	rm -f "$TEST_TMP/frozen"
 	cat "$TEST_TMP/run.out"
 	run=$(dirname "$(tail -n 1 "$TEST_TMP/run.out")")
 	data="$run/data/$name.env"
@@ -146,7 +137,7 @@ took () {
 	[ ! -f "$TEST_TMP/took-$1" ] || printf '# %s against a hung server: %s\n' "$1" "$(cat "$TEST_TMP/took-$1")"
 }
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 test_expect 'start the test server' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null && [ -n "$(listener)" ] && login_works
@@ -195,8 +186,7 @@ done
 
 test_expect 'cleanup removes everything: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
-	host_snapshot >"$TEST_TMP/after" &&
-	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+	host_unchanged
 '
 
 test_done

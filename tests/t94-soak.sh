@@ -21,7 +21,7 @@ host_kit_test 'soak'
 case $CYCLES in
 '' | *[!0-9]* | 0) printf 'SOAK_CYCLES=%s: give a whole number of cycles, 1 or more\n' "$CYCLES" >&2; exit 2 ;;
 esac
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 # Entries of the shared temporary and runtime folders (not their contents:
 # the test's own folder lives in /tmp and was made before). Listed before
@@ -58,7 +58,7 @@ for t in sys.argv[2].split():
     assert d["tests"][t]["status"] in ("PASS", "FAIL"), t' "$run/results.json" "$TESTS"
 }
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 scratch >"$TEST_TMP/scratch-before"
 
 cycle=0
@@ -72,8 +72,7 @@ while [ "$cycle" -lt "$CYCLES" ]; do
 		"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null
 	'
 	test_expect "cycle $cycle of $CYCLES: host as before, nothing of the kit running, no file left" '
-		host_snapshot >"$TEST_TMP/after" &&
-		test_cmp "$TEST_TMP/before" "$TEST_TMP/after" &&
+		host_unchanged &&
 		{ waits_for 60 eval "kit_left >\"\$TEST_TMP/left\"; [ ! -s \"\$TEST_TMP/left\" ]" || true; } &&
 		test_cmp /dev/null "$TEST_TMP/left" &&
 		scratch >"$TEST_TMP/scratch-after" &&

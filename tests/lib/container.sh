@@ -4,7 +4,7 @@
 #   . "$TEST_DIR/lib/container.sh"
 #   container_root || skip...            # cached Debian 12 root, built once
 #   container_start t30 || skip...       # boots a copy; sets CONTAINER_PID
-#   trap 'container_stop; rm -rf "$TEST_TMP"' EXIT
+#   test_atexit container_stop           # tests/lib/harness.sh
 #   container_exec systemctl is-active ssh.service
 #   container_ssh true                   # root login to the container's sshd
 #   container_wait 20 container_exec test -e /run/x   # poll with a deadline
@@ -287,9 +287,7 @@ container_stop () {
 # root or when the container does not boot.
 container_test () {
 	local what=$1 why=""
-	trap 'container_stop; rm -rf "$TEST_TMP"' EXIT
-	trap 'exit 143' TERM
-	trap 'exit 130' INT
+	test_atexit container_stop
 	if [ "$(id -u)" -ne 0 ]; then
 		why='needs root'
 	elif ! container_root 2>"$TEST_TMP/container.err"; then

@@ -44,21 +44,28 @@ kit_processes () {
 
 # host_snapshot_save [NAME]: the host now (host_snapshot), kept as NAME
 # (before unless given) for host_unchanged.
+# shellcheck disable=SC2120 # NAME is optional
 host_snapshot_save () {
-	host_snapshot >"$TEST_TMP/host-${1:-before}"
+	local name=${1:-before}
+	host_snapshot >"$TEST_TMP/host-$name"
 }
 
-# host_unchanged [NAME]: the kit left this host as host_snapshot_save NAME
-# found it: no process with the kit's sshd config, and the same snapshot.
-# Else it shows the processes and the difference (test_cmp, harness.sh).
+# host_unchanged [NAME]: the host is as host_snapshot_save NAME found it;
+# else the difference (test_cmp, tests/lib/harness.sh).
+# shellcheck disable=SC2120 # NAME is optional
 host_unchanged () {
-	local want="$TEST_TMP/host-${1:-before}" now="$TEST_TMP/host-now" pids
-	[ -f "$want" ] || { echo "host_unchanged: no snapshot ${1:-before} (host_snapshot_save first)"; return 1; }
+	local name=${1:-before}
+	local want="$TEST_TMP/host-$name"
+	[ -f "$want" ] || { echo "host_unchanged: no snapshot $name (host_snapshot_save first)"; return 1; }
+	host_snapshot >"$TEST_TMP/host-now" && test_cmp "$want" "$TEST_TMP/host-now"
+}
+
+# no_kit_processes: kit_processes finds none; else it shows them.
+no_kit_processes () {
+	local pids
 	pids=$(kit_processes)
-	if [ -n "$pids" ]; then
-		echo "host_unchanged: processes with the kit's sshd config are left:"
-		ps -o pid=,args= -p "$(printf '%s\n' "$pids" | paste -sd, -)" | sed -e 's/^/  | /'
-		return 1
-	fi
-	host_snapshot >"$now" && test_cmp "$want" "$now"
+	[ -n "$pids" ] || return 0
+	echo "no_kit_processes: processes with the kit's sshd config are left:"
+	ps -o pid=,args= -p "$(printf '%s\n' "$pids" | paste -sd, -)" | sed -e 's/^/  | /'
+	return 1
 }
