@@ -108,9 +108,12 @@ test_cleanup_run_ () {
 	exit "$rc"
 }
 
-# Runs a test body: in a function, so that `return 1` ends it.
+# Runs a test body: in a function, so that `return 1` ends it; without
+# positional parameters, as at the top of a file.
 test_body_ () {
-	eval "$1"
+	local test_body_text_=$1
+	shift
+	eval "$test_body_text_"
 }
 
 test_expect () {
