@@ -78,7 +78,7 @@ test_expect 'the check finds each kind of bare setting, and only those' '
 			&& LOGIN_TIMEOUT=5 g
 	EOF
 	bare_settings "$PWD/k.sh" | cut -d: -f2 | tr "\n" " " >found &&
-	[ "$(cat found)" = "3 4 5 6 7 8 " ]
+	test_eq "$(cat found)" "3 4 5 6 7 8 "
 '
 
 test_expect 'every key read through the door is a setting of the schema' '
@@ -128,9 +128,9 @@ if [ -x "$BUILD_DIR/sshperf-settings" ]; then
 
 	test_expect 'a relative RESULTS_DIR is made absolute, also for the programs the kit runs' '
 		printf "%s\n" "$show_results" | load RESULTS_DIR=some/where >got &&
-		[ "$(cat got)" = "$KIT_DIR/some/where|$KIT_DIR/some/where" ] &&
+		test_eq "$(cat got)" "$KIT_DIR/some/where|$KIT_DIR/some/where" &&
 		printf "%s\n" "$show_results" | load >got &&
-		[ "$(cat got)" = "$KIT_DIR/results|unset" ]
+		test_eq "$(cat got)" "$KIT_DIR/results|unset"
 	'
 
 	test_expect 'a bad setting from the environment is one line and exit 2' '

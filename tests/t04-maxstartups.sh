@@ -73,7 +73,7 @@ test_expect 'maxstartups_expected: the table, and all in up to start' '
 		got=$(maxstartups_expected "$spec" "$n") &&
 		[ "$got" = "$(printf "%s\t%s" "$n" "$want")" ] || { echo "$spec at $n: got \"$got\", want $want"; return 1; }
 	done &&
-	[ "$(maxstartups_expected 10:30:100 5 10 20 | cut -f1 | tr "\n" " ")" = "5 10 20 " ]
+	test_eq "$(maxstartups_expected 10:30:100 5 10 20 | cut -f1 | tr "\n" " ")" "5 10 20 "
 '
 
 test_expect 'maxstartups_expected: nothing for a value sshd refuses' '

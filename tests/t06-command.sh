@@ -19,10 +19,10 @@ make -s -C "$KIT_DIR" all >"$TEST_TMP/make.out" 2>&1 || { cat "$TEST_TMP/make.ou
 
 test_expect '--version: the command, both scripts and every helper, from the spec s Version' '
 	[ -n "$VERSION" ] &&
-	[ "$("$CMD" version)" = "sshd-perf-kit $VERSION" ] &&
-	[ "$("$CMD" --version)" = "sshd-perf-kit $VERSION" ] &&
-	[ "$("$KIT_DIR/start-ssh.sh" --version)" = "start-ssh.sh (sshd-perf-kit) $VERSION" ] &&
-	[ "$("$KIT_DIR/test-ssh.sh" --version)" = "test-ssh.sh (sshd-perf-kit) $VERSION" ] &&
+	test_eq "$("$CMD" version)" "sshd-perf-kit $VERSION" &&
+	test_eq "$("$CMD" --version)" "sshd-perf-kit $VERSION" &&
+	test_eq "$("$KIT_DIR/start-ssh.sh" --version)" "start-ssh.sh (sshd-perf-kit) $VERSION" &&
+	test_eq "$("$KIT_DIR/test-ssh.sh" --version)" "test-ssh.sh (sshd-perf-kit) $VERSION" &&
 	n=0 &&
 	for h in "$BUILD_DIR"/sshperf-*; do
 		[ "$("$h" --version)" = "$(basename "$h") (sshd-perf-kit) $VERSION" ] || { echo "$h: $("$h" --version 2>&1)"; return 1; }
@@ -68,7 +68,7 @@ fi
 test_expect 'compare A B: the same report and exit code as test-ssh.sh --compare' '
 	cp -R "$TEST_DIR/data/runs" runs &&
 	"$CMD" compare runs/2026-03-02_101500 runs/2026-03-03_091500 >out &&
-	[ "$(cat out)" = "runs/2026-03-03_091500/compare-2026-03-02_101500.md" ] &&
+	test_eq "$(cat out)" "runs/2026-03-03_091500/compare-2026-03-02_101500.md" &&
 	mv "$(cat out)" first.md &&
 	"$KIT_DIR/test-ssh.sh" --compare runs/2026-03-02_101500 runs/2026-03-03_091500 >out2 &&
 	test_cmp first.md "$(cat out2)" &&
@@ -79,10 +79,10 @@ test_expect 'compare A B: the same report and exit code as test-ssh.sh --compare
 test_expect 'fleet DIR: the same fleet report and exit code as test-ssh.sh --fleet' '
 	mkdir -p fl && cp -R "$TEST_DIR/data/runs/2026-03-02_101500" fl/a && cp -R "$TEST_DIR/data/runs/2026-03-03_091500" fl/b &&
 	"$CMD" fleet fl --factor 2 >out &&
-	[ "$(cat out)" = "fl/fleet-report.md" ] &&
+	test_eq "$(cat out)" "fl/fleet-report.md" &&
 	grep -v "^| Written | " fl/fleet-report.md >first.md &&
 	"$KIT_DIR/test-ssh.sh" --fleet fl --factor 2 >out2 &&
-	[ "$(cat out2)" = "fl/fleet-report.md" ] &&
+	test_eq "$(cat out2)" "fl/fleet-report.md" &&
 	grep -v "^| Written | " fl/fleet-report.md >second.md &&
 	test_cmp first.md second.md &&
 	grep -q "^| Stands out | a figure worse than 2 x " first.md &&
@@ -176,15 +176,15 @@ complete_words () {
 test_expect 'bash completion: loads; commands, test names, settings as NAME=, help topics' '
 	bash -ic ". \"$KIT_DIR/completion/sshd-perf-kit\" && complete -p sshd-perf-kit" 2>/dev/null |
 		grep -qx "complete -F _sshd_perf_kit sshd-perf-kit" &&
-	[ "$(complete_words "$CMD" "" | tr "\n" " ")" = "start status stop cleanup test compare fleet version help " ] &&
-	[ "$(complete_words "$CMD" st | tr "\n" " ")" = "start status stop " ] &&
+	test_eq "$(complete_words "$CMD" "" | tr "\n" " ")" "start status stop cleanup test compare fleet version help " &&
+	test_eq "$(complete_words "$CMD" st | tr "\n" " ")" "start status stop " &&
 	[ "$(complete_words "$CMD" test "" | tr "\n" " ")" = "$("$CMD" help tests | tr "\n" " ")" ] &&
-	[ "$(complete_words "$CMD" test -q bu)" = burst ] &&
-	[ "$(complete_words "$CMD" start LOGIN_S)" = LOGIN_SAMPLES= ] &&
-	[ "$(complete_words "$CMD" test login TARGET_LOGIN)" = TARGET_LOGIN_P95_MS= ] &&
+	test_eq "$(complete_words "$CMD" test -q bu)" burst &&
+	test_eq "$(complete_words "$CMD" start LOGIN_S)" LOGIN_SAMPLES= &&
+	test_eq "$(complete_words "$CMD" test login TARGET_LOGIN)" TARGET_LOGIN_P95_MS= &&
 	[ "$(complete_words "$CMD" start "" | wc -w)" -eq 0 ] &&
-	[ "$(complete_words "$CMD" help "" | tr "\n" " ")" = "tests settings " ] &&
-	[ "$(complete_words "$CMD" fleet -- | tr "\n" " ")" = "--baseline --factor --help " ] &&
+	test_eq "$(complete_words "$CMD" help "" | tr "\n" " ")" "tests settings " &&
+	test_eq "$(complete_words "$CMD" fleet -- | tr "\n" " ")" "--baseline --factor --help " &&
 	[ "$(complete_words "$CMD" fleet x --factor "" | wc -w)" -eq 0 ]
 '
 

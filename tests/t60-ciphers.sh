@@ -36,7 +36,7 @@ test_expect 'server in FIPS policy, Debian client: no chacha20, the default move
 	echo "aes128-ctr* aes256-ctr aes128-gcm@openssh.com aes256-gcm@openssh.com" >want &&
 	common rhel9-fips debian12 debian12 >got &&
 	test_cmp want got &&
-	[ "$(ciphers_default "$D/sshd-T-rhel9-fips.txt" "$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt")" = aes128-ctr ]
+	test_eq "$(ciphers_default "$D/sshd-T-rhel9-fips.txt" "$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt")" aes128-ctr
 '
 
 test_expect 'server allows more than the client offers: the client decides (aes192-ctr dropped)' '
@@ -56,9 +56,9 @@ test_expect 'exactly one default in every combination' '
 '
 
 test_expect 'the MAC for CTR: UMAC on Debian, hmac-sha2-256-etm under RHEL policies' '
-	[ "$(ciphers_mac "$D/sshd-T-debian12.txt" "$D/ssh-G-debian12.txt")" = umac-64-etm@openssh.com ] &&
-	[ "$(ciphers_mac "$D/sshd-T-rhel9-default.txt" "$D/ssh-G-rhel9-default.txt")" = hmac-sha2-256-etm@openssh.com ] &&
-	[ "$(ciphers_mac "$D/sshd-T-rhel9-fips.txt" "$D/ssh-G-debian12.txt")" = hmac-sha2-256-etm@openssh.com ]
+	test_eq "$(ciphers_mac "$D/sshd-T-debian12.txt" "$D/ssh-G-debian12.txt")" umac-64-etm@openssh.com &&
+	test_eq "$(ciphers_mac "$D/sshd-T-rhel9-default.txt" "$D/ssh-G-rhel9-default.txt")" hmac-sha2-256-etm@openssh.com &&
+	test_eq "$(ciphers_mac "$D/sshd-T-rhel9-fips.txt" "$D/ssh-G-debian12.txt")" hmac-sha2-256-etm@openssh.com
 '
 
 test_expect 'TRANSFER_CIPHERS empty: every common cipher' '
@@ -129,7 +129,7 @@ test_expect 'OpenSSH 10.5p1 (sshd -T in CamelCase, recorded): the six default ci
 	echo "chacha20-poly1305@openssh.com* aes128-gcm@openssh.com aes256-gcm@openssh.com aes128-ctr aes192-ctr aes256-ctr" >want &&
 	common openssh105 openssh105 openssh105 >got &&
 	test_cmp want got &&
-	[ "$(ciphers_mac "$D/sshd-T-openssh105.txt" "$D/ssh-G-openssh105.txt")" = umac-64-etm@openssh.com ] &&
+	test_eq "$(ciphers_mac "$D/sshd-T-openssh105.txt" "$D/ssh-G-openssh105.txt")" umac-64-etm@openssh.com &&
 	ciphers_select aes256-ctr "$D/sshd-T-openssh105.txt" "$D/ssh-G-openssh105.txt" "$D/ssh-Q-openssh105.txt" >got &&
 	echo "aes256-ctrQ-" | q_to_tab >want && test_cmp want got
 '
@@ -140,7 +140,7 @@ test_expect 'ssh -G in CamelCase too: the same table as in lower case' '
 	ciphers_common "$D/sshd-T-openssh105.txt" ssh-G-camel.txt "$D/ssh-Q-openssh105.txt" >got &&
 	ciphers_common "$D/sshd-T-openssh105.txt" "$D/ssh-G-openssh105.txt" "$D/ssh-Q-openssh105.txt" >want &&
 	test_cmp want got && [ "$(wc -l <got)" -eq 6 ] &&
-	[ "$(ciphers_mac "$D/sshd-T-openssh105.txt" ssh-G-camel.txt)" = umac-64-etm@openssh.com ]
+	test_eq "$(ciphers_mac "$D/sshd-T-openssh105.txt" ssh-G-camel.txt)" umac-64-etm@openssh.com
 '
 
 test_expect 'the report environment keys from sshd -T, lower case and CamelCase alike' '
