@@ -136,7 +136,7 @@ if [ -x "$BUILD_DIR/sshperf-settings" ]; then
 	test_expect 'a bad setting from the environment is one line and exit 2' '
 		rc=0 && load LOGIN_SAMPLES=many </dev/null >out 2>err || rc=$? &&
 		[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
-		grep -q "^t03: setting LOGIN_SAMPLES=\"many\" (from the environment)" err
+		test_grep "^t03: setting LOGIN_SAMPLES=\"many\" (from the environment)" err
 	'
 else
 	test_skip 'load_settings fills SETTING from sshperf-settings' 'sshperf-settings is not built (make)'
@@ -145,7 +145,7 @@ fi
 test_expect 'a setting read before load_settings fails, it does not read the environment' '
 	rc=0 && env -i PATH=/usr/bin:/bin KIT_DIR="$KIT_DIR" PROG=t03 LOGIN_SAMPLES=5 \
 		bash -c "set -eu; . \"\$KIT_DIR/lib/common.sh\"; echo \"\${SETTING[LOGIN_SAMPLES]}\"" >out 2>err || rc=$? &&
-	[ "$rc" -ne 0 ] && [ ! -s out ] && grep -q "LOGIN_SAMPLES" err
+	[ "$rc" -ne 0 ] && [ ! -s out ] && test_grep "LOGIN_SAMPLES" err
 '
 
 test_done

@@ -18,20 +18,20 @@ bad () {
 	[ "$rc" -eq 2 ] || { echo "exit $rc for $1=$2"; return 1; }
 	[ ! -s "$TEST_TMP/o" ] || { echo "printed settings for $1=$2"; return 1; }
 	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] || { cat "$TEST_TMP/e"; return 1; }
-	grep -q "$1" "$TEST_TMP/e" || { cat "$TEST_TMP/e"; return 1; }
+	test_grep "$1" "$TEST_TMP/e" || { cat "$TEST_TMP/e"; return 1; }
 }
 
 test_expect 'the shipped settings.conf is valid and sets every schema name' '
 	settings >"$TEST_TMP/all" &&
 	for n in $(grep -v "^#" "$schema" | cut -d" " -f1); do grep -q "^$n=" "$TEST_TMP/all" || { echo "missing $n"; return 1; }; done &&
-	grep -qx "TEST_PORT='"'"'11022'"'"'" "$TEST_TMP/all" &&
-	grep -qx "BURST_STEPS='"'"'5 10 20 50 100'"'"'" "$TEST_TMP/all"
+	test_grep -x "TEST_PORT='"'"'11022'"'"'" "$TEST_TMP/all" &&
+	test_grep -x "BURST_STEPS='"'"'5 10 20 50 100'"'"'" "$TEST_TMP/all"
 '
 
 test_expect 'an environment variable overrides the file and is named' '
 	LOGIN_SAMPLES=5 settings >"$TEST_TMP/all" &&
-	grep -qx "LOGIN_SAMPLES='"'"'5'"'"'" "$TEST_TMP/all" &&
-	grep -qx "SETTINGS_FROM_ENV='"'"'LOGIN_SAMPLES'"'"'" "$TEST_TMP/all"
+	test_grep -x "LOGIN_SAMPLES='"'"'5'"'"'" "$TEST_TMP/all" &&
+	test_grep -x "SETTINGS_FROM_ENV='"'"'LOGIN_SAMPLES'"'"'" "$TEST_TMP/all"
 '
 
 test_expect 'OPENSSH_PREFIX: empty or an absolute path without .., nothing else' '
@@ -83,27 +83,27 @@ MaxSessions 20" settings | grep -qx "SSHD_OPTIONS='"'"'UseDNS yes;MaxSessions 20
 test_expect 'a line that is not NAME=value is refused with its line number' '
 	printf "TEST_PORT=11022\nhello there\n" >"$TEST_TMP/s.conf" &&
 	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings &&
-	grep -q "line 2" "$TEST_TMP/out"
+	test_grep "line 2" "$TEST_TMP/out"
 '
 
 test_expect 'an unknown name, a repeated name and an unquoted space are refused' '
 	printf "TEST_PROT=1\n" >"$TEST_TMP/s.conf" &&
-	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings && grep -q "unknown setting" "$TEST_TMP/out" &&
+	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings && test_grep "unknown setting" "$TEST_TMP/out" &&
 	printf "TEST_PORT=1\nTEST_PORT=2\n" >"$TEST_TMP/s.conf" &&
-	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings && grep -q "second time" "$TEST_TMP/out" &&
+	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings && test_grep "second time" "$TEST_TMP/out" &&
 	printf "BURST_STEPS=5 10\n" >"$TEST_TMP/s.conf" &&
-	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings && grep -q "double quotes" "$TEST_TMP/out"
+	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings && test_grep "double quotes" "$TEST_TMP/out"
 '
 
 test_expect 'a setting missing from the file is named' '
 	grep -v "^LOGIN_SAMPLES=" "$conf" >"$TEST_TMP/s.conf" &&
-	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings && grep -q "LOGIN_SAMPLES is missing" "$TEST_TMP/out"
+	SETTINGS="$TEST_TMP/s.conf" expect_status 2 settings && test_grep "LOGIN_SAMPLES is missing" "$TEST_TMP/out"
 '
 
 test_expect 'every helper answers --help with its usage on stdout, exit 0' '
 	for h in "$BUILD_DIR"/sshperf-*; do
 		"$h" --help >o 2>e || { echo "$h: exit $?"; return 1; }
-		grep -q "^usage: $(basename "$h")" o || { echo "$h: no usage on stdout"; cat o e; return 1; }
+		test_grep "^usage: $(basename "$h")" o || { echo "$h: no usage on stdout"; cat o e; return 1; }
 		[ ! -s e ] || { echo "$h: wrote to stderr"; return 1; }
 	done
 '

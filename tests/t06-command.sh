@@ -45,7 +45,7 @@ test_expect 'bad input: one line, exit 2 (no command, unknown command, option, s
 		"$CMD" $args >"out" 2>"err" || rc=$?
 		[ "$rc" -eq 2 ] || { echo "sshd-perf-kit $args: exit $rc"; return 1; }
 		if [ -n "$args" ]; then
-			[ "$(wc -l <err)" -eq 1 ] && grep -q "^sshd-perf-kit: " err || { echo "sshd-perf-kit $args:"; cat err; return 1; }
+			[ "$(wc -l <err)" -eq 1 ] && test_grep "^sshd-perf-kit: " err || { echo "sshd-perf-kit $args:"; cat err; return 1; }
 		fi
 	done
 '
@@ -55,11 +55,11 @@ test_expect 'bad input: one line, exit 2 (no command, unknown command, option, s
 if [ "$(id -u)" -eq 0 ]; then
 	test_expect 'test: a setting given as NAME=value reaches test-ssh.sh; same exit code and message as the script' '
 		rc=0; "$CMD" test login LOGIN_SAMPLES=0 >out 2>err || rc=$?
-		[ "$rc" -eq 2 ] && grep -q "^sshd-perf-kit test: setting LOGIN_SAMPLES=\"0\" (from the environment) is not valid" err &&
+		[ "$rc" -eq 2 ] && test_grep "^sshd-perf-kit test: setting LOGIN_SAMPLES=\"0\" (from the environment) is not valid" err &&
 		rc2=0; LOGIN_SAMPLES=0 "$KIT_DIR/test-ssh.sh" login >out2 2>err2 || rc2=$?
 		[ "$rc2" -eq "$rc" ] && [ "$(sed "s/^test-ssh.sh: //" err2)" = "$(sed "s/^sshd-perf-kit test: //" err)" ] &&
 		rc=0; "$CMD" test nosuch >out 2>err || rc=$?
-		[ "$rc" -eq 2 ] && grep -q "^sshd-perf-kit test: unknown test .nosuch.; valid tests: startup login" err
+		[ "$rc" -eq 2 ] && test_grep "^sshd-perf-kit test: unknown test .nosuch.; valid tests: startup login" err
 	'
 else
 	test_skip 'test: a setting given as NAME=value reaches test-ssh.sh' 'needs root (test-ssh.sh checks root first)'
@@ -73,7 +73,7 @@ test_expect 'compare A B: the same report and exit code as test-ssh.sh --compare
 	"$KIT_DIR/test-ssh.sh" --compare runs/2026-03-02_101500 runs/2026-03-03_091500 >out2 &&
 	test_cmp first.md "$(cat out2)" &&
 	rc=0; "$CMD" compare runs/nosuch runs/2026-03-03_091500 2>err || rc=$?
-	[ "$rc" -eq 2 ] && grep -q "^sshd-perf-kit compare: runs/nosuch is not a run folder" err
+	[ "$rc" -eq 2 ] && test_grep "^sshd-perf-kit compare: runs/nosuch is not a run folder" err
 '
 
 test_expect 'fleet DIR: the same fleet report and exit code as test-ssh.sh --fleet' '
@@ -85,27 +85,27 @@ test_expect 'fleet DIR: the same fleet report and exit code as test-ssh.sh --fle
 	test_eq "$(cat out2)" "fl/fleet-report.md" &&
 	grep -v "^| Written | " fl/fleet-report.md >second.md &&
 	test_cmp first.md second.md &&
-	grep -q "^| Stands out | a figure worse than 2 x " first.md &&
+	test_grep "^| Stands out | a figure worse than 2 x " first.md &&
 	rc=0; "$CMD" fleet fl/nosuch 2>err || rc=$?
-	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "^sshd-perf-kit fleet: fl/nosuch is not a folder" err
+	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && test_grep "^sshd-perf-kit fleet: fl/nosuch is not a folder" err
 '
 
 # ---- Man pages ------------------------------------------------------------
 
 test_expect 'both man pages render without a warning (groff -ww)' '
 	for p in "$MAN8" "$CONF5"; do
-		groff -man -ww -z "$p" 2>err && ! grep -q . err || { echo "$p:"; cat err; return 1; }
+		groff -man -ww -z "$p" 2>err && test_grep ! . err || { echo "$p:"; cat err; return 1; }
 	done &&
-	grep -q "^\.TH SSHD\\\\-PERF\\\\-KIT 8 .*sshd\\\\-perf\\\\-kit $VERSION" "$MAN8" &&
+	test_grep "^\.TH SSHD\\\\-PERF\\\\-KIT 8 .*sshd\\\\-perf\\\\-kit $VERSION" "$MAN8" &&
 	! grep -n "@[A-Z]*@" "$MAN8"
 '
 
 test_expect 'sshd-perf-kit(8) has the commands, host changes, exit codes, files and examples' '
 	for s in NAME SYNOPSIS DESCRIPTION COMMANDS "WHAT IT CHANGES ON THE HOST" "EXIT STATUS" FILES EXAMPLES "SEE ALSO"; do
-		grep -qx "\.SH \"\?$s\"\?" "$MAN8" || { echo "no section $s"; return 1; }
+		test_grep -x "\.SH \"\?$s\"\?" "$MAN8" || { echo "no section $s"; return 1; }
 	done &&
 	for c in start status stop cleanup test compare fleet version help; do
-		grep -q "^\.B.* $c\b\|^\.B $c$" "$MAN8" || { echo "command $c not described"; return 1; }
+		test_grep "^\.B.* $c\b\|^\.B $c$" "$MAN8" || { echo "command $c not described"; return 1; }
 	done
 '
 
@@ -149,15 +149,15 @@ gen () {
 test_expect 'a difference between settings.conf and the schema stops the generator (one in one file only, no description)' '
 	cp "$KIT_DIR/settings.conf" c && cp "$SCHEMA" s &&
 	printf "NEW_KNOB                      int 1 9\n" >>s &&
-	! gen c s >/dev/null 2>err && grep -q "NEW_KNOB" err &&
+	! gen c s >/dev/null 2>err && test_grep "NEW_KNOB" err &&
 	cp "$SCHEMA" s && grep -v "^LOGIN_TIMEOUT=" "$KIT_DIR/settings.conf" >c &&
-	! gen c s >/dev/null 2>err && grep -q "LOGIN_TIMEOUT" err &&
+	! gen c s >/dev/null 2>err && test_grep "LOGIN_TIMEOUT" err &&
 	cp "$KIT_DIR/settings.conf" c && printf "\nUNKNOWN_KNOB=1\n" >>c &&
-	! gen c s >/dev/null 2>err && grep -q "UNKNOWN_KNOB" err &&
+	! gen c s >/dev/null 2>err && test_grep "UNKNOWN_KNOB" err &&
 	awk "/^RATE_WORKERS=/ && prev ~ /^#/ { sub(/.*/, \"\", prev) } NR > 1 { print prev } { prev = \$0 } END { print prev }" "$KIT_DIR/settings.conf" >c &&
-	! gen c s >/dev/null 2>err && grep -q "RATE_WORKERS has no description" err &&
+	! gen c s >/dev/null 2>err && test_grep "RATE_WORKERS has no description" err &&
 	sed "s/^LOGIN_SAMPLES=.*/LOGIN_SAMPLES=0/" "$KIT_DIR/settings.conf" >c &&
-	! gen c s >/dev/null 2>err && grep -q "LOGIN_SAMPLES" err &&
+	! gen c s >/dev/null 2>err && test_grep "LOGIN_SAMPLES" err &&
 	sed "s/^LOGIN_SAMPLES=.*/LOGIN_SAMPLES=7/" "$KIT_DIR/settings.conf" >c &&
 	gen c s >changed.5 && ! cmp -s changed.5 "$CONF5" &&
 	page_settings changed.5 | grep -qx "LOGIN_SAMPLES	a whole number from 1 to 100000; never empty	7"

@@ -80,18 +80,18 @@ test_expect 'TRANSFER_CIPHERS with a cipher the server refuses: one line naming 
 	! ciphers_select "aes128-ctr chacha20-poly1305@openssh.com" "$D/sshd-T-rhel9-fips.txt" \
 		"$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" >out 2>err &&
 	[ ! -s out ] && [ "$(wc -l <err)" -eq 1 ] &&
-	grep -q "^TRANSFER_CIPHERS: chacha20-poly1305@openssh.com is not allowed by the test server" err
+	test_grep "^TRANSFER_CIPHERS: chacha20-poly1305@openssh.com is not allowed by the test server" err
 '
 
 test_expect 'TRANSFER_CIPHERS with a cipher only the client refuses: names the client' '
 	! ciphers_select "aes192-ctr" "$D/sshd-T-debian12.txt" "$D/ssh-G-rhel9-default.txt" "$D/ssh-Q-rhel9.txt" 2>err &&
-	grep -q "^TRANSFER_CIPHERS: aes192-ctr is not allowed by the client" err
+	test_grep "^TRANSFER_CIPHERS: aes192-ctr is not allowed by the client" err
 '
 
 test_expect 'no cipher in common: refused with both lists' '
 	printf "ciphers aes128-cbc\n" >t.txt &&
 	! ciphers_select "" t.txt "$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" 2>err &&
-	grep -q "no cipher in common (server: aes128-cbc; client: chacha20" err
+	test_grep "no cipher in common (server: aes128-cbc; client: chacha20" err
 '
 
 # ciphers_check: test-ssh.sh's check of TRANSFER_CIPHERS before a run.
@@ -105,27 +105,27 @@ test_expect 'check: an unknown and a disallowed name, one line naming both and t
 	! ciphers_check "rot13 aes128-ctr aes128-cbc" "$D/sshd-T-debian12.txt" \
 		"$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" >out &&
 	cat out && [ "$(wc -l <out)" -eq 1 ] &&
-	grep -q "rot13 unknown to this ssh (not in ssh -Q cipher); aes128-cbc not allowed by the test server" out &&
-	! grep -q "aes128-ctr unknown\|aes128-ctr not" out &&
-	grep -q "usable here: chacha20-poly1305@openssh.com aes128-ctr aes192-ctr aes256-ctr aes128-gcm@openssh.com aes256-gcm@openssh.com (" out
+	test_grep "rot13 unknown to this ssh (not in ssh -Q cipher); aes128-cbc not allowed by the test server" out &&
+	test_grep ! "aes128-ctr unknown\|aes128-ctr not" out &&
+	test_grep "usable here: chacha20-poly1305@openssh.com aes128-ctr aes192-ctr aes256-ctr aes128-gcm@openssh.com aes256-gcm@openssh.com (" out
 '
 
 test_expect 'check: a name the client policy does not offer; without ssh -G, ssh -Q decides' '
 	! ciphers_check "aes192-ctr" "$D/sshd-T-debian12.txt" "$D/ssh-G-rhel9-default.txt" "$D/ssh-Q-rhel9.txt" >out &&
-	grep -q "aes192-ctr not offered by the client" out &&
+	test_grep "aes192-ctr not offered by the client" out &&
 	ciphers_check "aes192-ctr" "$D/sshd-T-debian12.txt" /dev/null "$D/ssh-Q-rhel9.txt"
 '
 
 test_expect 'check: OpenSSH 10 prints sshd -T keys in CamelCase; read the same' '
 	sed "s/^ciphers /Ciphers /" "$D/sshd-T-rhel9-fips.txt" >camel.txt &&
-	grep -q "^Ciphers aes256-gcm" camel.txt &&
+	test_grep "^Ciphers aes256-gcm" camel.txt &&
 	ciphers_check "aes128-ctr" camel.txt "$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" &&
 	! ciphers_check "chacha20-poly1305@openssh.com" camel.txt "$D/ssh-G-debian12.txt" "$D/ssh-Q-debian12.txt" >out &&
-	grep -q "chacha20-poly1305@openssh.com not allowed by the test server" out
+	test_grep "chacha20-poly1305@openssh.com not allowed by the test server" out
 '
 
 test_expect 'OpenSSH 10.5p1 (sshd -T in CamelCase, recorded): the six default ciphers, chacha20-poly1305 the default' '
-	grep -q "^Ciphers " "$D/sshd-T-openssh105.txt" &&
+	test_grep "^Ciphers " "$D/sshd-T-openssh105.txt" &&
 	echo "chacha20-poly1305@openssh.com* aes128-gcm@openssh.com aes256-gcm@openssh.com aes128-ctr aes192-ctr aes256-ctr" >want &&
 	common openssh105 openssh105 openssh105 >got &&
 	test_cmp want got &&
@@ -136,7 +136,7 @@ test_expect 'OpenSSH 10.5p1 (sshd -T in CamelCase, recorded): the six default ci
 
 test_expect 'ssh -G in CamelCase too: the same table as in lower case' '
 	awk "{ \$1 = toupper(substr(\$1, 1, 1)) substr(\$1, 2); print }" "$D/ssh-G-openssh105.txt" >ssh-G-camel.txt &&
-	grep -q "^Ciphers " ssh-G-camel.txt &&
+	test_grep "^Ciphers " ssh-G-camel.txt &&
 	ciphers_common "$D/sshd-T-openssh105.txt" ssh-G-camel.txt "$D/ssh-Q-openssh105.txt" >got &&
 	ciphers_common "$D/sshd-T-openssh105.txt" "$D/ssh-G-openssh105.txt" "$D/ssh-Q-openssh105.txt" >want &&
 	test_cmp want got && [ "$(wc -l <got)" -eq 6 ] &&
@@ -145,12 +145,12 @@ test_expect 'ssh -G in CamelCase too: the same table as in lower case' '
 
 test_expect 'the report environment keys from sshd -T, lower case and CamelCase alike' '
 	sshd_effective_kv <"$D/sshd-T-openssh105.txt" >camel &&
-	grep -qx "sshd_maxstartups=10:30:100" camel &&
-	grep -q "^sshd_kexalgorithms=mlkem768x25519-sha256," camel &&
-	grep -qx "sshd_persourcepenalties=no" camel &&
-	grep -qx "sshd_loglevel=VERBOSE" camel &&
+	test_grep -x "sshd_maxstartups=10:30:100" camel &&
+	test_grep "^sshd_kexalgorithms=mlkem768x25519-sha256," camel &&
+	test_grep -x "sshd_persourcepenalties=no" camel &&
+	test_grep -x "sshd_loglevel=VERBOSE" camel &&
 	sshd_effective_kv <"$D/sshd-T-debian12.txt" >lower &&
-	grep -q "^sshd_ciphers=" lower && grep -q "^sshd_maxstartups=" lower
+	test_grep "^sshd_ciphers=" lower && test_grep "^sshd_maxstartups=" lower
 '
 
 test_done

@@ -81,9 +81,9 @@ test_expect 'the previous run is the newest earlier one on the same host' '
 '
 
 test_expect 'verdicts in the header' '
-	grep -q "^| \*\*Verdict\*\* | \*\*PASS\*\*" "$RES/$A/report.md" &&
-	grep -q "^| \*\*Verdict\*\* | \*\*FAIL\*\*" "$RES/$B/report.md" &&
-	grep -qx "verdict=FAIL" "$RES/$B/data/verdict.env"
+	test_grep "^| \*\*Verdict\*\* | \*\*PASS\*\*" "$RES/$A/report.md" &&
+	test_grep "^| \*\*Verdict\*\* | \*\*FAIL\*\*" "$RES/$B/report.md" &&
+	test_grep -x "verdict=FAIL" "$RES/$B/data/verdict.env"
 '
 
 test_expect 'summary rows: PASS, FAIL, SKIPPED, ERROR, INTERRUPTED, not run' '
@@ -99,25 +99,25 @@ test_expect 'summary rows: PASS, FAIL, SKIPPED, ERROR, INTERRUPTED, not run' '
 '
 
 test_expect 'the Change column only with a previous run, with % and direction' '
-	grep -q "| Verdict | Change |$" "$RES/$B/report.md" &&
-	! grep -q "| Change |" "$RES/$A/report.md" &&
-	! grep -q "| Change |" "$RES/$X/report.md" &&
+	test_grep "| Verdict | Change |$" "$RES/$B/report.md" &&
+	test_grep ! "| Change |" "$RES/$A/report.md" &&
+	test_grep ! "| Change |" "$RES/$X/report.md" &&
 	row "$B" login | grep -q "| +98.2 % (worse) |$" &&
 	row "$B" session | grep -q "| -20.0 % (better) |$" &&
 	row "$B" burst | grep -q "| -7.7 % (worse) |$" &&
 	row "$B" concurrent | grep -q "| -10.0 % (worse) |$" &&
 	row "$B" rate | grep -q "| - |$" &&
 	row "$B" interactive | grep -q "| - |$" &&
-	grep -q "(../$A/report.md)" "$RES/$B/report.md"
+	test_grep "(../$A/report.md)" "$RES/$B/report.md"
 '
 
 test_expect 'warnings: busy machine, interrupted, skipped, a test warning' '
 	sed -n "/^## Warnings/,/^## /p" "$RES/$B/report.md" >w.txt &&
-	grep -q "The machine was busy before the run (load average 3.60" w.txt &&
-	grep -q "The run was interrupted" w.txt &&
-	grep -q "`auth` was skipped: password logins are disabled" w.txt &&
-	grep -q "`session`: 2 ssh processes" w.txt &&
-	grep -q "`interactive` was interrupted" w.txt &&
+	test_grep "The machine was busy before the run (load average 3.60" w.txt &&
+	test_grep "The run was interrupted" w.txt &&
+	test_grep "`auth` was skipped: password logins are disabled" w.txt &&
+	test_grep "`session`: 2 ssh processes" w.txt &&
+	test_grep "`interactive` was interrupted" w.txt &&
 	sed -n "/^## Warnings/,/^## /p" "$RES/$A/report.md" | grep -qx "None."
 '
 
@@ -141,7 +141,7 @@ for f in sys.argv[2:]:
 else
 	test_expect 'results.json has the required keys (no jsonschema here)' '
 		for k in format format_version run verdict warnings environment settings settings_from_env tests; do
-			grep -q "^  \"$k\": " "$RES/$B/results.json" || { echo "missing $k"; return 1; }
+			test_grep "^  \"$k\": " "$RES/$B/results.json" || { echo "missing $k"; return 1; }
 		done
 	'
 fi
@@ -192,7 +192,7 @@ assert t[\"zip\"] == \"007\", repr(t[\"zip\"])" "$TEST_TMP/esc/run/results.json"
 			"$TEST_TMP/u8/run/data/environment.env" &&
 		printf "status=PASS\nsummary=-\nreason=12\nfigure=-\n" >"$TEST_TMP/u8/run/data/startup.env" &&
 		"$KIT_DIR/lib/render.sh" "$TEST_TMP/u8/run" >/dev/null 2>"$TEST_TMP/u8/err" &&
-		grep -q "results-json.sh: .*data/environment.env has bytes that are not UTF-8 (cpu_model); they were replaced by U+FFFD" "$TEST_TMP/u8/err" &&
+		test_grep "results-json.sh: .*data/environment.env has bytes that are not UTF-8 (cpu_model); they were replaced by U+FFFD" "$TEST_TMP/u8/err" &&
 		python3 -c "import json, sys
 raw = open(sys.argv[1], \"rb\").read()
 raw.decode(\"utf-8\")
@@ -222,18 +222,18 @@ test_expect '--compare A B: %, direction, not compared, bad input' '
 	"$KIT_DIR/test-ssh.sh" --compare "$RES/$A" "$RES/$B" >out.txt &&
 	test "$(cat out.txt)" = "$RES/$B/compare-$A.md" &&
 	c="$RES/$B/compare-$A.md" &&
-	grep -q "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | lower | PASS | FAIL |$" "$c" &&
-	grep -q "^| \`session\` | .* | 12.5 | 10.0 | -20.0 % (better) | lower | PASS | PASS |$" "$c" &&
-	grep -q "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | higher | PASS | PASS |$" "$c" &&
-	grep -q "^| \`concurrent\` | .* | 200 | 180 | -10.0 % (worse) | higher | PASS | FAIL |$" "$c" &&
-	grep -q "^| \`rate\` | .* | not compared: ERROR in B | higher |" "$c" &&
-	grep -q "^| \`transfer\` | .* | not measured in B | higher |" "$c" &&
-	grep -q "^| \`auth\` | .* | not measured in A |" "$c" &&
+	test_grep "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | lower | PASS | FAIL |$" "$c" &&
+	test_grep "^| \`session\` | .* | 12.5 | 10.0 | -20.0 % (better) | lower | PASS | PASS |$" "$c" &&
+	test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | higher | PASS | PASS |$" "$c" &&
+	test_grep "^| \`concurrent\` | .* | 200 | 180 | -10.0 % (worse) | higher | PASS | FAIL |$" "$c" &&
+	test_grep "^| \`rate\` | .* | not compared: ERROR in B | higher |" "$c" &&
+	test_grep "^| \`transfer\` | .* | not measured in B | higher |" "$c" &&
+	test_grep "^| \`auth\` | .* | not measured in A |" "$c" &&
 	"$KIT_DIR/test-ssh.sh" --compare "$RES/$B" "$RES/$A" >/dev/null &&
-	grep -q "^| \`session\` | .* | 10.0 | 12.5 | +25.0 % (worse) |" "$RES/$A/compare-$B.md" &&
-	grep -q "^| \`burst\` | .* | 24 | 26 | +8.3 % (better) |" "$RES/$A/compare-$B.md" &&
+	test_grep "^| \`session\` | .* | 10.0 | 12.5 | +25.0 % (worse) |" "$RES/$A/compare-$B.md" &&
+	test_grep "^| \`burst\` | .* | 24 | 26 | +8.3 % (better) |" "$RES/$A/compare-$B.md" &&
 	expect_status 2 "$KIT_DIR/test-ssh.sh" --compare "$TEST_TMP" "$RES/$A" &&
-	grep -q "not a run folder" "$TEST_TMP/out" &&
+	test_grep "not a run folder" "$TEST_TMP/out" &&
 	expect_status 2 "$KIT_DIR/test-ssh.sh" --compare "$RES/$A"
 '
 
@@ -250,17 +250,17 @@ mode_run () {
 test_expect 'direct mode: no sentence that belongs to systemd' '
 	mode_run direct direct cgroup &&
 	f="$TEST_TMP/modes/direct/report.md" &&
-	grep -q "started directly (no systemd on this host)" "$f" &&
-	grep -q "without systemd it is the cgroup start-ssh.sh put the listener in" "$f" &&
-	grep -q "the server log is \`sshd.log\` in the state folder" "$f" &&
+	test_grep "started directly (no systemd on this host)" "$f" &&
+	test_grep "without systemd it is the cgroup start-ssh.sh put the listener in" "$f" &&
+	test_grep "the server log is \`sshd.log\` in the state folder" "$f" &&
 	! grep -n -E "with systemd it is|user-UID\.slice|run by systemd as|journal of the unit|the StartUnit call" "$f"
 '
 
 test_expect 'systemd mode: no sentence that belongs to direct mode' '
 	mode_run systemd systemd cgroup &&
 	f="$TEST_TMP/modes/systemd/report.md" &&
-	grep -q "run by systemd as sshd-perf-test.service" "$f" &&
-	grep -q "with systemd it is the unit plus the test user.s \`user-UID.slice\` (120 ms of 480 ms)" "$f" &&
+	test_grep "run by systemd as sshd-perf-test.service" "$f" &&
+	test_grep "with systemd it is the unit plus the test user.s \`user-UID.slice\` (120 ms of 480 ms)" "$f" &&
 	! grep -n -E "started directly|without systemd|Without systemd|Read from /proc|sshd.log. in the state folder" "$f"
 '
 
@@ -284,11 +284,11 @@ test_expect 'INCONCLUSIVE: FAIL wins, then INCONCLUSIVE, then PASS; in report an
 	verdict_run inc INCONCLUSIVE PASS PASS && verdict_run fail INCONCLUSIVE PASS FAIL &&
 	test "$(vget inc)" = INCONCLUSIVE && test "$(vget fail)" = FAIL &&
 	f="$TEST_TMP/verdicts/inc/report.md" &&
-	grep -q "^| \*\*Verdict\*\* | \*\*INCONCLUSIVE\*\* (.*could not be decided" "$f" &&
+	test_grep "^| \*\*Verdict\*\* | \*\*INCONCLUSIVE\*\* (.*could not be decided" "$f" &&
 	grep -F "(\`burst\`) |" "$f" | grep -q "\*\*INCONCLUSIVE\*\*: because INCONCLUSIVE" &&
-	grep -q "^\*\*Why INCONCLUSIVE:\*\* because INCONCLUSIVE" "$f" &&
-	grep -q "^  \"verdict\": \"INCONCLUSIVE\"," "$TEST_TMP/verdicts/inc/results.json" &&
-	grep -q "docs/glossary.md" "$f" && test -f "$KIT_DIR/docs/glossary.md" &&
+	test_grep "^\*\*Why INCONCLUSIVE:\*\* because INCONCLUSIVE" "$f" &&
+	test_grep "^  \"verdict\": \"INCONCLUSIVE\"," "$TEST_TMP/verdicts/inc/results.json" &&
+	test_grep "docs/glossary.md" "$f" && test -f "$KIT_DIR/docs/glossary.md" &&
 	if [ -n "$have_python" ] && python3 -c "import jsonschema" 2>/dev/null; then
 		python3 -c "import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)" \
@@ -298,14 +298,14 @@ jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), 
 
 test_expect '--compare compares an INCONCLUSIVE figure' '
 	"$KIT_DIR/test-ssh.sh" --compare "$RES/$A" "$TEST_TMP/verdicts/inc" >/dev/null &&
-	grep -q "^| \`burst\` | .* | 26 | 26 | 0.0 % (same) | higher | PASS | INCONCLUSIVE |$" "$TEST_TMP/verdicts/inc/compare-$A.md"
+	test_grep "^| \`burst\` | .* | 26 | 26 | 0.0 % (same) | higher | PASS | INCONCLUSIVE |$" "$TEST_TMP/verdicts/inc/compare-$A.md"
 '
 
 test_expect 'the exit status tells PASS, FAIL and INCONCLUSIVE apart (--help, docs)' '
 	"$KIT_DIR/test-ssh.sh" --help >h.txt &&
-	grep -q "^  3    INCONCLUSIVE" h.txt && grep -q "^  1    FAIL" h.txt && grep -q "^  0    PASS" h.txt &&
-	grep -q "^| 3 | INCONCLUSIVE |$" "$KIT_DIR/docs/metrics.md" &&
-	grep -q "0 PASS, 1 FAIL, 3 INCONCLUSIVE" "$KIT_DIR/README.md"
+	test_grep "^  3    INCONCLUSIVE" h.txt && test_grep "^  1    FAIL" h.txt && test_grep "^  0    PASS" h.txt &&
+	test_grep "^| 3 | INCONCLUSIVE |$" "$KIT_DIR/docs/metrics.md" &&
+	test_grep "0 PASS, 1 FAIL, 3 INCONCLUSIVE" "$KIT_DIR/README.md"
 '
 
 test_expect 'metric_change: directions, zero, equal and missing figures' '
@@ -328,8 +328,8 @@ test_expect 'charts: drawn when their data exists, absent otherwise' '
 '
 
 test_expect 'charts are linked from report.md, and every link has its file' '
-	grep -q "^!\[.*\](charts/login-phases.svg)$" "$RES/$A/report.md" &&
-	grep -q "^!\[.*\](charts/transfer-ciphers.svg)$" "$RES/$A/report.md" &&
+	test_grep "^!\[.*\](charts/login-phases.svg)$" "$RES/$A/report.md" &&
+	test_grep "^!\[.*\](charts/transfer-ciphers.svg)$" "$RES/$A/report.md" &&
 	for r in "$A" "$B"; do
 		sed -n "s/^!\[.*\](\(charts\/[^)]*\))$/\1/p" "$RES/$r/report.md" >links.txt &&
 		test -s links.txt &&
@@ -353,22 +353,22 @@ fi
 test_expect 'every SVG has the namespace, a viewBox, a size and a title' '
 	for f in "$RES"/*/charts/*.svg; do
 		head -n 1 "$f" | grep -q "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"[0-9]*\" height=\"[0-9]*\" viewBox=\"0 0 [0-9]* [0-9]*\"" &&
-		grep -q "<title>" "$f" || { echo "bad $f"; return 1; }
+		test_grep "<title>" "$f" || { echo "bad $f"; return 1; }
 	done
 '
 
 test_expect 'the SVGs show the plotted values' '
 	d="$RES/$A/charts" &&
-	grep -q ">139<" "$d/login-phases.svg" && grep -q "kex: 139.483 ms" "$d/login-phases.svg" &&
-	grep -q ">62.1<" "$d/login-phases.svg" && grep -q ">287<" "$d/login-phases.svg" &&
-	grep -q "p95 login: 308.811 ms" "$d/login-latency.svg" &&
-	grep -q ">1.42<" "$d/interactive-latency.svg" && grep -q ">2.10<" "$d/interactive-latency.svg" &&
-	grep -q ">26<" "$d/burst-accepted.svg" && grep -q ">18<" "$d/burst-accepted.svg" &&
-	grep -q "MaxStartups 10:30:100" "$d/burst-accepted.svg" &&
-	grep -q ">205<" "$d/transfer-ciphers.svg" && grep -q "3712.4 MB/s" "$d/transfer-ciphers.svg" &&
-	grep -q "chacha20-poly1305@openssh.com down: 176.5" "$d/transfer-ciphers.svg" &&
-	grep -q ">1366<" "$d/memory-sessions.svg" &&
-	grep -q "p95 login: 612.0 ms" "$RES/$B/charts/login-latency.svg"
+	test_grep ">139<" "$d/login-phases.svg" && test_grep "kex: 139.483 ms" "$d/login-phases.svg" &&
+	test_grep ">62.1<" "$d/login-phases.svg" && test_grep ">287<" "$d/login-phases.svg" &&
+	test_grep "p95 login: 308.811 ms" "$d/login-latency.svg" &&
+	test_grep ">1.42<" "$d/interactive-latency.svg" && test_grep ">2.10<" "$d/interactive-latency.svg" &&
+	test_grep ">26<" "$d/burst-accepted.svg" && test_grep ">18<" "$d/burst-accepted.svg" &&
+	test_grep "MaxStartups 10:30:100" "$d/burst-accepted.svg" &&
+	test_grep ">205<" "$d/transfer-ciphers.svg" && test_grep "3712.4 MB/s" "$d/transfer-ciphers.svg" &&
+	test_grep "chacha20-poly1305@openssh.com down: 176.5" "$d/transfer-ciphers.svg" &&
+	test_grep ">1366<" "$d/memory-sessions.svg" &&
+	test_grep "p95 login: 612.0 ms" "$RES/$B/charts/login-latency.svg"
 '
 
 test_expect 'chart text is escaped' '
@@ -376,8 +376,8 @@ test_expect 'chart text is escaped' '
 	labelQvalue
 	a<b & "c"Q3
 	EOF
-	grep -q "a&lt;b &amp; &quot;c&quot;" "$TEST_TMP/e.svg" &&
-	grep -q "x &lt; y &amp; z" "$TEST_TMP/e.svg" &&
+	test_grep "a&lt;b &amp; &quot;c&quot;" "$TEST_TMP/e.svg" &&
+	test_grep "x &lt; y &amp; z" "$TEST_TMP/e.svg" &&
 	if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$TEST_TMP/e.svg"; fi
 '
 
