@@ -3,6 +3,7 @@
 # exactly as it was.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
+. "$TEST_DIR/lib/procs.sh"
 
 host_kit_test 'bad input'
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
@@ -48,9 +49,9 @@ test_expect 'a settings file with a line that is not NAME=value' '
 
 test_expect 'a port already in use' '
 	port=$(perl -MIO::Socket::INET -e "print 20000 + \$\$ % 20000") &&
-	perl -MIO::Socket::INET -e "\$s = IO::Socket::INET->new(LocalAddr => q(127.0.0.1), LocalPort => $port, Listen => 1, ReuseAddr => 1) or die; sleep 60" &
+	{ perl -MIO::Socket::INET -e "\$s = IO::Socket::INET->new(LocalAddr => q(127.0.0.1), LocalPort => $port, Listen => 1, ReuseAddr => 1) or die; sleep 60" & } &&
 	listener=$! && test_when_finished "kill $listener 2>/dev/null || :" &&
-	for i in $(seq 100); do grep -q ":$(printf %04X "$port") 00000000:0000 0A" /proc/net/tcp && break; sleep 0.05; done &&
+	waits_for 60 grep -q ":$(printf %04X "$port") 00000000:0000 0A" /proc/net/tcp &&
 	host_snapshot_save &&
 	refused "in use by another program" env TEST_PORT="$port" "$KIT_DIR/start-ssh.sh" &&
 	kill "$listener" && { wait "$listener" 2>/dev/null || :; } &&
