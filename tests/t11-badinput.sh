@@ -114,13 +114,13 @@ test_expect 'an unknown command or option' '
 test_expect 'a RESULTS_DIR whose parent does not exist, or on a read-only file system' '
 	"$KIT_DIR/start-ssh.sh" -q && host_snapshot_save running &&
 	rc=0; RESULTS_DIR=/nonexistent/x/results "$KIT_DIR/test-ssh.sh" login 2>"$TEST_TMP/e" || rc=$? &&
-	[ "$rc" -eq 2 ] && grep -q "RESULTS_DIR=/nonexistent/x/results: its parent folder does not exist" "$TEST_TMP/e" &&
+	[ "$rc" -eq 2 ] && test_grep "RESULTS_DIR=/nonexistent/x/results: its parent folder does not exist" "$TEST_TMP/e" &&
 	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] &&
 	mkdir "$TEST_TMP/ro" && mount -t tmpfs -o ro,size=1m t11-ro "$TEST_TMP/ro" &&
 	test_when_finished "umount \"$TEST_TMP/ro\" 2>/dev/null || :" &&
 	rc=0; RESULTS_DIR="$TEST_TMP/ro" "$KIT_DIR/test-ssh.sh" login 2>"$TEST_TMP/e" || rc=$?
 	umount "$TEST_TMP/ro" &&
-	[ "$rc" -eq 2 ] && grep -q "RESULTS_DIR=$TEST_TMP/ro is not writable; set RESULTS_DIR to a writable folder" "$TEST_TMP/e" &&
+	[ "$rc" -eq 2 ] && test_grep "RESULTS_DIR=$TEST_TMP/ro is not writable; set RESULTS_DIR to a writable folder" "$TEST_TMP/e" &&
 	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] &&
 	"$KIT_DIR/start-ssh.sh" -q cleanup && host_unchanged
 '
@@ -135,7 +135,7 @@ test_expect 'TRANSFER_CIPHERS: an unknown name, and one the client knows but the
 		cat "$TEST_TMP/e"
 		[ "$rc" -eq 2 ] && [ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] && [ ! -s "$TEST_TMP/o" ] || return 1
 	done &&
-	grep -q "^test-ssh.sh: setting TRANSFER_CIPHERS=\"aes128-ctr rot13\" names ciphers the transfer test cannot use: rot13 unknown to this ssh (not in ssh -Q cipher); usable here: .*aes128-ctr" "$TEST_TMP/e" &&
+	test_grep "^test-ssh.sh: setting TRANSFER_CIPHERS=\"aes128-ctr rot13\" names ciphers the transfer test cannot use: rot13 unknown to this ssh (not in ssh -Q cipher); usable here: .*aes128-ctr" "$TEST_TMP/e" &&
 	TRANSFER_CIPHERS=aes128-cbc RESULTS_DIR="$TEST_TMP/res" "$KIT_DIR/test-ssh.sh" transfer 2>&1 | grep -q "aes128-cbc not allowed by the test server" &&
 	[ -z "$(ls -A "$TEST_TMP/res")" ] &&
 	host_unchanged running &&

@@ -25,13 +25,13 @@ test_expect 'start makes no Ed25519 key and serves RSA and ECDSA host keys' '
 
 test_expect 'the default alias logs in with the ECDSA key' '
 	ssh -v -F "$STATE/client/ssh_config" sshperf-test true 2>log &&
-	grep -q "Server accepts key: .* ECDSA " log
+	test_grep "Server accepts key: .* ECDSA " log
 '
 
 test_expect 'auth reports the ECDSA key in place of ed25519' '
 	rc=0; "$KIT_DIR/test-ssh.sh" -q auth >out || rc=$?; { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	report=$(tail -n 1 out) &&
-	grep -q "^| ECDSA key (FIPS mode refuses ed25519) | publickey (ECDSA) | 3 / 0 |" "$report"
+	test_grep "^| ECDSA key (FIPS mode refuses ed25519) | publickey (ECDSA) | 3 / 0 |" "$report"
 '
 
 test_expect 'cleanup leaves the host as before' '

@@ -63,7 +63,7 @@ test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload fo
 	[ "$(v "$RUN/data/probe-bulk.env" bytes)" = 8000000 ] &&
 	[ "$(v "$RUN/data/cpu.env" cpu_sshd_s_per_gb)" = "$(v "$RUN/data/probe-bulk.env" cpu_sshd_s_per_gb)" ] &&
 	[ "$(v "$RUN/data/rate.env" logins_per_s)" = "$(v "$RUN/data/probe-loginload.env" logins_per_s)" ] &&
-	grep -q "probe-loginload-\*. (the shared measurement .loginload.)" "$RUN/report.md"
+	test_grep "probe-loginload-\*. (the shared measurement .loginload.)" "$RUN/report.md"
 '
 
 test_expect 'every auth login succeeded with the method it tests' '
@@ -76,7 +76,7 @@ test_expect 'every auth login succeeded with the method it tests' '
 '
 
 test_expect 'the password is locked again after the auth test' '
-	grep -qx "password_locked_after=yes" "$RUN/data/auth.env" &&
+	test_grep -x "password_locked_after=yes" "$RUN/data/auth.env" &&
 	case $(getent shadow sshperf | cut -d: -f2) in "!"*) ;; *) return 1 ;; esac
 '
 
@@ -88,7 +88,7 @@ test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver 
 	[ -n "$(v "$r" libssh_kex)" ] && [ "$(v "$r" libssh_kex)" != - ] &&
 	[ -n "$(v "$r" ssh_kex)" ] &&
 	awk -v c="$(v "$r" sweep_client_cpu_ms_per_login)" "BEGIN { exit !(c > 0) }" &&
-	grep -q "^### Login capacity (open-loop sweep)" "$RUN/report.md" &&
+	test_grep "^### Login capacity (open-loop sweep)" "$RUN/report.md" &&
 	case $(v "$r" status) in PASS | FAIL | INCONCLUSIVE) ;; *) return 1 ;; esac
 '
 
@@ -104,7 +104,7 @@ test_expect 'the libssh driver refuses a host key that is not the pinned one' '
 	printf "[127.0.0.1]:11022 %s\n" "$(cut -d" " -f1,2 "$TEST_TMP/other.pub")" >"$TEST_TMP/wrong_known_hosts" &&
 	rc=0; "$KIT_DIR/build/sshperf-sweep" -r 2 -d 1 -o "$TEST_TMP/wrong.tsv" -h 127.0.0.1 -p 11022 -u sshperf \
 		-i "$(ls "$STATE"/client/id_ecdsa "$STATE"/client/id_ed25519 2>/dev/null | head -n 1)" -k "$TEST_TMP/wrong_known_hosts" >"$TEST_TMP/wrong.env" || rc=$?; [ "$rc" -eq 1 ] &&
-	grep -qx "ok=0" "$TEST_TMP/wrong.env" &&
+	test_grep -x "ok=0" "$TEST_TMP/wrong.env" &&
 	awk -F"\t" "NR > 1 && \$8 !~ /^host key not accepted/ { exit 1 }" "$TEST_TMP/wrong.tsv"
 '
 

@@ -39,7 +39,7 @@ run_burst () {
 
 test_expect 'start with MaxStartups 3:30:10 from the environment' '
 	MAX_STARTUPS=3:30:10 "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
-	grep -qx "MaxStartups 3:30:10" /etc/ssh/sshd_config_perf_test
+	test_grep -x "MaxStartups 3:30:10" /etc/ssh/sshd_config_perf_test
 '
 
 # The verdict the kit owes for the deciding step of 3: PASS when its
@@ -62,7 +62,7 @@ test_expect 'test-ssh.sh burst runs the steps 2 3 8: TARGET_BURST_MIN=3 passes, 
 	want=$(expected_verdict) && echo "expected: $want (spread $(step_field 3 release_spread_ms) ms)" &&
 	case $want in PASS) rc_want=0 ;; *) rc_want=3 ;; esac &&
 	[ "$(cat "$TEST_TMP/rc")" -eq "$rc_want" ] &&
-	grep -q "^test-ssh.sh: burst: all logged in up to 3 clients at once.* -> $want\$" "$TEST_TMP/t.out"
+	test_grep "^test-ssh.sh: burst: all logged in up to 3 clients at once.* -> $want\$" "$TEST_TMP/t.out"
 '
 
 # How tight the release is depends on the machine: a benchmark figure
@@ -86,18 +86,18 @@ test_expect 'the refusals are the server log'"'"'s, client by client (direct mod
 	[ "$(grep -c "drop connection #.* past MaxStartups" "$(run_dir)/raw/burst-step-8-server.log")" -eq "$(step_field 8 refused)" ] &&
 	awk -F"\t" "NR > 1 && \$2 == \"refused\" { print \$8 }" "$(run_dir)/raw/burst-step-8.tsv" >ports &&
 	while read -r p; do
-		grep -q "drop connection #[0-9]* from \[127.0.0.1\]:$p on " "$(run_dir)/raw/burst-step-8-server.log" || return 1
+		test_grep "drop connection #[0-9]* from \[127.0.0.1\]:$p on " "$(run_dir)/raw/burst-step-8-server.log" || return 1
 	done <ports
 '
 
 test_expect 'the report has the step rows and the MaxStartups table of this server' '
 	r=$(run_dir)/report.md &&
-	grep -qE "^\| [0-9]+ \| \[Burst of logins \(MaxStartups\)\]\(#burst\) \(\`burst\`\) \| 3 clients .*\*\*$(expected_verdict)\*\*" "$r" &&
-	grep -qE "^\| 2 \| 2 \| 0 \| 0 \| 2\.0 \| 0 \| 0 \| [0-9.]+( ⚠)? \| [0-9.]+ \|$" "$r" &&
-	grep -qE "^\| 8 \| $(step_field 8 ok) \| $(step_field 8 refused) \| 0 \| 5\.9 \| $(step_field 8 refused) \|" "$r" &&
-	grep -q "What \`MaxStartups 3:30:10\` means" "$r" &&
-	grep -qE "^\| 8 \| 5\.9 of 8 \| $(step_field 8 ok) of 8 \| 8\.0 of 8 \|$" "$r" &&
-	grep -qE "^\| 100 \| 10\.0 of 100 \| not run \| 100\.0 of 100 \|$" "$r"
+	test_grep -E "^\| [0-9]+ \| \[Burst of logins \(MaxStartups\)\]\(#burst\) \(\`burst\`\) \| 3 clients .*\*\*$(expected_verdict)\*\*" "$r" &&
+	test_grep -E "^\| 2 \| 2 \| 0 \| 0 \| 2\.0 \| 0 \| 0 \| [0-9.]+( ⚠)? \| [0-9.]+ \|$" "$r" &&
+	test_grep -E "^\| 8 \| $(step_field 8 ok) \| $(step_field 8 refused) \| 0 \| 5\.9 \| $(step_field 8 refused) \|" "$r" &&
+	test_grep "What \`MaxStartups 3:30:10\` means" "$r" &&
+	test_grep -E "^\| 8 \| 5\.9 of 8 \| $(step_field 8 ok) of 8 \| 8\.0 of 8 \|$" "$r" &&
+	test_grep -E "^\| 100 \| 10\.0 of 100 \| not run \| 100\.0 of 100 \|$" "$r"
 '
 
 test_expect 'no burst client, gate or releaser is left running' '

@@ -25,7 +25,7 @@ test_expect 'test-ssh.sh startup: 2 rounds, greeting before the first login, bot
 	dirname "$(tail -n 1 "$TEST_TMP/t.out")" >"$TEST_TMP/run" &&
 	tsv=$(cat "$TEST_TMP/run")/raw/startup-rounds.tsv &&
 	[ "$(awk -F"\t" "NR > 1 && \$2 == \"ok\" && \$5 == \"yes\" && \$3 > 0 && \$4 > \$3" "$tsv" | wc -l)" -eq 2 ] &&
-	grep -qE "^test-ssh.sh: startup: greeting p50 [0-9.]+ ms; first login p50 [0-9.]+ ms, max [0-9.]+ ms over 2 of 2 restarts.* -> PASS$" "$TEST_TMP/t.out"
+	test_grep -E "^test-ssh.sh: startup: greeting p50 [0-9.]+ ms; first login p50 [0-9.]+ ms, max [0-9.]+ ms over 2 of 2 restarts.* -> PASS$" "$TEST_TMP/t.out"
 '
 
 test_expect 'the server runs again afterwards and takes logins' '
@@ -35,9 +35,9 @@ test_expect 'the server runs again afterwards and takes logins' '
 
 test_expect 'the report has the startup row and the two figures' '
 	r=$(cat "$TEST_TMP/run")/report.md &&
-	grep -qE "^\| 1 \| \[Startup time\]\(#startup\) \(\`startup\`\) \| [0-9.]+ ms .*\*\*PASS\*\*" "$r" &&
-	grep -qE "^\| First greeting \(the server accepts connections\) \| 2 \|" "$r" &&
-	grep -qE "^\| First complete login \| 2 \|" "$r"
+	test_grep -E "^\| 1 \| \[Startup time\]\(#startup\) \(\`startup\`\) \| [0-9.]+ ms .*\*\*PASS\*\*" "$r" &&
+	test_grep -E "^\| First greeting \(the server accepts connections\) \| 2 \|" "$r" &&
+	test_grep -E "^\| First complete login \| 2 \|" "$r"
 '
 
 # Stopped (TERM) in the middle of a round: the test server must run again.
@@ -54,7 +54,7 @@ test_expect 'a run stopped in the middle leaves the server running' '
 	done &&
 	kill -TERM "$pid" && rc=0 && { wait "$pid" || rc=$?; } &&
 	{ [ "$rc" -eq 130 ] || { echo "exit $rc"; cat "$TEST_TMP/i.out"; false; }; } &&
-	grep -q "interrupted; partial report" "$TEST_TMP/i.out" &&
+	test_grep "interrupted; partial report" "$TEST_TMP/i.out" &&
 	[ "$(kit_processes | wc -l)" -ge 1 ] &&
 	timeout 30 ssh -F "$CFG" sshperf-test true
 '

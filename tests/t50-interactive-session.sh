@@ -42,21 +42,21 @@ test_expect 'test-ssh.sh interactive session writes both rows with numbers and v
 
 test_expect 'interactive: both clients timed all 50 keystrokes, none lost, kex and cipher named' '
 	data=$(dirname "$(cat "$TEST_TMP/report-path")")/data/interactive.env &&
-	grep -qx "libssh_n=50" "$data" && grep -qx "ssh_n=50" "$data" &&
-	grep -qx "libssh_lost=0" "$data" && grep -qx "ssh_lost=0" "$data" &&
-	grep -qx "libssh_echo_bytes=1" "$data" && grep -qx "ssh_echo_bytes=1" "$data" &&
-	grep -qE "^libssh_kex=[a-z0-9@.-]+$" "$data" && grep -qE "^libssh_cipher_out=[a-z0-9@.-]+$" "$data" &&
+	test_grep -x "libssh_n=50" "$data" && test_grep -x "ssh_n=50" "$data" &&
+	test_grep -x "libssh_lost=0" "$data" && test_grep -x "ssh_lost=0" "$data" &&
+	test_grep -x "libssh_echo_bytes=1" "$data" && test_grep -x "ssh_echo_bytes=1" "$data" &&
+	test_grep -E "^libssh_kex=[a-z0-9@.-]+$" "$data" && test_grep -E "^libssh_cipher_out=[a-z0-9@.-]+$" "$data" &&
 	report=$(cat "$TEST_TMP/report-path") &&
-	grep -qE "^\| \*\*libssh .*\| 50 \| 0 \| [0-9.]+ \|" "$report" &&
-	grep -qE "^\| \`ssh -tt\` .*\| 50 \| 0 \| [0-9.]+ \|" "$report" &&
+	test_grep -E "^\| \*\*libssh .*\| 50 \| 0 \| [0-9.]+ \|" "$report" &&
+	test_grep -E "^\| \`ssh -tt\` .*\| 50 \| 0 \| [0-9.]+ \|" "$report" &&
 	[ "$(tail -n +2 "$(dirname "$report")/raw/interactive-libssh.tsv" | wc -l)" -eq 50 ]
 '
 
 test_expect 'session: 10 commands over the master, compared with a login' '
 	data=$(dirname "$(cat "$TEST_TMP/report-path")")/data/session.env &&
-	grep -qx "runs=10" "$data" && grep -qx "ok=10" "$data" && grep -qx "failed=0" "$data" &&
-	grep -qx "master_survived=yes" "$data" && grep -qE "^speedup=[0-9.]+$" "$data" &&
-	grep -qE "^login_p50=[0-9.]+$" "$data"
+	test_grep -x "runs=10" "$data" && test_grep -x "ok=10" "$data" && test_grep -x "failed=0" "$data" &&
+	test_grep -x "master_survived=yes" "$data" && test_grep -E "^speedup=[0-9.]+$" "$data" &&
+	test_grep -E "^login_p50=[0-9.]+$" "$data"
 '
 
 test_expect 'no ssh master or client with the control path is left' '
@@ -69,7 +69,7 @@ test_expect 'sshperf-echo refuses a known_hosts with a wrong key for the server'
 		"$CLIENT/known_hosts" >"$TEST_TMP/wrong_known_hosts" &&
 	expect_status 1 "$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p 11022 -u sshperf \
 		-k "$CLIENT/id_ed25519" -K "$TEST_TMP/wrong_known_hosts" -n 5 &&
-	grep -q "refusing to log in: host key of \[127.0.0.1\]:11022" "$TEST_TMP/out" &&
+	test_grep "refusing to log in: host key of \[127.0.0.1\]:11022" "$TEST_TMP/out" &&
 	! grep -q "^auth_ms=" "$TEST_TMP/out"
 '
 
@@ -77,13 +77,13 @@ test_expect 'sshperf-echo refuses a known_hosts without the server' '
 	: >"$TEST_TMP/empty_known_hosts" &&
 	expect_status 1 "$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p 11022 -u sshperf \
 		-k "$CLIENT/id_ed25519" -K "$TEST_TMP/empty_known_hosts" -n 5 &&
-	grep -q "refusing to log in" "$TEST_TMP/out"
+	test_grep "refusing to log in" "$TEST_TMP/out"
 '
 
 test_expect 'sshperf-echo with the pinned key logs in and times every echo' '
 	"$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p 11022 -u sshperf \
 		-k "$CLIENT/id_ed25519" -K "$CLIENT/known_hosts" -n 20 -r 200 >"$TEST_TMP/ok.out" &&
-	grep -qx "n=20" "$TEST_TMP/ok.out" && grep -qx "lost=0" "$TEST_TMP/ok.out"
+	test_grep -x "n=20" "$TEST_TMP/ok.out" && test_grep -x "lost=0" "$TEST_TMP/ok.out"
 '
 
 test_expect 'a master that cannot log in makes session FAIL with the reason' '
@@ -92,8 +92,8 @@ test_expect 'a master that cannot log in makes session FAIL with the reason' '
 	mv "$CLIENT/id_ed25519.away" "$CLIENT/id_ed25519" &&
 	[ "$rc" -eq 1 ] &&
 	report=$(tail -n 1 "$TEST_TMP/f.out") &&
-	grep -qx "status=FAIL" "$(dirname "$report")/data/session.env" &&
-	grep -q "^reason=the master connection did not come up" "$(dirname "$report")/data/session.env" &&
+	test_grep -x "status=FAIL" "$(dirname "$report")/data/session.env" &&
+	test_grep "^reason=the master connection did not come up" "$(dirname "$report")/data/session.env" &&
 	[ "$(control_path_processes | wc -l)" -eq 0 ]
 '
 

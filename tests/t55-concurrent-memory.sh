@@ -63,22 +63,22 @@ test_expect 'memory: the samples of the one shared hold; PSS per session > 0' '
 test_expect 'memory: one session has 3 or more processes and RSS above PSS' '
 	[ "$(get memory one_processes)" -ge 2 ] &&
 	[ "$(get memory one_rss_kb)" -gt "$(get memory one_pss_kb)" ] &&
-	grep -q "^pid	comm	pss_kb	rss_kb" "$RUN/raw/probe-hold-memory-one-session.tsv"
+	test_grep "^pid	comm	pss_kb	rss_kb" "$RUN/raw/probe-hold-memory-one-session.tsv"
 '
 
 test_expect 'the report has both sections with their figures' '
-	grep -q "^## Concurrent sessions (\`concurrent\`): PASS" "$RUN/report.md" &&
-	grep -q "^| \*\*Alive at the end\*\* | \*\*20\*\* |" "$RUN/report.md" &&
-	grep -q "^## Memory (\`memory\`): " "$RUN/report.md" &&
-	grep -q "^| \*\*Per session\*\*" "$RUN/report.md"
+	test_grep "^## Concurrent sessions (\`concurrent\`): PASS" "$RUN/report.md" &&
+	test_grep "^| \*\*Alive at the end\*\* | \*\*20\*\* |" "$RUN/report.md" &&
+	test_grep "^## Memory (\`memory\`): " "$RUN/report.md" &&
+	test_grep "^| \*\*Per session\*\*" "$RUN/report.md"
 '
 
 test_expect 'memory alone runs the hold itself' '
 	rc=0; CONCURRENT_SESSIONS=5 "$KIT_DIR/test-ssh.sh" memory >"$TEST_TMP/m.out" 2>&1 || rc=$? &&
 	cat "$TEST_TMP/m.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	run=$(dirname "$(tail -n 1 "$TEST_TMP/m.out")") &&
-	grep -qx "source=hold" "$run/data/memory.env" &&
-	grep -qx "sessions_open=5" "$run/data/memory.env" &&
+	test_grep -x "source=hold" "$run/data/memory.env" &&
+	test_grep -x "sessions_open=5" "$run/data/memory.env" &&
 	[ ! -f "$run/data/concurrent.env" ] &&
 	[ -z "$(clients_running "$run/raw/probe-hold-sessions.tsv")" ]
 '

@@ -43,7 +43,7 @@ test_expect 'reload: all 5 sessions survive, a new login comes back' '
 		"BEGIN { exit !(g > 0 && l >= g) }" &&
 	[ "$(get good reload socket_replaced)" = yes ] &&
 	case $(get good reload status) in PASS | FAIL) ;; *) false ;; esac &&
-	grep -q "^| Survived the reload (own line echoed afterwards) | \*\*5 of 5\*\* |" "$(cat "$TEST_TMP/good")/report.md"
+	test_grep "^| Survived the reload (own line echoed afterwards) | \*\*5 of 5\*\* |" "$(cat "$TEST_TMP/good")/report.md"
 '
 
 test_expect 'after the reload the server still serves, with its pid' '
@@ -62,7 +62,7 @@ test_expect 'a config that sshd -t rejects is not reloaded' '
 	get broken reload reason | grep -q "sshd -t rejects $CONFIG" &&
 	[ "$(get broken reload still_serving)" = yes ] &&
 	[ "$(get broken reload alive)" = 5 ] &&
-	grep -q "The reload was refused" "$(cat "$TEST_TMP/broken")/report.md"
+	test_grep "The reload was refused" "$(cat "$TEST_TMP/broken")/report.md"
 '
 
 test_expect 'the server kept serving with the same pid' '

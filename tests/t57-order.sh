@@ -80,7 +80,7 @@ test_expect 'all 13 tests in the registry order' '
 
 test_expect 'all 13 tests in the reverse order' '
 	run_all reverse $REVERSE &&
-	grep -q "^tests=$REVERSE" "$(cat "$TEST_TMP/reverse")/data/run.env"
+	test_grep "^tests=$REVERSE" "$(cat "$TEST_TMP/reverse")/data/run.env"
 '
 FWD=$(cat "$TEST_TMP/forward" 2>/dev/null || echo /nonexistent)
 REV=$(cat "$TEST_TMP/reverse" 2>/dev/null || echo /nonexistent)

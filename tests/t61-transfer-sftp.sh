@@ -99,10 +99,10 @@ test_expect 'sftp: large file up and down and 20 small files, checked, with figu
 	data sftp small_files_per_s | grep -qE "^[0-9]+\.[0-9]+$" &&
 	[ "$(data sftp login_n)" -eq 3 ] &&
 	report=$(cat "$TEST_TMP/report-path") &&
-	grep -qE "^\| 8 MB file up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ MB/s\*\* \| .* \| ok \|" "$report" &&
-	grep -qE "^\| 8 MB file down \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ MB/s\*\* \| .* \| ok \|" "$report" &&
-	grep -qE "^\| 20 small files up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ files/s\*\* \| .* \| ok \|" "$report" &&
-	grep -q "Round-trip time" "$report"
+	test_grep -E "^\| 8 MB file up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ MB/s\*\* \| .* \| ok \|" "$report" &&
+	test_grep -E "^\| 8 MB file down \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ MB/s\*\* \| .* \| ok \|" "$report" &&
+	test_grep -E "^\| 20 small files up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ files/s\*\* \| .* \| ok \|" "$report" &&
+	test_grep "Round-trip time" "$report"
 '
 
 test_expect 'sftp: nothing left in the home or the local temporary folder' '
@@ -115,7 +115,7 @@ test_expect 'a cipher the test server does not allow: refused before the run, no
 	ls "$RESULTS_DIR" >"$TEST_TMP/runs-before" &&
 	rc=0 && { TRANSFER_CIPHERS=3des-cbc "$KIT_DIR/test-ssh.sh" transfer >"$TEST_TMP/t2.out" 2>&1 || rc=$?; } &&
 	cat "$TEST_TMP/t2.out" && [ "$rc" -eq 2 ] && [ "$(wc -l <"$TEST_TMP/t2.out")" -eq 1 ] &&
-	grep -q "^test-ssh.sh: setting TRANSFER_CIPHERS=\"3des-cbc\" names ciphers the transfer test cannot use: 3des-cbc not allowed by the test server" "$TEST_TMP/t2.out" &&
+	test_grep "^test-ssh.sh: setting TRANSFER_CIPHERS=\"3des-cbc\" names ciphers the transfer test cannot use: 3des-cbc not allowed by the test server" "$TEST_TMP/t2.out" &&
 	ls "$RESULTS_DIR" >"$TEST_TMP/runs-after" && test_cmp "$TEST_TMP/runs-before" "$TEST_TMP/runs-after"
 '
 
@@ -143,8 +143,8 @@ test_expect 'sftp interrupted in the middle: its files are removed all the same'
 	echo "test-ssh.sh exit $rc" && ls -A "$HOME_DIR" "$TMPDIR" &&
 	[ "$rc" -eq 130 ] &&
 	run=$(ls -td "$RESULTS_DIR"/*/ | head -n 1) &&
-	grep -qx "interrupted=yes" "$run/data/run.env" &&
-	grep -qx "status=INTERRUPTED" "$run/data/sftp.env" &&
+	test_grep -x "interrupted=yes" "$run/data/run.env" &&
+	test_grep -x "status=INTERRUPTED" "$run/data/sftp.env" &&
 	no_sftp_leftovers
 '
 

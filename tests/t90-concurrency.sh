@@ -31,7 +31,7 @@ refused () {
 	"$@" >"$TEST_TMP/o" 2>"$TEST_TMP/e" || rc=$?
 	[ "$rc" -eq 2 ] || { echo "exit $rc from: $*"; cat "$TEST_TMP/o" "$TEST_TMP/e"; return 1; }
 	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] || { echo "not one line:"; cat "$TEST_TMP/e"; return 1; }
-	grep -q "another sshd-perf-kit command is running (lock $LOCK held by pid $runner); wait for it to finish" "$TEST_TMP/e" ||
+	test_grep "another sshd-perf-kit command is running (lock $LOCK held by pid $runner); wait for it to finish" "$TEST_TMP/e" ||
 		{ echo "unexpected message:"; cat "$TEST_TMP/e"; return 1; }
 }
 
@@ -66,7 +66,7 @@ test_expect 'start, stop and cleanup refuse while a test runs; the server is unt
 '
 
 test_expect 'status is read-only and answers during a run' '
-	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st2" && grep -qx "state=running" "$TEST_TMP/st2"
+	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st2" && test_grep -x "state=running" "$TEST_TMP/st2"
 '
 
 test_expect 'the first run is still running and unharmed' '

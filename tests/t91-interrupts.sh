@@ -66,16 +66,16 @@ interrupt () {
 	{ waits_for 60 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
 	test_cmp /dev/null "$TEST_TMP/left" &&
 	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients" &&
-	grep -q "interrupted; partial report" "$TEST_TMP/run.out" &&
+	test_grep "interrupted; partial report" "$TEST_TMP/run.out" &&
 	# Its temporary folder (FIFOs, copies) is gone with it.
 	! ls -d "${TMPDIR:-/tmp}"/sshperf-kit-run.* 2>/dev/null &&
 	run=$(dirname "$(grep -o "/[^ ]*/report.md" "$TEST_TMP/run.out")") &&
 	[ -f "$run/report.md" ] &&
-	grep -qx "interrupted=yes" "$run/data/run.env" &&
-	grep -qx "status=INTERRUPTED" "$run/data/$name.env" &&
-	grep -qxE "status=(PASS|FAIL)" "$run/data/login.env" &&
-	grep -q "INTERRUPTED" "$run/report.md" &&
-	grep -qE "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL)\*\*" "$run/report.md" &&
+	test_grep -x "interrupted=yes" "$run/data/run.env" &&
+	test_grep -x "status=INTERRUPTED" "$run/data/$name.env" &&
+	test_grep -xE "status=(PASS|FAIL)" "$run/data/login.env" &&
+	test_grep "INTERRUPTED" "$run/report.md" &&
+	test_grep -E "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL)\*\*" "$run/report.md" &&
 	# The test server runs and takes logins.
 	[ "$(kit_processes | wc -l)" -ge 1 ] &&
 	"$KIT_DIR/start-ssh.sh" status >/dev/null &&

@@ -75,15 +75,15 @@ test_expect 'server killed during rate: rate ERROR naming it, the rest not run, 
 	kill -KILL "$pid" &&
 	finished 60 && wait "$watcher" &&
 	[ "$rc" -eq 1 ] &&
-	grep -qx "status=ERROR" "$run/data/rate.env" &&
-	grep -q "^reason=the test server (sshd pid $pid) ended during this test" "$run/data/rate.env" &&
-	grep -q "^test-ssh.sh: rate: the test server (sshd pid $pid) ended during this test.* -> ERROR$" "$TEST_TMP/run.out" &&
+	test_grep -x "status=ERROR" "$run/data/rate.env" &&
+	test_grep "^reason=the test server (sshd pid $pid) ended during this test" "$run/data/rate.env" &&
+	test_grep "^test-ssh.sh: rate: the test server (sshd pid $pid) ended during this test.* -> ERROR$" "$TEST_TMP/run.out" &&
 	[ ! -f "$run/data/session.env" ] && [ ! -f "$run/data/login.env" ] &&
-	grep -qF "| SKIPPED: not run, the test server ended during \`rate\` |" "$run/report.md" &&
+	test_grep -F "| SKIPPED: not run, the test server ended during \`rate\` |" "$run/report.md" &&
 	[ "$(grep -c "SKIPPED: not run, the test server ended during" "$run/report.md")" -eq 2 ] &&
-	grep -q "\"status\": \"SKIPPED\"" "$run/results.json" &&
-	grep -q "the test server ended during" "$run/results.json" &&
-	grep -q "^| \*\*Verdict\*\* | \*\*FAIL\*\*" "$run/report.md" &&
+	test_grep "\"status\": \"SKIPPED\"" "$run/results.json" &&
+	test_grep "the test server ended during" "$run/results.json" &&
+	test_grep "^| \*\*Verdict\*\* | \*\*FAIL\*\*" "$run/report.md" &&
 	nothing_left
 '
 
@@ -91,7 +91,7 @@ test_expect 'start-ssh.sh brings the killed server back; a run works again' '
 	! "$KIT_DIR/start-ssh.sh" status >/dev/null &&
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null && [ -n "$(listener)" ] &&
 	rc=0; "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/again.out" 2>&1 || rc=$? &&
-	[ "$rc" -le 1 ] && grep -qE "^status=(PASS|FAIL)" "$(dirname "$(tail -n 1 "$TEST_TMP/again.out")")/data/login.env"
+	[ "$rc" -le 1 ] && test_grep -E "^status=(PASS|FAIL)" "$(dirname "$(tail -n 1 "$TEST_TMP/again.out")")/data/login.env"
 '
 
 test_expect 'a server that hangs (SIGSTOP): login ends at LOGIN_TIMEOUT with the failures named' '
@@ -102,9 +102,9 @@ test_expect 'a server that hangs (SIGSTOP): login ends at LOGIN_TIMEOUT with the
 	finished 120 && wait "$watcher" &&
 	kill -CONT "$frozen" &&
 	[ "$rc" -eq 1 ] &&
-	grep -qxE "status=(FAIL|ERROR)" "$run/data/login.env" &&
-	grep -q "^reason=no login succeeded; first error: no answer before the deadline, waiting for the server.s greeting" "$run/data/login.env" &&
-	grep -q "^summary=p50 - ms, p95 - ms over 0 logins (3 failed)" "$run/data/login.env" &&
+	test_grep -xE "status=(FAIL|ERROR)" "$run/data/login.env" &&
+	test_grep "^reason=no login succeeded; first error: no answer before the deadline, waiting for the server.s greeting" "$run/data/login.env" &&
+	test_grep "^summary=p50 - ms, p95 - ms over 0 logins (3 failed)" "$run/data/login.env" &&
 	nothing_left
 '
 
@@ -120,10 +120,10 @@ test_expect 'process limit of the test user during concurrent: reported as that 
 	finished 300 && wait "$watcher" &&
 	rm -f "$LIMITS" &&
 	[ "$rc" -eq 1 ] &&
-	grep -qx "status=FAIL" "$run/data/concurrent.env" &&
-	grep -qx "limit=processes" "$run/data/concurrent.env" &&
-	grep -qx "limit_nproc=16" "$run/data/concurrent.env" &&
-	grep -q "processes per user: ulimit -u is 16" "$run/report.md" &&
+	test_grep -x "status=FAIL" "$run/data/concurrent.env" &&
+	test_grep -x "limit=processes" "$run/data/concurrent.env" &&
+	test_grep -x "limit_nproc=16" "$run/data/concurrent.env" &&
+	test_grep "processes per user: ulimit -u is 16" "$run/report.md" &&
 	[ -s "$run/raw/probe-hold-ssh-errors.txt" ] &&
 	nothing_left
 '
@@ -141,8 +141,8 @@ test_expect 'a file system that runs full during sftp: FAIL with the error, its 
 	ls -A "$home" >"$TEST_TMP/home-after" &&
 	umount "$home" &&
 	[ "$rc" -eq 1 ] &&
-	grep -qxE "status=(FAIL|ERROR)" "$run/data/sftp.env" &&
-	grep -q "^reason=.*small files: sftp failed (exit 1): .*: Failure; the file system of the test user.s home .* is full (.* 0 inodes free)" "$run/data/sftp.env" &&
+	test_grep -xE "status=(FAIL|ERROR)" "$run/data/sftp.env" &&
+	test_grep "^reason=.*small files: sftp failed (exit 1): .*: Failure; the file system of the test user.s home .* is full (.* 0 inodes free)" "$run/data/sftp.env" &&
 	test_cmp "$TEST_TMP/home-before" "$TEST_TMP/home-after" &&
 	nothing_left
 '

@@ -123,8 +123,8 @@ gone () {
 
 # failed_with_reason: the data file says FAIL or ERROR, with a reason.
 failed_with_reason () {
-	grep -qxE "status=(FAIL|ERROR)" "$data" &&
-	grep -qE "^reason=.+" "$data"
+	test_grep -xE "status=(FAIL|ERROR)" "$data" &&
+	test_grep -E "^reason=.+" "$data"
 }
 
 # The server takes a complete login (after SIGCONT; after startup, the
@@ -151,7 +151,7 @@ test_expect 'startup with the listener stopped: kills it, starts a new one, ends
 	before=$(listener) &&
 	hung startup &&
 	{ [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } &&
-	grep -qxE "status=(PASS|FAIL|ERROR)" "$data" &&
+	test_grep -xE "status=(PASS|FAIL|ERROR)" "$data" &&
 	{ grep -qx "status=PASS" "$data" || grep -qE "^reason=.+" "$data"; } &&
 	after=$(listener) && [ -n "$after" ] && [ "$after" != "$before" ] &&
 	gone "$before" &&

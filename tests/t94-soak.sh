@@ -48,10 +48,10 @@ kit_left () {
 report_complete () {
 	local run=$1 t
 	for t in $TESTS; do
-		grep -qE "\(\`$t\`\) \| .* \| \*\*(PASS|FAIL)\*\*" "$run/report.md" || { echo "no row with a verdict for $t"; return 1; }
-		grep -qxE "status=(PASS|FAIL)" "$run/data/$t.env" || { echo "no status for $t"; return 1; }
+		test_grep -E "\(\`$t\`\) \| .* \| \*\*(PASS|FAIL)\*\*" "$run/report.md" || { echo "no row with a verdict for $t"; return 1; }
+		test_grep -xE "status=(PASS|FAIL)" "$run/data/$t.env" || { echo "no status for $t"; return 1; }
 	done
-	grep -q '^## Warnings' "$run/report.md" &&
+	test_grep '^## Warnings' "$run/report.md" &&
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 for t in sys.argv[2].split():
