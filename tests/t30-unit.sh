@@ -61,7 +61,7 @@ else
 	'
 	test_expect 'start without systemd: exit 2, one clear line' '
 		expect_status 2 "$UNIT" start $DUMMY &&
-		grep -q "systemd is not running as PID 1 (sd_booted): start sshd directly" "$TEST_TMP/out" &&
+		test_grep "systemd is not running as PID 1 (sd_booted): start sshd directly" "$TEST_TMP/out" &&
 		[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ]
 	'
 fi
@@ -114,14 +114,14 @@ ct_expect 'daemon-reload after writing units' '
 	ExecStart=/bin/sleep 30
 	EOT
 	unit_ct daemon-reload >out &&
-	[ "$(kv daemon_reload out)" = done ] &&
+	test_eq "$(kv daemon_reload out)" done &&
 	unit_ct show $DUMMY >show &&
-	[ "$(kv load_state show)" = loaded ]
+	test_eq "$(kv load_state show)" loaded
 '
 
 ct_expect 'start: result=done with monotonic times' '
 	unit_ct start $DUMMY >out &&
-	[ "$(kv result out)" = done ] &&
+	test_eq "$(kv result out)" done &&
 	issued=$(kv issued_mono_ns out) && done_ns=$(kv done_mono_ns out) &&
 	is_number "$issued" && is_number "$done_ns" &&
 	[ "$done_ns" -ge "$issued" ] &&
@@ -130,80 +130,80 @@ ct_expect 'start: result=done with monotonic times' '
 
 ct_expect 'show: active with the main pid and cgroup counters' '
 	unit_ct show $DUMMY >out &&
-	[ "$(kv active_state out)" = active ] &&
-	[ "$(kv sub_state out)" = running ] &&
+	test_eq "$(kv active_state out)" active &&
+	test_eq "$(kv sub_state out)" running &&
 	pid=$(kv main_pid out) && [ "$pid" -gt 0 ] &&
-	[ "$(in_ct cat /proc/"$pid"/comm)" = sleep ] &&
-	[ "$(kv control_group out)" = /system.slice/$DUMMY ] &&
+	test_eq "$(in_ct cat /proc/"$pid"/comm)" sleep &&
+	test_eq "$(kv control_group out)" /system.slice/$DUMMY &&
 	cpu=$(kv cpu_usage_nsec out) &&
 	{ is_number "$cpu" || [ "${CONTAINER_UNIFIED:-1}" = 0 ]; } &&
-	[ "$(kv n_restarts out)" = 0 ] &&
-	[ "$(kv main_pid out)" = "$(in_ct systemctl show -p MainPID --value $DUMMY)" ]
+	test_eq "$(kv n_restarts out)" 0 &&
+	test_eq "$(kv main_pid out)" "$(in_ct systemctl show -p MainPID --value $DUMMY)"
 '
 
 ct_expect 'reload: done, same main pid' '
 	unit_ct show $DUMMY >before &&
 	unit_ct reload $DUMMY >out &&
-	[ "$(kv result out)" = done ] &&
+	test_eq "$(kv result out)" done &&
 	unit_ct show $DUMMY >after &&
-	[ "$(kv main_pid before)" = "$(kv main_pid after)" ]
+	test_eq "$(kv main_pid before)" "$(kv main_pid after)"
 '
 
 ct_expect 'restart: done, new main pid' '
 	unit_ct show $DUMMY >before &&
 	unit_ct restart $DUMMY >out &&
-	[ "$(kv result out)" = done ] &&
+	test_eq "$(kv result out)" done &&
 	unit_ct show $DUMMY >after &&
-	[ "$(kv active_state after)" = active ] &&
+	test_eq "$(kv active_state after)" active &&
 	[ "$(kv main_pid before)" != "$(kv main_pid after)" ]
 '
 
 ct_expect 'stop: done, inactive' '
 	unit_ct stop $DUMMY >out &&
-	[ "$(kv result out)" = done ] &&
+	test_eq "$(kv result out)" done &&
 	unit_ct show $DUMMY >show &&
-	[ "$(kv active_state show)" = inactive ] &&
-	[ "$(kv main_pid show)" = 0 ]
+	test_eq "$(kv active_state show)" inactive &&
+	test_eq "$(kv main_pid show)" 0
 '
 
 ct_expect 'start of a failing unit: result=failed, exit 1' '
 	expect_status 1 unit_ct start $FAILING &&
-	[ "$(kv result "$TEST_TMP/out")" = failed ] &&
+	test_eq "$(kv result "$TEST_TMP/out")" failed &&
 	unit_ct show $FAILING >show &&
-	[ "$(kv active_state show)" = failed ]
+	test_eq "$(kv active_state show)" failed
 '
 
 ct_expect 'start of a missing unit: exit 1, one line naming it' '
 	expect_status 1 unit_ct start sshperf-nosuch.service &&
 	[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] &&
-	grep -q "start sshperf-nosuch.service: Unit sshperf-nosuch.service not found" "$TEST_TMP/out"
+	test_grep "start sshperf-nosuch.service: Unit sshperf-nosuch.service not found" "$TEST_TMP/out"
 '
 
 ct_expect 'a job longer than -t: result=timeout, exit 1; stop ends it' '
 	expect_status 1 unit_ct -t 1 start $SLOW &&
-	[ "$(kv result "$TEST_TMP/out")" = timeout ] &&
+	test_eq "$(kv result "$TEST_TMP/out")" timeout &&
 	# The deadline was kept: not before 1 s, and before the job itself
 	# would have ended (its sleep 30).
 	awk -F= '"'"'$1 == "job_ms" { ok = ($2 >= 1000 && $2 < 30000) } END { exit !ok }'"'"' "$TEST_TMP/out" &&
 	unit_ct stop $SLOW >out &&
-	[ "$(kv result out)" = done ] &&
+	test_eq "$(kv result out)" done &&
 	unit_ct show $SLOW >show &&
 	grep -Eq "^active_state=(inactive|failed)$" show
 '
 
 ct_expect 'show of the container'\''s ssh.service' '
 	unit_ct show ssh.service >out &&
-	[ "$(kv active_state out)" = active ] &&
-	[ "$(kv main_pid out)" = "$ssh_pid_before" ] &&
+	test_eq "$(kv active_state out)" active &&
+	test_eq "$(kv main_pid out)" "$ssh_pid_before" &&
 	cpu=$(kv cpu_usage_nsec out) &&
 	{ is_number "$cpu" || [ "$cpu" = unknown ]; }
 '
 
 ct_expect 'show reads a slice (CPU of user-UID.slice for the sampler)' '
 	unit_ct show user.slice >out &&
-	[ "$(kv active_state out)" = active ] &&
-	[ "$(kv control_group out)" = /user.slice ] &&
-	[ "$(kv main_pid out)" = 0 ]
+	test_eq "$(kv active_state out)" active &&
+	test_eq "$(kv control_group out)" /user.slice &&
+	test_eq "$(kv main_pid out)" 0
 '
 
 ct_expect 'terminate-user of a uid without sessions: terminated=no' '
@@ -222,7 +222,7 @@ ct_expect 'terminate-user ends a logged-in user (pam_systemd session)' '
 	in_ct loginctl show-user $TEST_UID -p State >state &&
 	grep -Eq "^State=(active|online)$" state &&
 	unit_ct terminate-user $TEST_UID >out &&
-	[ "$(kv terminated out)" = yes ] &&
+	test_eq "$(kv terminated out)" yes &&
 	! in_ct pgrep -u $TEST_UID &&
 	in_ct userdel -r sshperfu
 '
@@ -233,12 +233,12 @@ ct_expect 'cleanup: units removed and reloaded' '
 	unit_ct daemon-reload >out &&
 	in_ct systemctl reset-failed &&
 	unit_ct show $DUMMY >show &&
-	[ "$(kv load_state show)" = not-found ]
+	test_eq "$(kv load_state show)" not-found
 '
 
 ct_expect 'the container'\''s own sshd: same MainPID, still accepts logins' '
-	[ "$(in_ct systemctl show -p MainPID --value ssh.service)" = "$ssh_pid_before" ] &&
-	[ "$(container_ssh echo ok)" = ok ]
+	test_eq "$(in_ct systemctl show -p MainPID --value ssh.service)" "$ssh_pid_before" &&
+	test_eq "$(container_ssh echo ok)" ok
 '
 
 stop_start=$(date +%s)

@@ -33,75 +33,75 @@ test_expect 'the container runs its own ssh.service and accepts logins' '
 
 test_expect 'start installs the unit and starts it through sd-bus' '
 	ct "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
-	grep -q "installed /etc/systemd/system/sshd-perf-test.service" "$TEST_TMP/start.out" &&
-	grep -q "unit sshd-perf-test.service" "$TEST_TMP/start.out" &&
-	[ "$(ct systemctl is-active sshd-perf-test.service)" = active ] &&
+	test_grep "installed /etc/systemd/system/sshd-perf-test.service" "$TEST_TMP/start.out" &&
+	test_grep "unit sshd-perf-test.service" "$TEST_TMP/start.out" &&
+	test_eq "$(ct systemctl is-active sshd-perf-test.service)" active &&
 	[ "$(ct systemctl is-enabled sshd-perf-test.service 2>/dev/null || true)" != enabled ]
 '
 
 test_expect 'the unit is RHEL-like: sshd -t first, KillMode=process, its own config' '
 	ct systemctl cat sshd-perf-test.service >"$TEST_TMP/unit" &&
-	grep -q "^ExecStartPre=.*sshd -t -f /etc/ssh/sshd_config_perf_test" "$TEST_TMP/unit" &&
-	grep -q "^KillMode=process" "$TEST_TMP/unit" &&
+	test_grep "^ExecStartPre=.*sshd -t -f /etc/ssh/sshd_config_perf_test" "$TEST_TMP/unit" &&
+	test_grep "^KillMode=process" "$TEST_TMP/unit" &&
 	! grep -q "EnvironmentFile\|sshd-keygen" "$TEST_TMP/unit"
 '
 
 # A crashed test server must not come back in a new cgroup mid-run.
 test_expect 'the unit is never restarted by systemd (Restart=no)' '
-	grep -qx "Restart=no" "$TEST_TMP/unit" && ! grep -q "^RestartSec=" "$TEST_TMP/unit" &&
-	[ "$(ct systemctl show -p Restart --value sshd-perf-test.service)" = no ]
+	test_grep -x "Restart=no" "$TEST_TMP/unit" && ! grep -q "^RestartSec=" "$TEST_TMP/unit" &&
+	test_eq "$(ct systemctl show -p Restart --value sshd-perf-test.service)" no
 '
 
 # The password is valid only during the auth test (t33 checks it there).
 test_expect 'key logins work, the locked password does not; the session lands in the user slice' '
-	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = sshperf ] &&
-	[ "$(ct ssh -F "$CFG" sshperf-test-rsa id -un)" = sshperf ] &&
+	test_eq "$(ct ssh -F "$CFG" sshperf-test id -un)" sshperf &&
+	test_eq "$(ct ssh -F "$CFG" sshperf-test-rsa id -un)" sshperf &&
 	! ct env SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null &&
 	ct ssh -F "$CFG" sshperf-test cat /proc/self/cgroup | grep -q "user.slice/user-"
 '
 
 test_expect 'status: running under systemd' '
 	ct "$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st" &&
-	grep -q "^mode=systemd" "$TEST_TMP/st" && grep -qx "state=running" "$TEST_TMP/st"
+	test_grep "^mode=systemd" "$TEST_TMP/st" && test_grep -x "state=running" "$TEST_TMP/st"
 '
 
 test_expect 'start again is idempotent: same MainPID' '
 	pid=$(ct systemctl show -p MainPID --value sshd-perf-test.service) &&
 	ct "$KIT_DIR/start-ssh.sh" -q &&
-	[ "$(ct systemctl show -p MainPID --value sshd-perf-test.service)" = "$pid" ]
+	test_eq "$(ct systemctl show -p MainPID --value sshd-perf-test.service)" "$pid"
 '
 
 test_expect 'stop and start through the unit' '
 	ct "$KIT_DIR/start-ssh.sh" stop >/dev/null &&
-	[ "$(ct systemctl is-active sshd-perf-test.service || true)" = inactive ] &&
+	test_eq "$(ct systemctl is-active sshd-perf-test.service || true)" inactive &&
 	ct "$KIT_DIR/start-ssh.sh" -q &&
-	[ "$(ct systemctl is-active sshd-perf-test.service)" = active ]
+	test_eq "$(ct systemctl is-active sshd-perf-test.service)" active
 '
 
 test_expect 'test-ssh.sh login runs and writes its report' '
 	rc=0; ct "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/t.out" 2>&1 || rc=$? &&
 	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
-	grep -qE "^\| 2 \| \[Login time\].*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&
-	grep -q "run by systemd as sshd-perf-test.service" "$report"
+	test_grep -E "^\| 2 \| \[Login time\].*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&
+	test_grep "run by systemd as sshd-perf-test.service" "$report"
 '
 
 test_expect 'the container s own sshd kept its MainPID and accepts logins' '
-	[ "$(ssh_main_pid)" = "$main_pid" ] && container_ssh true
+	test_eq "$(ssh_main_pid)" "$main_pid" && container_ssh true
 '
 
 test_expect 'cleanup ends the sessions and removes everything' '
 	ct "$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
-	grep -q "removed /etc/systemd/system/sshd-perf-test.service" "$TEST_TMP/c.out" &&
-	grep -q "daemon-reload" "$TEST_TMP/c.out" &&
+	test_grep "removed /etc/systemd/system/sshd-perf-test.service" "$TEST_TMP/c.out" &&
+	test_grep "daemon-reload" "$TEST_TMP/c.out" &&
 	! ct getent passwd sshperf &&
-	[ "$(ct systemctl show -p LoadState --value sshd-perf-test.service)" = not-found ] &&
+	test_eq "$(ct systemctl show -p LoadState --value sshd-perf-test.service)" not-found &&
 	snapshot >"$TEST_TMP/after" &&
 	test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
 '
 
 test_expect 'the container s own sshd is untouched after cleanup' '
-	[ "$(ssh_main_pid)" = "$main_pid" ] && container_ssh true
+	test_eq "$(ssh_main_pid)" "$main_pid" && container_ssh true
 '
 
 test_done

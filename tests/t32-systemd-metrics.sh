@@ -23,7 +23,7 @@ main_pid=$(container_exec systemctl show -p MainPID --value ssh.service)
 
 test_expect 'start under systemd' '
 	ct "$KIT_DIR/start-ssh.sh" -q &&
-	[ "$(container_exec systemctl is-active sshd-perf-test.service)" = active ]
+	test_eq "$(container_exec systemctl is-active sshd-perf-test.service)" active
 '
 
 test_expect 'all 13 tests run and each has a row with a verdict' '
@@ -42,7 +42,7 @@ data () {
 }
 
 test_expect 'CPU comes from the unit cgroup and the user slice' '
-	[ "$(data rate cpu_source)" = cgroup ] &&
+	test_eq "$(data rate cpu_source)" cgroup &&
 	awk -v v="$(data rate sshd_cpu_ms_per_login)" "BEGIN { exit !(v > 0) }"
 '
 
@@ -57,7 +57,7 @@ test_expect 'memory: the at-rest table lists the listener next to the user manag
 			"BEGIN { exit !(l != \"\" && m != \"\" && o != \"\" && l + m + o == t) }" ||
 			{ echo "rest_$k does not add up"; return 1; }
 	done &&
-	[ "$(data memory rest_listener_processes)" = 1 ] &&
+	test_eq "$(data memory rest_listener_processes)" 1 &&
 	awk -v l="$(data memory rest_listener_pss_kb)" "BEGIN { exit !(l > 0) }" &&
 	[ "$(data memory open_manager_processes)" -ge 1 ] &&
 	echo "at rest: listener $(data memory rest_listener_pss_kb) kB PSS ($(data memory rest_listener_processes) process)," \
@@ -67,7 +67,7 @@ test_expect 'memory: the at-rest table lists the listener next to the user manag
 		"estimate 500 $(data memory estimate_500_mb) MB, 500 users $(data memory estimate_500_users_mb) MB" &&
 	grep -E "^\| - at rest: the listener \| 1 \| [0-9.]+ \| [0-9.]+ \|$" "$run_dir/report.md" &&
 	grep -E "^\| - at rest: the test user.s systemd manager \(\`user@UID.service\`\) \| [0-9]+ \| [0-9.]+ \|" "$run_dir/report.md" &&
-	grep -q "^- The listener alone uses $(data memory listener_mb) MB" "$run_dir/report.md" &&
+	test_grep "^- The listener alone uses $(data memory listener_mb) MB" "$run_dir/report.md" &&
 	awk -F"\t" "NR > 1 && \$5 == \"listener\" { l++ } END { exit !(l == 1) }" "$run_dir/raw/probe-hold-memory-rest.tsv"
 '
 
@@ -75,24 +75,24 @@ test_expect 'CPU per login: the share of the user manager is named' '
 	m=$(data rate sshd_manager_cpu_ms) && echo "manager CPU in rate: $m ms of $(data rate sshd_cpu_ms) ms, $(data rate sshd_manager_ms_per_login) ms per login" &&
 	if [ "$(data rate manager_cpu_lost)" = yes ]; then [ "$m" = - ]; else
 		awk -v m="$m" -v t="$(data rate sshd_cpu_ms)" "BEGIN { exit !(m >= 0 && m <= t) }" &&
-		grep -q "systemd manager" "$run_dir/report.md"
+		test_grep "systemd manager" "$run_dir/report.md"
 	fi
 '
 
 test_expect 'sessions, echo and data moved through the systemd-run server' '
-	[ "$(data concurrent status)" = PASS ] &&
+	test_eq "$(data concurrent status)" PASS &&
 	[ "$(data reload status)" != ERROR ] &&
-	grep -q "aes128-gcm@openssh.com" "$run_dir/raw/transfer-runs.tsv"
+	test_grep "aes128-gcm@openssh.com" "$run_dir/raw/transfer-runs.tsv"
 '
 
 test_expect 'the server is running after startup and reload, same unit' '
-	[ "$(container_exec systemctl is-active sshd-perf-test.service)" = active ]
+	test_eq "$(container_exec systemctl is-active sshd-perf-test.service)" active
 '
 
 test_expect 'cleanup; the container s own sshd kept its MainPID' '
 	ct "$KIT_DIR/start-ssh.sh" -q cleanup &&
 	! container_exec getent passwd sshperf &&
-	[ "$(container_exec systemctl show -p MainPID --value ssh.service)" = "$main_pid" ] &&
+	test_eq "$(container_exec systemctl show -p MainPID --value ssh.service)" "$main_pid" &&
 	container_ssh true
 '
 

@@ -72,9 +72,9 @@ pw_locked () {
 password_refused () {
 	pw_locked &&
 	! pw_ssh sshperf-test-password id -un 2>"$TEST_TMP/pr1" &&
-	grep -q "Permission denied" "$TEST_TMP/pr1" &&
+	test_grep "Permission denied" "$TEST_TMP/pr1" &&
 	! pw_ssh $(port22) sshperf-test-password id -un 2>"$TEST_TMP/pr2" &&
-	grep -q "Permission denied" "$TEST_TMP/pr2"
+	test_grep "Permission denied" "$TEST_TMP/pr2"
 }
 
 # alive PID: true while the host process PID runs (a zombie does not).
@@ -169,35 +169,35 @@ real_sshd_sums >"$TEST_TMP/real-sums"
 test_expect 'the real sshd config, sshd_config.d and host keys are recorded' '
 	[ "$(wc -l <"$TEST_TMP/real-keys")" -ge 2 ] &&
 	! grep -q perftest "$TEST_TMP/real-keys" &&
-	grep -q " sshd_config$" "$TEST_TMP/real-sums" &&
-	grep -q "^sshd_config.d d " "$TEST_TMP/real-sums"
+	test_grep " sshd_config$" "$TEST_TMP/real-sums" &&
+	test_grep "^sshd_config.d d " "$TEST_TMP/real-sums"
 '
 
 test_expect 'SIGTERM during a first start (unit installed): all rolled back, host as before' '
 	signal_at 60 0.01 "[ -e /etc/systemd/system/$UNIT ]" TERM "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/fs" &&
 	cat "$TEST_TMP/fs" "$TEST_TMP/signal.out" &&
-	grep -qE "^signalled=yes rc=(143|130)$" "$TEST_TMP/fs" &&
-	grep -q "start failed: removing what it created" "$TEST_TMP/signal.out" &&
-	[ "$(ct systemctl show -p LoadState --value "$UNIT")" = not-found ] &&
+	test_grep -E "^signalled=yes rc=(143|130)$" "$TEST_TMP/fs" &&
+	test_grep "start failed: removing what it created" "$TEST_TMP/signal.out" &&
+	test_eq "$(ct systemctl show -p LoadState --value "$UNIT")" not-found &&
 	! ct getent passwd sshperf &&
 	ct bash -c ". \"$TEST_DIR/lib/snapshot.sh\" && kit_processes" >"$TEST_TMP/kp" &&
 	test_cmp /dev/null "$TEST_TMP/kp" &&
 	snapshot >"$TEST_TMP/after-fs" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after-fs" &&
-	[ "$(ssh_main_pid)" = "$main_pid" ]
+	test_eq "$(ssh_main_pid)" "$main_pid"
 '
 
 test_expect 'start installs and starts the unit' '
 	ct "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	cat "$TEST_TMP/start.out" &&
-	grep -q "unit $UNIT" "$TEST_TMP/start.out" &&
-	[ "$(ct systemctl is-active "$UNIT")" = active ] &&
+	test_grep "unit $UNIT" "$TEST_TMP/start.out" &&
+	test_eq "$(ct systemctl is-active "$UNIT")" active &&
 	ct cat "$STATE/password" >"$SECRET" && chmod 0600 "$SECRET" &&
 	[ "$(wc -l <"$SECRET")" -eq 1 ] && [ "$(wc -c <"$SECRET")" -ge 21 ]
 '
 
 test_expect 'after start the password is locked: refused on the test port and on port 22' '
 	password_refused &&
-	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = sshperf ]
+	test_eq "$(ct ssh -F "$CFG" sshperf-test id -un)" sshperf
 '
 
 test_expect 'the test server listens on 127.0.0.1:11022 only' '
@@ -214,25 +214,25 @@ test_expect 'the test server listens on 127.0.0.1:11022 only' '
 test_expect 'the real sshd config, sshd_config.d and host keys are untouched while the kit runs' '
 	real_sshd_sums >"$TEST_TMP/sums-running" &&
 	test_cmp "$TEST_TMP/real-sums" "$TEST_TMP/sums-running" &&
-	[ "$(ssh_main_pid)" = "$main_pid" ]
+	test_eq "$(ssh_main_pid)" "$main_pid"
 '
 
 test_expect 'key logins: sshperf gets in; the other account and root do not (both would on port 22)' '
 	ct cat "$STATE/client/id_ed25519.pub" "$STATE/client/id_rsa.pub" >"$TEST_TMP/keys.pub" &&
 	ct cp "$TEST_TMP/keys.pub" "/home/$OTHER/.ssh/authorized_keys" &&
-	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = sshperf ] &&
-	[ "$(ct ssh -F "$CFG" sshperf-test-rsa id -un)" = sshperf ] &&
-	[ "$(ct ssh -F "$CFG" $(port22) -o User="$OTHER" sshperf-test id -un)" = "$OTHER" ] &&
-	[ "$(ct ssh -F "$CFG" $(port22) -o User="$OTHER" sshperf-test-rsa id -un)" = "$OTHER" ] &&
+	test_eq "$(ct ssh -F "$CFG" sshperf-test id -un)" sshperf &&
+	test_eq "$(ct ssh -F "$CFG" sshperf-test-rsa id -un)" sshperf &&
+	test_eq "$(ct ssh -F "$CFG" $(port22) -o User="$OTHER" sshperf-test id -un)" "$OTHER" &&
+	test_eq "$(ct ssh -F "$CFG" $(port22) -o User="$OTHER" sshperf-test-rsa id -un)" "$OTHER" &&
 	! ct ssh -F "$CFG" -o User="$OTHER" sshperf-test id -un 2>"$TEST_TMP/e1" &&
-	grep -q "Permission denied" "$TEST_TMP/e1" &&
+	test_grep "Permission denied" "$TEST_TMP/e1" &&
 	! ct ssh -F "$CFG" -o User="$OTHER" sshperf-test-rsa id -un 2>"$TEST_TMP/e2" &&
-	grep -q "Permission denied" "$TEST_TMP/e2" &&
-	[ "$(ct ssh -F "$CFG" $(port22) -o User=root -i "$CONTAINER_SSH_KEY" sshperf-test id -un)" = root ] &&
+	test_grep "Permission denied" "$TEST_TMP/e2" &&
+	test_eq "$(ct ssh -F "$CFG" $(port22) -o User=root -i "$CONTAINER_SSH_KEY" sshperf-test id -un)" root &&
 	! ct ssh -F "$CFG" -o User=root -i "$CONTAINER_SSH_KEY" sshperf-test id -un 2>"$TEST_TMP/e3" &&
-	grep -q "Permission denied" "$TEST_TMP/e3" &&
+	test_grep "Permission denied" "$TEST_TMP/e3" &&
 	! ct ssh -F "$CFG" -o User=root sshperf-test id -un 2>"$TEST_TMP/e4" &&
-	grep -q "Permission denied" "$TEST_TMP/e4"
+	test_grep "Permission denied" "$TEST_TMP/e4"
 '
 
 # The password set by hand, as the auth test sets it, and locked again: it
@@ -241,15 +241,15 @@ test_expect 'key logins: sshperf gets in; the other account and root do not (bot
 test_expect 'the kit password works for sshperf only, not for another account that has it too' '
 	ct bash -c "printf \"%s:%s\\n\" sshperf \"\$(cat $STATE/password)\" | chpasswd" &&
 	! pw_locked &&
-	[ "$(pw_ssh sshperf-test-password id -un)" = sshperf ] &&
-	[ "$(pw_ssh $(port22) sshperf-test-password id -un)" = sshperf ] &&
+	test_eq "$(pw_ssh sshperf-test-password id -un)" sshperf &&
+	test_eq "$(pw_ssh $(port22) sshperf-test-password id -un)" sshperf &&
 	ct usermod -L sshperf && password_refused &&
 	ct bash -c "printf \"%s:%s\\n\" \"$OTHER\" \"\$(cat $STATE/password)\" | chpasswd" &&
-	[ "$(pw_ssh $(port22) -o User="$OTHER" sshperf-test-password id -un)" = "$OTHER" ] &&
+	test_eq "$(pw_ssh $(port22) -o User="$OTHER" sshperf-test-password id -un)" "$OTHER" &&
 	! pw_ssh -o User="$OTHER" sshperf-test-password id -un 2>"$TEST_TMP/e5" &&
-	grep -q "Permission denied" "$TEST_TMP/e5" &&
+	test_grep "Permission denied" "$TEST_TMP/e5" &&
 	! pw_ssh -o User=root sshperf-test-password id -un 2>"$TEST_TMP/e6" &&
-	grep -q "Permission denied" "$TEST_TMP/e6"
+	test_grep "Permission denied" "$TEST_TMP/e6"
 '
 
 test_expect 'the other account gets its own password entry back' '
@@ -262,7 +262,7 @@ test_expect 'the other account gets its own password entry back' '
 test_expect 'sshperf has no privilege: uid and groups, no sudo rule' '
 	ct id sshperf && [ "$(ct id -u sshperf)" -ne 0 ] && [ "$(ct id -g sshperf)" -ne 0 ] &&
 	! ct id -Gn sshperf | grep -qwE "root|sudo|wheel|adm|admin|shadow|disk|systemd-journal" &&
-	[ "$(ct id -Gn sshperf)" = sshperf ] &&
+	test_eq "$(ct id -Gn sshperf)" sshperf &&
 	if ct bash -c "command -v sudo" >/dev/null; then
 		! ct sudo -n -l -U sshperf | grep -q "may run"
 	else
@@ -287,7 +287,7 @@ test_expect 'secrets are root-only; nothing the kit created is world-writable' '
 			esac
 		done <$STATE/created" >"$TEST_TMP/kit-paths" &&
 	cat "$TEST_TMP/kit-paths" &&
-	[ "$(wc -l <"$TEST_TMP/kit-paths")" -ge 9 ] && grep -qx /home/sshperf "$TEST_TMP/kit-paths" &&
+	[ "$(wc -l <"$TEST_TMP/kit-paths")" -ge 9 ] && test_grep -x /home/sshperf "$TEST_TMP/kit-paths" &&
 	ct find $(cat "$TEST_TMP/kit-paths") "$STATE" ! -type l -perm -o+w >"$TEST_TMP/ww" &&
 	test_cmp /dev/null "$TEST_TMP/ww"
 '
@@ -320,16 +320,16 @@ run_sampled () {
 test_expect 'test-ssh.sh login auth runs while argument lists and environments are sampled' '
 	run_sampled login auth &&
 	report=$(tail -n 1 "$TEST_TMP/sampled.out") && [ -f "$report" ] &&
-	grep -qE "\(\`auth\`\) \| .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&
+	test_grep -E "\(\`auth\`\) \| .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&
 	run=$(dirname "$report") &&
 	[ "$(sed -n "s/^password_ok=//p" "$run/data/auth.env")" -ge 1 ] &&
-	grep -q "sshperf-test-password" "$TEST_TMP/sampling/ps" &&
-	grep -q "valid only during the password logins" "$report"
+	test_grep "sshperf-test-password" "$TEST_TMP/sampling/ps" &&
+	test_grep "valid only during the password logins" "$report"
 '
 
 test_expect 'after test-ssh.sh auth the password is locked again: refused on both ports' '
 	password_refused &&
-	grep -qx "password_locked_after=yes" "$(dirname "$(tail -n 1 "$TEST_TMP/sampled.out")")/data/auth.env"
+	test_grep -x "password_locked_after=yes" "$(dirname "$(tail -n 1 "$TEST_TMP/sampled.out")")/data/auth.env"
 '
 
 sampled_run=$(dirname "$(tail -n 1 "$TEST_TMP/sampled.out" 2>/dev/null)")
@@ -344,7 +344,7 @@ no_password_in () {
 
 test_expect 'the password is in no argument list, environment, journal or report' '
 	ct journalctl -b --no-pager -o verbose >"$TEST_TMP/journal" &&
-	grep -q "Accepted password for sshperf" "$TEST_TMP/journal" &&
+	test_grep "Accepted password for sshperf" "$TEST_TMP/journal" &&
 	[ -f "$sampled_run/report.md" ] && [ -f "$sampled_run/results.json" ] &&
 	[ -d "$sampled_run/raw" ] && [ -d "$sampled_run/data" ] &&
 	no_password_in "$TEST_TMP/sampling" "$TEST_TMP/journal" "$TEST_TMP/sampled.out" \
@@ -371,7 +371,7 @@ interrupt_auth () {
 	pid=$(cat "$TEST_TMP/int.pid")
 	container_exec cat "/proc/$pid/cmdline" | tr '\0' ' ' | tee "$TEST_TMP/int.cmdline"
 	echo
-	grep -q "test-ssh.sh auth" "$TEST_TMP/int.cmdline" || return 1
+	test_grep "test-ssh.sh auth" "$TEST_TMP/int.cmdline" || return 1
 	container_exec kill -TERM "$pid" || return 1
 	# A hang guard: the run ends its current login and writes its report.
 	waits_for 300 eval '! alive "$bg"' || return 1
@@ -388,11 +388,11 @@ test_expect 'SIGTERM to test-ssh.sh auth in the container: it exits 130' '
 int_run=$(dirname "$(grep -o "/[^ ]*/report.md" "$TEST_TMP/int.out" 2>/dev/null | tail -n 1)")
 
 test_expect 'the partial report exists with auth INTERRUPTED, and holds no password' '
-	grep -q "interrupted; partial report" "$TEST_TMP/int.out" &&
+	test_grep "interrupted; partial report" "$TEST_TMP/int.out" &&
 	[ -f "$int_run/report.md" ] &&
-	grep -qx "interrupted=yes" "$int_run/data/run.env" &&
-	grep -qx "status=INTERRUPTED" "$int_run/data/auth.env" &&
-	grep -q "INTERRUPTED" "$int_run/report.md" &&
+	test_grep -x "interrupted=yes" "$int_run/data/run.env" &&
+	test_grep -x "status=INTERRUPTED" "$int_run/data/auth.env" &&
+	test_grep "INTERRUPTED" "$int_run/report.md" &&
 	no_password_in "$int_run" "$TEST_TMP/int.out"
 '
 
@@ -403,7 +403,7 @@ test_expect 'interrupted during the password logins: the password is locked, ref
 test_expect 'no ssh client, askpass or helper is left; the unit runs on, same MainPID' '
 	{ waits_for 60 no_leftovers || true; } &&
 	cat "$TEST_TMP/left" && test_cmp /dev/null "$TEST_TMP/left" &&
-	[ "$(ct systemctl is-active "$UNIT")" = active ] &&
+	test_eq "$(ct systemctl is-active "$UNIT")" active &&
 	[ "$(unit_main_pid)" = "$(cat "$TEST_TMP/unit-pid")" ]
 '
 
@@ -411,7 +411,7 @@ test_expect 'the next test-ssh.sh login works without repair' '
 	rc=0; ct "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/next.out" 2>&1 || rc=$?
 	cat "$TEST_TMP/next.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	report=$(tail -n 1 "$TEST_TMP/next.out") && [ -f "$report" ] &&
-	grep -qE "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report"
+	test_grep -E "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report"
 '
 
 # The stop is signalled the moment the listener is gone (systemd stopped
@@ -421,17 +421,17 @@ test_expect 'SIGTERM during stop: the stop finishes, the unit is inactive; start
 	kpid=$(unit_main_pid) && [ "${kpid:-0}" -gt 0 ] &&
 	signal_at 60 0 "[ ! -e /proc/$kpid ]" TERM "$KIT_DIR/start-ssh.sh" stop >"$TEST_TMP/st" &&
 	cat "$TEST_TMP/st" "$TEST_TMP/signal.out" &&
-	grep -qE "^signalled=(yes rc=130|no rc=0)$" "$TEST_TMP/st" &&
-	grep -q "stopped the test server" "$TEST_TMP/signal.out" &&
-	[ "$(ct systemctl is-active "$UNIT" || true)" = inactive ] &&
+	test_grep -E "^signalled=(yes rc=130|no rc=0)$" "$TEST_TMP/st" &&
+	test_grep "stopped the test server" "$TEST_TMP/signal.out" &&
+	test_eq "$(ct systemctl is-active "$UNIT" || true)" inactive &&
 	rc=0 && { ct "$KIT_DIR/start-ssh.sh" status >/dev/null || rc=$?; } && [ "$rc" -eq 3 ] &&
 	ct "$KIT_DIR/start-ssh.sh" -q &&
-	[ "$(ct systemctl is-active "$UNIT")" = active ] &&
+	test_eq "$(ct systemctl is-active "$UNIT")" active &&
 	ct ssh -F "$CFG" sshperf-test true
 '
 
 test_expect 'the container s own sshd kept its MainPID, was never reloaded and accepts logins' '
-	[ "$(ssh_main_pid)" = "$main_pid" ] && container_ssh true &&
+	test_eq "$(ssh_main_pid)" "$main_pid" && container_ssh true &&
 	ct journalctl -b --no-pager -u ssh.service >"$TEST_TMP/ssh-journal" &&
 	! grep -E "SIGHUP|Reload|Stopping|Stopped" "$TEST_TMP/ssh-journal"
 '
@@ -440,12 +440,12 @@ test_expect 'cleanup: host as before, real sshd config and keys unchanged, same 
 	ct "$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" 2>&1 &&
 	cat "$TEST_TMP/c.out" &&
 	! ct getent passwd sshperf &&
-	[ "$(ct systemctl show -p LoadState --value "$UNIT")" = not-found ] &&
+	test_eq "$(ct systemctl show -p LoadState --value "$UNIT")" not-found &&
 	snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after" &&
 	ct bash -c "cd /etc/ssh && ls -d ssh_host_*_key*" >"$TEST_TMP/keys-after" &&
 	test_cmp "$TEST_TMP/real-keys" "$TEST_TMP/keys-after" &&
 	real_sshd_sums >"$TEST_TMP/sums-after" && test_cmp "$TEST_TMP/real-sums" "$TEST_TMP/sums-after" &&
-	[ "$(ssh_main_pid)" = "$main_pid" ] && container_ssh true
+	test_eq "$(ssh_main_pid)" "$main_pid" && container_ssh true
 '
 
 test_expect 'nothing of the kit runs any more' '
@@ -461,7 +461,7 @@ test_expect 'without the throwaway account the container is as it was at boot' '
 	ct userdel --remove "$OTHER" &&
 	snapshot >"$TEST_TMP/after-other" &&
 	test_cmp "$TEST_TMP/before-other" "$TEST_TMP/after-other" &&
-	[ "$(ssh_main_pid)" = "$main_pid" ] && container_ssh true
+	test_eq "$(ssh_main_pid)" "$main_pid" && container_ssh true
 '
 
 test_done

@@ -140,7 +140,7 @@ EOF
 
 test_expect 'slapd answers on the loopback and SSSD gives lucy to NSS (source sss)' '
 	container_wait 30 ct ldapsearch -x -H ldap://127.0.0.1 -b dc=example,dc=test uid=lucy uidNumber >"$TEST_TMP/ls" 2>/dev/null &&
-	grep -q "uidNumber: 5001" "$TEST_TMP/ls" &&
+	test_grep "uidNumber: 5001" "$TEST_TMP/ls" &&
 	container_wait 30 ct getent passwd lucy &&
 	ct getent -s sss passwd lucy | grep -q "^lucy:\*:5001:5001:" &&
 	! ct getent -s files passwd lucy
@@ -156,21 +156,21 @@ test_expect 'the local account bob: login and auth (for comparison)' '
 	rc=0; ct env $BOB "$KIT_DIR/test-ssh.sh" login auth >"$TEST_TMP/t.out" 2>&1 || rc=$?
 	[ "$rc" -le 1 ] && report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	echo "$(dirname "$report")" >"$TEST_TMP/run-bob" &&
-	grep -q "an existing account (NSS source \`files\`)" "$report" &&
-	grep -qE "^\| password \(PAM\) \| password \| $SAMPLES / 0 " "$report" &&
+	test_grep "an existing account (NSS source \`files\`)" "$report" &&
+	test_grep -E "^\| password \(PAM\) \| password \| $SAMPLES / 0 " "$report" &&
 	ct "$KIT_DIR/start-ssh.sh" -q cleanup
 '
 
 test_expect 'the directory user lucy, slapd up: key and password (pam_sss) logins, measured' '
 	ct env $LUCY "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
-	grep -q "from NSS source sss" "$TEST_TMP/start.out" &&
+	test_grep "from NSS source sss" "$TEST_TMP/start.out" &&
 	rc=0; ct env $LUCY "$KIT_DIR/test-ssh.sh" login auth >"$TEST_TMP/t.out" 2>&1 || rc=$?
 	[ "$rc" -le 1 ] && report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	echo "$(dirname "$report")" >"$TEST_TMP/run-lucy-up" && cp "$report" "$TEST_TMP/report-lucy-up.md" &&
-	grep -q "an existing account (NSS source \`sss\`)" "$report" &&
-	grep -qE "PAM stack \| service sshd \(/etc/pam.d/sshd\): auth [a-z_ ]*pam_sss" "$report" &&
-	grep -qE "^\| ed25519 key \| publickey \(ED25519\) \| $SAMPLES / 0 " "$report" &&
-	grep -qE "^\| password \(PAM\) \| password \| $SAMPLES / 0 " "$report"
+	test_grep "an existing account (NSS source \`sss\`)" "$report" &&
+	test_grep -E "PAM stack \| service sshd \(/etc/pam.d/sshd\): auth [a-z_ ]*pam_sss" "$report" &&
+	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $SAMPLES / 0 " "$report" &&
+	test_grep -E "^\| password \(PAM\) \| password \| $SAMPLES / 0 " "$report"
 '
 
 test_expect 'slapd stopped: SSSD is offline; key logins work from its cache, password logins are measured' '
@@ -179,8 +179,8 @@ test_expect 'slapd stopped: SSSD is offline; key logins work from its cache, pas
 	rc=0; ct env $LUCY "$KIT_DIR/test-ssh.sh" login auth >"$TEST_TMP/t.out" 2>&1 || rc=$?
 	[ "$rc" -le 1 ] && report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	echo "$(dirname "$report")" >"$TEST_TMP/run-lucy-down" && cp "$report" "$TEST_TMP/report-lucy-down.md" &&
-	grep -qE "^\| ed25519 key \| publickey \(ED25519\) \| $SAMPLES / 0 " "$report" &&
-	grep -qE "^\| password \(PAM\) \| password \| [0-9]+ / [0-9]+ " "$report"
+	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $SAMPLES / 0 " "$report" &&
+	test_grep -E "^\| password \(PAM\) \| password \| [0-9]+ / [0-9]+ " "$report"
 '
 
 test_expect 'cleanup: lucy and her home are as before; the container is as before' '

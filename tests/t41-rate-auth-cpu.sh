@@ -53,14 +53,14 @@ test_expect 'sshd CPU per login is above 0, split into user and system' '
 	s=$(v "$RUN/data/rate.env" sshd_system_ms_per_login) &&
 	echo "cpu $c = user $u + system $s" &&
 	awk -v c="$c" -v u="$u" -v s="$s" "BEGIN { exit !(c > 0 && u >= 0 && s >= 0 && u + s > c * 0.9 && u + s < c * 1.1) }" &&
-	[ "$(v "$RUN/data/cpu.env" sshd_cpu_ms_per_login)" = "$c" ]
+	test_eq "$(v "$RUN/data/cpu.env" sshd_cpu_ms_per_login)" "$c"
 '
 
 test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload for its per-GB figure' '
 	[ "$(grep -c "^test-ssh.sh: probe loginload:" "$TEST_TMP/run.out")" -eq 1 ] &&
 	[ "$(grep -c "^test-ssh.sh: probe bulk:" "$TEST_TMP/run.out")" -eq 1 ] &&
-	[ "$(v "$RUN/data/probe-loginload.env" status)" = ok ] &&
-	[ "$(v "$RUN/data/probe-bulk.env" bytes)" = 8000000 ] &&
+	test_eq "$(v "$RUN/data/probe-loginload.env" status)" ok &&
+	test_eq "$(v "$RUN/data/probe-bulk.env" bytes)" 8000000 &&
 	[ "$(v "$RUN/data/cpu.env" cpu_sshd_s_per_gb)" = "$(v "$RUN/data/probe-bulk.env" cpu_sshd_s_per_gb)" ] &&
 	[ "$(v "$RUN/data/rate.env" logins_per_s)" = "$(v "$RUN/data/probe-loginload.env" logins_per_s)" ] &&
 	test_grep "probe-loginload-\*. (the shared measurement .loginload.)" "$RUN/report.md"
@@ -68,8 +68,8 @@ test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload fo
 
 test_expect 'every auth login succeeded with the method it tests' '
 	for m in ed25519 rsa password; do
-		[ "$(v "$RUN/data/auth.env" "${m}_ok")" = 3 ] &&
-		[ "$(v "$RUN/data/auth.env" "${m}_wrong_method")" = 0 ] || return 1
+		test_eq "$(v "$RUN/data/auth.env" "${m}_ok")" 3 &&
+		test_eq "$(v "$RUN/data/auth.env" "${m}_wrong_method")" 0 || return 1
 	done &&
 	awk -F"\t" "NR > 1 && \$10 != \"password\" { exit 1 }" "$RUN/raw/auth-password.tsv" &&
 	awk -F"\t" "NR > 1 && \$10 != \"publickey\" { exit 1 }" "$RUN/raw/auth-rsa.tsv"
@@ -82,7 +82,7 @@ test_expect 'the password is locked again after the auth test' '
 
 test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver and its key exchange' '
 	r="$RUN/data/rate.env" &&
-	[ "$(v "$r" sweep_driver)" = libssh ] &&
+	test_eq "$(v "$r" sweep_driver)" libssh &&
 	[ "$(awk "NR > 1" "$RUN/raw/rate-sweep.tsv" | wc -l)" -ge 1 ] &&
 	{ [ -n "$(v "$r" knee_step)" ] || [ -n "$(v "$r" break_offered_per_s)" ]; } &&
 	[ -n "$(v "$r" libssh_kex)" ] && [ "$(v "$r" libssh_kex)" != - ] &&
@@ -95,7 +95,7 @@ test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver 
 test_expect 'a target above the knee and the CPU bound FAILs, with the knee in the reason' '
 	rc=0; TARGET_RATE_MIN=1000000 "$KIT_DIR/test-ssh.sh" -q rate >"$TEST_TMP/high.out" 2>&1 || rc=$?; [ "$rc" -eq 1 ] &&
 	r="$(dirname "$(tail -n 1 "$TEST_TMP/high.out")")/data/rate.env" &&
-	[ "$(v "$r" status)" = FAIL ] &&
+	test_eq "$(v "$r" status)" FAIL &&
 	v "$r" reason | grep -q "^the knee is [0-9.]* logins/s, below the target of 1000000"
 '
 

@@ -68,20 +68,20 @@ test_expect 'test-ssh.sh burst runs the steps 2 3 8: TARGET_BURST_MIN=3 passes, 
 # How tight the release is depends on the machine: a benchmark figure
 # (make bench). The test asks only that a spread was measured.
 test_expect 'the steps of 2 and 3 clients all logged in, their release spread measured' '
-	[ "$(step_field 2 ok)" = 2 ] && [ "$(step_field 3 ok)" = 3 ] &&
-	[ "$(step_field 2 ready)" = 2 ] && [ "$(step_field 3 ready)" = 3 ] &&
+	test_eq "$(step_field 2 ok)" 2 && test_eq "$(step_field 3 ok)" 3 &&
+	test_eq "$(step_field 2 ready)" 2 && test_eq "$(step_field 3 ready)" 3 &&
 	awk -v s="$(step_field 3 release_spread_ms)" "BEGIN { exit !(s != \"\" && s >= 0) }"
 '
 
 test_expect 'the step of 8: refusals counted as refused, not as other failures' '
 	ok=$(step_field 8 ok) && refused=$(step_field 8 refused) &&
-	[ "$refused" -gt 0 ] && [ "$(step_field 8 failed)" = 0 ] &&
-	[ "$(step_field 8 timeout)" = 0 ] && [ $((ok + refused)) -eq 8 ] &&
+	[ "$refused" -gt 0 ] && test_eq "$(step_field 8 failed)" 0 &&
+	test_eq "$(step_field 8 timeout)" 0 && [ $((ok + refused)) -eq 8 ] &&
 	[ "$(awk -F"\t" "\$2 == \"refused\"" "$(run_dir)/raw/burst-step-8-class.tsv" | wc -l)" -eq "$refused" ]
 '
 
 test_expect 'the refusals are the server log'"'"'s, client by client (direct mode)' '
-	[ "$(step_field 8 classified_by)" = server ] &&
+	test_eq "$(step_field 8 classified_by)" server &&
 	[ "$(step_field 8 log_drops)" -eq "$(step_field 8 refused)" ] &&
 	[ "$(grep -c "drop connection #.* past MaxStartups" "$(run_dir)/raw/burst-step-8-server.log")" -eq "$(step_field 8 refused)" ] &&
 	awk -F"\t" "NR > 1 && \$2 == \"refused\" { print \$8 }" "$(run_dir)/raw/burst-step-8.tsv" >ports &&

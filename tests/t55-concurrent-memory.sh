@@ -35,26 +35,26 @@ RUN=$(cat "$TEST_TMP/run" 2>/dev/null || echo /nonexistent)
 get () { sed -n "s/^$2=//p" "$RUN/data/$1.env" | tail -n 1; }
 
 test_expect 'concurrent: all 20 sessions opened and alive, PASS' '
-	[ "$(get concurrent opened)" = 20 ] && [ "$(get concurrent alive)" = 20 ] &&
-	[ "$(get concurrent dead)" = 0 ] && [ "$(get concurrent status)" = PASS ] &&
+	test_eq "$(get concurrent opened)" 20 && test_eq "$(get concurrent alive)" 20 &&
+	test_eq "$(get concurrent dead)" 0 && test_eq "$(get concurrent status)" PASS &&
 	[ "$(tail -n +2 "$RUN/raw/probe-hold-sessions.tsv" | wc -l)" -eq 20 ] &&
 	[ "$(awk -F"\t" "NR > 1 && \$5 == 1" "$RUN/raw/probe-hold-sessions.tsv" | wc -l)" -eq 20 ]
 '
 
 test_expect 'concurrent: every session closed, no client left' '
-	[ "$(get concurrent clients_left)" = 0 ] && [ "$(get concurrent children_left)" = 0 ] &&
+	test_eq "$(get concurrent clients_left)" 0 && test_eq "$(get concurrent children_left)" 0 &&
 	[ -z "$(clients_running "$RUN/raw/probe-hold-sessions.tsv")" ] &&
 	[ "$(kit_processes | wc -l)" -eq 1 ]
 '
 
 test_expect 'concurrent: the limits are recorded and none was reached' '
-	[ "$(get concurrent limit)" = none ] && [ -n "$(get concurrent limit_nproc)" ] &&
+	test_eq "$(get concurrent limit)" none && [ -n "$(get concurrent limit_nproc)" ] &&
 	[ -n "$(get concurrent mem_available_mb_before)" ]
 '
 
 test_expect 'memory: the samples of the one shared hold; PSS per session > 0' '
-	[ "$(get memory source)" = hold ] && [ "$(grep -c "^test-ssh.sh: probe hold:" "$TEST_TMP/t.out")" -eq 1 ] &&
-	[ "$(sed -n "s/^status=//p" "$RUN/data/probe-hold.env")" = ok ] && [ "$(get memory sessions_open)" = 20 ] &&
+	test_eq "$(get memory source)" hold && [ "$(grep -c "^test-ssh.sh: probe hold:" "$TEST_TMP/t.out")" -eq 1 ] &&
+	test_eq "$(sed -n "s/^status=//p" "$RUN/data/probe-hold.env")" ok && test_eq "$(get memory sessions_open)" 20 &&
 	awk -v p="$(get memory per_session_kb)" "BEGIN { exit !(p > 0) }" &&
 	[ "$(get memory open_pss_kb)" -gt "$(get memory rest_pss_kb)" ] &&
 	case $(get memory status) in PASS | FAIL) ;; *) false ;; esac

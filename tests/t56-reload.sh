@@ -36,12 +36,12 @@ test_expect 'start the test server' '
 
 test_expect 'reload: all 5 sessions survive, a new login comes back' '
 	run_reload good &&
-	[ "$(get good reload refused)" = no ] &&
-	[ "$(get good reload alive)" = 5 ] && [ "$(get good reload dead)" = 0 ] &&
-	[ "$(get good reload clients_left)" = 0 ] &&
+	test_eq "$(get good reload refused)" no &&
+	test_eq "$(get good reload alive)" 5 && test_eq "$(get good reload dead)" 0 &&
+	test_eq "$(get good reload clients_left)" 0 &&
 	awk -v g="$(get good reload greeting_ms)" -v l="$(get good reload login_ms)" \
 		"BEGIN { exit !(g > 0 && l >= g) }" &&
-	[ "$(get good reload socket_replaced)" = yes ] &&
+	test_eq "$(get good reload socket_replaced)" yes &&
 	case $(get good reload status) in PASS | FAIL) ;; *) false ;; esac &&
 	test_grep "^| Survived the reload (own line echoed afterwards) | \*\*5 of 5\*\* |" "$(cat "$TEST_TMP/good")/report.md"
 '
@@ -57,11 +57,11 @@ test_expect 'a config that sshd -t rejects is not reloaded' '
 	printf "ThisIsNotAnOption yes\n" >>"$CONFIG" &&
 	! sshd -t -f "$CONFIG" 2>/dev/null &&
 	run_reload broken &&
-	[ "$(get broken reload refused)" = yes ] &&
-	[ "$(get broken reload status)" = ERROR ] &&
+	test_eq "$(get broken reload refused)" yes &&
+	test_eq "$(get broken reload status)" ERROR &&
 	get broken reload reason | grep -q "sshd -t rejects $CONFIG" &&
-	[ "$(get broken reload still_serving)" = yes ] &&
-	[ "$(get broken reload alive)" = 5 ] &&
+	test_eq "$(get broken reload still_serving)" yes &&
+	test_eq "$(get broken reload alive)" 5 &&
 	test_grep "The reload was refused" "$(cat "$TEST_TMP/broken")/report.md"
 '
 

@@ -126,7 +126,7 @@ test_expect 'in each run the tests that share a probe report the same measuremen
 		[ -n "$(v "$run" transfer cpu_sshd_s_per_gb)" ] &&
 		[ "$(v "$run" cpu cpu_sshd_s_per_gb)" = "$(v "$run" transfer cpu_sshd_s_per_gb)" ] &&
 		[ "$(v "$run" memory sessions_open)" = "$(v "$run" concurrent opened)" ] &&
-		[ "$(v "$run" memory source)" = hold ] || { echo "$run"; return 1; }
+		test_eq "$(v "$run" memory source)" hold || { echo "$run"; return 1; }
 	done
 '
 

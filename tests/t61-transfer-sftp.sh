@@ -61,7 +61,7 @@ test_expect 'transfer: a row with numbers for every cipher both sides allow, the
 		grep -E "^\| \`$cipher\`$m \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \|" "$report" ||
 			{ echo "no row with numbers for $cipher"; return 1; }
 	done <c/want &&
-	[ "$(data transfer default_cipher)" = "$(ciphers_default c/sshd-T.txt c/ssh-G.txt c/ssh-Q.txt)" ]
+	test_eq "$(data transfer default_cipher)" "$(ciphers_default c/sshd-T.txt c/ssh-G.txt c/ssh-Q.txt)"
 '
 
 test_expect 'transfer: every run ok with exactly 16000000 bytes counted at the receiver' '
@@ -84,16 +84,16 @@ test_expect 'transfer: CPU per GB of sshd and the client, and a ceiling per ciph
 test_expect 'transfer: the default cipher'"'"'s upload is the probe bulk'"'"'s, run once' '
 	run=$(dirname "$(cat "$TEST_TMP/report-path")") &&
 	[ "$(grep -c "^test-ssh.sh: probe bulk:" "$TEST_TMP/t.out")" -eq 1 ] &&
-	[ "$(sed -n "s/^status=//p" "$run/data/probe-bulk.env")" = ok ] &&
-	[ "$(sed -n "s/^cipher=//p" "$run/data/probe-bulk.env")" = "$(data transfer default_cipher)" ] &&
-	[ "$(data transfer bulk_raw)" = raw/probe-bulk ] &&
+	test_eq "$(sed -n "s/^status=//p" "$run/data/probe-bulk.env")" ok &&
+	test_eq "$(sed -n "s/^cipher=//p" "$run/data/probe-bulk.env")" "$(data transfer default_cipher)" &&
+	test_eq "$(data transfer bulk_raw)" raw/probe-bulk &&
 	[ "$(data transfer default_up_mbs)" = "$(sed -n "s/^mbs=//p" "$run/raw/probe-bulk-up.txt")" ] &&
 	[ "$(data transfer cpu_sshd_s_per_gb)" = "$(sed -n "s/^cpu_sshd_s_per_gb=//p" "$run/data/probe-bulk.env")" ]
 '
 
 test_expect 'sftp: large file up and down and 20 small files, checked, with figures' '
-	[ "$(data sftp large_up_check)" = ok ] && [ "$(data sftp large_down_check)" = ok ] &&
-	[ "$(data sftp small_check)" = ok ] && [ "$(data sftp small_files_found)" -eq 20 ] &&
+	test_eq "$(data sftp large_up_check)" ok && test_eq "$(data sftp large_down_check)" ok &&
+	test_eq "$(data sftp small_check)" ok && [ "$(data sftp small_files_found)" -eq 20 ] &&
 	data sftp large_up_mbs | grep -qE "^[0-9]+\.[0-9]+$" &&
 	data sftp large_down_mbs | grep -qE "^[0-9]+\.[0-9]+$" &&
 	data sftp small_files_per_s | grep -qE "^[0-9]+\.[0-9]+$" &&
@@ -106,7 +106,7 @@ test_expect 'sftp: large file up and down and 20 small files, checked, with figu
 '
 
 test_expect 'sftp: nothing left in the home or the local temporary folder' '
-	[ "$(data sftp left_behind)" = none ] && no_sftp_leftovers
+	test_eq "$(data sftp left_behind)" none && no_sftp_leftovers
 '
 
 # Refused before the run (t11 has the other cases); the transfer test's
@@ -125,7 +125,7 @@ test_expect 'too little disk space for sftp: SKIPPED with one line, nothing writ
 	[ "$rc" -eq 0 ] &&
 	report=$(tail -n 1 "$TEST_TMP/t3.out") && echo "$report" >"$TEST_TMP/report-path" &&
 	echo "status=$(data sftp status) reason=$(data sftp reason)" &&
-	[ "$(data sftp status)" = SKIPPED ] &&
+	test_eq "$(data sftp status)" SKIPPED &&
 	data sftp reason | grep -q "^too little free space in the test user.s home /home/sshperf: " &&
 	no_sftp_leftovers
 '
