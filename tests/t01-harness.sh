@@ -108,6 +108,22 @@ test_expect 'test_when_finished: a failing cleanup fails the test; outside a tes
 	test_grep "only in a test body, not in a subshell of it" fin-sub.out
 '
 
+# host_unchanged and no_kit_processes (tests/lib/snapshot.sh), with the
+# host's snapshot and the kit's processes played by files.
+test_expect 'host_unchanged shows what changed; no_kit_processes what is left' '
+	passes host-same ". \"$TEST_DIR/lib/snapshot.sh\" && host_snapshot () { cat $PWD/host; } &&
+		echo \"user a\" >$PWD/host && host_snapshot_save && host_unchanged" &&
+	fails host-changed ". \"$TEST_DIR/lib/snapshot.sh\" && host_snapshot () { cat $PWD/host; } &&
+		echo \"user a\" >$PWD/host && host_snapshot_save && echo \"user b\" >>$PWD/host && host_unchanged" &&
+	test_grep -x "#    +user b" host-changed.out &&
+	fails host-nosave ". \"$TEST_DIR/lib/snapshot.sh\" && host_unchanged later" &&
+	test_grep "host_unchanged: no snapshot later (host_snapshot_save first)" host-nosave.out &&
+	fails kit-left ". \"$TEST_DIR/lib/snapshot.sh\" && kit_processes () { echo \$\$; } && no_kit_processes" &&
+	test_grep "no_kit_processes: processes with the kit.s sshd config are left:" kit-left.out &&
+	test_grep -E "^#      \| +[0-9]+ .*bash" kit-left.out &&
+	passes kit-none ". \"$TEST_DIR/lib/snapshot.sh\" && kit_processes () { :; } && no_kit_processes"
+'
+
 # The file's shell runs the test_atexit commands, and removes its TEST_TMP,
 # at its last line and when a TERM ends it; a TERM to a test ends the test
 # through its cleanups too.
