@@ -85,7 +85,7 @@ $(B)/sshperf-%: helpers/%.c $(SHARED_OBJS) helpers/common.h helpers/stats.h help
 
 # A unit test tests/unit/test_NAME.c may #include helpers/NAME.c; it links
 # with the libraries of the helper it is named after.
-$(B)/test_%: tests/unit/test_%.c sshd-perf-kit.spec $(SHARED_OBJS) $(wildcard helpers/*.c helpers/*.h tests/bench/*.c) | $(B)
+$(B)/test_%: tests/unit/test_%.c sshd-perf-kit.spec $(SHARED_OBJS) $(wildcard helpers/*.c helpers/*.h tests/unit/*.h tests/bench/*.c) | $(B)
 	$(CC) $(KIT_CFLAGS) $(call pc_cflags,$*) $(CPPFLAGS) $(CFLAGS) -o $@ $< \
 	    $(SHARED_OBJS) $(LDFLAGS) $(call pc_libs,$*) -lm
 
