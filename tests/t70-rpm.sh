@@ -109,8 +109,8 @@ fi
 # network. "su user" keeps the caller's PATH, and root's may hold a folder
 # the user cannot search, which turns "not found" into "permission
 # denied" for a program looked up by name: the unit tests must not depend
-# on it. Here the user is nobody, the network namespace is empty, and the
-# caller's PATH gets a root-only folder in front.
+# on it. Here the user is nobody, the network namespace has loopback
+# only, and the caller's PATH gets a root-only folder in front.
 REBUILD=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-t70-rebuild.XXXXXX")
 ROOT_ONLY="$TEST_TMP/root-only-bin"
 mkdir -p "$ROOT_ONLY" && chmod 0700 "$ROOT_ONLY"
@@ -127,7 +127,8 @@ unprivileged_rebuild () {
 	[ -z "$brp_nodeps" ] || [ ! -x /usr/lib/rpm/brp-compress ] ||
 		brp="bash %{_rpmconfigdir}/brp-compress %{?_prefix}"
 	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- mkdir -p "$top" || return 1
-	unshare --net -- setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- \
+	# A network namespace of its own: loopback only, as in mock.
+	unshare --net -- sh -c 'ip link set lo up && exec "$@"' sh setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- \
 		env -i PATH="$2" HOME="$REBUILD" USER=nobody LOGNAME=nobody LANG=C.UTF-8 \
 		rpmbuild $brp_nodeps --define "_topdir $top" ${brp:+--define "__brp_compress $brp"} \
 		--rebuild "$REBUILD/$(basename "$SRPM")" >"$REBUILD/$1.log" 2>&1 ||
