@@ -254,7 +254,11 @@ $extra}"
 	else
 		rm -f "$OVERRIDES_FILE"
 		sftp_server=$(find_sftp_server)
-		if [ -f /etc/crypto-policies/back-ends/opensshserver.config ]; then
+		# The system's crypto policy; a build of its own with a policy
+		# back-end of its own (a RHEL build's) has that one instead.
+		if [ -n "$OPENSSH_BUILD_PREFIX" ] && [ -f "$OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/opensshserver.config" ]; then
+			crypto="Include $OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/opensshserver.config"
+		elif [ -f /etc/crypto-policies/back-ends/opensshserver.config ]; then
 			crypto="Include /etc/crypto-policies/back-ends/opensshserver.config"
 		else
 			crypto="# No system crypto policy on this host: OpenSSH's defaults apply."
@@ -296,6 +300,8 @@ $extra}"
 # for the system's ssh; for a build of its own only the crypto policy.
 client_include () {
 	local policy=/etc/crypto-policies/back-ends/openssh.config
+	[ -z "$OPENSSH_BUILD_PREFIX" ] || [ ! -f "$OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/openssh.config" ] ||
+		policy=$OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/openssh.config
 	if [ -z "$OPENSSH_BUILD_PREFIX" ]; then
 		printf 'Include /etc/ssh/ssh_config\n'
 	elif [ -f "$policy" ]; then

@@ -203,16 +203,20 @@ runs () {
 # per-connection programs of that version (sshd-session from 9.8,
 # sshd-auth from 10.0) are there. Otherwise one line and exit 2.
 openssh_prefix_tools () {
-	local prefix=${1%/} f missing="" broken="" version sshd_version
+	local prefix=${1%/} f missing="" broken="" version sshd_version libexec
 	[ -d "$prefix" ] || die "OPENSSH_PREFIX=$1: no such folder; set it to the prefix of an OpenSSH installation (the folder that holds sbin/sshd and bin/ssh), or empty for the system's OpenSSH"
-	for f in sbin/sshd bin/ssh bin/sftp bin/ssh-keygen libexec/sftp-server; do
+	# The helpers: in libexec (upstream's make install) or in
+	# libexec/openssh (RHEL's and Fedora's layout, --libexecdir).
+	libexec=libexec
+	[ -f "$prefix/libexec/sftp-server" ] || [ ! -f "$prefix/libexec/openssh/sftp-server" ] || libexec=libexec/openssh
+	for f in sbin/sshd bin/ssh bin/sftp bin/ssh-keygen "$libexec/sftp-server"; do
 		if [ ! -f "$prefix/$f" ] || [ ! -x "$prefix/$f" ]; then
 			missing="$missing $f"
 		elif ! runs "$prefix/$f"; then
 			broken="$broken $f"
 		fi
 	done
-	[ -z "$missing" ] || die "OPENSSH_PREFIX=$1 is not a complete OpenSSH installation: missing${missing} (run make install there, or set OPENSSH_PREFIX to the right prefix)"
+	[ -z "$missing" ] || die "OPENSSH_PREFIX=$1 is not a complete OpenSSH installation: missing${missing/libexec\/sftp-server/libexec/sftp-server (or libexec/openssh/sftp-server)} (run make install there, or set OPENSSH_PREFIX to the right prefix)"
 	[ -z "$broken" ] || die "OPENSSH_PREFIX=$1: cannot run${broken} (a library it needs is missing?); check with: ldd $prefix/${broken# }"
 	version=$(openssh_version "$prefix/bin/ssh")
 	[ -n "$version" ] || die "OPENSSH_PREFIX=$1: $prefix/bin/ssh -V names no OpenSSH version ($("$prefix/bin/ssh" -V 2>&1 | head -n 1)); set OPENSSH_PREFIX to an OpenSSH installation"
@@ -220,7 +224,7 @@ openssh_prefix_tools () {
 	[ "$sshd_version" = "$version" ] || die "OPENSSH_PREFIX=$1: sbin/sshd is OpenSSH ${sshd_version:-(unknown)} but bin/ssh is $version; server and clients must come from one build: reinstall it"
 	missing=""
 	if version_ge 9.8 "$version"; then
-		for f in libexec/sshd-session $(version_ge 10.0 "$version" && echo libexec/sshd-auth); do
+		for f in "$libexec/sshd-session" $(version_ge 10.0 "$version" && echo "$libexec/sshd-auth"); do
 			if [ ! -f "$prefix/$f" ] || [ ! -x "$prefix/$f" ]; then
 				missing="$missing $f"
 			elif ! runs "$prefix/$f"; then
@@ -239,7 +243,7 @@ openssh_prefix_tools () {
 	SSH=$prefix/bin/ssh
 	SFTP=$prefix/bin/sftp
 	SSH_KEYGEN=$prefix/bin/ssh-keygen
-	SFTP_SERVER=$prefix/libexec/sftp-server
+	SFTP_SERVER=$prefix/$libexec/sftp-server
 	OPENSSH_BUILD=$(openssh_build "$SSH")
 	OPENSSH_BUILD_PREFIX=$prefix
 }
@@ -259,6 +263,25 @@ find_server_tools () {
 		die "the test server runs OpenSSH from ${recorded:-the system}, not from OPENSSH_PREFIX=${SETTING[OPENSSH_PREFIX]}; switch it first: OPENSSH_PREFIX=${SETTING[OPENSSH_PREFIX]} ./start-ssh.sh"
 	fi
 	find_tools "$recorded"
+}
+
+# openssh_package FILE: the package that installed FILE, with its
+# release ("openssh-server-8.7p1-34.el9_3.3.x86_64", "openssh-server
+# 1:9.2p1-2+deb12u3"), from rpm or dpkg; nothing when no package owns it
+# (a build of one's own, as in OPENSSH_PREFIX).
+openssh_package () {
+	local f pkg
+	f=$(readlink -f "$1") || return 0
+	if command -v rpm >/dev/null 2>&1 && pkg=$(rpm -qf --qf '%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}\n' "$f" 2>/dev/null); then
+		printf '%s\n' "$pkg" | head -n 1
+		return 0
+	fi
+	command -v dpkg >/dev/null 2>&1 || return 0
+	# dpkg knows the path it unpacked (/usr/sbin/sshd), not always the
+	# one the link or the merged /usr leads to.
+	pkg=$(dpkg -S "$1" 2>/dev/null || dpkg -S "$f" 2>/dev/null) || return 0
+	pkg=${pkg%%:*}
+	dpkg-query -W -f='${Package} ${Version}\n' "$pkg" 2>/dev/null | head -n 1
 }
 
 # "OpenSSH_9.9p1" from ssh -V (its first word, without the comma).

@@ -34,6 +34,11 @@ kv openssh_server "$("$SSHD" -V 2>&1 | grep -o 'OpenSSH_[^ ,]*' | head -n 1)"
 kv openssh_client "$("$SSH" -V 2>&1 | head -n 1)"
 kv openssh_build "$OPENSSH_BUILD"
 kv openssh_prefix "${OPENSSH_BUILD_PREFIX:-}"
+# What tells two builds of one version apart (Red Hat's patched 8.7p1
+# and upstream's): the package release where a package installed sshd,
+# else what the build says of itself (ssh -V in full; with the prefix).
+pkg=$(openssh_package "$SSHD")
+kv openssh_package "${pkg:-none}"
 kv openssh_sshd "$SSHD"
 kv openssh_ssh "$SSH"
 # Which processes serve one connection (they follow from the programs

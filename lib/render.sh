@@ -123,16 +123,24 @@ EOF
 }
 
 # build_text ENV: which OpenSSH build was measured (server and clients).
+# Then the package release, else what the build says of itself (runs of
+# older kits have neither).
 build_text () {
-	local b p
+	local b p k
 	b=$(get "$1" openssh_build)
 	p=$(get "$1" openssh_prefix)
+	k=$(get "$1" openssh_package)
 	[ -n "$b" ] || b=$(get "$1" openssh_server)
 	if [ -n "$p" ]; then
 		printf '%s, installed below `%s` (OPENSSH_PREFIX; server and clients from this build)' "${b:-unknown}" "$p"
 	else
 		printf "%s, the system's (server and clients)" "${b:-unknown}"
 	fi
+	case $k in
+	'') ;;
+	none) printf '; no package: `ssh -V` says "%s"' "$(get "$1" openssh_client)" ;;
+	*) printf '; package `%s`' "$k" ;;
+	esac
 }
 
 server_config_text () {

@@ -99,8 +99,20 @@ check_sshd_options () {
 
 # The real sshd's configuration file: -f of the running real sshd, else of
 # its unit's ExecStart, else the default. Prints "FILE<TAB>where from".
+# With OPENSSH_PREFIX "the host" is that build's own installation: the
+# sshd_config in its sysconfdir (PREFIX/etc/ssh, as RHEL's layout, or
+# PREFIX/etc, upstream's), not the system sshd's.
 real_sshd_config () {
 	local f pid cmd exe u
+	if [ -n "${OPENSSH_BUILD_PREFIX:-}" ]; then
+		for f in "$OPENSSH_BUILD_PREFIX/etc/ssh/sshd_config" "$OPENSSH_BUILD_PREFIX/etc/sshd_config"; do
+			[ -f "$f" ] || continue
+			printf '%s\tthe build of OPENSSH_PREFIX (its sysconfdir)\n' "$f"
+			return 0
+		done
+		printf '%s\tthe build of OPENSSH_PREFIX, which has no sshd_config in etc/ssh or etc\n' "$OPENSSH_BUILD_PREFIX/etc/ssh/sshd_config"
+		return 0
+	fi
 	for f in /proc/[0-9]*/exe; do
 		pid=${f#/proc/}
 		pid=${pid%/exe}
@@ -133,7 +145,8 @@ override () {
 }
 
 # flatten_config FILE DEPTH: FILE with its Includes read in place, as sshd
-# reads them (relative names in /etc/ssh, globs in name order, a Match in
+# reads them (relative names in FLAT_SSHDIR, sshd's sysconfdir: /etc/ssh,
+# or the folder of an OPENSSH_PREFIX build's sshd_config; globs in name order, a Match in
 # an included file ends with that file). Lines a second server must not
 # take over are commented out and noted with override(). FLAT_MATCH is
 # the Match line in force. Global lines go to the file FLAT_TOP, Match
@@ -142,6 +155,7 @@ override () {
 # options are not allowed), so the blocks go after every global line,
 # which is where sshd reads them anyway.
 FLAT_MATCH=""
+FLAT_SSHDIR=/etc/ssh
 flat_emit () {
 	if [ -n "$FLAT_MATCH" ]; then
 		printf '%s\n' "$1" >>"$FLAT_MATCHES"
@@ -163,7 +177,7 @@ flatten_config () {
 			flat_emit "# $line (read in place below)"
 			outer=$FLAT_MATCH
 			for arg in $(printf '%s\n' "$line" | sed 's/^[[:space:]]*[^[:space:]=]*[[:space:]=]*//'); do
-				case $arg in /*) ;; *) arg="/etc/ssh/$arg" ;; esac
+				case $arg in /*) ;; *) arg="$FLAT_SSHDIR/$arg" ;; esac
 				while IFS= read -r f; do
 					if [ ! -f "$f" ] || [ ! -r "$f" ]; then continue; fi
 					flatten_config "$f" $((depth + 1))
@@ -236,6 +250,8 @@ host_sshd_config () {
 		printf '\n'
 	} >"$out"
 	FLAT_MATCH=""
+	FLAT_SSHDIR=/etc/ssh
+	[ -z "${OPENSSH_BUILD_PREFIX:-}" ] || FLAT_SSHDIR=$(dirname "$real")
 	FLAT_TOP="$out.top"
 	FLAT_MATCHES="$out.match"
 	: >"$FLAT_TOP"

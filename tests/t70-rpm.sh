@@ -104,6 +104,47 @@ else
 	test_skip 'rpmlint reports no errors' 'rpmlint is not installed (apt-get install rpmlint / dnf install rpmlint)'
 fi
 
+# ---- The source RPM as a build system rebuilds it ----------------------------
+# mock and Koji run rpmbuild --rebuild as an unprivileged user, without a
+# network. "su user" keeps the caller's PATH, and root's may hold a folder
+# the user cannot search, which turns "not found" into "permission
+# denied" for a program looked up by name: the unit tests must not depend
+# on it. Here the user is nobody, the network namespace has loopback
+# only, and the caller's PATH gets a root-only folder in front.
+REBUILD=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-t70-rebuild.XXXXXX")
+ROOT_ONLY="$TEST_TMP/root-only-bin"
+mkdir -p "$ROOT_ONLY" && chmod 0700 "$ROOT_ONLY"
+chmod 0755 "$REBUILD"
+[ -z "$SRPM" ] || cp "$SRPM" "$REBUILD/"
+chown -R nobody "$REBUILD"
+brp_nodeps=""
+rpm -q --quiet rpm 2>/dev/null || brp_nodeps=--nodeps
+export REBUILD ROOT_ONLY brp_nodeps
+# unprivileged_rebuild NAME PATH: rpmbuild --rebuild as nobody, no network.
+# shellcheck disable=SC2086 # $brp_nodeps is empty or one option
+unprivileged_rebuild () {
+	local top="$REBUILD/$1" brp=""
+	[ -z "$brp_nodeps" ] || [ ! -x /usr/lib/rpm/brp-compress ] ||
+		brp="bash %{_rpmconfigdir}/brp-compress %{?_prefix}"
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- mkdir -p "$top" || return 1
+	# A network namespace of its own: loopback only, as in mock.
+	unshare --net -- sh -c 'ip link set lo up && exec "$@"' sh setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- \
+		env -i PATH="$2" HOME="$REBUILD" USER=nobody LOGNAME=nobody LANG=C.UTF-8 \
+		rpmbuild $brp_nodeps --define "_topdir $top" ${brp:+--define "__brp_compress $brp"} \
+		--rebuild "$REBUILD/$(basename "$SRPM")" >"$REBUILD/$1.log" 2>&1 ||
+		{ tail -n 20 "$REBUILD/$1.log"; return 1; }
+	grep -qE "^[0-9]+ passed, 0 failed" "$REBUILD/$1.log" ||
+		{ echo "no clean %check summary:"; grep -E "^not ok|passed, [0-9]+ failed" "$REBUILD/$1.log"; return 1; }
+	ls "$top"/RPMS/*/"$NAME-$VERSION"-*.rpm
+}
+test_expect 'rpmbuild --rebuild as an unprivileged user without network, with the caller s PATH (a root-only folder in it): %check passes' '
+	[ -n "$SRPM" ] && unprivileged_rebuild callers-path "$ROOT_ONLY:$PATH"
+'
+test_expect 'rpmbuild --rebuild as an unprivileged user without network, with a clean PATH (su -): %check passes' '
+	[ -n "$SRPM" ] && unprivileged_rebuild clean-path /usr/local/bin:/usr/bin:/bin
+'
+rm -rf "$REBUILD"
+
 # ---- What the package holds -------------------------------------------------
 
 test_expect 'every file is in one of the kit s places; no tests/, .ci or sources' '

@@ -19,6 +19,7 @@
 #include "common.h"
 #include "proc.h"
 #include "tap.h"
+#include "emptypath.h"
 
 /* Everything readable from fd until EOF, into buf (NUL-terminated). */
 static size_t
@@ -70,8 +71,14 @@ test_spawn(void)
 	ok(proc_wait_until(pid, now_ns() + 60 * NS_PER_S, &wstatus, NULL) == 1 &&
 	    exit_code_of(wstatus) == 3, "spawn: its exit code comes back");
 
+	/*
+	 * Searched in an empty folder of our own: a PATH entry the caller
+	 * may not search (root's, kept by "su user") would make it EACCES.
+	 */
+	with_empty_path(1);
 	r = proc_spawn(&pid, missing, PROC_DEVNULL, PROC_DEVNULL,
 	    PROC_DEVNULL, NULL, NULL);
+	with_empty_path(0);
 	ok(r == ENOENT, "spawn: a missing program is ENOENT (r=%d)", r);
 
 	/* Our close-on-exec descriptors (both pipes) must not reach it. */

@@ -8,6 +8,7 @@
 #undef main
 
 #include "tap.h"
+#include "emptypath.h"
 
 /* Runs repeat_main(argv) in a child, its stdout into out; its exit code. */
 static int
@@ -91,7 +92,10 @@ test_rows(void)
 	unlink(path);
 	ok(strncmp(text, "seq\texit\ttotal_ms\n1\t0\t", 21) == 0 &&
 	    strstr(text, "\n3\t0\t") != NULL, "-o: the header and a row a run");
+	/* In an empty PATH of our own, whatever the caller's PATH holds. */
+	with_empty_path(1);
 	rc = run_repeat(missing, out, sizeof(out));
+	with_empty_path(0);
 	ok(rc == 127, "a command that is not found: exit 127 (%d)", rc);
 }
 
