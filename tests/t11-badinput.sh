@@ -21,7 +21,7 @@ refused () {
 	grep -q -- "$text" "$TEST_TMP/e" || { echo "no \"$text\" in:"; cat "$TEST_TMP/e"; return 1; }
 	host_snapshot >"$TEST_TMP/now"
 	test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
-	[ ! -e /run/sshd-perf-kit.lock ]
+	[ ! -e "$LOCK_FILE" ]
 }
 
 test_expect 'not root' '
@@ -40,7 +40,10 @@ test_expect 'a bad value of each kind of setting' '
 	refused "BURST_STEPS" env BURST_STEPS="10 5" "$KIT_DIR/start-ssh.sh" &&
 	refused "ECHO_CLIENT" env ECHO_CLIENT=putty "$KIT_DIR/start-ssh.sh" &&
 	refused "DURATION" env DURATION= "$KIT_DIR/start-ssh.sh" &&
-	refused "TARGET_RATE_MIN" env TARGET_RATE_MIN=-5 "$KIT_DIR/test-ssh.sh" login
+	refused "TARGET_RATE_MIN" env TARGET_RATE_MIN=-5 "$KIT_DIR/test-ssh.sh" login &&
+	refused "KIT_INSTANCE" env KIT_INSTANCE=Bad "$KIT_DIR/start-ssh.sh" &&
+	refused "KIT_INSTANCE" env KIT_INSTANCE=a/b "$KIT_DIR/start-ssh.sh" cleanup &&
+	refused "KIT_INSTANCE" env KIT_INSTANCE=abcdefghijklmnopq "$KIT_DIR/test-ssh.sh" login
 '
 
 test_expect 'a settings file with a line that is not NAME=value' '

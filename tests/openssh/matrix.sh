@@ -21,7 +21,8 @@
 . "$TEST_DIR/lib/procs.sh"
 
 SOURCES=${OPENSSH_SOURCES:-$KIT_DIR/../shared/vendor/openssh}
-export STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'OpenSSH version matrix' direct
+export STATE=$STATE_DIR
 ALL13="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
 
 # The quick suite's settings: every test, small.
@@ -38,7 +39,6 @@ if [ ! -f "$SOURCES/README.md" ]; then
 test_done
 	exit 0
 fi
-host_kit_test 'OpenSSH version matrix' direct
 trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 # "SHA256 FILE" per tarball the README lists.
@@ -70,7 +70,7 @@ burst_equals_log () {
 		[ "$(step_col "$tsv" "$n" classified_by)" = server ] || { echo "step $n: not classified from the server log"; return 1; }
 		[ "$refused" = "$drops" ] || { echo "step $n: $refused refused, the log $drops"; return 1; }
 		[ "$drops" -eq $((named + unnamed)) ] || { echo "step $n: $drops != $named + $unnamed"; return 1; }
-		lines=$(grep -c "drop connection #.* on \[127.0.0.1\]:${TEST_PORT:-11022} " "$run/raw/burst-step-$n-server.log" || true)
+		lines=$(grep -c "drop connection #.* on \[127.0.0.1\]:$TEST_PORT " "$run/raw/burst-step-$n-server.log" || true)
 		[ "$lines" -eq "$named" ] || { echo "step $n: $lines drop lines in the log, $named matched to clients"; return 1; }
 		# Every refused client: its port in a drop line, or in no line at all.
 		ports=$(awk -F'\t' 'NR == FNR { if ($2 == "refused") r[$1] = 1; next }
@@ -155,8 +155,8 @@ while read -r sum file; do
 		OPENSSH_PREFIX="$prefix" "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 		"$KIT_DIR/start-ssh.sh" status >st && grep -qx "openssh_build=OpenSSH_$ver" st &&
 		grep -qx "openssh_prefix=$prefix" st &&
-		grep -q "^# OpenSSH build: OpenSSH_$ver $prefix" /etc/ssh/sshd_config_perf_test &&
-		grep -qx "Subsystem sftp $prefix/libexec/sftp-server" /etc/ssh/sshd_config_perf_test &&
+		grep -q "^# OpenSSH build: OpenSSH_$ver $prefix" $SSHD_CONFIG &&
+		grep -qx "Subsystem sftp $prefix/libexec/sftp-server" $SSHD_CONFIG &&
 		[ "$(readlink "/proc/$(sed -n "s/^pid=//p" st)/exe")" = "$prefix/sbin/sshd" ]
 	'
 
