@@ -353,7 +353,7 @@ make_unit () {
 	else
 		unit_type="exec"
 	fi
-	render "$UNIT_DIR/$UNIT_NAME.in" PORT="${SETTING[TEST_PORT]}" SSHD="$SSHD" \
+	render "$UNIT_TEMPLATE" PORT="${SETTING[TEST_PORT]}" SSHD="$SSHD" \
 		SSHD_CONFIG="$SSHD_CONFIG" TYPE="$unit_type" >"$new"
 	chmod 0644 "$new"
 	if [ -f "$UNIT_FILE" ] && cmp -s "$new" "$UNIT_FILE"; then
@@ -476,6 +476,7 @@ cmd_status () {
 		state_has seport "${port:-${SETTING[TEST_PORT]}}" && label="$label (added by the kit)"
 	fi
 	printf 'state=%s\n' "$([ -n "$pid" ] && echo running || echo stopped)"
+	printf 'instance=%s\n' "${SETTING[KIT_INSTANCE]:-(default)}"
 	printf 'pid=%s\n' "${pid:--}"
 	printf 'address=127.0.0.1:%s\n' "${port:-${SETTING[TEST_PORT]}}"
 	printf 'user=%s\n' "$(server_get USER)"
@@ -659,8 +660,10 @@ cmd_cleanup () {
 	ensure_helpers
 	# Cleanup needs no OpenSSH program: it works after the build under
 	# test (OPENSSH_PREFIX) was removed.
-	# Cleanup works even when settings.conf is broken: it loads none,
-	# only the deadline of a systemd stop is needed (server_stop).
+	# Cleanup works even when settings.conf is broken: it loads only
+	# KIT_INSTANCE (which test server), and the deadline of a systemd
+	# stop is needed (server_stop).
+	load_instance
 	SETTING[SERVER_START_TIMEOUT]=30
 	take_lock
 	at_exit cleanup_exit

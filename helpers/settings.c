@@ -16,7 +16,7 @@
 #define MAX_LINE	1024
 
 enum kind { K_INT, K_NUM, K_PORT, K_USER, K_MAXSTARTUPS, K_INTLIST, K_ENUM,
-	K_DIR, K_CIPHERS, K_PREFIX, K_SSHDOPTS };
+	K_DIR, K_CIPHERS, K_PREFIX, K_SSHDOPTS, K_INSTANCE };
 
 struct setting {
 	char		*name;
@@ -112,6 +112,8 @@ read_schema(struct settings *all, const char *path)
 			s->kind = K_PREFIX;
 		else if (strcmp(kind, "sshdopts") == 0)
 			s->kind = K_SSHDOPTS;
+		else if (strcmp(kind, "instance") == 0)
+			s->kind = K_INSTANCE;
 		else
 			errx(2, "%s line %d: unknown kind %s", path, line, kind);
 	}
@@ -311,6 +313,20 @@ check(const struct setting *s, char *form, size_t formlen)
 			    (unsigned char)*p >= 0x80)
 				return form;
 		return NULL;
+	case K_INSTANCE:
+		/* It goes into file, unit, user and host alias names. */
+		snprintf(form, formlen, "empty (the default instance), or a "
+		    "name of 1 to 16 lower-case letters and digits, starting "
+		    "with a letter (e.g. second)");
+		if (v[0] == '\0')
+			return NULL;
+		if (strlen(v) > 16 || !islower((unsigned char)v[0]))
+			return form;
+		for (p = v; *p != '\0'; p++)
+			if (!islower((unsigned char)*p) &&
+			    !isdigit((unsigned char)*p))
+				return form;
+		return NULL;
 	}
 	return form;
 }
@@ -320,19 +336,89 @@ empty_allowed(const struct setting *s)
 {
 	return s->kind == K_DIR || s->kind == K_CIPHERS ||
 	    s->kind == K_PREFIX ||
-	    s->kind == K_SSHDOPTS;
+	    s->kind == K_SSHDOPTS || s->kind == K_INSTANCE;
+}
+
+/*
+ * -k NAME: only that setting, from its line of the file (the other lines
+ * are not read: a command that needs only this one, such as a cleanup,
+ * works with a broken file) or the environment; a file that cannot be
+ * read counts as one without the line.
+ */
+static int
+one_setting(struct settings *all, const char *name)
+{
+	char buf[MAX_LINE], formbuf[256], *p, *e;
+	const char *env, *form;
+	struct setting *s;
+	size_t len;
+	FILE *f;
+	int line = 0;
+
+	if ((s = find(all, name)) == NULL)
+		errx(2, "-k %s: no such setting in the schema", name);
+	len = strlen(name);
+	if ((f = fopen(all->file, "re")) != NULL) {
+		while (s->value == NULL && fgets(buf, sizeof(buf), f) != NULL) {
+			line++;
+			p = trim(buf);
+			if (strncmp(p, name, len) != 0 || p[len] != '=')
+				continue;
+			p += len + 1;
+			if (*p == '"' && (e = strchr(p + 1, '"')) != NULL &&
+			    e[1] == '\0') {
+				p++;
+				*e = '\0';
+			}
+			if ((s->value = strdup(p)) == NULL)
+				err(2, NULL);
+			s->from = "file";
+			s->line = line;
+		}
+		fclose(f);
+	}
+	if ((env = getenv(name)) != NULL) {
+		free(s->value);
+		if ((s->value = strdup(env)) == NULL)
+			err(2, NULL);
+		s->from = "environment";
+	}
+	if (s->value == NULL) {
+		if (!empty_allowed(s))
+			errx(2, "setting %s is missing: add a line %s=... to "
+			    "%s", name, name, all->file);
+		if ((s->value = strdup("")) == NULL)
+			err(2, NULL);
+		s->from = "file";
+	}
+	form = check(s, formbuf, sizeof(formbuf));
+	if (s->value[0] == '\0' && !empty_allowed(s))
+		errx(2, "setting %s is empty; allowed: %s", name, form);
+	if (form != NULL) {
+		if (s->from[0] == 'f')
+			errx(2, "setting %s=\"%s\" (%s line %d) is not valid; "
+			    "allowed: %s", name, s->value, all->file, s->line,
+			    form);
+		errx(2, "setting %s=\"%s\" (from the environment) is not "
+		    "valid; allowed: %s", name, s->value, form);
+	}
+	printf("%s='%s'\n", name, s->value);
+	return 0;
 }
 
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: sshperf-settings -s schema -f settings.conf\n"
+	    "       sshperf-settings -s schema -f settings.conf -k NAME\n"
 	    "       sshperf-settings -s schema -l\n"
 	    "Checks every setting (an environment variable of the same name "
 	    "overrides the file)\nand prints NAME='value' lines for the "
 	    "shell. -l prints, per setting of the schema,\nNAME, a tab and "
 	    "its allowed form (the text of the error messages; the man\n"
-	    "page sshd-perf-kit.conf(5) is made from it).\n");
+	    "page sshd-perf-kit.conf(5) is made from it). -k prints only "
+	    "the setting NAME\n(its line of the file or the environment; the "
+	    "rest of the file is not read).\n");
 	exit(2);
 }
 
@@ -341,7 +427,7 @@ main(int argc, char **argv)
 {
 	help_option(argc, argv, usage);
 	struct settings all = { .n = 0 };
-	const char *schema = NULL, *msg, *env, *form;
+	const char *schema = NULL, *msg, *env, *form, *only = NULL;
 	char bad[MAX_LINE], formbuf[256];
 	struct setting *s;
 	size_t i;
@@ -349,8 +435,11 @@ main(int argc, char **argv)
 	FILE *f;
 	int ch, line = 0, list = 0;
 
-	while ((ch = getopt(argc, argv, "s:f:lh")) != -1) {
+	while ((ch = getopt(argc, argv, "s:f:k:lh")) != -1) {
 		switch (ch) {
+		case 'k':
+			only = optarg;
+			break;
 		case 's':
 			schema = optarg;
 			break;
@@ -367,6 +456,11 @@ main(int argc, char **argv)
 	if (schema == NULL || optind != argc || (list == (all.file != NULL)))
 		usage();
 	read_schema(&all, schema);
+	if (only != NULL) {
+		if (list)
+			usage();
+		return one_setting(&all, only);
+	}
 	if (list) {
 		/* check() writes the form whatever the value. */
 		for (i = 0; i < all.n; i++) {

@@ -34,16 +34,9 @@ if [ -f "$KIT_DIR/lib/paths.sh" ]; then
 	. "$KIT_DIR/lib/paths.sh"
 fi
 
-# What the kit owns on the host. Fixed names, so that every copy of the kit
-# (checkout or package) finds the same state and cleans up the same things.
-STATE_DIR="$STATE_PARENT/state"
-MANIFEST="$STATE_DIR/created"
-SERVER_ENV="$STATE_DIR/server.env"
-CLIENT_DIR="$STATE_DIR/client"
-CLIENT_CONFIG="$CLIENT_DIR/ssh_config"
-PASSWORD_FILE="$STATE_DIR/password"
-SSHD_CONFIG=/etc/ssh/sshd_config_perf_test
-HOSTKEY_PREFIX=/etc/ssh/ssh_host_perftest_
+# shellcheck source=lib/names.sh
+. "$KIT_DIR/lib/names.sh"
+
 # RHEL's FIPS mode refuses Ed25519 keys: there the kit's own keys are
 # ECDSA P-256 (host) and ECDSA (the default client key) instead.
 # FIPS_FLAG_FILE exists so the tests can take that path on any host.
@@ -56,21 +49,47 @@ else
 	HOSTKEY_TYPES="ed25519 rsa ecdsa"
 	DEFAULT_KEY_TYPE=ed25519
 fi
-# The key of the host alias sshperf-test (the RSA key has sshperf-test-rsa).
-DEFAULT_KEY="$CLIENT_DIR/id_$DEFAULT_KEY_TYPE"
-UNIT_NAME=sshd-perf-test.service
-UNIT_FILE=/etc/systemd/system/$UNIT_NAME
-PID_FILE=/run/sshd-perf-test.pid
-# In /run, which only root may write to: /run/lock is world-writable on
-# Debian, and a file there could be planted by any user.
-LOCK_FILE=/run/sshd-perf-kit.lock
-# Host alias of the test server in the kit's client configuration.
-HOST_ALIAS=sshperf-test
+# The settings file: SETTINGS_FILE, else the kit's, else the installed one.
+settings_file () {
+	local f=${SETTINGS_FILE:-$SETTINGS_FILE_DEFAULT}
+	if [ ! -f "$f" ] && [ -f /etc/sshd-perf-kit/settings.conf ]; then
+		f=/etc/sshd-perf-kit/settings.conf
+	fi
+	printf '%s\n' "$f"
+}
+
+# The checked value of KIT_INSTANCE alone (sshperf-settings -k reads only
+# its line of the settings file), or status 2 and the helper's message.
+instance_setting () {
+	local out
+	[ -x "$HELPER_DIR/sshperf-settings" ] || return 1
+	out=$("$HELPER_DIR/sshperf-settings" -s "$SCHEMA_FILE" -f "$(settings_file)" -k KIT_INSTANCE 2>&1) || {
+		printf '%s\n' "${out#sshperf-settings: }" >&2
+		return 2
+	}
+	out=${out#KIT_INSTANCE=\'}
+	printf '%s\n' "${out%\'}"
+}
+
+# The unit's template (the unit of every instance is made from it).
+UNIT_TEMPLATE="$UNIT_DIR/sshd-perf-test.service.in"
 
 # The kit runs with a predictable environment, whatever the caller has.
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH LC_ALL=C
 umask 077
+
+# What the kit owns on the host: the names of the instance in use
+# (KIT_INSTANCE; lib/names.sh), fixed for each instance, so that every
+# copy of the kit (checkout or package) finds the same state and cleans up
+# the same things. They are needed before the settings are loaded (the
+# help text, a cleanup that loads none), so the instance is read here,
+# through the settings helper, when it is built; load_settings and
+# load_instance check it again.
+STATE_BASE=$STATE_PARENT
+kit_names "$(instance_setting 2>/dev/null || true)"
+# The key of the host alias (the RSA key has ALIAS-rsa).
+DEFAULT_KEY="$CLIENT_DIR/id_$DEFAULT_KEY_TYPE"
 
 # ---- Messages -------------------------------------------------------------
 
@@ -317,11 +336,8 @@ declare -gA SETTING=()
 # variable of a setting's name. A bad value ends the script with one
 # line and exit 2. RESULTS_DIR is made absolute.
 load_settings () {
-	local out line re="^([A-Z][A-Z0-9_]*)='([^']*)'\$"
-	SETTINGS_FILE=${SETTINGS_FILE:-$SETTINGS_FILE_DEFAULT}
-	if [ ! -f "$SETTINGS_FILE" ] && [ -f /etc/sshd-perf-kit/settings.conf ]; then
-		SETTINGS_FILE=/etc/sshd-perf-kit/settings.conf
-	fi
+	local out line from_env="" n re="^([A-Z][A-Z0-9_]*)='([^']*)'\$"
+	SETTINGS_FILE=$(settings_file)
 	if ! out=$(helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE" 2>&1 >/dev/null); then
 		printf '%s: %s\n' "$PROG" "${out#sshperf-settings: }" >&2
 		exit 2
@@ -333,9 +349,36 @@ load_settings () {
 	SETTING=()
 	while IFS= read -r line; do
 		[[ $line =~ $re ]] || die "sshperf-settings printed a line the kit cannot read: $line"
-		[ "${BASH_REMATCH[1]}" != SETTINGS_FROM_ENV ] || continue
+		if [ "${BASH_REMATCH[1]}" = SETTINGS_FROM_ENV ]; then
+			from_env=" ${BASH_REMATCH[2]} "
+			continue
+		fi
 		SETTING[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
 	done <<<"$out"
+	instance_known
+	# Instance NAME: the port and the user of the settings file are the
+	# default instance's; NAME's own are TEST_PORT + N and TEST_USER-NAME
+	# (an existing account is used as named), unless the environment
+	# gives them. They are passed on as resolved, as RESULTS_DIR below,
+	# so that a run's data/settings.env records the ones in use.
+	if [ -n "${SETTING[KIT_INSTANCE]}" ]; then
+		case $from_env in *" TEST_PORT "*) ;; *)
+			n=$((SETTING[TEST_PORT] + $(instance_port_offset "${SETTING[KIT_INSTANCE]}")))
+			[ "$n" -le 65535 ] || die "KIT_INSTANCE=${SETTING[KIT_INSTANCE]} would listen on port $n (TEST_PORT=${SETTING[TEST_PORT]} + its offset), above 65535; give it a port: TEST_PORT=port"
+			SETTING[TEST_PORT]=$n
+			export TEST_PORT=$n
+			;;
+		esac
+		case $from_env in *" TEST_USER "*) ;; *)
+			if [ "${SETTING[TEST_USER_EXISTING]}" != yes ]; then
+				n=${SETTING[TEST_USER]}-${SETTING[KIT_INSTANCE]}
+				[ "${#n}" -le 32 ] || die "KIT_INSTANCE=${SETTING[KIT_INSTANCE]} would make the user $n, longer than 32 characters; give it a user: TEST_USER=name"
+				SETTING[TEST_USER]=$n
+				export TEST_USER=$n
+			fi
+			;;
+		esac
+	fi
 	case ${SETTING[RESULTS_DIR]} in
 	'') SETTING[RESULTS_DIR]=$RESULTS_DIR_DEFAULT ;;
 	/*) ;;
@@ -349,6 +392,27 @@ load_settings () {
 	if [ -n "${RESULTS_DIR+set}" ]; then
 		RESULTS_DIR=${SETTING[RESULTS_DIR]}
 	fi
+}
+
+# instance_known: the KIT_INSTANCE just loaded is the one whose names are
+# in use (lib/names.sh, set when this file was sourced). They differ only
+# when the settings helper was not built yet at that point.
+instance_known () {
+	[ "${SETTING[KIT_INSTANCE]}" = "$INSTANCE_NAME" ] ||
+		die "KIT_INSTANCE=${SETTING[KIT_INSTANCE]} could not be read before the helpers were built; run the command again"
+}
+
+# load_instance: KIT_INSTANCE alone into SETTING, checked (for a command
+# that loads no other setting: cleanup works with a broken settings file).
+# A bad value ends the script with one line and exit 2.
+load_instance () {
+	local out
+	out=$(instance_setting 2>&1) || {
+		printf '%s: %s\n' "$PROG" "$out" >&2
+		exit 2
+	}
+	SETTING[KIT_INSTANCE]=$out
+	instance_known
 }
 
 # ---- State: what the kit created ------------------------------------------
@@ -454,13 +518,18 @@ release_lock () {
 
 # ---- The running test server ----------------------------------------------
 
-# True when pid is a live sshd started with the kit's config file.
+# True when pid is a live sshd started with this instance's config file:
+# the whole word, since the default instance's path is the start of every
+# other instance's (sshd rewrites its command line to one string with
+# spaces, so the words are split on spaces, not NULs).
 is_kit_sshd () {
-	local pid=$1 exe
+	local pid=$1 exe cmd
 	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
 	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
 	case $exe in */sshd | */sshd\ \(deleted\)) ;; *) return 1 ;; esac
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$SSHD_CONFIG"
+	cmd=" $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) "
+	case $cmd in *" $SSHD_CONFIG "*) return 0 ;; esac
+	return 1
 }
 
 # The listener's pid, or nothing when the test server is not running.

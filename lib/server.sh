@@ -55,7 +55,7 @@ end_pids () {
 # cgroup file system is not writable (a container): then CPU comes from
 # /proc and is a lower bound.
 direct_cgroup () {
-	local base name=/sshd-perf-test
+	local base name=$CGROUP_NAME
 	for base in /sys/fs/cgroup/cpuacct /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup/unified /sys/fs/cgroup; do
 		if [ -f "$base/cpuacct.usage" ] || [ -f "$base/cgroup.controllers" ]; then
 			if [ -d "$base$name" ] || mkdir "$base$name" 2>/dev/null; then

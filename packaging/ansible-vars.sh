@@ -71,6 +71,7 @@ form () {
 	ciphers) printf 'empty (every allowed cipher), or cipher names separated by spaces (see ssh -Q cipher)' ;;
 	sshdopts) printf '%s' "empty, or sshd_config lines separated by ; or newlines (e.g. \"UseDNS yes; MaxSessions 20\"), without ' \` \$ \\ or control characters" ;;
 	prefix) printf "empty (the system's OpenSSH), or the absolute path of an OpenSSH installation prefix (letters, digits and . _ - / + @ , :; no ..), e.g. /opt/openssh-9.9p1" ;;
+	instance) printf 'empty (the default instance), or a name of 1 to 16 lower-case letters and digits, starting with a letter (e.g. second)' ;;
 	*) echo "ansible-vars.sh: unknown kind $2 of $1 in lib/settings.schema" >&2; exit 2 ;;
 	esac
 }

@@ -5,13 +5,13 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'life cycle'
+STATE=$STATE_DIR
 CFG="$STATE/client/ssh_config"
 export CFG
 export LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'life cycle'
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 host_snapshot_save
@@ -23,27 +23,28 @@ test_expect 'start sets up and starts the test server' '
 '
 
 test_expect 'key logins work with the ed25519 and the RSA key' '
-	[ "$(ssh -F "$CFG" sshperf-test id -un)" = sshperf ] &&
-	[ "$(ssh -F "$CFG" sshperf-test-rsa id -un)" = sshperf ]
+	[ "$(ssh -F "$CFG" $HOST_ALIAS id -un)" = $TEST_USER ] &&
+	[ "$(ssh -F "$CFG" $HOST_ALIAS-rsa id -un)" = $TEST_USER ]
 '
 
 # Valid only during the auth test's password logins (t41 runs them).
 test_expect 'the password is locked after start: a password login is refused' '
-	case $(getent shadow sshperf | cut -d: -f2) in "!"*) ;; *) return 1 ;; esac &&
-	! SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force \
-		timeout 30 ssh -F "$CFG" sshperf-test-password id -un </dev/null 2>"$TEST_TMP/pw.err" &&
+	case $(getent shadow $TEST_USER | cut -d: -f2) in "!"*) ;; *) return 1 ;; esac &&
+	! SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$STATE/password" \
+		timeout 30 ssh -F "$CFG" $HOST_ALIAS-password id -un </dev/null 2>"$TEST_TMP/pw.err" &&
 	grep -q "Permission denied" "$TEST_TMP/pw.err"
 '
 
-test_expect 'the server listens on 127.0.0.1:11022 only' '
-	awk "\$4 == \"0A\" && \$2 ~ /:2B0E\$/ { print \$2 }" /proc/net/tcp /proc/net/tcp6 >"$TEST_TMP/l" &&
-	echo "0100007F:2B0E" >"$TEST_TMP/want" &&
+test_expect 'the server listens on 127.0.0.1:TEST_PORT only' '
+	hex=$(printf %04X "$TEST_PORT") &&
+	awk -v p=":$hex" "\$4 == \"0A\" && substr(\$2, length(\$2) - 4) == p { print \$2 }" /proc/net/tcp /proc/net/tcp6 >"$TEST_TMP/l" &&
+	echo "0100007F:$hex" >"$TEST_TMP/want" &&
 	test_cmp "$TEST_TMP/want" "$TEST_TMP/l"
 '
 
 test_expect 'root and other users cannot log in' '
-	! ssh -F "$CFG" -o User=root sshperf-test true 2>/dev/null &&
-	! ssh -F "$CFG" -o User=nobody sshperf-test true 2>/dev/null
+	! ssh -F "$CFG" -o User=root $HOST_ALIAS true 2>/dev/null &&
+	! ssh -F "$CFG" -o User=nobody $HOST_ALIAS true 2>/dev/null
 '
 
 test_expect 'secrets are root-only' '
@@ -51,22 +52,22 @@ test_expect 'secrets are root-only' '
 	[ "$(stat -c %a "$STATE/password")" = 600 ] &&
 	[ "$(stat -c %a "$STATE/client/id_ed25519")" = 600 ] &&
 	[ "$(wc -c <"$STATE/password")" -ge 21 ] &&
-	! id -Gn sshperf | grep -qwE "root|sudo|wheel|adm"
+	! id -Gn $TEST_USER | grep -qwE "root|sudo|wheel|adm"
 '
 
 test_expect 'status says running, direct mode, exit 0' '
 	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st" &&
 	grep -qx "state=running" "$TEST_TMP/st" && grep -q "^mode=direct" "$TEST_TMP/st" &&
-	grep -qx "address=127.0.0.1:11022" "$TEST_TMP/st"
+	grep -qx "address=127.0.0.1:$TEST_PORT" "$TEST_TMP/st"
 '
 
 test_expect 'start again changes nothing: same server, keys and password' '
 	pid=$(sed -n "s/^pid=//p" "$TEST_TMP/st") &&
-	sum=$(cat /etc/ssh/ssh_host_perftest_*_key "$STATE/password" "$STATE/client/id_ed25519" | sha256sum) &&
+	sum=$(cat ${HOSTKEY_PREFIX}*_key "$STATE/password" "$STATE/client/id_ed25519" | sha256sum) &&
 	"$KIT_DIR/start-ssh.sh" >/dev/null &&
 	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st2" &&
 	grep -qx "pid=$pid" "$TEST_TMP/st2" &&
-	[ "$(cat /etc/ssh/ssh_host_perftest_*_key "$STATE/password" "$STATE/client/id_ed25519" | sha256sum)" = "$sum" ] &&
+	[ "$(cat ${HOSTKEY_PREFIX}*_key "$STATE/password" "$STATE/client/id_ed25519" | sha256sum)" = "$sum" ] &&
 	[ "$(kit_processes | wc -l)" -eq 1 ]
 '
 
@@ -74,7 +75,7 @@ test_expect 'a changed setting is applied with a restart' '
 	pid=$(sed -n "s/^pid=//p" "$TEST_TMP/st") &&
 	MAX_STARTUPS=20:30:100 "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/o" &&
 	grep -q "restarting" "$TEST_TMP/o" &&
-	sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost | grep -qx "maxstartups 20:30:100" &&
+	sshd -T -f $SSHD_CONFIG -C user=$TEST_USER,addr=127.0.0.1,host=localhost | grep -qx "maxstartups 20:30:100" &&
 	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st3" && ! grep -qx "pid=$pid" "$TEST_TMP/st3" &&
 	"$KIT_DIR/start-ssh.sh" >/dev/null && [ "$(kit_processes | wc -l)" -eq 1 ]
 '
@@ -92,7 +93,7 @@ test_expect 'test-ssh.sh refuses to run while the server is stopped' '
 '
 
 test_expect 'start after stop brings it back' '
-	"$KIT_DIR/start-ssh.sh" >/dev/null && ssh -F "$CFG" sshperf-test true
+	"$KIT_DIR/start-ssh.sh" >/dev/null && ssh -F "$CFG" $HOST_ALIAS true
 '
 
 test_expect 'test-ssh.sh login writes a report with the login row and a verdict' '
@@ -113,8 +114,8 @@ test_expect 'test-ssh.sh prints one line per test start and end, the report path
 
 test_expect 'cleanup removes everything: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
-	grep -q "removed user sshperf" "$TEST_TMP/c.out" &&
-	! getent passwd sshperf && no_kit_processes &&
+	grep -q "removed user $TEST_USER" "$TEST_TMP/c.out" &&
+	! getent passwd $TEST_USER && no_kit_processes &&
 	host_unchanged
 '
 

@@ -20,7 +20,7 @@ refused () {
 	[ "$(wc -l <"$TEST_TMP/e")" -eq 1 ] || { echo "not one line:"; cat "$TEST_TMP/e"; return 1; }
 	test_grep -- "$text" "$TEST_TMP/e" &&
 	host_unchanged &&
-	[ ! -e /run/sshd-perf-kit.lock ]
+	[ ! -e "$LOCK_FILE" ]
 }
 
 test_expect 'not root' '
@@ -39,7 +39,10 @@ test_expect 'a bad value of each kind of setting' '
 	refused "BURST_STEPS" env BURST_STEPS="10 5" "$KIT_DIR/start-ssh.sh" &&
 	refused "ECHO_CLIENT" env ECHO_CLIENT=putty "$KIT_DIR/start-ssh.sh" &&
 	refused "DURATION" env DURATION= "$KIT_DIR/start-ssh.sh" &&
-	refused "TARGET_RATE_MIN" env TARGET_RATE_MIN=-5 "$KIT_DIR/test-ssh.sh" login
+	refused "TARGET_RATE_MIN" env TARGET_RATE_MIN=-5 "$KIT_DIR/test-ssh.sh" login &&
+	refused "KIT_INSTANCE" env KIT_INSTANCE=Bad "$KIT_DIR/start-ssh.sh" &&
+	refused "KIT_INSTANCE" env KIT_INSTANCE=a/b "$KIT_DIR/start-ssh.sh" cleanup &&
+	refused "KIT_INSTANCE" env KIT_INSTANCE=abcdefghijklmnopq "$KIT_DIR/test-ssh.sh" login
 '
 
 test_expect 'a settings file with a line that is not NAME=value' '

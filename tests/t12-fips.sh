@@ -5,9 +5,9 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
-# shellcheck disable=SC2034 # used in the test bodies
-STATE=/var/lib/sshd-perf-kit/state
 host_kit_test 'FIPS mode'
+# shellcheck disable=SC2034 # used in the test bodies
+STATE=$STATE_DIR
 echo 1 >"$TEST_TMP/fips_enabled"
 export FIPS_FLAG_FILE="$TEST_TMP/fips_enabled" LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
@@ -16,15 +16,15 @@ host_snapshot_save
 
 test_expect 'start makes no Ed25519 key and serves RSA and ECDSA host keys' '
 	"$KIT_DIR/start-ssh.sh" -q &&
-	grep "^HostKey" /etc/ssh/sshd_config_perf_test >keys &&
-	printf "HostKey /etc/ssh/ssh_host_perftest_rsa_key\nHostKey /etc/ssh/ssh_host_perftest_ecdsa_key\n" >want &&
+	grep "^HostKey" $SSHD_CONFIG >keys &&
+	printf "HostKey ${HOSTKEY_PREFIX}rsa_key\nHostKey ${HOSTKEY_PREFIX}ecdsa_key\n" >want &&
 	test_cmp want keys &&
-	[ ! -e /etc/ssh/ssh_host_perftest_ed25519_key ] &&
+	[ ! -e ${HOSTKEY_PREFIX}ed25519_key ] &&
 	[ -f "$STATE/client/id_ecdsa" ] && [ ! -e "$STATE/client/id_ed25519" ]
 '
 
 test_expect 'the default alias logs in with the ECDSA key' '
-	ssh -v -F "$STATE/client/ssh_config" sshperf-test true 2>log &&
+	ssh -v -F "$STATE/client/ssh_config" $HOST_ALIAS true 2>log &&
 	test_grep "Server accepts key: .* ECDSA " log
 '
 

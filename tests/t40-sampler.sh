@@ -4,12 +4,12 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'sampler on the test server'
+STATE=$STATE_DIR
 CFG="$STATE/client/ssh_config"
 S="$BUILD_DIR/sshperf-sampler"
 export CFG S
 
-host_kit_test 'sampler on the test server'
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 host_snapshot_save
 
@@ -18,9 +18,9 @@ test_expect 'the test server starts' '
 '
 # The sampler's target options, as lib/sampler.sh picks them.
 if [ "$(sed -n 's/^MODE=//p' "$STATE/server.env" | tail -n 1)" = systemd ]; then
-	TARGET="-u sshd-perf-test.service -U $(id -u sshperf)"
+	TARGET="-u $UNIT_NAME -U $(id -u $TEST_USER)"
 else
-	TARGET="-p $(cat /run/sshd-perf-test.pid 2>/dev/null)"
+	TARGET="-p $(cat "$PID_FILE" 2>/dev/null)"
 fi
 export TARGET
 
@@ -61,7 +61,7 @@ test_expect 'once splits the memory: listener + manager + other = the total' '
 test_expect 'CPU grows with logins, by no more than the cores could give' '
 	# shellcheck disable=SC2086
 	"$S" $TARGET once >"$TEST_TMP/a" &&
-	for i in 1 2 3; do ssh -F "$CFG" sshperf-test true </dev/null || return 1; done &&
+	for i in 1 2 3; do ssh -F "$CFG" $HOST_ALIAS true </dev/null || return 1; done &&
 	"$S" $TARGET once >"$TEST_TMP/b" &&
 	ma=$(sed -n "s/^mono_ns=//p" "$TEST_TMP/a") && mb=$(sed -n "s/^mono_ns=//p" "$TEST_TMP/b") &&
 	a=$(sed -n "s/^cpu_total_ms=//p" "$TEST_TMP/a") && b=$(sed -n "s/^cpu_total_ms=//p" "$TEST_TMP/b") &&

@@ -7,12 +7,12 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
+host_kit_test 'rate auth cpu'
 # shellcheck disable=SC2034 # used in the test bodies
-STATE=/var/lib/sshd-perf-kit/state
+STATE=$STATE_DIR
 export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RATE_STEP_SECONDS=1 TRANSFER_MB=8 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'rate auth cpu'
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 host_snapshot_save
@@ -77,7 +77,7 @@ test_expect 'every auth login succeeded with the method it tests' '
 
 test_expect 'the password is locked again after the auth test' '
 	test_grep -x "password_locked_after=yes" "$RUN/data/auth.env" &&
-	case $(getent shadow sshperf | cut -d: -f2) in "!"*) ;; *) return 1 ;; esac
+	case $(getent shadow $TEST_USER | cut -d: -f2) in "!"*) ;; *) return 1 ;; esac
 '
 
 test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver and its key exchange' '
@@ -101,8 +101,8 @@ test_expect 'a target above the knee and the CPU bound FAILs, with the knee in t
 
 test_expect 'the libssh driver refuses a host key that is not the pinned one' '
 	ssh-keygen -q -t ed25519 -N "" -f "$TEST_TMP/other" &&
-	printf "[127.0.0.1]:11022 %s\n" "$(cut -d" " -f1,2 "$TEST_TMP/other.pub")" >"$TEST_TMP/wrong_known_hosts" &&
-	rc=0; "$KIT_DIR/build/sshperf-sweep" -r 2 -d 1 -o "$TEST_TMP/wrong.tsv" -h 127.0.0.1 -p 11022 -u sshperf \
+	printf "[127.0.0.1]:$TEST_PORT %s\n" "$(cut -d" " -f1,2 "$TEST_TMP/other.pub")" >"$TEST_TMP/wrong_known_hosts" &&
+	rc=0; "$KIT_DIR/build/sshperf-sweep" -r 2 -d 1 -o "$TEST_TMP/wrong.tsv" -h 127.0.0.1 -p $TEST_PORT -u $TEST_USER \
 		-i "$(ls "$STATE"/client/id_ecdsa "$STATE"/client/id_ed25519 2>/dev/null | head -n 1)" -k "$TEST_TMP/wrong_known_hosts" >"$TEST_TMP/wrong.env" || rc=$?; [ "$rc" -eq 1 ] &&
 	test_grep -x "ok=0" "$TEST_TMP/wrong.env" &&
 	awk -F"\t" "NR > 1 && \$8 !~ /^host key not accepted/ { exit 1 }" "$TEST_TMP/wrong.tsv"

@@ -39,7 +39,7 @@ run_burst () {
 
 test_expect 'start with MaxStartups 3:30:10 from the environment' '
 	MAX_STARTUPS=3:30:10 "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
-	test_grep -x "MaxStartups 3:30:10" /etc/ssh/sshd_config_perf_test
+	test_grep -x "MaxStartups 3:30:10" $SSHD_CONFIG
 '
 
 # The verdict the kit owes for the deciding step of 3: PASS when its

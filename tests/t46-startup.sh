@@ -6,12 +6,12 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'startup'
+STATE=$STATE_DIR
 CFG="$STATE/client/ssh_config"
 export CFG RESULTS_DIR="$TEST_TMP/results" STARTUP_ROUNDS=2
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'startup'
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 host_snapshot_save
@@ -30,7 +30,7 @@ test_expect 'test-ssh.sh startup: 2 rounds, greeting before the first login, bot
 
 test_expect 'the server runs again afterwards and takes logins' '
 	[ "$(kit_processes | wc -l)" -ge 1 ] &&
-	timeout 30 ssh -F "$CFG" sshperf-test true
+	timeout 30 ssh -F "$CFG" $HOST_ALIAS true
 '
 
 test_expect 'the report has the startup row and the two figures' '
@@ -56,7 +56,7 @@ test_expect 'a run stopped in the middle leaves the server running' '
 	{ [ "$rc" -eq 130 ] || { echo "exit $rc"; cat "$TEST_TMP/i.out"; false; }; } &&
 	test_grep "interrupted; partial report" "$TEST_TMP/i.out" &&
 	[ "$(kit_processes | wc -l)" -ge 1 ] &&
-	timeout 30 ssh -F "$CFG" sshperf-test true
+	timeout 30 ssh -F "$CFG" $HOST_ALIAS true
 '
 
 test_expect 'cleanup: the host is as before' '

@@ -6,13 +6,13 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'interactive and session'
+STATE=$STATE_DIR
 CLIENT="$STATE/client"
 export CLIENT
 export ECHO_COUNT=50 ECHO_CLIENT=both SESSION_COMMANDS=10 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'interactive and session'
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 host_snapshot_save
@@ -67,21 +67,21 @@ test_expect 'no ssh master or client with the control path is left' '
 test_expect 'sshperf-echo refuses a known_hosts with a wrong key for the server' '
 	awk "{ print \$1, \"ssh-ed25519\", \"AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\"; exit }" \
 		"$CLIENT/known_hosts" >"$TEST_TMP/wrong_known_hosts" &&
-	expect_status 1 "$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p 11022 -u sshperf \
+	expect_status 1 "$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p $TEST_PORT -u $TEST_USER \
 		-k "$CLIENT/id_ed25519" -K "$TEST_TMP/wrong_known_hosts" -n 5 &&
-	test_grep "refusing to log in: host key of \[127.0.0.1\]:11022" "$TEST_TMP/out" &&
+	test_grep "refusing to log in: host key of \[127.0.0.1\]:$TEST_PORT" "$TEST_TMP/out" &&
 	! grep -q "^auth_ms=" "$TEST_TMP/out"
 '
 
 test_expect 'sshperf-echo refuses a known_hosts without the server' '
 	: >"$TEST_TMP/empty_known_hosts" &&
-	expect_status 1 "$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p 11022 -u sshperf \
+	expect_status 1 "$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p $TEST_PORT -u $TEST_USER \
 		-k "$CLIENT/id_ed25519" -K "$TEST_TMP/empty_known_hosts" -n 5 &&
 	test_grep "refusing to log in" "$TEST_TMP/out"
 '
 
 test_expect 'sshperf-echo with the pinned key logs in and times every echo' '
-	"$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p 11022 -u sshperf \
+	"$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p $TEST_PORT -u $TEST_USER \
 		-k "$CLIENT/id_ed25519" -K "$CLIENT/known_hosts" -n 20 -r 200 >"$TEST_TMP/ok.out" &&
 	test_grep -x "n=20" "$TEST_TMP/ok.out" && test_grep -x "lost=0" "$TEST_TMP/ok.out"
 '

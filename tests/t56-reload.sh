@@ -5,14 +5,14 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
+host_kit_test 'reload'
 # shellcheck disable=SC2034 # used in the test bodies
-STATE=/var/lib/sshd-perf-kit/state
+STATE=$STATE_DIR
 # shellcheck disable=SC2034 # in a test_atexit command
-CONFIG=/etc/ssh/sshd_config_perf_test
+CONFIG=$SSHD_CONFIG
 export RELOAD_SESSIONS=5 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'reload'
 # The config is put back first (from the copy) when a test broke it.
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 test_atexit '[ -f "$TEST_TMP/config.orig" ] && [ -f "$CONFIG" ] && cat "$TEST_TMP/config.orig" >"$CONFIG"'
@@ -47,7 +47,7 @@ test_expect 'reload: all 5 sessions survive, a new login comes back' '
 '
 
 test_expect 'after the reload the server still serves, with its pid' '
-	ssh -F "$STATE/client/ssh_config" sshperf-test true &&
+	ssh -F "$STATE/client/ssh_config" $HOST_ALIAS true &&
 	"$KIT_DIR/start-ssh.sh" status | grep -qx "pid=$(cat "$TEST_TMP/pid")"
 '
 
@@ -66,8 +66,8 @@ test_expect 'a config that sshd -t rejects is not reloaded' '
 '
 
 test_expect 'the server kept serving with the same pid' '
-	"$KIT_DIR/build/sshperf-connect" -t 5000 127.0.0.1 11022 >/dev/null &&
-	ssh -F "$STATE/client/ssh_config" sshperf-test true &&
+	"$KIT_DIR/build/sshperf-connect" -t 5000 127.0.0.1 $TEST_PORT >/dev/null &&
+	ssh -F "$STATE/client/ssh_config" $HOST_ALIAS true &&
 	"$KIT_DIR/start-ssh.sh" status | grep -qx "pid=$(cat "$TEST_TMP/pid")"
 '
 

@@ -9,15 +9,15 @@
 # shellcheck source=lib/ciphers.sh
 . "$KIT_DIR/lib/ciphers.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
-HOME_DIR=/home/sshperf
+host_kit_test 'transfer and sftp'
+STATE=$STATE_DIR
+HOME_DIR=/home/$TEST_USER
 export STATE HOME_DIR
 export TRANSFER_MB=16 SFTP_FILE_MB=8 SFTP_SMALL_FILES=20 CEILING_SECONDS=0.2 RESULTS_DIR="$TEST_TMP/results"
 # The sftp test's local files go here, so that leftovers can be seen.
 export TMPDIR="$TEST_TMP/tmp"
 mkdir -p "$RESULTS_DIR" "$TMPDIR"
 
-host_kit_test 'transfer and sftp'
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 host_snapshot_save
@@ -51,8 +51,8 @@ test_expect 'test-ssh.sh transfer sftp writes both summary rows with numbers and
 
 test_expect 'transfer: a row with numbers for every cipher both sides allow, the default marked' '
 	mkdir -p c && "$KIT_DIR/start-ssh.sh" status >/dev/null &&
-	sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost >c/sshd-T.txt &&
-	ssh -G -F "$STATE/client/ssh_config" sshperf-test >c/ssh-G.txt && ssh -Q cipher >c/ssh-Q.txt &&
+	sshd -T -f $SSHD_CONFIG -C user=$TEST_USER,addr=127.0.0.1,host=localhost >c/sshd-T.txt &&
+	ssh -G -F "$STATE/client/ssh_config" $HOST_ALIAS >c/ssh-G.txt && ssh -Q cipher >c/ssh-Q.txt &&
 	ciphers_common c/sshd-T.txt c/ssh-G.txt c/ssh-Q.txt >c/want &&
 	[ -s c/want ] && [ "$(data transfer ciphers_n)" -eq "$(wc -l <c/want)" ] &&
 	report=$(cat "$TEST_TMP/report-path") &&
@@ -126,7 +126,7 @@ test_expect 'too little disk space for sftp: SKIPPED with one line, nothing writ
 	report=$(tail -n 1 "$TEST_TMP/t3.out") && echo "$report" >"$TEST_TMP/report-path" &&
 	echo "status=$(data sftp status) reason=$(data sftp reason)" &&
 	test_eq "$(data sftp status)" SKIPPED &&
-	data sftp reason | grep -q "^too little free space in the test user.s home /home/sshperf: " &&
+	data sftp reason | grep -q "^too little free space in the test user.s home /home/$TEST_USER: " &&
 	no_sftp_leftovers
 '
 

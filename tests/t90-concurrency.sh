@@ -7,13 +7,13 @@
 . "$TEST_DIR/lib/snapshot.sh"
 . "$TEST_DIR/lib/procs.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
-LOCK=/run/sshd-perf-kit.lock
+host_kit_test 'concurrent runs'
+STATE=$STATE_DIR
+LOCK=$LOCK_FILE
 CFG="$STATE/client/ssh_config"
 export CFG LOCK RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=2
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'concurrent runs'
 runner=""
 # Ends the first run and everything it started (by recorded pid).
 end_runner () {

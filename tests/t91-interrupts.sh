@@ -10,7 +10,8 @@
 . "$TEST_DIR/lib/snapshot.sh"
 . "$TEST_DIR/lib/procs.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'interrupts' direct
+STATE=$STATE_DIR
 CFG="$STATE/client/ssh_config"
 export CFG STATE RESULTS_DIR="$TEST_TMP/results"
 # Small settings: the interrupt comes early in each test anyway.
@@ -18,7 +19,6 @@ export LOGIN_SAMPLES=2 BURST_STEPS="20 40" CONCURRENT_SESSIONS=20 CONCURRENT_LOG
 	TRANSFER_MB=2000 TRANSFER_CIPHERS='' STARTUP_ROUNDS=10 RELOAD_SESSIONS=10
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'interrupts' direct
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 # A background command that gets SIGINT (a non-interactive shell's
@@ -79,7 +79,7 @@ interrupt () {
 	# The test server runs and takes logins.
 	[ "$(kit_processes | wc -l)" -ge 1 ] &&
 	"$KIT_DIR/start-ssh.sh" status >/dev/null &&
-	timeout 30 ssh -F "$CFG" sshperf-test true </dev/null
+	timeout 30 ssh -F "$CFG" "$HOST_ALIAS" true </dev/null
 }
 
 host_snapshot_save
@@ -155,7 +155,7 @@ start_interrupted () {
 }
 
 test_expect 'SIGTERM during a first start (its files made): the host is as before' '
-	start_interrupted test -e /etc/ssh/sshd_config_perf_test
+	start_interrupted test -e $SSHD_CONFIG
 '
 
 test_expect 'SIGTERM during a first start (sshd running): no server left, host as before' '

@@ -11,7 +11,8 @@
 . "$TEST_DIR/lib/snapshot.sh"
 . "$TEST_DIR/lib/procs.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'faults' direct
+STATE=$STATE_DIR
 CFG="$STATE/client/ssh_config"
 # shellcheck disable=SC2034 # in the test bodies
 LIMITS=/etc/security/limits.d/sshperf-t92-test.conf
@@ -19,7 +20,6 @@ export CFG STATE RESULTS_DIR="$TEST_TMP/results"
 export LOGIN_SAMPLES=3 DURATION=20 SESSION_COMMANDS=20
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'faults' direct
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 listener () {
@@ -109,12 +109,12 @@ test_expect 'a server that hangs (SIGSTOP): login ends at LOGIN_TIMEOUT with the
 '
 
 test_expect 'after SIGCONT the same server takes logins again' '
-	[ -n "$(listener)" ] && timeout 30 ssh -F "$CFG" sshperf-test true </dev/null
+	[ -n "$(listener)" ] && timeout 30 ssh -F "$CFG" $HOST_ALIAS true </dev/null
 '
 
 test_expect 'process limit of the test user during concurrent: reported as that limit, no hang' '
 	test_when_finished "rm -f \"\$LIMITS\"" &&
-	printf "sshperf hard nproc 16\nsshperf soft nproc 16\n" >"$LIMITS" &&
+	printf "$TEST_USER hard nproc 16\n$TEST_USER soft nproc 16\n" >"$LIMITS" &&
 	: >"$TEST_TMP/tree" &&
 	CONCURRENT_SESSIONS=30 CONCURRENT_LOGIN_PARALLEL=4 run_bg concurrent && { watch_tree & watcher=$!; } &&
 	finished 300 && wait "$watcher" &&
@@ -129,11 +129,11 @@ test_expect 'process limit of the test user during concurrent: reported as that 
 '
 
 test_expect 'a file system that runs full during sftp: FAIL with the error, its files removed' '
-	home=$(getent passwd sshperf | cut -d: -f6) && [ -d "$home" ] &&
+	home=$(getent passwd $TEST_USER | cut -d: -f6) && [ -d "$home" ] &&
 	cp -a "$home/." "$TEST_TMP/home-copy" &&
 	mount -t tmpfs -o size=64m,nr_inodes=16,mode=0700 t92-full "$home" &&
 	test_when_finished "umount \"$home\" 2>/dev/null || :" &&
-	cp -a "$TEST_TMP/home-copy/." "$home/" && chown sshperf: "$home" &&
+	cp -a "$TEST_TMP/home-copy/." "$home/" && chown $TEST_USER: "$home" &&
 	ls -A "$home" >"$TEST_TMP/home-before" &&
 	: >"$TEST_TMP/tree" &&
 	SFTP_FILE_MB=4 SFTP_SMALL_FILES=40 SFTP_SMALL_FILE_KB=4 run_bg sftp && { watch_tree & watcher=$!; } &&

@@ -10,7 +10,8 @@
 . "$TEST_DIR/lib/snapshot.sh"
 . "$TEST_DIR/lib/procs.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'hangs' direct
+STATE=$STATE_DIR
 CFG="$STATE/client/ssh_config"
 export CFG STATE RESULTS_DIR="$TEST_TMP/results"
 # Small sizes; LOGIN_TIMEOUT also for start-ssh.sh, so that ssh's own
@@ -22,7 +23,6 @@ export LOGIN_TIMEOUT=2 SERVER_START_TIMEOUT=10 LOGIN_SAMPLES=5 STARTUP_ROUNDS=2 
 	SFTP_SMALL_FILES=5 SFTP_SMALL_FILE_KB=1 RELOAD_SESSIONS=4
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'hangs' direct
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 listener () {
@@ -130,7 +130,7 @@ failed_with_reason () {
 # The server takes a complete login (after SIGCONT; after startup, the
 # new server does).
 login_works () {
-	[ -n "$(listener)" ] && timeout 30 ssh -F "$CFG" sshperf-test true </dev/null
+	[ -n "$(listener)" ] && timeout 30 ssh -F "$CFG" "$HOST_ALIAS" true </dev/null
 }
 
 took () {

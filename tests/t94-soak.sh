@@ -10,14 +10,14 @@
 . "$TEST_DIR/lib/snapshot.sh"
 . "$TEST_DIR/lib/procs.sh"
 
-STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'soak'
+STATE=$STATE_DIR
 CFG="$STATE/client/ssh_config"
 CYCLES=${SOAK_CYCLES:-3}
 TESTS="login auth session"
 export RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=3 SESSION_COMMANDS=10
 mkdir -p "$RESULTS_DIR"
 
-host_kit_test 'soak'
 case $CYCLES in
 '' | *[!0-9]* | 0) printf 'SOAK_CYCLES=%s: give a whole number of cycles, 1 or more\n' "$CYCLES" >&2; exit 2 ;;
 esac

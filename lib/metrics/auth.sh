@@ -57,8 +57,8 @@ auth_method_run () {
 		result_set auth password_hash "$(auth_hash_scheme)"
 		# The password stays in the root-only state file: ssh runs
 		# askpass.sh, which prints it; argv and environment hold only
-		# the program's path.
-		SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force \
+		# the program's path and the file's.
+		SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$PASSWORD_FILE" \
 			helper login -H -n "${SETTING[LOGIN_SAMPLES]}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$dir" \
 			-- "$SSH" -v -F "$CLIENT_CONFIG" "$alias" true >"$tsv" 2>>"$RAW_DIR/auth-errors.txt" || true
 		at_exit_pop

@@ -272,21 +272,42 @@ test_done () {
 	[ "$test_failed" -eq 0 ]
 }
 
-# host_kit_test WHAT [direct]: the test file runs the kit on this host;
-# skips all of it (and exits) unless run as root with sshd installed and
-# no test server set up, and with "direct" also unless systemd is not PID
-# 1 (the t3x files run the kit under systemd, in a container).
+# The tests' own instance of the test server (KIT_INSTANCE, docs/instances.md):
+# a host test runs the kit under these names, port and user, next to an
+# administrator's set-up test server, which it never touches. Its names
+# are the kit's own (lib/names.sh); until host_kit_test they are the
+# default instance's (what a test container holds).
+TEST_INSTANCE=check
+# shellcheck source=lib/names.sh
+. "$KIT_DIR/lib/names.sh"
+kit_names ""
+
+# host_kit_test WHAT [direct]: the test file runs the kit on this host, as
+# the instance TEST_INSTANCE: KIT_INSTANCE, TEST_PORT and TEST_USER are
+# exported and the names (STATE_DIR, SSHD_CONFIG, UNIT_NAME, ...) set for
+# it; what an earlier, killed run of the tests left of that instance is
+# cleaned up. Skips all of the file (and exits) only where it cannot run:
+# not root, no sshd, or with "direct" a host whose PID 1 is systemd (the
+# t3x files run the kit under systemd, in a container).
 host_kit_test () {
-	local why="" state=/var/lib/sshd-perf-kit/state
+	local why=""
 	if [ "$(id -u)" -ne 0 ] || ! command -v sshd >/dev/null; then
 		why='needs root and openssh-server'
-	elif [ -d "$state" ]; then
-		why="a test server is set up on this host ($state); run ./start-ssh.sh cleanup first"
 	elif [ "${2:-}" = direct ] && [ -d /run/systemd/system ]; then
 		why='written for a host without systemd (direct mode); the t3x files run the kit under systemd'
 	fi
-	[ -n "$why" ] || return 0
-	test_skip "$1" "$why"
-	test_done
-	exit 0
+	if [ -n "$why" ]; then
+		test_skip "$1" "$why"
+		test_done
+		exit 0
+	fi
+	kit_names "$TEST_INSTANCE"
+	KIT_INSTANCE=$TEST_INSTANCE
+	TEST_PORT=$((11022 + $(instance_port_offset "$TEST_INSTANCE")))
+	TEST_USER=sshperf-$TEST_INSTANCE
+	export KIT_INSTANCE TEST_PORT TEST_USER
+	if [ -d "$STATE_DIR" ]; then
+		printf '# %s is left from an earlier run of the tests: cleaning it up\n' "$STATE_DIR"
+		"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1 || true
+	fi
 }

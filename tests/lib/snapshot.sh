@@ -1,4 +1,11 @@
 # shellcheck shell=bash
+# The kit's names (lib/names.sh): the harness's instance, or, sourced
+# alone (in a test container), the default instance's.
+if [ -z "${SSHD_CONFIG:-}" ]; then
+	# shellcheck source=lib/names.sh
+	. "$(dirname "${BASH_SOURCE[0]}")/../../lib/names.sh"
+	kit_names ""
+fi
 # host_snapshot: prints what the kit must leave exactly as it found it:
 # accounts, /etc/ssh, /etc/systemd/system, listening TCP sockets, the
 # SELinux local port list, home folders and the kit's state folder.
@@ -12,7 +19,7 @@ host_snapshot () {
 	done
 	find /etc/ssh -type f -exec sha256sum {} + 2>/dev/null | sort
 	# Listening TCP sockets (state 0A) on the ports the kit could take:
-	# TEST_PORT (11022 unless the test sets another) and 22 (the real
+	# TEST_PORT (11022 unless the test or its instance sets another) and 22 (the real
 	# sshd's). Other listeners belong to whatever runs beside the tests
 	# (a unit test's listener, another service) and come and go.
 	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
@@ -23,21 +30,23 @@ host_snapshot () {
 	if command -v semanage >/dev/null 2>&1; then
 		semanage port -l -C 2>/dev/null | sed 's/^/seport /'
 	fi
-	[ -e /var/lib/sshd-perf-kit ] && echo "exists /var/lib/sshd-perf-kit"
-	[ -e /run/sshd-perf-test.pid ] && echo "exists /run/sshd-perf-test.pid"
-	[ -e /run/sshd-perf-kit.lock ] && echo "exists /run/sshd-perf-kit.lock"
+	# The instance's own names (tests/lib/harness.sh, lib/names.sh).
+	[ -e "$STATE_PARENT" ] && echo "exists $STATE_PARENT"
+	[ -e "$PID_FILE" ] && echo "exists $PID_FILE"
+	[ -e "$LOCK_FILE" ] && echo "exists $LOCK_FILE"
 	return 0
 }
 
-# Processes of this host that run with the kit's sshd config (there must
-# be none left). Processes in other PID namespaces (a test container) are
+# Processes of this host that run with the instance's sshd config (there
+# must be none left; an administrator's test server of another instance is
+# not counted). Processes in other PID namespaces (a test container) are
 # not this host's.
 kit_processes () {
 	local p self
 	self=$(readlink /proc/self/ns/pid)
 	for p in /proc/[0-9]*; do
 		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$self" ] || continue
-		{ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q 'sshd_config_perf_test' && echo "${p#/proc/}"
+		case " $({ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null) " in *" $SSHD_CONFIG "*) echo "${p#/proc/}" ;; esac
 	done
 	return 0
 }

@@ -26,7 +26,8 @@
 . "$TEST_DIR/lib/procs.sh"
 
 SOURCES=${OPENSSH_SOURCES:-$KIT_DIR/../shared/vendor/openssh}
-export STATE=/var/lib/sshd-perf-kit/state
+host_kit_test 'OpenSSH version matrix' direct
+export STATE=$STATE_DIR
 ALL13="startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload"
 
 # The quick suite's settings: every test, small. The rate sweep is most of
@@ -45,7 +46,6 @@ if [ ! -f "$SOURCES/README.md" ]; then
 test_done
 	exit 0
 fi
-host_kit_test 'OpenSSH version matrix' direct
 trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
 
 # "SHA256 FILE" per tarball the README lists.
@@ -77,7 +77,7 @@ burst_equals_log () {
 		[ "$(step_col "$tsv" "$n" classified_by)" = server ] || { echo "step $n: not classified from the server log"; return 1; }
 		[ "$refused" = "$drops" ] || { echo "step $n: $refused refused, the log $drops"; return 1; }
 		[ "$drops" -eq $((named + unnamed)) ] || { echo "step $n: $drops != $named + $unnamed"; return 1; }
-		lines=$(grep -c "drop connection #.* on \[127.0.0.1\]:${TEST_PORT:-11022} " "$run/raw/burst-step-$n-server.log" || true)
+		lines=$(grep -c "drop connection #.* on \[127.0.0.1\]:$TEST_PORT " "$run/raw/burst-step-$n-server.log" || true)
 		[ "$lines" -eq "$named" ] || { echo "step $n: $lines drop lines in the log, $named matched to clients"; return 1; }
 		# Every refused client: its port in a drop line, or in no line at all.
 		ports=$(awk -F'\t' 'NR == FNR { if ($2 == "refused") r[$1] = 1; next }
@@ -129,7 +129,7 @@ fake_prefix () {
 # environment.env and of the report's table is sshd -T's value.
 server_facts () {
 	local run=$1 sshd=$2 env=$1/data/environment.env t usepam row svc m k v want
-	t=$("$sshd" -T -f /etc/ssh/sshd_config_perf_test -C "user=$(sed -n 's/^test_user=//p' "$env"),addr=127.0.0.1,host=localhost" 2>/dev/null)
+	t=$("$sshd" -T -f "$SSHD_CONFIG" -C "user=$(sed -n 's/^test_user=//p' "$env"),addr=127.0.0.1,host=localhost" 2>/dev/null)
 	[ -n "$t" ] || { echo "sshd -T of the test server printed nothing"; return 1; }
 	usepam=$(printf '%s\n' "$t" | awk 'tolower($1) == "usepam" { print tolower($2) }')
 	row=$(sed -n 's/^| PAM stack | \(.*\) |$/\1/p' "$run/report.md")
@@ -173,11 +173,11 @@ measure () {
 		grep -qx "openssh_prefix=$mprefix" st &&
 		sftp=$mprefix/libexec/sftp-server && { [ -x "$sftp" ] || sftp=$mprefix/libexec/openssh/sftp-server; } &&
 		if [ "$mconfig" = kit ]; then
-			grep -q "^# OpenSSH build: OpenSSH_$mver $mprefix" /etc/ssh/sshd_config_perf_test &&
-			grep -qx "Subsystem sftp $sftp" /etc/ssh/sshd_config_perf_test
+			grep -q "^# OpenSSH build: OpenSSH_$mver $mprefix" "$SSHD_CONFIG" &&
+			grep -qx "Subsystem sftp $sftp" "$SSHD_CONFIG"
 		else
 			own=$mprefix/etc/ssh/sshd_config && { [ -f "$own" ] || own=$mprefix/etc/sshd_config; } &&
-			grep -qx "# ---- from $own" /etc/ssh/sshd_config_perf_test
+			grep -qx "# ---- from $own" "$SSHD_CONFIG"
 		fi &&
 		[ "$(readlink "/proc/$(sed -n "s/^pid=//p" st)/exe")" = "$(readlink -f "$mprefix/sbin/sshd")" ]
 	'
@@ -350,8 +350,8 @@ else
 		[ -z "$run" ] || runs="$runs $run"
 		measure "rhel9 host" "$prefix" 8.7p1 host
 		test_expect "rhel9 host: RHEL's drop-in and the crypto policy it includes are read in place; the report names the build's sshd_config" '
-			grep -qx "# ---- from $prefix/etc/ssh/sshd_config.d/50-redhat.conf" /etc/ssh/sshd_config_perf_test &&
-			grep -qx "# ---- from $prefix/etc/crypto-policies/back-ends/opensshserver.config" /etc/ssh/sshd_config_perf_test &&
+			grep -qx "# ---- from $prefix/etc/ssh/sshd_config.d/50-redhat.conf" "$SSHD_CONFIG" &&
+			grep -qx "# ---- from $prefix/etc/crypto-policies/back-ends/opensshserver.config" "$SSHD_CONFIG" &&
 			[ -n "$run" ] && grep -qF "$prefix/etc/ssh/sshd_config (found through the build of OPENSSH_PREFIX" "$run/report.md" &&
 			grep -qx "sshd_gssapiauthentication=yes" "$run/data/environment.env" &&
 			grep -qx "realsshd_usepam=yes" "$run/data/environment.env"

@@ -1,0 +1,53 @@
+# shellcheck shell=bash disable=SC2034
+# (SC2034: the names below are used by the scripts that source this file.)
+# The names the kit owns on this host, one set per instance (the setting
+# KIT_INSTANCE, docs/instances.md). lib/common.sh sets them for the
+# instance in use; the tests' harness sets them for the tests' own
+# instance. Nothing else spells these names: every part uses the
+# variables.
+#
+# The default instance (empty name) keeps the names the kit always had;
+# instance NAME adds -NAME to each of them, so no name of one instance is
+# a name, a prefix glob or a pattern of another's (ssh_host_perftest_*_key
+# does not match ssh_host_perftest-NAME_rsa_key).
+
+# kit_names INSTANCE: sets the names for INSTANCE (empty: the default).
+# STATE_BASE is the folder of the default instance's state
+# (/var/lib/sshd-perf-kit, or the installed copy's from lib/paths.sh).
+# What the config file of every instance starts with: an sshd whose
+# command line has it is one of the kit's, of whichever instance.
+KIT_CONFIG_PREFIX=/etc/ssh/sshd_config_perf_test
+
+kit_names () {
+	local s=${1:+-$1}
+	INSTANCE_NAME=$1
+	STATE_PARENT=${STATE_BASE:-/var/lib/sshd-perf-kit}$s
+	STATE_DIR="$STATE_PARENT/state"
+	MANIFEST="$STATE_DIR/created"
+	SERVER_ENV="$STATE_DIR/server.env"
+	CLIENT_DIR="$STATE_DIR/client"
+	CLIENT_CONFIG="$CLIENT_DIR/ssh_config"
+	PASSWORD_FILE="$STATE_DIR/password"
+	SSHD_CONFIG=$KIT_CONFIG_PREFIX$s
+	HOSTKEY_PREFIX=/etc/ssh/ssh_host_perftest${s}_
+	UNIT_NAME=sshd-perf-test$s.service
+	UNIT_FILE=/etc/systemd/system/$UNIT_NAME
+	PID_FILE=/run/sshd-perf-test$s.pid
+	# In /run, which only root may write to: /run/lock is world-writable on
+	# Debian, and a file there could be planted by any user.
+	LOCK_FILE=/run/sshd-perf-kit$s.lock
+	# Host alias of the test server in the kit's client configuration
+	# (also ALIAS-rsa and ALIAS-password).
+	HOST_ALIAS=sshperf-test$s
+	# The cgroup of a directly started test server (lib/server.sh).
+	CGROUP_NAME=/sshd-perf-test$s
+}
+
+# instance_port_offset NAME: N from 1 to 999, the same for the same name
+# on every host: instance NAME's port is TEST_PORT + N unless TEST_PORT is
+# given for it (lib/common.sh load_settings).
+instance_port_offset () {
+	local sum
+	sum=$(printf '%s' "$1" | cksum | cut -d' ' -f1)
+	printf '%s\n' "$((sum % 999 + 1))"
+}
