@@ -15,7 +15,7 @@ esac
 [ "$(id -u)" -eq 0 ] || { echo "install-deps.sh: must run as root (it installs packages); run: sudo $0 $*" >&2; exit 2; }
 
 if command -v dnf >/dev/null 2>&1; then
-	pkgs="openssh-server openssh-clients openssl gcc make pkgconf-pkg-config libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel"
+	pkgs="openssh-server openssh-clients openssl gcc make pkgconf-pkg-config libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel libxcrypt-devel"
 	# pam-devel, zlib-devel: make check-openssh builds upstream OpenSSH releases;
 	# ansible-core (and on Debian ansible-lint): make check-fleet.
 	[ -z "$tests" ] || pkgs="$pkgs rpm-build rpmlint policycoreutils perl util-linux procps-ng iproute libxml2 pam-devel zlib-devel ansible-core"
@@ -24,7 +24,7 @@ if command -v dnf >/dev/null 2>&1; then
 	# shellcheck disable=SC2086 # a list of package names
 	[ -z "$missing" ] || dnf install -y $missing
 elif command -v apt-get >/dev/null 2>&1; then
-	pkgs="openssh-server openssh-client openssl gcc make pkg-config libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev"
+	pkgs="openssh-server openssh-client openssl gcc make pkg-config libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev libcrypt-dev"
 	# libpam0g-dev, zlib1g-dev: make check-openssh builds upstream OpenSSH releases;
 	# ansible-core (and on Debian ansible-lint): make check-fleet.
 	[ -z "$tests" ] || pkgs="$pkgs shellcheck debootstrap systemd-container rpm rpmlint policycoreutils semodule-utils perl util-linux procps iproute2 libxml2-utils libpam0g-dev zlib1g-dev ansible-core ansible-lint"
@@ -45,7 +45,7 @@ elif command -v apt-get >/dev/null 2>&1; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
 	fi
 else
-	echo "install-deps.sh: neither dnf nor apt-get found; install by hand: OpenSSH server and clients, gcc, make, pkg-config and the development files of libssh, OpenSSL, libselinux, libsemanage and libsystemd" >&2
+	echo "install-deps.sh: neither dnf nor apt-get found; install by hand: OpenSSH server and clients, gcc, make, pkg-config and the development files of libssh, OpenSSL, libselinux, libsemanage, libsystemd and libxcrypt" >&2
 	exit 2
 fi
 echo "install-deps.sh: everything needed is installed"
