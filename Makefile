@@ -46,6 +46,9 @@ pc_libs   = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --libs $(PC_$(1)))) $(LIBS_$(1
 
 # Other link flags per helper: the sweep runs one login per thread.
 LIBS_sweep := -pthread
+# crypt(3) for the cost of one password hash check (libxcrypt, in every
+# RHEL 9 and Debian base system: pam_unix links it too).
+LIBS_hashcost := -lcrypt
 
 all: $(HELPERS) man
 

@@ -18,6 +18,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/compare.sh"
 # shellcheck source=lib/ciphers.sh
 . "$KIT_DIR/lib/ciphers.sh"
+# shellcheck source=lib/capture.sh
+. "$KIT_DIR/lib/capture.sh"
 
 # The tests this copy of the kit has: one lib/metrics/NAME.sh each.
 available_tests () {

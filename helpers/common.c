@@ -167,3 +167,38 @@ help_option(int argc, char *argv[], void (*usage)(void))
 		err(2, "--help");
 	usage();
 }
+
+/* Index of name in the tab-separated header, or -1. */
+int
+tsv_column(char *header, const char *name)
+{
+	char *tok, *save;
+	int i = 0;
+
+	header[strcspn(header, "\r\n")] = '\0';
+	for (tok = strtok_r(header, "\t", &save); tok != NULL;
+	    tok = strtok_r(NULL, "\t", &save), i++)
+		if (strcmp(tok, name) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+tsv_cell(const char *row, int index, char *buf, size_t len)
+{
+	const char *p = row;
+	size_t n;
+	int i;
+
+	for (i = 0; i < index && p != NULL; i++)
+		if ((p = strchr(p, '\t')) != NULL)
+			p++;
+	if (p == NULL)
+		return "";
+	n = strcspn(p, "\t\r\n");
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}

@@ -2,6 +2,7 @@
 #ifndef SSHPERF_COMMON_H
 #define SSHPERF_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define NS_PER_MS 1000000ULL
@@ -52,5 +53,13 @@ void version_option(int argc, char *argv[]);
 
 /* Sleep until the absolute CLOCK_MONOTONIC time deadline_ns. */
 void sleep_until_ns(uint64_t deadline_ns);
+
+/*
+ * TSV by column name: the index of name in a tab-separated header line
+ * (which it cuts into words), or -1; and cell index of a row, copied into
+ * buf (cut to len - 1 bytes), "" when the row is shorter.
+ */
+int tsv_column(char *header, const char *name);
+const char *tsv_cell(const char *row, int index, char *buf, size_t len);
 
 #endif

@@ -23,41 +23,6 @@ usage(void)
 	exit(2);
 }
 
-/* Index of name in the tab-separated header, or -1. */
-static int
-column_index(char *header, const char *name)
-{
-	char *tok, *save;
-	int i = 0;
-
-	header[strcspn(header, "\r\n")] = '\0';
-	for (tok = strtok_r(header, "\t", &save); tok != NULL;
-	    tok = strtok_r(NULL, "\t", &save), i++)
-		if (strcmp(tok, name) == 0)
-			return i;
-	return -1;
-}
-
-static const char *
-cell(char *row, int index, char *buf, size_t len)
-{
-	const char *p = row;
-	size_t n;
-	int i;
-
-	for (i = 0; i < index && p != NULL; i++)
-		if ((p = strchr(p, '\t')) != NULL)
-			p++;
-	if (p == NULL)
-		return "";
-	n = strcspn(p, "\t\r\n");
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	return buf;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -105,19 +70,19 @@ main(int argc, char **argv)
 
 			if (copy == NULL)
 				err(2, NULL);
-			if ((wcol = column_index(copy, where_col)) < 0)
+			if ((wcol = tsv_column(copy, where_col)) < 0)
 				errx(2, "no column %s", where_col);
 			free(copy);
 		}
-		if ((col = column_index(line, column)) < 0)
+		if ((col = tsv_column(line, column)) < 0)
 			errx(2, "no column %s", column);
 	}
 	samples_init(&s);
 	while (getline(&line, &cap, f) >= 0) {
 		if (wcol >= 0 &&
-		    strcmp(cell(line, wcol, wbuf, sizeof(wbuf)), where_val) != 0)
+		    strcmp(tsv_cell(line, wcol, wbuf, sizeof(wbuf)), where_val) != 0)
 			continue;
-		if (parse_double(cell(line, col, buf, sizeof(buf)), 0, 1e300,
+		if (parse_double(tsv_cell(line, col, buf, sizeof(buf)), 0, 1e300,
 		    &v, &errstr) == 0 && samples_add(&s, v) != 0)
 			err(2, NULL);
 	}

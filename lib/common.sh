@@ -122,7 +122,7 @@ need_root () {
 # ---- Helpers and tools ----------------------------------------------------
 
 # The C helpers; in a checkout they are built on first use.
-HELPERS="settings connect login passgen summary selinux seport unit sampler rate burst gate echo repeat hold clock xfer ceiling"
+HELPERS="settings connect login passgen summary selinux seport unit sampler rate burst gate echo repeat hold clock xfer ceiling capture hashcost"
 
 helpers_ready () {
 	local h
@@ -142,14 +142,14 @@ ensure_helpers () {
 		die "helpers missing or not executable in $HELPER_DIR; reinstall the package: dnf reinstall sshd-perf-kit"
 	fi
 	if ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1; then
-		die "the C helpers are not built and there is no compiler; install: dnf install gcc make pkgconf-pkg-config libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel (Debian: apt-get install gcc make pkg-config libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev), or run ./install-deps.sh"
+		die "the C helpers are not built and there is no compiler; install: dnf install gcc make pkgconf-pkg-config libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel libxcrypt-devel (Debian: apt-get install gcc make pkg-config libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev libcrypt-dev), or run ./install-deps.sh"
 	fi
 	# The output is kept in memory: a fixed name in /tmp, written as
 	# root, is a symlink attack waiting to happen.
 	local out
 	if ! out=$(make -s -C "$KIT_DIR" all 2>&1); then
 		printf '%s\n' "$out" | tail -n 5 >&2
-		die "building the C helpers failed (above); the libraries are: dnf install libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel (Debian: libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev), or run ./install-deps.sh"
+		die "building the C helpers failed (above); the libraries are: dnf install libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel libxcrypt-devel (Debian: libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev libcrypt-dev), or run ./install-deps.sh"
 	fi
 	helpers_ready || die "helpers still missing in $HELPER_DIR after make; run make in $KIT_DIR and read its errors"
 }

@@ -18,10 +18,22 @@ login_negotiated () {
 }
 
 measure_login () {
-	local tsv="$RAW_DIR/login-samples.tsv" ok failed not_run col p50 p95 stopped=""
+	local tsv="$RAW_DIR/login-samples.tsv" ok failed not_run col p50 p95 stopped="" timeline=no
 	mkdir -p "$RAW_DIR/login-transcripts"
+	# The timeline's capture runs around the logins only (lib/capture.sh).
+	capture_start login $(( SETTING[LOGIN_SAMPLES] * SETTING[LOGIN_TIMEOUT] + 30 )) && timeline=yes
 	helper login -H -n "${SETTING[LOGIN_SAMPLES]}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$RAW_DIR/login-transcripts" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>"$RAW_DIR/login-errors.txt" || true
+	if [ "$timeline" = yes ]; then
+		at_exit_pop
+		capture_parts login "$tsv" || timeline=no
+	fi
+	result_set login timeline "$timeline"
+	if [ "$timeline" = yes ]; then
+		capture_summary login login
+	else
+		result_set login timeline_note "$CAPTURE_NOTE"
+	fi
 
 	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
 	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)

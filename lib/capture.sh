@@ -1,0 +1,87 @@
+# shellcheck shell=bash
+# The login timeline: sshperf-capture records the test port's packets on
+# lo while a test's timed logins run, then splits each login into the
+# server's turns, the client's turns and TCP waits (docs/metrics.md,
+# "Whose time"). The capture runs only between capture_start and
+# capture_stop, around the logins; if it cannot run (no packet socket),
+# the test goes on without a timeline and says why.
+#
+#   capture_start NAME SECONDS  raw/NAME-packets.tsv; false, with the
+#                               reason in CAPTURE_NOTE, when it cannot
+#   capture_stop                ends it: TERM to its recorded pid, KILL
+#                               after 5 s (lib/server.sh end_pids)
+#   capture_parts NAME LOGINS   raw/NAME-parts.tsv (one row per login,
+#                               phase and part) from the packets and the
+#                               sshperf-login table LOGINS; false, with
+#                               CAPTURE_NOTE, when they do not match
+
+CAPTURE_PID=""
+CAPTURE_NOTE=""
+
+capture_start () {
+	local name=$1 seconds=$2 out="$RAW_DIR/$1-packets.tsv" end
+	CAPTURE_NOTE=""
+	"$HELPER_DIR/sshperf-capture" record -p "${SETTING[TEST_PORT]}" -i lo -d "$seconds" \
+		-o "$out" >"$RAW_DIR/$name-capture.env" 2>"$RAW_DIR/$name-capture-errors.txt" &
+	CAPTURE_PID=$!
+	at_exit capture_stop
+	# It writes the header once its socket is open.
+	end=$(( $(date +%s) + 5 ))
+	until [ -s "$out" ]; do
+		if ! kill -0 "$CAPTURE_PID" 2>/dev/null || [ "$(date +%s)" -ge "$end" ]; then
+			at_exit_pop
+			CAPTURE_NOTE="the packet capture did not start: $(tail -n 1 "$RAW_DIR/$name-capture-errors.txt")"
+			CAPTURE_NOTE=${CAPTURE_NOTE%: }
+			return 1
+		fi
+		sleep 0.01
+	done
+}
+
+capture_stop () {
+	[ -n "$CAPTURE_PID" ] || return 0
+	end_pids 5 "$CAPTURE_PID"
+	wait "$CAPTURE_PID" 2>/dev/null || true
+	CAPTURE_PID=""
+}
+
+capture_parts () {
+	local name=$1 logins=$2
+	if ! "$HELPER_DIR/sshperf-capture" turns -p "${SETTING[TEST_PORT]}" "$RAW_DIR/$name-packets.tsv" "$logins" \
+		>"$RAW_DIR/$name-parts.tsv" 2>>"$RAW_DIR/$name-capture-errors.txt"; then
+		CAPTURE_NOTE="the packets could not be matched to the logins: $(tail -n 1 "$RAW_DIR/$name-capture-errors.txt")"
+		rm -f "$RAW_DIR/$name-parts.tsv"
+		return 1
+	fi
+}
+
+# capture_summary NAME TEST: the p50 over the logins of each part of a
+# whole login (server_ms, client_ms, tcp_wait_ms) and of each phase's
+# parts (kex_server_ms ...), as keys of the test's data file, from
+# raw/NAME-parts.tsv through raw/NAME-whose.tsv (one row per login).
+capture_summary () {
+	local name=$1 test=$2 whose="$RAW_DIR/$1-whose.tsv" col
+	printf 'sample\tserver_ms\tclient_ms\ttcp_wait_ms\tconnect_server_ms\tconnect_client_ms\tconnect_tcp_wait_ms\tgreeting_server_ms\tgreeting_client_ms\tgreeting_tcp_wait_ms\tkex_server_ms\tkex_client_ms\tkex_tcp_wait_ms\tauth_server_ms\tauth_client_ms\tauth_tcp_wait_ms\tsession_server_ms\tsession_client_ms\tsession_tcp_wait_ms\tparts_ms\n' >"$whose"
+	# The columns above, in this order: each part, then phase by phase.
+	awk -F'\t' '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{
+			s = $c["sample"]; k = $c["phase"] "_" $c["whose"]
+			if (!(s in seen)) { seen[s] = 1; order[++n] = s }
+			v[s, $c["whose"]] += $c["ms"]; v[s, k] += $c["ms"]; tot[s] += $c["ms"]
+		}
+		END {
+			np = split("connect greeting kex auth session", ph, " ")
+			split("server client tcp_wait", w, " ")
+			for (i = 1; i <= n; i++) {
+				s = order[i]
+				printf "%s\t%.3f\t%.3f\t%.3f", s, v[s, "server"], v[s, "client"], v[s, "tcp_wait"]
+				for (p = 1; p <= np; p++) for (j = 1; j <= 3; j++) printf "\t%.3f", v[s, ph[p] "_" w[j]]
+				printf "\t%.3f\n", tot[s]
+			}
+		}' "$RAW_DIR/$name-parts.tsv" >>"$whose"
+	for col in server client tcp_wait kex_server kex_client auth_server auth_client session_server session_client session_tcp_wait; do
+		helper summary -c "${col}_ms" -p "${col}_" "$whose" | grep -E "^${col}_(n|p50|p95)=" >>"$DATA_DIR/$test.env"
+	done
+	result_set "$test" tcp_waits "$(awk -F'\t' 'NR > 1 && $4 > 0' "$whose" | wc -l | tr -d ' ')"
+}
