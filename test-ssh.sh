@@ -201,18 +201,15 @@ run_measure () {
 	return "$rc"
 }
 
-# True while process $1 exists and is not a zombie; builtins only, no fork.
+# True while process $1 exists and is not a zombie (sshperf-sampler ps:
+# one exec, as the tick's sleep).
 pid_running () {
-	local stat
-	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
-	stat=${stat##*) }
-	[ "${stat%% *}" != Z ]
+	helper sampler ps "$1" >/dev/null
 }
 
 # True while a process of process group $1 runs (zombies aside).
 group_alive () {
-	cat /proc/[0-9]*/stat 2>/dev/null |
-		awk -v g="$1" '{ sub(/.*\) /, "") } $1 != "Z" && $3 == g { found = 1 } END { exit !found }'
+	helper sampler group "$1" >/dev/null
 }
 
 # Ends the running measure job: TERM to its process group (the job's

@@ -410,12 +410,13 @@ all_settled_before_release(const struct burst *b)
 	return 1;
 }
 
+/* Sends sig (0: none) to every client not reaped yet. */
 static void
 signal_live(struct burst *b, int sig)
 {
 	uint64_t i;
 
-	for (i = 0; i < b->n; i++)
+	for (i = 0; sig != 0 && i < b->n; i++)
 		if (b->c[i].pid != 0) {
 			/* Only our own child: its pid is not reaped yet. */
 			kill(b->c[i].pid, sig);
@@ -424,30 +425,30 @@ signal_live(struct burst *b, int sig)
 		}
 }
 
-/* Runs until every client exited; at the deadline TERM, then KILL. */
+/*
+ * Runs until every client exited; from the deadline on (or a stop) the
+ * clients go down proc.c's ladder together.
+ */
 static void
 wait_all(struct burst *b, uint64_t deadline_ns)
 {
-	uint64_t kill_at_ns = 0;
+	struct proc_ladder stop;
 
+	proc_ladder_init(&stop, deadline_ns, PROC_KILL_GRACE_NS);
 	for (;;) {
 		if (b->n_live == 0 && b->n_open == 0)
 			break;
-		if (b->n_live == 0)
+		if (b->n_live == 0) {
 			/* Only a grandchild holds stderr: read what is there. */
-			deadline_ns = kill_at_ns = now_ns();
-		if (b->stop && kill_at_ns == 0)
-			deadline_ns = now_ns();
-		if (!wait_events(b, kill_at_ns ? kill_at_ns : deadline_ns)) {
+			(void)wait_events(b, now_ns());
+			break;
+		}
+		if (b->stop)
+			proc_ladder_hurry(&stop, now_ns());
+		if (!wait_events(b, stop.due_ns)) {
 			if (b->n_live == 0)
 				break;
-			if (kill_at_ns == 0) {
-				signal_live(b, SIGTERM);
-				kill_at_ns = now_ns() + PROC_KILL_GRACE_NS;
-			} else {
-				signal_live(b, SIGKILL);
-				kill_at_ns = now_ns() + PROC_KILL_GRACE_NS;
-			}
+			signal_live(b, proc_ladder_due(&stop, now_ns()));
 		}
 	}
 	read_records(b);

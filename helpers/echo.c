@@ -556,14 +556,17 @@ libssh_close(struct link *l)
 
 /* ---- The real ssh client in a PTY -------------------------------------- */
 
-/* Starts argv on a new PTY in raw mode without echo (stty raw -echo). */
-static void
+/*
+ * Starts argv on a new PTY in raw mode without echo (stty raw -echo), as
+ * its controlling terminal. Returns 0, or the errno of a failed start.
+ */
+static int
 pty_spawn(char **argv, struct link *l)
 {
 	struct termios tio;
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 	char name[128];
-	int master, slave;
+	int master, slave, r;
 
 	if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1 ||
 	    grantpt(master) == -1 || unlockpt(master) == -1 ||
@@ -577,23 +580,17 @@ pty_spawn(char **argv, struct link *l)
 	if (tcsetattr(slave, TCSANOW, &tio) == -1 ||
 	    ioctl(slave, TIOCSWINSZ, &ws) == -1)
 		err(2, "setting the PTY's modes");
-	fflush(stdout);
-	switch (l->pid = fork()) {
-	case -1:
-		err(2, "fork");
-	case 0:
-		if (setsid() == -1 || ioctl(slave, TIOCSCTTY, 0) == -1 ||
-		    dup2(slave, STDIN_FILENO) == -1 ||
-		    dup2(slave, STDOUT_FILENO) == -1)
-			_exit(126);
-		/* stderr stays ours: ssh's messages go to the caller. */
-		execvp(argv[0], argv);
-		_exit(errno == ENOENT ? 127 : 126);
-	}
+	/* stderr stays ours: ssh's messages go to the caller. */
+	r = proc_spawn_tty(&l->pid, argv, name, PROC_INHERIT);
 	close(slave);
+	if (r != 0) {
+		close(master);
+		return r;
+	}
 	if (fcntl(master, F_SETFL, O_NONBLOCK) == -1)
 		err(2, "fcntl");
 	l->fd = master;
+	return 0;
 }
 
 /* Hangs up the PTY and waits (with a deadline) for the client: its status. */
@@ -737,7 +734,11 @@ main(int argc, char *argv[])
 			errx(2, "-m ssh needs the client command after --, "
 			    "e.g. -- ssh -tt -F config host cat");
 		printf("mode=ssh\n");
-		pty_spawn(argv, &l);
+		if ((e = pty_spawn(argv, &l)) != 0) {
+			fflush(stdout);
+			warnx("cannot run %s", argv[0]);
+			return e == ENOENT ? 127 : 126;
+		}
 		break;
 	}
 

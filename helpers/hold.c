@@ -60,7 +60,7 @@ struct session {
 	int		 checked;	/* a check ran while it was open */
 	int		 alive;		/* its line came back in the last check */
 	int		 answered;	/* the line in expect came back */
-	int		 signalled;	/* 1 SIGTERM sent, 2 SIGKILL sent */
+	int		 signalled;	/* a proc_ladder step: 1 TERM, 2 KILL sent */
 	int		 counted;	/* its login's end is in the no-answer count */
 	char		 expect[64];	/* the line we wait for, without \n */
 	char		 line[LINE_BYTES];
@@ -703,17 +703,18 @@ check_all(struct holder *h)
 }
 
 /*
- * Closes every session: stdin first (ssh sends EOF, cat ends), then after
- * the close deadline SIGTERM and after a grace SIGKILL, to our own
- * children only. Counts how each one ended.
+ * Closes every session: stdin first (ssh sends EOF, cat ends), then from
+ * the close deadline on proc.c's ladder (TERM, after a grace KILL)
+ * for our own children that are left. Counts how each one ended.
  */
 static void
 close_all(struct holder *h, uint64_t *closed, uint64_t *terminated,
     uint64_t *killed)
 {
+	struct proc_ladder stop;
 	struct session *s;
-	uint64_t i, deadline;
-	int wstatus;
+	uint64_t i;
+	int wstatus, sig;
 
 	for (i = 0; i < h->cf.sessions; i++) {
 		s = &h->s[i];
@@ -721,37 +722,33 @@ close_all(struct holder *h, uint64_t *closed, uint64_t *terminated,
 		if (s->state == ST_OPEN)
 			s->state = ST_CLOSED;
 	}
-	deadline = now_ns() + h->cf.close_ns;
-	while (h->running > 0 && now_ns() < deadline)
-		pump(h, deadline, 0);
-	/* Ended by themselves after the EOF. */
+	proc_ladder_init(&stop, now_ns() + h->cf.close_ns, PROC_KILL_GRACE_NS);
+	while (h->running > 0 && stop.step != PROC_KILLED) {
+		if (now_ns() < stop.due_ns) {
+			pump(h, stop.due_ns, 0);
+			continue;
+		}
+		sig = proc_ladder_due(&stop, now_ns());
+		for (i = 0; i < h->cf.sessions; i++) {
+			s = &h->s[i];
+			if (s->pid == 0 || !s->running)
+				continue;
+			kill(s->pid, sig);
+			s->signalled = stop.step;
+			if (stop.step == PROC_TERMED) {
+				set_reason(s, "%s", "did not end after its "
+				    "stdin was closed");
+				continue;
+			}
+			proc_reap(s->pid, &wstatus, NULL);
+			on_exit_status(h, s, wstatus);
+		}
+	}
 	*closed = *terminated = *killed = 0;
 	for (i = 0; i < h->cf.sessions; i++) {
 		s = &h->s[i];
 		if (s->pid == 0)
 			continue;
-		if (s->running) {
-			kill(s->pid, SIGTERM);
-			s->signalled = 1;
-			set_reason(s, "%s", "did not end after its stdin was "
-			    "closed");
-		}
-	}
-	deadline = now_ns() + PROC_KILL_GRACE_NS;
-	while (h->running > 0 && now_ns() < deadline)
-		pump(h, deadline, 0);
-	for (i = 0; i < h->cf.sessions; i++) {
-		s = &h->s[i];
-		if (s->pid == 0)
-			continue;
-		if (s->running) {
-			kill(s->pid, SIGKILL);
-			s->signalled = 2;
-			while (waitpid(s->pid, &wstatus, 0) == -1)
-				if (errno != EINTR)
-					err(2, "waitpid %d", (int)s->pid);
-			on_exit_status(h, s, wstatus);
-		}
 		switch (s->signalled) {
 		case 0: (*closed)++; break;
 		case 1: (*terminated)++; break;

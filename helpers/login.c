@@ -405,8 +405,9 @@ static int
 run_once(const struct config *cf, char *argv[], struct transcript *t)
 {
 	struct pollfd pfd[2];
+	struct proc_ladder stop;
 	char buf[LINE_MAX_BYTES + 1];
-	uint64_t t0_ns, now, deadline_ns, kill_at_ns = 0;
+	uint64_t t0_ns, now;
 	size_t len = 0;
 	ssize_t n;
 	pid_t pid;
@@ -426,25 +427,20 @@ run_once(const struct config *cf, char *argv[], struct transcript *t)
 		close(pipefd[0]);
 		return r;
 	}
-	deadline_ns = t0_ns + cf->timeout_ns;
+	proc_ladder_init(&stop, t0_ns + cf->timeout_ns, PROC_KILL_GRACE_NS);
 	pidfd = proc_pidfd(pid);
 
 	while (!exited) {
 		struct timespec ts;
-		uint64_t until_ns = kill_at_ns ? kill_at_ns : deadline_ns;
+		uint64_t until_ns = stop.due_ns;
 
 		now = now_ns();
-		if (now >= until_ns) {
-			if (kill_at_ns == 0) {
-				/* Only the child: its pid is not reaped yet. */
-				kill(pid, SIGTERM);
-				timed_out = 1;
-				kill_at_ns = now + PROC_KILL_GRACE_NS;
+		if (proc_ladder_signal(&stop, pid, now) != 0) {
+			timed_out = 1;
+			if (stop.step == PROC_TERMED)
 				continue;
-			}
-			kill(pid, SIGKILL);
-			if (waitpid(pid, &wstatus, 0) == -1)
-				err(2, "waitpid");
+			/* Killed: stderr is not read any more. */
+			proc_reap(pid, &wstatus, NULL);
 			now = now_ns();
 			break;
 		}

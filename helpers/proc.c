@@ -54,6 +54,33 @@ proc_spawn(pid_t *pid, char *const argv[], int in_fd, int out_fd, int err_fd,
 }
 
 int
+proc_spawn_tty(pid_t *pid, char *const argv[], const char *tty, int err_fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int r;
+
+	/*
+	 * setsid() comes before the file actions: the open of the terminal
+	 * (without O_NOCTTY) by the new session's leader makes it the
+	 * session's controlling terminal.
+	 */
+	if ((r = posix_spawnattr_init(&attr)) != 0 ||
+	    (r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID)) != 0 ||
+	    (r = posix_spawn_file_actions_init(&fa)) != 0 ||
+	    (r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, tty,
+	    O_RDWR, 0)) != 0 ||
+	    (r = posix_spawn_file_actions_adddup2(&fa, STDIN_FILENO,
+	    STDOUT_FILENO)) != 0 ||
+	    (r = add_fd(&fa, err_fd, STDERR_FILENO)) != 0)
+		errno = r, err(2, "posix_spawn setup");
+	r = posix_spawnp(pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return r;
+}
+
+int
 proc_pidfd(pid_t pid)
 {
 #ifdef SYS_pidfd_open
@@ -122,18 +149,71 @@ proc_wait_until(pid_t pid, uint64_t deadline_ns, int *wstatus,
 	return reaped;
 }
 
-int
-proc_stop(pid_t pid, uint64_t grace_ns, int *wstatus, struct rusage *ru)
+void
+proc_reap(pid_t pid, int *wstatus, struct rusage *ru)
 {
-	/* Only our child, not reaped yet: pid cannot have been reused. */
-	kill(pid, SIGTERM);
-	if (proc_wait_until(pid, now_ns() + grace_ns, wstatus, ru))
-		return 0;
-	kill(pid, SIGKILL);
 	while (wait4(pid, wstatus, 0, ru) == -1)
 		if (errno != EINTR)
 			err(2, "wait4 %d", (int)pid);
+}
+
+void
+proc_kill(pid_t pid, int *wstatus, struct rusage *ru)
+{
+	/* Only our child, not reaped yet: pid cannot have been reused. */
+	kill(pid, SIGKILL);
+	proc_reap(pid, wstatus, ru);
+}
+
+int
+proc_stop(pid_t pid, uint64_t grace_ns, int *wstatus, struct rusage *ru)
+{
+	kill(pid, SIGTERM);
+	if (proc_wait_until(pid, now_ns() + grace_ns, wstatus, ru))
+		return 0;
+	proc_kill(pid, wstatus, ru);
 	return 1;
+}
+
+void
+proc_ladder_init(struct proc_ladder *l, uint64_t deadline_ns,
+    uint64_t grace_ns)
+{
+	l->due_ns = deadline_ns;
+	l->grace_ns = grace_ns;
+	l->step = PROC_RUNNING;
+}
+
+void
+proc_ladder_hurry(struct proc_ladder *l, uint64_t now)
+{
+	if (l->step == PROC_RUNNING && l->due_ns > now)
+		l->due_ns = now;
+}
+
+int
+proc_ladder_due(struct proc_ladder *l, uint64_t now)
+{
+	if (now < l->due_ns)
+		return 0;
+	l->due_ns = now + l->grace_ns;
+	if (l->step == PROC_RUNNING) {
+		l->step = PROC_TERMED;
+		return SIGTERM;
+	}
+	l->step = PROC_KILLED;
+	return SIGKILL;
+}
+
+int
+proc_ladder_signal(struct proc_ladder *l, pid_t pid, uint64_t now)
+{
+	int sig = proc_ladder_due(l, now);
+
+	/* Only the caller's child, not reaped yet: its pid is its own. */
+	if (sig != 0)
+		kill(pid, sig);
+	return sig;
 }
 
 void

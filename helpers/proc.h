@@ -1,8 +1,10 @@
 /*
  * Child processes for the helpers that run clients: start one with the
- * descriptors it should have, wait for it with a deadline, stop it with a
- * grace period, keep the end of its stderr, raise the descriptor limit,
- * and tell ssh's routine stderr lines from the ones that explain a failure.
+ * descriptors it should have (or on a terminal of its own), wait for it
+ * with a deadline, stop it with a grace period (waiting here, or step by
+ * step in the caller's event loop), keep the end of its stderr, raise the
+ * descriptor limit, and tell ssh's routine stderr lines from the ones
+ * that explain a failure. The only place that sends SIGKILL.
  */
 #ifndef SSHPERF_PROC_H
 #define SSHPERF_PROC_H
@@ -52,6 +54,52 @@ int proc_wait_until(pid_t pid, uint64_t deadline_ns, int *wstatus,
  * took the SIGKILL, 0 when it ended within the grace.
  */
 int proc_stop(pid_t pid, uint64_t grace_ns, int *wstatus, struct rusage *ru);
+
+/* SIGKILL to the child pid at once, and reaps it (*wstatus, *ru). */
+void proc_kill(pid_t pid, int *wstatus, struct rusage *ru);
+
+/* Waits for the child pid without a deadline and reaps it. */
+void proc_reap(pid_t pid, int *wstatus, struct rusage *ru);
+
+/*
+ * proc_stop's ladder for a helper that waits in an event loop of its own
+ * (reading its children's output meanwhile), for one child or for many
+ * with one deadline: SIGTERM at the deadline, SIGKILL grace_ns after it,
+ * and SIGKILL again every grace_ns until the caller has reaped them all.
+ * The ladder says what is due; the caller sends it to its children that
+ * are not reaped yet (proc_ladder_signal for one) and reaps them.
+ */
+#define PROC_RUNNING	0	/* step: no signal sent yet */
+#define PROC_TERMED	1	/* the SIGTERM was sent */
+#define PROC_KILLED	2	/* a SIGKILL was sent */
+
+struct proc_ladder {
+	uint64_t	 due_ns;	/* when the next signal is due */
+	uint64_t	 grace_ns;	/* from one signal to the next */
+	int		 step;		/* PROC_RUNNING, _TERMED, _KILLED */
+};
+
+void proc_ladder_init(struct proc_ladder *l, uint64_t deadline_ns,
+    uint64_t grace_ns);
+/* A stop was asked for: the SIGTERM is due now, unless it was sent. */
+void proc_ladder_hurry(struct proc_ladder *l, uint64_t now);
+/*
+ * The signal due at now (SIGTERM, then SIGKILL), or 0 before due_ns;
+ * moves the ladder on (the next step is due at now + grace_ns).
+ */
+int proc_ladder_due(struct proc_ladder *l, uint64_t now);
+/* Sends what is due at now to the one child pid: the signal, or 0. */
+int proc_ladder_signal(struct proc_ladder *l, pid_t pid, uint64_t now);
+
+/*
+ * Starts argv (searched in PATH) in a session of its own whose
+ * controlling terminal is the terminal tty (a PTY's slave, by its name):
+ * its stdin and stdout; stderr is err_fd as for proc_spawn. Hanging up
+ * the terminal (closing the master) sends it SIGHUP. Returns 0 or the
+ * errno of a failed start, as proc_spawn.
+ */
+int proc_spawn_tty(pid_t *pid, char *const argv[], const char *tty,
+    int err_fd);
 
 /*
  * The last bytes a child wrote to stderr, in storage of the caller's

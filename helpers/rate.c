@@ -40,8 +40,7 @@ struct worker {
 	pid_t		 pid;		/* 0: idle */
 	int		 err_fd;	/* read end of the client's stderr */
 	uint64_t	 start_ns;
-	uint64_t	 kill_at_ns;	/* SIGTERM at the timeout, then SIGKILL */
-	int		 timed_out;
+	struct proc_ladder stop;	/* from the timeout on: timed out */
 	uint64_t	 logins;
 	char		 tail_buf[ERR_BYTES];	/* last bytes of stderr */
 	struct proc_tail tail;
@@ -102,8 +101,8 @@ start_client(const struct config *cf, struct worker *w)
 		err(r == ENOENT ? 127 : 126, "cannot run %s", cf->argv[0]);
 	}
 	w->err_fd = p[0];
-	w->kill_at_ns = w->start_ns + cf->timeout_ns;
-	w->timed_out = 0;
+	proc_ladder_init(&w->stop, w->start_ns + cf->timeout_ns,
+	    PROC_KILL_GRACE_NS);
 	proc_tail_init(&w->tail, w->tail_buf, sizeof(w->tail_buf));
 }
 
@@ -113,20 +112,18 @@ finish_client(FILE *out, size_t index, struct worker *w, uint64_t t0_ns)
 {
 	char error[ERR_BYTES + 1];
 	uint64_t end_ns;
-	int wstatus, code, ok;
+	int wstatus, code, ok, timed_out = w->stop.step != PROC_RUNNING;
 
-	while (waitpid(w->pid, &wstatus, 0) == -1)
-		if (errno != EINTR)
-			err(2, "waitpid");
+	proc_reap(w->pid, &wstatus, NULL);
 	end_ns = now_ns();
 	close(w->err_fd);
 	w->pid = 0;
 	w->logins++;
 	code = exit_code_of(wstatus);
-	ok = !w->timed_out && code == 0;
+	ok = !timed_out && code == 0;
 	if (ok)
 		snprintf(error, sizeof(error), "-");
-	else if (w->timed_out)
+	else if (timed_out)
 		snprintf(error, sizeof(error), "no answer within the timeout");
 	else {
 		proc_tail_last_line(&w->tail, error, sizeof(error));
@@ -136,7 +133,7 @@ finish_client(FILE *out, size_t index, struct worker *w, uint64_t t0_ns)
 	fprintf(out, "%zu\t%" PRIu64 "\t%.3f\t%.3f\t%.3f\t%s\t%d\t%s\n",
 	    index + 1, w->logins, ns_to_ms(w->start_ns - t0_ns),
 	    ns_to_ms(end_ns - t0_ns), ns_to_ms(end_ns - w->start_ns),
-	    ok ? "ok" : w->timed_out ? "timeout" : "fail", code, error);
+	    ok ? "ok" : timed_out ? "timeout" : "fail", code, error);
 	if (fflush(out) == EOF)
 		err(2, "writing the logins");
 	return ok;
@@ -241,14 +238,9 @@ main(int argc, char *argv[])
 		for (i = 0; i < cf.workers; i++) {
 			if (w[i].pid == 0)
 				continue;
-			if (now >= w[i].kill_at_ns) {
-				kill(w[i].pid, w[i].timed_out ? SIGKILL :
-				    SIGTERM);
-				w[i].timed_out = 1;
-				w[i].kill_at_ns = now + PROC_KILL_GRACE_NS;
-			}
-			if (w[i].kill_at_ns - now < wait_ns)
-				wait_ns = w[i].kill_at_ns - now;
+			(void)proc_ladder_signal(&w[i].stop, w[i].pid, now);
+			if (w[i].stop.due_ns - now < wait_ns)
+				wait_ns = w[i].stop.due_ns - now;
 			pfd[busy].fd = w[i].err_fd;
 			pfd[busy].events = POLLIN;
 			slot[busy++] = i;

@@ -1,7 +1,9 @@
 /*
  * sshperf-sampler: the test server's own cost. CPU time (user and system)
  * including processes that already ended, and PSS / RSS summed over every
- * process of the server and of the commands its sessions run.
+ * process of the server and of the commands its sessions run. Also the
+ * kit's one reader of process lists (tree, group, ps): the shell asks it
+ * instead of parsing /proc itself.
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -39,10 +41,6 @@ struct config {
 	int		 have_uid;
 	pid_t		 pid;		/* -p: the listener (direct mode) */
 	const char	*cgroup;	/* -g: its own cgroup, e.g. "/sshd-perf-test" */
-	uint64_t	 interval_ns;	/* -i */
-	uint64_t	 duration_ns;	/* -d, 0 = until a signal */
-	uint64_t	 count;		/* -n, 0 = no limit */
-	const char	*csv;		/* -o */
 	int		 per_process;	/* -P */
 };
 
@@ -51,8 +49,10 @@ struct pstat {
 	char		 comm[64];
 	char		 state;
 	pid_t		 ppid;
+	pid_t		 pgid;
 	uint64_t	 utime, stime, cutime, cstime;	/* clock ticks */
 	uint64_t	 threads;
+	uint64_t	 start;		/* clock ticks after boot */
 };
 
 /* CPU of one thing (a cgroup or a process tree), ns; UNKNOWN when not read. */
@@ -113,15 +113,6 @@ struct sampler {
 	FILE		*rows;		/* -P: per-process rows, or NULL */
 };
 
-static volatile sig_atomic_t stop_requested;
-
-static void
-on_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 /*
  * Reads a small /proc or /sys file into buf (NUL-terminated). Returns the
  * length, or -1 with errno set (ENOENT / ESRCH when a process vanished).
@@ -168,7 +159,7 @@ static int
 parse_stat(const char *line, struct pstat *ps)
 {
 	const char *open_paren, *close_paren, *p;
-	unsigned long long v[20];
+	unsigned long long v[22];
 	size_t len;
 	int field;
 	char *end;
@@ -184,14 +175,14 @@ parse_stat(const char *line, struct pstat *ps)
 	memcpy(ps->comm, open_paren + 1, len);
 	ps->comm[len] = '\0';
 
-	/* Field 3 (state) follows ") "; fields 4..20 are numbers. */
+	/* Field 3 (state) follows ") "; fields 4..22 are numbers. */
 	p = close_paren + 1;
 	while (*p == ' ')
 		p++;
 	if (*p == '\0')
 		return -1;
 	ps->state = *p++;
-	for (field = 4; field <= 20; field++) {
+	for (field = 4; field <= 22; field++) {
 		while (*p == ' ')
 			p++;
 		/* Some fields are signed in the kernel (tty, priority). */
@@ -206,11 +197,13 @@ parse_stat(const char *line, struct pstat *ps)
 		p = end;
 	}
 	ps->ppid = (pid_t)v[3];
+	ps->pgid = (pid_t)v[4];
 	ps->utime = v[13];
 	ps->stime = v[14];
 	ps->cutime = v[15];
 	ps->cstime = v[16];
 	ps->threads = v[19];
+	ps->start = v[21];
 	return 0;
 }
 
@@ -781,117 +774,110 @@ print_roles(const struct sampler *s, const struct sample *x)
 	printf("\n");
 }
 
-static void
-print_csv_row(FILE *f, const struct sample *x)
-{
-	fprintf(f, "%" PRIu64, x->mono_ns);
-	print_ms(f, ",", x->server.user_ns);
-	print_ms(f, ",", x->server.system_ns);
-	print_ms(f, ",", x->server.total_ns);
-	print_ms(f, ",", x->session.total_ns);
-	print_ms(f, ",", x->session.user_ns);
-	print_ms(f, ",", x->session.system_ns);
-	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%zu\n", x->pss_kb, x->rss_kb,
-	    x->processes);
-}
-
-/* Own CPU time so far, ns. */
-static uint64_t
-self_cpu_ns(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		err(2, "getrusage");
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
-	    NS_PER_S + ((uint64_t)ru.ru_utime.tv_usec +
-	    (uint64_t)ru.ru_stime.tv_usec) * 1000;
-}
-
-/*
- * Samples every interval until a signal, the duration or the count.
- * Returns 0, or 1 when the server went away.
- */
-static int
-run_loop(struct sampler *s)
-{
-	const struct config *cf = s->cf;
-	struct sigaction sa;
-	struct sample x;
-	struct timespec ts;
-	uint64_t next_ns, end_ns, n = 0, cpu0_ns, cpu_ns;
-	FILE *f;
-	int fd, rc = 0;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;	/* no SA_RESTART: the sleep ends */
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTERM, &sa, NULL) != 0 ||
-	    sigaction(SIGINT, &sa, NULL) != 0)
-		err(2, "sigaction");
-	if ((fd = open(cf->csv, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) == -1)
-		err(2, "-o %s", cf->csv);
-	if ((f = fdopen(fd, "w")) == NULL)
-		err(2, "%s", cf->csv);
-	fprintf(f, "mono_ns,cpu_user_ms,cpu_system_ms,cpu_total_ms,"
-	    "session_cpu_ms,session_user_ms,session_system_ms,pss_kb,rss_kb,"
-	    "processes\n");
-	fflush(f);
-
-	cpu0_ns = self_cpu_ns();
-	next_ns = now_ns();
-	end_ns = 0;
-	while (!stop_requested) {
-		if (take_sample(s, &x) != 0) {
-			warnx("the test server is gone; stopped sampling");
-			rc = 1;
-			break;
-		}
-		print_csv_row(f, &x);
-		if (fflush(f) == EOF)
-			err(2, "%s", cf->csv);
-		/* -d counts from the first sample's time, as its row shows it. */
-		if (n++ == 0)
-			end_ns = x.mono_ns + cf->duration_ns;
-		if (cf->count != 0 && n >= cf->count)
-			break;
-		next_ns += cf->interval_ns;
-		/*
-		 * The last sample falls on the end of the duration itself,
-		 * not up to one interval before it.
-		 */
-		if (cf->duration_ns != 0 && next_ns > end_ns) {
-			if (x.mono_ns >= end_ns)
-				break;
-			next_ns = end_ns;
-		}
-		if (next_ns < now_ns())		/* fell behind: skip ahead */
-			next_ns = now_ns();
-		ts.tv_sec = (time_t)(next_ns / NS_PER_S);
-		ts.tv_nsec = (long)(next_ns % NS_PER_S);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-	}
-	if (fclose(f) == EOF)
-		err(2, "%s", cf->csv);
-	cpu_ns = self_cpu_ns() - cpu0_ns;
-	printf("samples=%" PRIu64 "\nself_cpu_ms=%.3f\n"
-	    "self_cpu_us_per_sample=%.1f\n", n, ns_to_ms(cpu_ns),
-	    n ? (double)cpu_ns / 1000.0 / (double)n : 0.0);
-	return rc;
-}
-
 static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr,
 	    "usage: sshperf-sampler [-P] -u unit [-U uid] | -p pid [-g cgroup] "
 	    "once\n"
-	    "       sshperf-sampler -u unit [-U uid] | -p pid [-g cgroup] "
-	    "-i interval_ms "
-	    "-o file.csv\n"
-	    "                       [-d seconds] [-n samples] run\n");
+	    "       sshperf-sampler tree pid | group pgid | ps pid ...\n");
 	exit(2);
+}
+
+/* ---- Process lists ------------------------------------------------------ */
+
+/* One row of a process list (docs/data.md, process rows); 1 if it runs. */
+static int
+print_process(FILE *f, pid_t pid, const struct pstat *ps)
+{
+	char comm[sizeof(ps->comm)];
+	size_t i;
+
+	/* A name may hold any byte but NUL: no tab or newline in a row. */
+	for (i = 0; ps->comm[i] != '\0'; i++)
+		comm[i] = (unsigned char)ps->comm[i] < ' ' ||
+		    ps->comm[i] == 0x7f ? '?' : ps->comm[i];
+	comm[i] = '\0';
+	fprintf(f, "%d\t%d\t%d\t%c\t%" PRIu64 "\t%s\n", (int)pid,
+	    (int)ps->ppid, (int)ps->pgid, ps->state, ps->start, comm);
+	return ps->state != 'Z';
+}
+
+/*
+ * pid and every process below it, breadth first: how many of them run
+ * (zombies are listed, not counted).
+ */
+static size_t
+list_tree(FILE *f, pid_t root)
+{
+	struct pidlist l = { 0 };
+	struct pstat ps;
+	size_t i, running = 0;
+
+	pidlist_add(&l, root);
+	for (i = 0; i < l.n; i++) {
+		if (read_pstat(l.v[i], &ps) != 0)
+			continue;	/* ended meanwhile: normal */
+		running += print_process(f, l.v[i], &ps);
+		add_children(&l, l.v[i], ps.threads);
+	}
+	free(l.v);
+	return running;
+}
+
+/* Every process of process group pgid: how many of them run. */
+static size_t
+list_group(FILE *f, pid_t pgid)
+{
+	struct dirent *de;
+	struct pstat ps;
+	size_t running = 0;
+	const char *errstr;
+	uint64_t pid;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		err(2, "/proc");
+	while ((de = readdir(d)) != NULL) {
+		if (parse_u64(de->d_name, 1, INT_MAX, &pid, &errstr) != 0)
+			continue;
+		if (read_pstat((pid_t)pid, &ps) == 0 && ps.pgid == pgid)
+			running += print_process(f, (pid_t)pid, &ps);
+	}
+	closedir(d);
+	return running;
+}
+
+/*
+ * The modes tree PID, group PGID and ps PID...: a process list on stdout
+ * (header, then a row per process). Exit 0 when a process of the list
+ * runs, 1 when none does (gone, or zombies only).
+ */
+static int
+list_processes(int argc, char *argv[])
+{
+	struct pstat ps;
+	size_t running = 0;
+	pid_t pid;
+	int i;
+
+	if (argc < 2 || (strcmp(argv[0], "ps") != 0 && argc != 2))
+		usage();
+	for (i = 1; i < argc; i++)
+		(void)opt_u64(argv[0], argv[i], 1, INT_MAX);
+	printf("pid\tppid\tpgid\tstate\tstart\tcomm\n");
+	for (i = 1; i < argc; i++) {
+		pid = (pid_t)opt_u64(argv[0], argv[i], 1, INT_MAX);
+		if (strcmp(argv[0], "tree") == 0)
+			running += list_tree(stdout, pid);
+		else if (strcmp(argv[0], "group") == 0)
+			running += list_group(stdout, pid);
+		else if (read_pstat(pid, &ps) == 0)
+			running += print_process(stdout, pid, &ps);
+	}
+	if (fflush(stdout) == EOF)
+		err(2, "stdout");
+	return running > 0 ? 0 : 1;
 }
 
 /*
@@ -906,9 +892,10 @@ usage(void)
  * "once" also split by role: the listener, the test user's manager
  * (user@UID.service) and everything else.
  * "once" prints key=value lines (-P: one TSV row per process instead,
- * with its role);
- * "run" writes one CSV row every interval until SIGTERM/SIGINT, -d or -n,
- * then prints its own CPU per sample.
+ * with its role).
+ * "tree PID" lists PID and every process below it, "group PGID" the
+ * processes of a process group, "ps PID..." those of the pids that exist
+ * (list_processes).
  * Exit 0 ok, 1 the server is not running (or went away), 2 usage.
  */
 int
@@ -922,27 +909,13 @@ main(int argc, char *argv[])
 
 	memset(&cf, 0, sizeof(cf));
 	memset(&s, 0, sizeof(s));
-	while ((ch = getopt(argc, argv, "d:g:i:n:o:p:Pu:U:")) != -1) {
+	while ((ch = getopt(argc, argv, "+g:p:Pu:U:")) != -1) {
 		switch (ch) {
 		case 'g':
 			if (optarg[0] != '/' || strstr(optarg, "..") != NULL)
 				errx(2, "-g %s: give a cgroup path such as "
 				    "/sshd-perf-test", optarg);
 			cf.cgroup = optarg;
-			break;
-		case 'd':
-			cf.duration_ns = opt_u64("-d seconds", optarg, 1,
-			    86400 * 7) * NS_PER_S;
-			break;
-		case 'i':
-			cf.interval_ns = opt_u64("-i interval_ms", optarg, 1,
-			    3600000) * NS_PER_MS;
-			break;
-		case 'n':
-			cf.count = opt_u64("-n samples", optarg, 1, UINT32_MAX);
-			break;
-		case 'o':
-			cf.csv = optarg;
 			break;
 		case 'p':
 			cf.pid = (pid_t)opt_u64("-p pid", optarg, 1, INT_MAX);
@@ -964,6 +937,12 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (argc >= 1 && (strcmp(argv[0], "tree") == 0 ||
+	    strcmp(argv[0], "group") == 0 || strcmp(argv[0], "ps") == 0)) {
+		if (optind != 1)
+			errx(2, "%s takes no options", argv[0]);
+		return list_processes(argc, argv);
+	}
 	if (argc != 1)
 		usage();
 	if ((cf.unit == NULL) == (cf.pid == 0))
@@ -971,11 +950,9 @@ main(int argc, char *argv[])
 	if (cf.have_uid && cf.unit == NULL)
 		errx(2, "-U uid needs -u unit: without systemd the sessions "
 		    "are below the listener");
-	if (strcmp(argv[0], "run") == 0) {
-		if (cf.interval_ns == 0 || cf.csv == NULL)
-			errx(2, "run needs -i interval_ms and -o file.csv");
-	} else if (strcmp(argv[0], "once") != 0)
-		errx(2, "unknown mode \"%s\": use once or run", argv[0]);
+	if (strcmp(argv[0], "once") != 0)
+		errx(2, "unknown mode \"%s\": use once, tree, group or ps",
+		    argv[0]);
 
 	s.cf = &cf;
 	if ((s.clk_tck = sysconf(_SC_CLK_TCK)) <= 0)
@@ -994,16 +971,13 @@ main(int argc, char *argv[])
 			    ".service", cf.uid);
 		}
 	}
-	if (strcmp(argv[0], "once") == 0)
-		s.roles = 1;
-	if (cf.per_process && strcmp(argv[0], "once") == 0) {
+	s.roles = 1;
+	if (cf.per_process) {
 		s.rows = stdout;
 		printf("pid\tcomm\tpss_kb\trss_kb\trole\n");
 	}
 
-	if (strcmp(argv[0], "run") == 0)
-		rc = run_loop(&s);
-	else if (take_sample(&s, &x) != 0) {
+	if (take_sample(&s, &x) != 0) {
 		warnx("the test server is not running (%s)",
 		    cf.unit ? cf.unit : "pid gone");
 		rc = 1;

@@ -217,9 +217,7 @@ command_login(struct login *l)
 	}
 	/* Wait for the end so that the timeout holds without a signal. */
 	if (!proc_wait_until(pid, deadline_ns, &wstatus, NULL)) {
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &wstatus, 0) == -1 && errno == EINTR)
-			;
+		proc_kill(pid, &wstatus, NULL);
 		set_error(l, "no answer within the timeout", NULL);
 		return;
 	}

@@ -189,8 +189,8 @@ fill(int fd, uint64_t bytes, size_t buf_bytes)
 }
 
 /*
- * Waits for the child until deadline_ns, then sends SIGTERM, and SIGKILL
- * after a grace period. Fills exit_code, ru, end_ns and timed_out.
+ * Waits for the child until deadline_ns, then stops it (proc_stop: TERM,
+ * and KILL after a grace period). Fills exit_code, ru, end_ns and timed_out.
  */
 static void
 reap(pid_t pid, uint64_t deadline_ns, struct outcome *o)

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # One cleanup path per process: `at_exit CMD` registers what to undo, and
 # the process that owns the list runs every registered command, newest
-# first, exactly once, however it ends (its last line, exit, die, INT or
-# TERM). Owners: the main shell of test-ssh.sh, start-ssh.sh,
+# first, at least once, however it ends (its last line, exit, die, INT or
+# TERM): a command that a signal interrupts runs again at the exit, so
+# every command must be safe to repeat (at_exit_pop). Owners: the main shell of test-ssh.sh, start-ssh.sh,
 # lib/fleet.sh and lib/results-json.sh, and each test job of test-ssh.sh
 # (run_measure), which starts its own, empty list.
 #

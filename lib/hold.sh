@@ -6,7 +6,7 @@
 # sampler. Needs lib/common.sh, lib/server.sh, lib/measure.sh and a test
 # run ($RAW_DIR, settings, $SSH, $CLIENT_CONFIG).
 
-# Once per run: sourcing it again would forget a sampler that runs.
+# Loaded once: test-ssh.sh may have loaded it already.
 # shellcheck source=lib/sampler.sh
 declare -F sample_server >/dev/null || . "$KIT_DIR/lib/sampler.sh"
 

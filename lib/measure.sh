@@ -5,9 +5,11 @@
 #   about_NAME    one line: what the test does and how long it takes
 #   measure_NAME  runs the test: raw samples to $RAW_DIR/NAME-*.tsv, figures
 #                 and the verdict to $DATA_DIR/NAME.env through result_set
-# Keys every test sets: status (PASS FAIL SKIPPED ERROR), figure, unit,
-# figure_label, target, target_op (<= or >=), summary (one line for the
-# console), reason (why, when not PASS). The renderer reads the rest.
+# Keys every test sets: status (PASS FAIL INCONCLUSIVE SKIPPED ERROR, or
+# INTERRUPTED, which test-ssh.sh sets; docs/metrics.md "Verdicts"),
+# figure, unit, figure_label, target, target_op (<= or >=), summary (one
+# line for the console), reason (why, when not PASS). The renderer reads
+# the rest.
 
 # A test stops waiting once this many logins (sessions, commands) in a row
 # got no answer within LOGIN_TIMEOUT: the server does not answer, and the

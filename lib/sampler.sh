@@ -5,8 +5,6 @@
 #
 #   sample_server >before.env        one sample, key=value lines
 #   sample_server -P >procs.tsv      one TSV row per process (pid comm pss_kb rss_kb)
-#   sampler_start FILE.csv MS        sample every MS ms in the background
-#   sampler_stop                     stop it; its own cost lands in FILE.cost.env
 #   kv_get FILE KEY              a value of a sample_server file
 
 # The sampler's target options for the running test server: the unit and
@@ -35,30 +33,6 @@ sample_server () {
 	helper sampler "${per_process[@]}" "${SAMPLER_TARGET[@]}" once
 }
 
-
-SAMPLER_PID=""
-
-sampler_start () {
-	local csv=$1 ms=$2
-	[ -z "$SAMPLER_PID" ] || { warn "a sampler already runs (pid $SAMPLER_PID)"; return 1; }
-	sampler_target || return 1
-	helper sampler "${SAMPLER_TARGET[@]}" -i "$ms" -o "$csv" run >"${csv%.csv}.cost.env" 2>>"${csv%.csv}.errors.txt" &
-	SAMPLER_PID=$!
-}
-
-# Stops the background sampler (TERM, then KILL after 5 s) and reaps it.
-sampler_stop () {
-	local pid=$SAMPLER_PID i
-	[ -n "$pid" ] || return 0
-	SAMPLER_PID=""
-	kill -TERM "$pid" 2>/dev/null || true
-	for i in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		[ "$i" -lt 100 ] || kill -KILL "$pid" 2>/dev/null || true
-		sleep 0.05
-	done
-	wait "$pid" 2>/dev/null || true
-}
 
 # The server's sshd processes (listener, per-connection, session) now.
 server_sshd_processes () {

@@ -9,27 +9,12 @@ host_mode () {
 	if helper unit booted >/dev/null 2>&1; then echo systemd; else echo direct; fi
 }
 
-# Every process below pid $1 (children, grandchildren ...), from /proc.
+# Every process below pid $1 (children, grandchildren ...): the pid column
+# of sshperf-sampler's process list (docs/data.md), without the root.
 descendants () {
-	local root=$1 f
-	# Parse /proc/PID/stat after the last ")": the command may hold spaces.
-	for f in /proc/[0-9]*/stat; do
-		cat "$f" 2>/dev/null && echo
-	done | awk -v root="$root" '
-		NF > 0 {
-			pid = $1; rest = $0
-			sub(/.*\) /, "", rest); split(rest, a, " ")
-			parent[pid] = a[2]
-		}
-		END {
-			want[root] = 1; changed = 1
-			while (changed) {
-				changed = 0
-				for (p in parent)
-					if (!(p in want) && (parent[p] in want)) { want[p] = 1; changed = 1 }
-			}
-			for (p in want) if (p != root) print p
-		}'
+	{ helper sampler tree "$1" || true; } | awk -F'\t' -v root="$1" '
+		NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; next }
+		$at["pid"] != root { print $at["pid"] }'
 }
 
 # Sends TERM to the given pids, waits up to $1 seconds, then KILLs the rest.

@@ -5,9 +5,10 @@
 . "$(dirname "$0")/lib/harness.sh"
 DOC="$KIT_DIR/docs/data.md"
 
-# tables: "NAME<TAB>SOURCE<TAB>HEADER (tab-joined as \t)" per documented table.
+# tables: "NAME<TAB>SOURCE<TAB>HEADER (tab-joined as \t)" per documented table
+# (raw/NAME, or a helper's output such as process-list).
 tables () {
-	awk '/^### raw\// { name = substr($2, 5); src = ""; next }
+	awk '/^### / { name = $2; sub(/^raw\//, "", name); src = ""; next }
 		name != "" && /the header is in `/ { s = $0; sub(/.*the header is in `/, "", s); sub(/`.*/, "", s); src = s }
 		/^```header$/ { getline h; gsub(/ /, "\\t", h); printf "%s\t%s\t%s\n", name, src, h; name = "" }' "$DOC"
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sshperf-sampler against the real test server: a one-shot sample, the
-# per-process rows, CPU that grows with logins, and a CSV from run mode.
+# per-process rows, CPU that grows with logins, and the process lists.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
@@ -71,23 +71,31 @@ test_expect 'CPU grows with logins, by no more than the cores could give' '
 		"BEGIN { d = b - a + sb - sa; exit !(d > 0 && d <= wall * cores + 10) }"
 '
 
-test_expect 'run writes a CSV row per interval until SIGTERM' '
-	# shellcheck disable=SC2086
-	"$S" $TARGET -i 50 -o "$TEST_TMP/s.csv" run >"$TEST_TMP/cost" &
-	pid=$! &&
-	for _ in $(seq 1 1200); do [ "$(wc -l <"$TEST_TMP/s.csv" 2>/dev/null || echo 0)" -ge 5 ] && break; sleep 0.05; done &&
-	kill -TERM "$pid" && wait "$pid" &&
-	head -n 1 "$TEST_TMP/s.csv" | grep -q "^mono_ns,cpu_user_ms,cpu_system_ms,cpu_total_ms," &&
-	[ "$(wc -l <"$TEST_TMP/s.csv")" -ge 5 ] &&
-	grep -Eq "^self_cpu_us_per_sample=[0-9.]+\$" "$TEST_TMP/cost"
+# The process lists, on the real listener: the one reader of /proc for the
+# shell (descendants, the tests' tree, test-ssh.sh's watch of the server).
+test_expect 'tree lists the listener first, then what runs below it' '
+	listener=$(sed -n "s/^listener_pid=//p" "$TEST_TMP/once") &&
+	{ ssh -F "$CFG" sshperf-test "sleep 5" </dev/null & } &&
+	client=$! &&
+	for _ in $(seq 1 200); do
+		"$S" tree "$listener" >"$TEST_TMP/tree" && [ "$(wc -l <"$TEST_TMP/tree")" -ge 3 ] && break
+		sleep 0.05
+	done &&
+	cat "$TEST_TMP/tree" &&
+	head -n 1 "$TEST_TMP/tree" | grep -qx "pid	ppid	pgid	state	start	comm" &&
+	awk -F"\t" -v l="$listener" "NR == 2 && \$1 == l && \$6 ~ /^sshd/ { ok = 1 } END { exit !ok }" "$TEST_TMP/tree" &&
+	awk -F"\t" "NR > 2 { below[\$1] = 1; parent[\$1] = \$2 } END { for (p in parent) if (!(parent[p] in below) && parent[p] != l) exit 1 }" l="$listener" "$TEST_TMP/tree" &&
+	sed -n 3p "$TEST_TMP/tree" | grep -q "	sshd" &&
+	wait "$client"
 '
 
-# 1 s is not a multiple of 300 ms: the last sample must fall on the end of
-# the duration (1 s after the first), not at 900 ms.
-test_expect 'run -d: the last sample falls on the end of the duration' '
-	# shellcheck disable=SC2086
-	"$S" $TARGET -i 300 -d 1 -o "$TEST_TMP/d.csv" run >/dev/null &&
-	awk -F, "NR == 2 { first = \$1 } NR > 1 { last = \$1; n++ } END { print n, (last - first) / 1e6; exit !(n >= 2 && last - first >= 1e9) }" "$TEST_TMP/d.csv"
+test_expect 'ps: the listener runs; a pid that is gone does not (exit 1)' '
+	listener=$(sed -n "s/^listener_pid=//p" "$TEST_TMP/once") &&
+	"$S" ps "$listener" >"$TEST_TMP/ps" &&
+	[ "$(wc -l <"$TEST_TMP/ps")" -eq 2 ] &&
+	gone=$(sh -c "echo \$\$") &&
+	expect_status 1 "$S" ps "$gone" &&
+	expect_status 2 "$S" tree nonsense
 '
 
 test_expect 'cleanup leaves the host as it was; the sampler then says not running' '

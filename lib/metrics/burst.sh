@@ -36,8 +36,8 @@ burst_maxstartups () {
 	printf '%s\n' "${spec:-${SETTING[MAX_STARTUPS]}}"
 }
 
-# Connections on TEST_PORT that are not closed yet, plus the listener's
-# children (per-connection sshd processes).
+# Connections on TEST_PORT that are not closed yet, plus the processes
+# below the listener (per-connection sshd processes and theirs).
 burst_busy () {
 	local hex pid n
 	hex=$(printf '%04X' "${SETTING[TEST_PORT]}")
@@ -46,9 +46,7 @@ burst_busy () {
 		(substr($2, length($2) - 4) == p || substr($3, length($3) - 4) == p) { n++ }
 		END { print n + 0 }')
 	pid=$(server_pid)
-	if [ -n "$pid" ]; then
-		n=$((n + $(cat /proc/"$pid"/task/*/children 2>/dev/null | wc -w)))
-	fi
+	[ -z "$pid" ] || n=$((n + $(descendants "$pid" | wc -l)))
 	printf '%s\n' "$n"
 }
 

@@ -1,31 +1,30 @@
 # shellcheck shell=bash
 # Processes in the host tests: the tree a command started, which of it is
-# still there, the kit's clients, and polling with a deadline. Needs $CFG
-# (the kit's client config) for kit_clients.
+# still there (both from sshperf-sampler's process lists, $BUILD_DIR), the
+# kit's clients, and polling with a deadline. Needs $CFG (the kit's client
+# config) for kit_clients.
 
-# "pid starttime" of every process below pid $1, from /proc.
+# "pid start" of every process below pid $1 (start: its start time in
+# clock ticks after boot), from sshperf-sampler's process list.
 tree () {
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
-		{ pid = $1; sub(/.*\) /, ""); parent[pid] = $2; start[pid] = $20 }
-		END {
-			want[root] = 1; changed = 1
-			while (changed) {
-				changed = 0
-				for (p in parent)
-					if (!(p in want) && (parent[p] in want)) { want[p] = 1; changed = 1 }
-			}
-			for (p in want) if (p != root) print p, start[p]
-		}'
+	{ "$BUILD_DIR/sshperf-sampler" tree "$1" || true; } | awk -F'\t' -v root="$1" '
+		NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; next }
+		$at["pid"] != root { print $at["pid"], $at["start"] }'
 }
 
-# Processes of a tree listing (file $1) that still run (same start time).
+# Processes of a tree listing (file $1) that still run (same start time,
+# not a zombie): "pid command line", each once.
 left_of () {
-	local pid start now
-	while read -r pid start; do
-		now=$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$pid/stat" 2>/dev/null) || continue
-		[ "$now" = "$start" ] && [ "$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null)" != Z ] &&
+	local pid
+	[ -s "$1" ] || return 0
+	# shellcheck disable=SC2046 # a list of pids
+	{ "$BUILD_DIR/sshperf-sampler" ps $(cut -d' ' -f1 "$1" | sort -un) || true; } |
+		awk 'NR == FNR { was[$1 " " $2] = 1; next }
+			FNR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; next }
+			$at["state"] != "Z" && (($at["pid"] " " $at["start"]) in was) { print $at["pid"] }' FS=' ' "$1" FS='\t' - |
+		while read -r pid; do
 			printf '%s %s\n' "$pid" "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
-	done <"$1"
+		done
 	return 0
 }
 

@@ -1,8 +1,9 @@
 /*
  * Unit tests of proc.c: a spawn with given descriptors, a wait that does
  * not return before its deadline, a stop that has to use SIGKILL on a
- * child ignoring SIGTERM, the stderr tail, the routine-line table, and
- * the descriptor limit. Real children (sh); prints TAP.
+ * child ignoring SIGTERM, the ladder's steps (alone and on such a child),
+ * a spawn on a terminal of its own, the stderr tail, the routine-line
+ * table, and the descriptor limit. Real children (sh); prints TAP.
  */
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -160,6 +161,137 @@ test_stop_ignoring_term(void)
 }
 
 static void
+test_ladder(void)
+{
+	struct proc_ladder l;
+	uint64_t g = 100;
+
+	proc_ladder_init(&l, 1000, g);
+	ok(proc_ladder_due(&l, 999) == 0 && l.step == PROC_RUNNING,
+	    "ladder: nothing before the deadline");
+	ok(proc_ladder_due(&l, 1003) == SIGTERM && l.step == PROC_TERMED &&
+	    l.due_ns == 1003 + g, "ladder: SIGTERM at the deadline, the next "
+	    "step a grace after it was sent (due %llu)",
+	    (unsigned long long)l.due_ns);
+	ok(proc_ladder_due(&l, 1003 + g - 1) == 0,
+	    "ladder: nothing within the grace");
+	ok(proc_ladder_due(&l, 1003 + g) == SIGKILL && l.step == PROC_KILLED,
+	    "ladder: SIGKILL after the grace");
+	ok(proc_ladder_due(&l, 1003 + 2 * g) == SIGKILL,
+	    "ladder: SIGKILL again a grace later");
+
+	proc_ladder_init(&l, 1000, g);
+	proc_ladder_hurry(&l, 500);
+	ok(l.due_ns == 500 && proc_ladder_due(&l, 500) == SIGTERM,
+	    "ladder: a stop brings the SIGTERM forward to now");
+	proc_ladder_hurry(&l, 550);
+	ok(l.due_ns == 500 + g, "ladder: a stop after the SIGTERM does not "
+	    "bring the SIGKILL forward");
+	proc_ladder_init(&l, 1000, g);
+	proc_ladder_hurry(&l, 2000);
+	ok(l.due_ns == 1000, "ladder: a stop after the deadline leaves it");
+}
+
+/* The ladder in a loop of the caller's, on a child that ignores SIGTERM. */
+static void
+test_ladder_child(void)
+{
+	char *stubborn[] = { "sh", "-c",
+	    "trap '' TERM; echo ready; while :; do sleep 1; done", NULL };
+	struct proc_ladder l;
+	char buf[64];
+	uint64_t t0, grace = 200 * NS_PER_MS;
+	int out[2], wstatus, sig, terms = 0, kills = 0;
+	pid_t pid;
+
+	if (pipe2(out, O_CLOEXEC) == -1)
+		err(2, "pipe2");
+	if (proc_spawn(&pid, stubborn, PROC_DEVNULL, out[1], PROC_INHERIT,
+	    NULL, NULL) != 0)
+		errx(2, "cannot run sh");
+	close(out[1]);
+	if (read(out[0], buf, sizeof(buf)) <= 0)
+		errx(2, "the stubborn child did not start");
+	close(out[0]);
+	t0 = now_ns();
+	proc_ladder_init(&l, t0 + 100 * NS_PER_MS, grace);
+	while (!proc_wait_until(pid, l.due_ns, &wstatus, NULL)) {
+		sig = proc_ladder_signal(&l, pid, now_ns());
+		terms += sig == SIGTERM;
+		kills += sig == SIGKILL;
+	}
+	ok(terms == 1 && kills == 1, "ladder: the child took one SIGTERM and "
+	    "one SIGKILL (%d, %d)", terms, kills);
+	ok(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL,
+	    "ladder: it ended by the SIGKILL");
+	ok(now_ns() - t0 >= 100 * NS_PER_MS + grace, "ladder: not before "
+	    "the deadline and the grace (%.1f ms of 300)",
+	    ns_to_ms(now_ns() - t0));
+}
+
+static void
+test_kill(void)
+{
+	char *sleeper[] = { "sleep", "30", NULL };
+	int wstatus;
+	pid_t pid;
+
+	if (proc_spawn(&pid, sleeper, PROC_DEVNULL, PROC_DEVNULL, PROC_INHERIT,
+	    NULL, NULL) != 0)
+		errx(2, "cannot run sleep");
+	proc_kill(pid, &wstatus, NULL);
+	ok(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL &&
+	    kill(pid, 0) == -1 && errno == ESRCH,
+	    "kill: SIGKILL at once, and reaped");
+}
+
+/*
+ * A child on a terminal of its own: the leader of a new session, the
+ * terminal its stdin, stdout and controlling terminal, ended by SIGHUP
+ * when the master is closed.
+ */
+static void
+test_spawn_tty(void)
+{
+	char *sh_argv[] = { "sh", "-c", "set -- $(sed 's/.*) //' "
+	    "/proc/$$/stat); [ \"$4\" = $$ ] && [ \"$5\" != 0 ] && "
+	    "[ -t 0 ] && [ -t 1 ] && echo \"session ok $(tty)\"; "
+	    "exec sleep 30", NULL };
+	char *missing[] = { "sshperf-no-such-program", NULL };
+	char name[128], buf[256] = "", want[160];
+	size_t len = 0;
+	ssize_t n;
+	int master, wstatus, r;
+	pid_t pid;
+
+	if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1 ||
+	    grantpt(master) == -1 || unlockpt(master) == -1 ||
+	    ptsname_r(master, name, sizeof(name)) != 0)
+		err(2, "creating a PTY");
+	r = proc_spawn_tty(&pid, sh_argv, name, PROC_INHERIT);
+	ok(r == 0, "tty: sh starts (r=%d)", r);
+	snprintf(want, sizeof(want), "session ok %s", name);
+	while (len < sizeof(buf) - 1 && strstr(buf, "\n") == NULL) {
+		if ((n = read(master, buf + len, sizeof(buf) - 1 - len)) <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+	}
+	buf[len] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	ok(strcmp(buf, want) == 0, "tty: a session leader with the terminal "
+	    "as stdin, stdout and controlling terminal (%s)", buf);
+	close(master);
+	r = proc_wait_until(pid, now_ns() + 10 * NS_PER_S, &wstatus, NULL);
+	ok(r == 1 && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGHUP,
+	    "tty: closing the master hangs it up (SIGHUP)");
+	if (r == 0)
+		proc_kill(pid, &wstatus, NULL);
+	ok(proc_spawn_tty(&pid, missing, name, PROC_INHERIT) == ENOENT,
+	    "tty: a missing program is ENOENT");
+}
+
+static void
 test_tail(void)
 {
 	char store[8], text[32], line[32], big[20];
@@ -265,6 +397,10 @@ main(void)
 	test_spawn();
 	test_wait_deadline();
 	test_stop_ignoring_term();
+	test_ladder();
+	test_ladder_child();
+	test_kill();
+	test_spawn_tty();
 	test_tail();
 	test_routine();
 	test_nofile();

@@ -2,11 +2,14 @@
  * Unit tests of sshperf-sampler: /proc/PID/stat parsing (names with spaces
  * and parentheses), the CPU of a process tree against a child that burns a
  * known CPU time (alive, then reaped), PSS against a child that touches a
- * known amount of memory, and processes that vanish. Prints TAP.
+ * known amount of memory, processes that vanish, and the process lists
+ * (tree, group, ps). Prints TAP.
  */
 #define main sampler_main
 #include "../../helpers/sampler.c"
 #undef main
+
+#include <sys/prctl.h>
 
 #include <stdarg.h>
 #include <sys/wait.h>
@@ -318,6 +321,96 @@ test_roles(void)
 	    "roles: the listener by its pid; without a manager, other");
 }
 
+/* What a list function printed, into buf; *rows: how many run. */
+static void
+rows_of(char *buf, size_t size, size_t *rows, int tree, pid_t pid)
+{
+	FILE *f;
+	size_t n;
+
+	if ((f = tmpfile()) == NULL)
+		err(2, "tmpfile");
+	*rows = tree ? list_tree(f, pid) : list_group(f, pid);
+	rewind(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+static void
+test_lists(void)
+{
+	char buf[65536], want[256], pidtext[32], comm[16], state;
+	int p[2], wstatus, got[3];
+	uint64_t start;
+	pid_t child, grandchild;
+	struct pstat ps;
+	size_t rows;
+	ssize_t n;
+
+	/* A shell with a sleeping child: it says the child's pid. */
+	if (pipe(p) == -1)
+		err(2, "pipe");
+	if ((child = fork()) == -1)
+		err(2, "fork");
+	if (child == 0) {
+		dup2(p[1], 1);
+		execlp("sh", "sh", "-c", "sleep 30 & echo $!; wait", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	n = read(p[0], pidtext, sizeof(pidtext) - 1);
+	close(p[0]);
+	if (n <= 0)
+		errx(2, "the shell did not start its child");
+	pidtext[n] = '\0';
+	grandchild = (pid_t)atoi(pidtext);
+
+	/* The child is a fork of sh until it has run sleep: wait for that. */
+	for (n = 0; n < 500; n++) {
+		rows_of(buf, sizeof(buf), &rows, 1, child);
+		if (strstr(buf, "\tsleep\n") != NULL)
+			break;
+		usleep(10000);
+	}
+	if (read_pstat(child, &ps) != 0)
+		errx(2, "no stat of the shell");
+	/* Its state may change between two reads: any letter. */
+	ok(rows == 2 && sscanf(buf, "%d\t%d\t%d\t%c\t%" SCNu64 "\t%15s\n",
+	    &got[0], &got[1], &got[2], &state, &start, comm) == 6 &&
+	    got[0] == child && got[1] == getpid() && got[2] == getpgrp() &&
+	    state >= 'A' && state <= 'Z' && start == ps.start &&
+	    strcmp(comm, "sh") == 0, "tree: the root first, with its ppid, "
+	    "pgid, state and start (%zu rows)", rows);
+	snprintf(want, sizeof(want), "\n%d\t%d\t%d\t", (int)grandchild,
+	    (int)child, (int)getpgrp());
+	ok(strstr(buf, want) != NULL && strstr(buf, "\tsleep\n") != NULL,
+	    "tree: then its child, the sleep");
+	rows_of(buf, sizeof(buf), &rows, 0, getpgrp());
+	snprintf(want, sizeof(want), "%d\t", (int)grandchild);
+	ok(rows >= 3 && strstr(buf, want) != NULL,
+	    "group: our process group has us, the shell and its child "
+	    "(%zu rows)", rows);
+
+	kill(grandchild, SIGKILL);
+	if (waitid(P_PID, (id_t)child, NULL, WEXITED | WNOWAIT) == -1)
+		err(2, "waitid");
+	rows_of(buf, sizeof(buf), &rows, 1, child);
+	ok(rows == 0 && strstr(buf, "\tZ\t") != NULL, "tree: a zombie is "
+	    "listed, and does not count as running");
+	waitpid(child, &wstatus, 0);
+	rows_of(buf, sizeof(buf), &rows, 1, child);
+	ok(rows == 0 && buf[0] == '\0', "tree: a root that is gone has no "
+	    "rows");
+
+	/* A name with a tab must not split the row. */
+	if (prctl(PR_SET_NAME, "a\tb\nc", 0, 0, 0) != 0)
+		err(2, "prctl");
+	rows_of(buf, sizeof(buf), &rows, 1, getpid());
+	ok(strstr(buf, "\ta?b?c\n") != NULL, "tree: control characters of a "
+	    "name become ?");
+}
+
 int
 main(void)
 {
@@ -327,6 +420,7 @@ main(void)
 	test_memory();
 	test_vanishing();
 	test_roles();
+	test_lists();
 	printf("1..%d\n", test_num);
 	return test_failed ? 1 : 0;
 }
