@@ -222,10 +222,15 @@ make_sshd_config () {
 		hostkeys="${hostkeys:+$hostkeys
 }HostKey ${HOSTKEY_PREFIX}${t}_key"
 	done
-	if [ "${SETTING[SERVER_CONFIG]}" = host ] && version_ge 9.8 "$SSHD_VERSION"; then
+	if [ "${SETTING[SERVER_CONFIG]}" = host ]; then
+		# The burst test classifies refusals, and the tests count logins,
+		# from sshd's VERBOSE lines (the kit's template has the line);
+		# RHEL's own configuration logs at INFO.
+		extra="LogLevel VERBOSE"
 		# All test clients come from 127.0.0.1; 9.8's penalties would
 		# lock the load test out (the kit's template has the line).
-		extra="PerSourcePenalties no"
+		! version_ge 9.8 "$SSHD_VERSION" || extra="$extra
+PerSourcePenalties no"
 	fi
 	# The administrator's SSHD_OPTIONS (checked by check_sshd_options),
 	# after the kit's must-haves and before its defaults: they win.
@@ -248,8 +253,15 @@ $hostkeys
 AllowUsers ${SETTING[TEST_USER]}${options:+
 $options}${extra:+
 $extra}"
-		[ -z "$extra" ] || printf '%s\t%s\t%s\t%s\n' persourcepenalties "the host's value or OpenSSH's default" "$extra" \
-			"every test client comes from 127.0.0.1, and penalties would lock the load tests out" >>"$OVERRIDES_FILE.new"
+		# A host line the kit did not take over is noted already.
+		grep -q '^loglevel	' "$OVERRIDES_FILE.new" ||
+			printf '%s\t%s\t%s\t%s\n' loglevel "the host's value or OpenSSH's default" "LogLevel VERBOSE" \
+				"the kit classifies burst refusals and counts logins from sshd's VERBOSE log lines" >>"$OVERRIDES_FILE.new"
+		case $extra in *PerSourcePenalties*)
+			grep -q '^persourcepenalties	' "$OVERRIDES_FILE.new" ||
+			printf '%s\t%s\t%s\t%s\n' persourcepenalties "the host's value or OpenSSH's default" "PerSourcePenalties no" \
+				"every test client comes from 127.0.0.1, and penalties would lock the load tests out" >>"$OVERRIDES_FILE.new" ;;
+		esac
 		mv -f "$OVERRIDES_FILE.new" "$OVERRIDES_FILE"
 	else
 		rm -f "$OVERRIDES_FILE"

@@ -195,6 +195,9 @@ flatten_config () {
 		why=$(kit_owned_reason "$kw")
 		new="the kit's value"
 		case $kw in
+		loglevel)
+			why="the kit classifies burst refusals and counts logins from sshd's VERBOSE log lines"
+			new="LogLevel VERBOSE" ;;
 		persourcepenalties)
 			if version_ge 9.8 "$SSHD_VERSION"; then
 				why="every test client comes from 127.0.0.1, and penalties would lock the load tests out"
