@@ -107,4 +107,54 @@ test_expect 'the direction of a metric without a target is the registry s' '
 	rows | cut -f1,2 | tr "\t" " " >want && test_cmp want got
 '
 
+# The metric API (lib/measure.sh): the verdict keys come from
+# result_verdict, result_status, result_fail and result_warn, so every
+# test writes them the same way.
+test_expect 'result_verdict, result_status, result_fail and result_warn write the verdict keys' '
+	mkdir data &&
+	DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/kv.sh\"; . \"$KIT_DIR/lib/measure.sh\"
+		result_verdict over 250 \"<=\" 200 ms \"p95 of a login\" \"p95 over the target\"
+		result_fail over \"the greeting too\"
+		result_warn over \"busy\"; result_warn over \"slow clock\"
+		result_verdict under 150 \"<=\" 200 ms \"p95 of a login\" \"p95 over the target\"
+		result_verdict none \"\" \">=\" 10 MB/s \"slower direction\"
+		result_status none SKIPPED \"no disk space\"" &&
+	for t in over under none; do
+		for k in figure unit figure_label target target_op status reason warning; do
+			printf "%s %s=%s\n" "$t" "$k" "$(DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/kv.sh\"; kv_get data/$t.env $k")"
+		done
+	done >got &&
+	cat >want <<-\EOF &&
+	over figure=250
+	over unit=ms
+	over figure_label=p95 of a login
+	over target=200
+	over target_op=<=
+	over status=FAIL
+	over reason=p95 over the target; the greeting too
+	over warning=busy; slow clock
+	under figure=150
+	under unit=ms
+	under figure_label=p95 of a login
+	under target=200
+	under target_op=<=
+	under status=PASS
+	under reason=
+	under warning=
+	none figure=-
+	none unit=MB/s
+	none figure_label=slower direction
+	none target=10
+	none target_op=>=
+	none status=SKIPPED
+	none reason=no disk space
+	none warning=
+	EOF
+	test_cmp want got
+'
+
+test_expect 'no test writes its status, reason or warning but through the metric API' '
+	! grep -nE "result_set [a-z]+ (status|reason|warning) " "$KIT_DIR"/lib/metrics/*.sh
+'
+
 test_done
