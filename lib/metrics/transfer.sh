@@ -16,6 +16,22 @@ about_transfer () {
 		"${SETTING[TRANSFER_MB]}" "$(awk -v mb="${SETTING[TRANSFER_MB]}" -v c="${SETTING[CEILING_SECONDS]}" 'BEGIN { printf "%.0f", 2 * (mb / 150 + 0.5) + c }')"
 }
 
+# precheck_transfer: test-ssh.sh's check before a run (lib/metrics.tab:
+# needs precheck). TRANSFER_CIPHERS may name only ciphers this test can
+# use: known to ssh, allowed by the test server, offered by the client
+# (ciphers_check). One line and status 1 when it names others. When sshd
+# -T itself fails, the test says so in the report instead.
+precheck_transfer () {
+	local work rc=0
+	[ -n "${SETTING[TRANSFER_CIPHERS]}" ] || return 0
+	work=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-precheck.XXXXXX") || return 0
+	if ciphers_record "$work" 2>/dev/null; then
+		ciphers_check "${SETTING[TRANSFER_CIPHERS]}" "$work/sshd-T.txt" "$work/ssh-G.txt" "$work/ssh-Q.txt" || rc=$?
+	fi
+	rm -rf -- "$work"
+	return "$rc"
+}
+
 # One row of raw/transfer-runs.tsv from a helper output file.
 transfer_tsv_row () {
 	local cipher=$1 dir=$2 f=$3 msg
