@@ -133,10 +133,11 @@ run_test () {
 	if run_probes "$name" && [ -z "$SERVER_LOST" ]; then
 		run_measure "measure_$name" || rc=$?
 	fi
-	# The test user's password is valid only while auth's password logins
-	# run; the job locks it again itself, this covers a job that was
-	# killed.
-	password_lock || warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
+	# The test user's password is valid only while a test that needs it
+	# (lib/metrics.tab) logs in with it; the job locks it again itself,
+	# this covers a job that was killed.
+	! metric_needs "$name" password || password_lock ||
+		warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
 	if [ ! -s "$data" ]; then
 		result_set "$name" status ERROR
 		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
@@ -292,19 +293,17 @@ fi
 if [ "$(server_get PORT)" != "${SETTING[TEST_PORT]}" ] || [ "$(server_get USER)" != "${SETTING[TEST_USER]}" ]; then
 	die "the test server runs with TEST_PORT=$(server_get PORT) TEST_USER=$(server_get USER), not the current settings; run ./start-ssh.sh to apply them"
 fi
-# TRANSFER_CIPHERS may name only ciphers the transfer test can use: known
-# to ssh, allowed by the test server, offered by the client. Checked here,
-# before anything runs, when transfer is among the tests. When sshd -T
-# itself fails, the transfer test says so in the report.
-case " $selected " in
-*" transfer "*)
-	if [ -n "${SETTING[TRANSFER_CIPHERS]}" ] &&
-		sshd_t=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" 2>/dev/null); then
-		bad=$(ciphers_check "${SETTING[TRANSFER_CIPHERS]}" <(printf '%s\n' "$sshd_t") \
-			<("$SSH" -G -F "$CLIENT_CONFIG" "$HOST_ALIAS" 2>/dev/null) <("$SSH" -Q cipher 2>/dev/null)) || die "$bad"
-	fi
-	;;
-esac
+# A test whose settings can be wrong in a way only the test server shows
+# (lib/metrics.tab: needs precheck) checks them here, before anything
+# runs: precheck_NAME prints one line and fails when they cannot work.
+needs_password=""
+for t in $selected; do
+	! metric_needs "$t" password || needs_password=yes
+	metric_needs "$t" precheck || continue
+	# shellcheck source=/dev/null
+	. "$KIT_DIR/lib/metrics/$t.sh"
+	problem=$("precheck_$t") || die "$problem"
+done
 at_exit_owner
 take_lock
 
@@ -317,10 +316,15 @@ find "${TMPDIR:-/tmp}" -mindepth 1 -maxdepth 1 -type d -name 'sshperf-kit-run.*'
 	-exec rm -rf {} + 2>/dev/null || true
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-kit-run.XXXXXX") ||
 	die "cannot create a temporary folder in ${TMPDIR:-/tmp}; free space there or set TMPDIR to a writable folder"
-at_exit password_lock
+[ -z "$needs_password" ] || at_exit password_lock
 at_exit rm -rf -- "$RUN_TMP"
-# Locked whatever an earlier run killed with SIGKILL left.
-password_lock || warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
+# Locked whatever an earlier run killed with SIGKILL left, when a test
+# of the kit sets the password at all.
+for t in $METRICS; do
+	metric_needs "$t" password || continue
+	password_lock || warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
+	break
+done
 export TMPDIR="$RUN_TMP"
 
 RUN_DIR=$(make_run_dir)
@@ -371,8 +375,9 @@ for t in $selected; do
 		warn "the test server is not running any more; $t and the tests after it were not run"
 		break
 	fi
-	# The startup test stops and starts the server on purpose.
-	[ "$t" != startup ] || WATCH_PID=""
+	# A test that stops and starts the server on purpose (lib/metrics.tab:
+	# needs restarts-server) is not watched.
+	! metric_needs "$t" restarts-server || WATCH_PID=""
 	current=$t
 	run_test "$t"
 	if [ -n "$SERVER_LOST" ]; then

@@ -64,6 +64,26 @@ n_note () {
 	esac
 }
 
+# prose [ARG ...]: a section's text, from a here-doc on stdin, laid out the
+# way markdown reads it: the lines of a paragraph are joined with one
+# space, a line that starts a table row (`|`) or a list item (`- `) starts
+# a line of its own, and a blank line stays one. The text is a printf
+# format for the ARGs (%s, %.1f, %% for a percent sign). Quote the
+# here-doc's word (<<-'EOF') so that backticks and $ stay as written.
+# With -n the last line gets no line end: a sentence that the next printf
+# goes on from.
+prose () {
+	local format end='\\n'
+	[ "${1:-}" != -n ] || { end=""; shift; }
+	format=$(awk -v end="$end" '
+		/^[ \t]*$/ { if (open) printf "\\n"; printf "\\n"; open = 0; next }
+		open && !/^(\||- )/ { printf " %s", $0; next }
+		{ if (open) printf "\\n"; printf "%s", $0; open = 1 }
+		END { if (open) printf "%s", end }')
+	# shellcheck disable=SC2059 # the here-doc is the format
+	printf -- "$format" "$@"
+}
+
 WARNINGS=()
 warn_report () {
 	WARNINGS+=("$*")

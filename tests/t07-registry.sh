@@ -7,20 +7,39 @@
 export LC_ALL=C.UTF-8
 TAB="$KIT_DIR/lib/metrics.tab"
 
-# The registry's rows without comments and header: name direction uses compares title reference.
+# The registry's rows without comments and header: name direction uses compares needs title reference.
 rows () {
 	awk -F'\t' '!/^#/ && NF && $1 != "name"' "$TAB"
 }
 
-test_expect 'every line has 6 tab-separated fields, a known direction, known probes and known tests to compare' '
+test_expect 'every line has 7 tab-separated fields, a known direction, known probes, known tests to compare and known needs' '
 	[ "$(rows | wc -l)" -eq 13 ] &&
-	rows | awk -F"\t" "NF != 6 || (\$2 != \"lower\" && \$2 != \"higher\") { print; bad = 1 } END { exit bad }" &&
+	rows | awk -F"\t" "NF != 7 || (\$2 != \"lower\" && \$2 != \"higher\") { print; bad = 1 } END { exit bad }" &&
 	names=" $(rows | cut -f1 | tr "\n" " ")" &&
 	rows | cut -f3 | tr "," "\n" | grep -vx -- - | while read -r u; do
 		[ -f "$KIT_DIR/lib/probes/$u.sh" ] || { echo "unknown probe $u"; return 1; }
 	done &&
 	rows | cut -f4 | tr "," "\n" | grep -vx -- - | while read -r u; do
 		case $names in *" $u "*) ;; *) echo "unknown test to compare $u"; return 1 ;; esac
+	done &&
+	rows | cut -f5 | tr "," "\n" | grep -vx -- - | while read -r u; do
+		case $u in restarts-server | password | precheck) ;; *) echo "unknown need $u"; return 1 ;; esac
+	done
+'
+
+test_expect 'the header is the one docs/data.md declares' '
+	grep -x "name	direction	uses	compares	needs	title	reference" "$TAB" &&
+	sed -n "/^### lib\/metrics.tab\$/,/^## [A-Z]/p" "$KIT_DIR/docs/data.md" | grep -A1 "^...tab\$" | tail -n 1 >doc &&
+	echo "name direction uses compares needs title reference" >want && test_cmp want doc
+'
+
+# test-ssh.sh does what a metric needs from the registry, never by name:
+# no branch for one metric, and each precheck the registry names exists.
+test_expect 'test-ssh.sh has no branch for a single metric; every precheck exists' '
+	names=$(rows | cut -f1 | paste -sd"|" -) &&
+	! grep -nE "(\"|[ (*])($names)(\"|[ )*])" "$KIT_DIR/test-ssh.sh" | grep -v "^[0-9]*:[[:space:]]*#" &&
+	rows | awk -F"\t" "\$5 ~ /(^|,)precheck(,|\$)/ { print \$1 }" | while read -r n; do
+		grep -q "^precheck_$n () {" "$KIT_DIR/lib/metrics/$n.sh" || { echo "$n: no precheck_$n"; return 1; }
 	done
 '
 
@@ -80,9 +99,9 @@ test_expect 'no other part of the kit writes the list of metrics out' '
 		"$KIT_DIR/lib" "$KIT_DIR/test-ssh.sh" "$KIT_DIR/start-ssh.sh" "$KIT_DIR/sshd-perf-kit"
 '
 
-test_expect 'registry.sh loads the names in order, titles, directions and references' '
+test_expect 'registry.sh loads the names in order, titles, directions, needs and references' '
 	out=$(KIT_DIR="$KIT_DIR" bash -c ". \"\$KIT_DIR/lib/registry.sh\"; printf \"%s\n\" \"\$METRICS\";
-		for n in \$METRICS; do printf \"%s\t%s\t%s\t%s\t%s\t%s\n\" \"\$n\" \"\${METRIC_DIRECTION[\$n]}\" \"\${METRIC_USES[\$n]}\" \"\${METRIC_COMPARES[\$n]}\" \"\${METRIC_TITLE[\$n]}\" \"\${METRIC_REFERENCE[\$n]}\"; done") &&
+		for n in \$METRICS; do printf \"%s\t%s\t%s\t%s\t%s\t%s\t%s\n\" \"\$n\" \"\${METRIC_DIRECTION[\$n]}\" \"\${METRIC_USES[\$n]}\" \"\${METRIC_COMPARES[\$n]}\" \"\${METRIC_NEEDS[\$n]}\" \"\${METRIC_TITLE[\$n]}\" \"\${METRIC_REFERENCE[\$n]}\"; done") &&
 	[ "$(printf "%s\n" "$out" | head -n 1)" = "$(rows | cut -f1 | tr "\n" " " | sed "s/ \$//")" ] &&
 	printf "%s\n" "$out" | tail -n +2 >loaded && rows >want && test_cmp want loaded
 '
@@ -98,13 +117,63 @@ test_expect 'a missing registry is one line and exit 2' '
 test_expect 'the report lists the metrics in the registry order, with its titles and references' '
 	r="$TEST_DIR/data/golden/2026-03-02_101500/report.md" &&
 	grep -E "^\| [0-9]+ \| .*\(\`[a-z]+\`\) \| " "$r" | awk -F" \\\\| " "{ print \$2 }" | sed -E "s/^\[([^]]*)\]\(#[a-z]+\) \(\`([a-z]+)\`\)\$/\2\t\1/; s/^([^(]*) \(\`([a-z]+)\`\)\$/\2\t\1/" >got &&
-	rows | cut -f1,5 >want && test_cmp want got &&
-	rows | cut -f6 | while IFS= read -r ref; do grep -qF -- "| $ref |" "$r" || { echo "no reference: $ref"; return 1; }; done
+	rows | cut -f1,6 >want && test_cmp want got &&
+	rows | cut -f7 | while IFS= read -r ref; do grep -qF -- "| $ref |" "$r" || { echo "no reference: $ref"; return 1; }; done
 '
 
 test_expect 'the direction of a metric without a target is the registry s' '
 	KIT_DIR="$KIT_DIR" bash -c ". \"\$KIT_DIR/lib/compare.sh\"; mkdir -p r/data; for n in \$METRICS; do printf \"%s %s\n\" \$n \$(metric_direction r \$n); done" >got &&
 	rows | cut -f1,2 | tr "\t" " " >want && test_cmp want got
+'
+
+# The metric API (lib/measure.sh): the verdict keys come from
+# result_verdict, result_status, result_fail and result_warn, so every
+# test writes them the same way.
+test_expect 'result_verdict, result_status, result_fail and result_warn write the verdict keys' '
+	mkdir data &&
+	DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/kv.sh\"; . \"$KIT_DIR/lib/measure.sh\"
+		result_verdict over 250 \"<=\" 200 ms \"p95 of a login\" \"p95 over the target\"
+		result_fail over \"the greeting too\"
+		result_warn over \"busy\"; result_warn over \"slow clock\"
+		result_verdict under 150 \"<=\" 200 ms \"p95 of a login\" \"p95 over the target\"
+		result_verdict none \"\" \">=\" 10 MB/s \"slower direction\"
+		result_status none SKIPPED \"no disk space\"" &&
+	for t in over under none; do
+		for k in figure unit figure_label target target_op status reason warning; do
+			printf "%s %s=%s\n" "$t" "$k" "$(DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/kv.sh\"; kv_get data/$t.env $k")"
+		done
+	done >got &&
+	cat >want <<-\EOF &&
+	over figure=250
+	over unit=ms
+	over figure_label=p95 of a login
+	over target=200
+	over target_op=<=
+	over status=FAIL
+	over reason=p95 over the target; the greeting too
+	over warning=busy; slow clock
+	under figure=150
+	under unit=ms
+	under figure_label=p95 of a login
+	under target=200
+	under target_op=<=
+	under status=PASS
+	under reason=
+	under warning=
+	none figure=-
+	none unit=MB/s
+	none figure_label=slower direction
+	none target=10
+	none target_op=>=
+	none status=SKIPPED
+	none reason=no disk space
+	none warning=
+	EOF
+	test_cmp want got
+'
+
+test_expect 'no test writes its status, reason or warning but through the metric API' '
+	! grep -nE "result_set [a-z]+ (status|reason|warning) " "$KIT_DIR"/lib/metrics/*.sh
 '
 
 test_done

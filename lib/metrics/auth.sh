@@ -132,7 +132,7 @@ measure_auth () {
 	else
 		result_set auth password_status SKIPPED
 		result_set auth password_reason "$pw_why"
-		result_set auth warning "the password method was skipped: $pw_why"
+		result_warn auth "the password method was skipped: $pw_why"
 	fi
 	result_set auth methods "$methods"
 	result_set auth samples "${SETTING[LOGIN_SAMPLES]}"
@@ -149,32 +149,22 @@ measure_auth () {
 			'BEGIN { if (a == "" || b == "") print "-"; else printf "%+.1f", a - b }')"
 	done
 	result_set auth slowest "${slowest:--}"
-	result_set auth figure "${slowest:+$slowest_p95}"
-	[ -n "$slowest" ] || result_set auth figure -
-	result_set auth unit ms
-	result_set auth figure_label "p95 of the slowest method${slowest:+ ($slowest)}"
-	result_set auth target "${SETTING[TARGET_AUTH_P95_MS]}"
-	result_set auth target_op "<="
+	result_verdict auth "${slowest:+$slowest_p95}" "<=" "${SETTING[TARGET_AUTH_P95_MS]}" ms \
+		"p95 of the slowest method${slowest:+ ($slowest)}" \
+		"$slowest p95 $slowest_p95 ms is above the target of ${SETTING[TARGET_AUTH_P95_MS]} ms"
 	if [ "$failed" -gt 0 ]; then
 		first_error=$(awk -F'\t' 'FNR > 1 && $2 != "ok" { print $11; exit }' "$RAW_DIR"/auth-*.tsv)
-		result_set auth status FAIL
-		result_set auth reason "$failed of $((SETTING[LOGIN_SAMPLES] * $(echo "$methods" | wc -w))) logins failed (first error: ${first_error:-none recorded})$(
+		result_status auth FAIL "$failed of $((SETTING[LOGIN_SAMPLES] * $(echo "$methods" | wc -w))) logins failed (first error: ${first_error:-none recorded})$(
 			[ "$not_run" -eq 0 ] || printf '; %s of them not run: each method stops after %s logins in a row got no answer within %ss' \
 				"$not_run" "$NO_ANSWER_STOP" "${SETTING[LOGIN_TIMEOUT]}")"
 	elif [ "$wrong" -gt 0 ]; then
-		result_set auth status FAIL
-		result_set auth reason "$wrong logins did not use the method they were meant to test (see the method column in raw/auth-*.tsv)"
+		result_status auth FAIL "$wrong logins did not use the method they were meant to test (see the method column in raw/auth-*.tsv)"
 	else
-		result_set auth status "$(verdict "$slowest_p95" "<=" "${SETTING[TARGET_AUTH_P95_MS]}")"
-		[ "$(result_get auth status)" = PASS ] ||
-			result_set auth reason "$slowest p95 $slowest_p95 ms is above the target of ${SETTING[TARGET_AUTH_P95_MS]} ms"
 		# The methods should be within a few ms of each other: the gap
 		# between the slowest and the fastest p50.
 		auth_gap
-		if [ "$(verdict "$(result_get auth gap_p50_ms)" "<=" "${SETTING[TARGET_AUTH_GAP_MS]}")" != PASS ]; then
-			result_set auth status FAIL
-			result_set auth reason "$(r=$(result_get auth reason); printf '%s' "${r:+$r; }")$(result_get auth gap_slow) is $(result_get auth gap_p50_ms) ms slower than $(result_get auth gap_fast) at p50, over TARGET_AUTH_GAP_MS=${SETTING[TARGET_AUTH_GAP_MS]} ms ($(auth_gap_cause))"
-		fi
+		[ "$(verdict "$(result_get auth gap_p50_ms)" "<=" "${SETTING[TARGET_AUTH_GAP_MS]}")" = PASS ] ||
+			result_fail auth "$(result_get auth gap_slow) is $(result_get auth gap_p50_ms) ms slower than $(result_get auth gap_fast) at p50, over TARGET_AUTH_GAP_MS=${SETTING[TARGET_AUTH_GAP_MS]} ms ($(auth_gap_cause))"
 	fi
 	[ -n "$(result_get auth gap_p50_ms)" ] || auth_gap
 	result_set auth summary "p50 ed25519 $(result_or_dash auth ed25519_p50) ms, RSA $(result_or_dash auth rsa_p50) ms, password $([ -z "$pw_why" ] && printf '%s ms' "$(result_or_dash auth password_p50)" || printf 'skipped') (gap $(result_or_dash auth gap_p50_ms) ms); slowest p95 ${slowest_p95:--} ms ($failed failed)"

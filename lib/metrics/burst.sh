@@ -254,8 +254,7 @@ burst_undecided () {
 	result_set burst deciding_step "$deciding"
 	case $spread in '' | -) return 0 ;; esac
 	awk -v s="$spread" -v g="$BURST_SPREAD_GOAL_MS" 'BEGIN { exit !(s > g) }' || return 0
-	result_set burst status INCONCLUSIVE
-	result_set burst reason "all $deciding clients of the deciding step logged in, but they reached the server over $spread ms (goal $BURST_SPREAD_GOAL_MS ms), so the burst was gentler than a real one and MaxStartups $spec may have let through more than it would at once; run the burst again on a quieter machine (\`./test-ssh.sh burst\`), with nothing else running"
+	result_status burst INCONCLUSIVE "all $deciding clients of the deciding step logged in, but they reached the server over $spread ms (goal $BURST_SPREAD_GOAL_MS ms), so the burst was gentler than a real one and MaxStartups $spec may have let through more than it would at once; run the burst again on a quieter machine (\`./test-ssh.sh burst\`), with nothing else running"
 }
 
 # burst_is_deciding ROW: true when a row of the steps table has at least
@@ -343,27 +342,19 @@ measure_burst () {
 	result_set burst steps "${list# }"
 	result_set burst result "$result"
 	result_set burst other_failures "$other"
-	result_set burst figure "$result"
-	result_set burst unit clients
-	result_set burst figure_label "most clients released at once that all logged in"
-	result_set burst target "${SETTING[TARGET_BURST_MIN]}"
-	result_set burst target_op ">="
-	result_set burst status "$(verdict "$result" ">=" "${SETTING[TARGET_BURST_MIN]}")"
-	[ "$(result_get burst status)" = PASS ] ||
-		result_set burst reason "at most $result clients released at once all logged in; the target is ${SETTING[TARGET_BURST_MIN]} (MaxStartups $spec)${stopped:+; $stopped}"
+	result_verdict burst "$result" ">=" "${SETTING[TARGET_BURST_MIN]}" clients "most clients released at once that all logged in" \
+		"at most $result clients released at once all logged in; the target is ${SETTING[TARGET_BURST_MIN]} (MaxStartups $spec)${stopped:+; $stopped}"
 	burst_undecided "$spec"
-	if [ -n "$over" ]; then
-		result_set burst warning "release spread over the ${BURST_SPREAD_GOAL_MS} ms goal at${over} clients (up to $worst ms): the clients did not reach the server at quite the same moment, so fewer may be refused than in a real burst"
-	fi
+	[ -z "$over" ] ||
+		result_warn burst "release spread over the ${BURST_SPREAD_GOAL_MS} ms goal at${over} clients (up to $worst ms): the clients did not reach the server at quite the same moment, so fewer may be refused than in a real burst"
 	[ -z "$unconfirmed" ] ||
 		result_set burst log_unconfirmed_steps "${unconfirmed# }"
 	# The server's log decides; where the clients' own messages say
 	# otherwise, the report says so with the counts.
 	[ -z "$disagree" ] ||
-		result_set burst warning "$(w=$(result_get burst warning); printf '%s' "${w:+$w; }refusals classified from the server's log differ from the clients' own messages ($disagree); the log is taken")"
+		result_warn burst "refusals classified from the server's log differ from the clients' own messages ($disagree); the log is taken"
 	[ -z "$fallback" ] ||
-		result_set burst warning "$(w=$(result_get burst warning); printf '%s' "${w:+$w; }the server's log named none of the clients at${fallback} clients; there refusals are counted from the clients' own messages")"
-	[ -z "$stopped" ] || [ "$(result_get burst status)" != PASS ] ||
-		result_set burst warning "$(w=$(result_get burst warning); printf '%s' "${w:+$w; }$stopped")"
+		result_warn burst "the server's log named none of the clients at${fallback} clients; there refusals are counted from the clients' own messages"
+	[ -z "$stopped" ] || [ "$(result_get burst status)" != PASS ] || result_warn burst "$stopped"
 	result_set burst summary "all logged in up to $result clients at once (steps:$oks logged in), $other other failures, MaxStartups $spec, target >= ${SETTING[TARGET_BURST_MIN]}"
 }

@@ -125,28 +125,18 @@ measure_concurrent () {
 	concurrent_limits
 	concurrent_diagnose "$failed"
 
-	result_set concurrent figure "${alive:-0}"
-	result_set concurrent unit sessions
-	result_set concurrent figure_label "alive of $n"
-	result_set concurrent target "$n"
-	result_set concurrent target_op ">="
+	result_verdict concurrent "${alive:-0}" ">=" "$n" sessions "alive of $n"
 	if [ "$(kv_get "$probe" state_open)" != yes ]; then
-		result_set concurrent status ERROR
-		result_set concurrent reason "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/probe-hold-hold-errors.txt"
+		result_status concurrent ERROR "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/probe-hold-hold-errors.txt"
 	elif [ "${alive:-0}" -lt "$n" ] && concurrent_machine_limit "$opened"; then
 		# The clients share the machine with the server: when the machine
 		# ran out (memory for both sides, CPU so logins time out), no limit
 		# of sshd was reached and nothing was shown either way.
-		result_set concurrent status INCONCLUSIVE
-		result_set concurrent reason "$failed of $n sessions failed because the machine ran out before sshd did ($(result_get concurrent limit_text)); the kit's own clients share this machine. Free memory and CPU (stop other work, fewer CONCURRENT_LOGIN_PARALLEL) or raise LOGIN_TIMEOUT, and run \`./test-ssh.sh concurrent\` again$(hold_stopped_note)"
+		result_status concurrent INCONCLUSIVE "$failed of $n sessions failed because the machine ran out before sshd did ($(result_get concurrent limit_text)); the kit's own clients share this machine. Free memory and CPU (stop other work, fewer CONCURRENT_LOGIN_PARALLEL) or raise LOGIN_TIMEOUT, and run \`./test-ssh.sh concurrent\` again$(hold_stopped_note)"
 	elif [ "${alive:-0}" -lt "$n" ]; then
-		result_set concurrent status FAIL
-		result_set concurrent reason "$failed of $n sessions failed ($(hold_get open_failed) did not open, ${dead:-0} died while open); probable limit: $(result_get concurrent limit_text)$(hold_stopped_note)"
+		result_status concurrent FAIL "$failed of $n sessions failed ($(hold_get open_failed) did not open, ${dead:-0} died while open); probable limit: $(result_get concurrent limit_text)$(hold_stopped_note)"
 	elif [ "${left:-0}" -gt 0 ] || [ "$(hold_get children_left)" != 0 ]; then
-		result_set concurrent status FAIL
-		result_set concurrent reason "all sessions worked, but $left ssh clients were still running after the close"
-	else
-		result_set concurrent status PASS
+		result_status concurrent FAIL "all sessions worked, but $left ssh clients were still running after the close"
 	fi
 	result_set concurrent summary "${alive:-0} of $n sessions alive ($opened opened, ${dead:-0} died), opened in $(hold_get open_wall_ms) ms with $p at a time; clients left: $left"
 }

@@ -26,7 +26,7 @@ cpu_per_gb () {
 }
 
 measure_cpu () {
-	local probe="$DATA_DIR/probe-loginload.env" per_login per_gb="" fail="" key
+	local probe="$DATA_DIR/probe-loginload.env" per_login per_gb="" key
 	result_set cpu login_from "the closed-loop login run of this run ($(kv_get "$probe" workers) clients, $(kv_get "$probe" duration_s | cut -d. -f1) s)"
 	for key in ok failed logins_per_s sshd_cpu_ms_per_login sshd_user_ms_per_login sshd_system_ms_per_login \
 		client_cpu_ms_per_login cpu_source cpu_total_from cpu_split_from sshd_unit_cpu_ms sshd_session_cpu_ms \
@@ -38,26 +38,14 @@ measure_cpu () {
 	# Cores needed for 20 logins/s and 500 MB/s with this host's figures.
 	result_set cpu cores_for_example "$(awk -v l="${per_login:-0}" -v g="${per_gb:-0}" \
 		'BEGIN { printf "%.2f", 20 * l / 1000 + 500 * g / 1000 }')"
-	result_set cpu figure "${per_login:--}"
-	result_set cpu unit "ms"
-	result_set cpu figure_label "sshd CPU per login"
-	result_set cpu target "${SETTING[TARGET_CPU_MS_PER_LOGIN]}"
-	result_set cpu target_op "<="
+	result_verdict cpu "$per_login" "<=" "${SETTING[TARGET_CPU_MS_PER_LOGIN]}" ms "sshd CPU per login" \
+		"sshd used $per_login ms CPU per login, above ${SETTING[TARGET_CPU_MS_PER_LOGIN]} ms"
 	if [ -z "$per_login" ] || [ "$(result_get cpu ok)" = 0 ]; then
-		result_set cpu status FAIL
-		result_set cpu reason "no login succeeded, so there is no CPU per login"
+		result_status cpu FAIL "no login succeeded, so there is no CPU per login"
 		return 0
 	fi
-	[ "$(verdict "$per_login" "<=" "${SETTING[TARGET_CPU_MS_PER_LOGIN]}")" = PASS ] ||
-		fail="sshd used $per_login ms CPU per login, above ${SETTING[TARGET_CPU_MS_PER_LOGIN]} ms"
 	if [ -n "$per_gb" ] && [ "$(verdict "$per_gb" "<=" "${SETTING[TARGET_CPU_S_PER_GB]}")" != PASS ]; then
-		fail="${fail:+$fail; }sshd used $per_gb s CPU per GB, above ${SETTING[TARGET_CPU_S_PER_GB]} s"
-	fi
-	if [ -n "$fail" ]; then
-		result_set cpu status FAIL
-		result_set cpu reason "$fail"
-	else
-		result_set cpu status PASS
+		result_fail cpu "sshd used $per_gb s CPU per GB, above ${SETTING[TARGET_CPU_S_PER_GB]} s"
 	fi
 	result_set cpu summary "sshd $per_login ms per login (user $(result_get cpu sshd_user_ms_per_login), system $(result_get cpu sshd_system_ms_per_login)), client $(result_get cpu client_cpu_ms_per_login) ms; per GB: ${per_gb:-not measured}${per_gb:+ s}"
 }

@@ -96,7 +96,7 @@ measure_interactive () {
 	fi
 	if [ -n "$note" ]; then
 		result_set interactive busy yes
-		result_set interactive warning "the machine was busy ($note): spikes in the echo time may come from other work, not from sshd"
+		result_warn interactive "the machine was busy ($note): spikes in the echo time may come from other work, not from sshd"
 	else
 		result_set interactive busy no
 	fi
@@ -109,22 +109,13 @@ measure_interactive () {
 	p99=$(result_get interactive "${main}_p99")
 	lost=$(result_get interactive "${main}_lost")
 	n=$(result_get interactive "${main}_n")
-	result_set interactive figure "${p99:--}"
-	result_set interactive unit ms
-	result_set interactive figure_label "p99 of the echo through $main, n=${n:-0}"
-	result_set interactive target "${SETTING[TARGET_ECHO_P99_MS]}"
-	result_set interactive target_op "<="
+	result_verdict interactive "$p99" "<=" "${SETTING[TARGET_ECHO_P99_MS]}" ms "p99 of the echo through $main, n=${n:-0}" \
+		"p99 $p99 ms is above the target of ${SETTING[TARGET_ECHO_P99_MS]} ms"
 	err=$(grep -v '^$' "$RAW_DIR/interactive-errors.txt" | tail -n 1)
 	if [ -z "$n" ] || [ "$n" = 0 ]; then
-		result_set interactive status FAIL
-		result_set interactive reason "no echo was timed through $main: ${err:-the helper exited with status $rc}"
+		result_status interactive FAIL "no echo was timed through $main: ${err:-the helper exited with status $rc}"
 	elif [ "${lost:-0}" -gt 0 ]; then
-		result_set interactive status FAIL
-		result_set interactive reason "$lost of ${SETTING[ECHO_COUNT]} keystrokes never came back through $main"
-	else
-		result_set interactive status "$(verdict "$p99" "<=" "${SETTING[TARGET_ECHO_P99_MS]}")"
-		[ "$(result_get interactive status)" = PASS ] ||
-			result_set interactive reason "p99 $p99 ms is above the target of ${SETTING[TARGET_ECHO_P99_MS]} ms"
+		result_status interactive FAIL "$lost of ${SETTING[ECHO_COUNT]} keystrokes never came back through $main"
 	fi
 	local s="" c
 	for c in $(interactive_clients); do

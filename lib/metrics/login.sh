@@ -56,19 +56,11 @@ measure_login () {
 	result_set login kex_algorithms_seen "$(grep -ho "kex: algorithm: [^ ]*" "$RAW_DIR"/login-transcripts/* 2>/dev/null |
 		sed 's/^kex: algorithm: //' | sort -u | paste -sd, -)"
 	p95=$(result_get login total_p95)
-	result_set login figure "${p95:--}"
-	result_set login unit ms
-	result_set login figure_label "p95 of the complete login"
-	result_set login target "${SETTING[TARGET_LOGIN_P95_MS]}"
-	result_set login target_op "<="
+	result_verdict login "$p95" "<=" "${SETTING[TARGET_LOGIN_P95_MS]}" ms "p95 of the complete login"
 	if [ "$ok" -eq 0 ]; then
-		result_set login status FAIL
-		result_set login reason "no login succeeded; first error: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $11; exit }' "$tsv")$stopped"
+		result_status login FAIL "no login succeeded; first error: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $11; exit }' "$tsv")$stopped"
 	elif [ "$failed" -gt 0 ]; then
-		result_set login status FAIL
-		result_set login reason "$failed of ${SETTING[LOGIN_SAMPLES]} logins failed$stopped"
-	else
-		result_set login status "$(verdict "$p95" "<=" "${SETTING[TARGET_LOGIN_P95_MS]}")"
+		result_status login FAIL "$failed of ${SETTING[LOGIN_SAMPLES]} logins failed$stopped"
 	fi
 	p50=$(result_get login total_p50)
 	result_set login summary "p50 ${p50:--} ms, p95 ${p95:--} ms over $ok logins ($failed failed), target p95 <= ${SETTING[TARGET_LOGIN_P95_MS]} ms"

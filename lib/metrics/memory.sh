@@ -24,9 +24,8 @@ measure_memory () {
 	# The holder's own output, for hold_stopped_note.
 	HOLD_OUT="$RAW_DIR/probe-hold-hold.txt"
 	if [ "$(kv_get "$probe" sessions_open)" = "" ]; then
-		result_set memory status ERROR
+		result_status memory ERROR "no session could be held open for the sample (the hold opened $(kv_get "$probe" opened | sed 's/^$/none/') of $(kv_get "$probe" sessions))$(hold_stopped_note); see raw/probe-hold-hold-errors.txt and raw/probe-hold-ssh-errors.txt"
 		result_set memory figure -
-		result_set memory reason "no session could be held open for the sample (the hold opened $(kv_get "$probe" opened | sed 's/^$/none/') of $(kv_get "$probe" sessions))$(hold_stopped_note); see raw/probe-hold-hold-errors.txt and raw/probe-hold-ssh-errors.txt"
 		result_set memory summary "no sample"
 		return 1
 	fi
@@ -40,14 +39,9 @@ measure_memory () {
 	rest=$(result_get memory rest_pss_kb)
 	open=$(result_get memory open_pss_kb)
 	avail=$(result_get memory mem_available_kb)
-	result_set memory unit MB
-	result_set memory figure_label "PSS per open session"
-	result_set memory target "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}"
-	result_set memory target_op "<="
 	if [ -z "$rest" ] || [ -z "$open" ] || [ "${sessions:-0}" -le 0 ]; then
-		result_set memory status ERROR
-		result_set memory figure -
-		result_set memory reason "the sampler gave no PSS (at rest: ${rest:--}, open: ${open:--}, sessions ${sessions:-0})"
+		result_verdict memory "" "<=" "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}" MB "PSS per open session"
+		result_status memory ERROR "the sampler gave no PSS (at rest: ${rest:--}, open: ${open:--}, sessions ${sessions:-0})"
 		result_set memory summary "no PSS sample"
 		return 1
 	fi
@@ -85,15 +79,10 @@ measure_memory () {
 	result_set memory estimate_500_users_mb "$(awk -v l="$listener" -v m="$manager" -v p="$per_kb" 'BEGIN { printf "%.0f", (l + 500 * (m + p)) * 1024 / 1e6 }')"
 	result_set memory available_mb "$(awk -v k="${avail:-0}" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }')"
 	result_set memory sessions_fit "$(awk -v a="${avail:-0}" -v p="$per_kb" 'BEGIN { if (p > 0) printf "%d", a / p; else print "-" }')"
-	result_set memory figure "$per_mb"
-	if awk -v p="$per_kb" 'BEGIN { exit !(p <= 0) }'; then
-		result_set memory status ERROR
-		result_set memory reason "the memory with $sessions sessions open ($open kB) was not above the memory at rest ($rest kB): the sample missed the sessions' processes"
-	else
-		result_set memory status "$(verdict "$per_mb" "<=" "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}")"
-		[ "$(result_get memory status)" = PASS ] ||
-			result_set memory reason "$per_mb MB per session is above the target of ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB"
-	fi
+	result_verdict memory "$per_mb" "<=" "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}" MB "PSS per open session" \
+		"$per_mb MB per session is above the target of ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB"
+	awk -v p="$per_kb" 'BEGIN { exit !(p <= 0) }' &&
+		result_status memory ERROR "the memory with $sessions sessions open ($open kB) was not above the memory at rest ($rest kB): the sample missed the sessions' processes"
 	result_set memory summary "listener $(result_get memory listener_mb) MB at rest$(
 		[ "$manager" = 0 ] || printf ' (+ %s MB the test user'"'"'s systemd manager)' "$(result_get memory manager_mb)"
 	), $per_mb MB (PSS) per session over $sessions sessions; 500 sessions about $(result_get memory estimate_500_mb) MB; target <= ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB"

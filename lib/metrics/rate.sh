@@ -260,7 +260,7 @@ measure_rate () {
 	client_pct=$(result_get rate client_cpu_pct)
 	busy_pct=$(result_get rate machine_busy_pct)
 	[ "$(result_get rate session_cpu_lost)" != yes ] ||
-		result_set rate warning "the test user's slice ended during the run; its CPU is not in the figure"
+		result_warn rate "the test user's slice ended during the run; its CPU is not in the figure"
 	# A server that let no login through (hung, refusing) gets no sweep:
 	# it would only wait for each login's deadline (docs/deadlines.md).
 	if [ "${ok:-0}" -gt 0 ]; then
@@ -269,35 +269,27 @@ measure_rate () {
 	fi
 	knee=$(result_get rate knee_per_s)
 	limit=$(result_get rate break_limit)
-	result_set rate figure "$knee"
-	result_set rate unit "logins/s"
-	result_set rate figure_label "capacity: offered logins/s sshd kept up with, ${SETTING[RATE_CLIENT]} driver"
-	result_set rate target "${SETTING[TARGET_RATE_MIN]}"
-	result_set rate target_op ">="
+	result_verdict rate "$knee" ">=" "${SETTING[TARGET_RATE_MIN]}" "logins/s" \
+		"capacity: offered logins/s sshd kept up with, ${SETTING[RATE_CLIENT]} driver"
 	if [ "${ok:-0}" -eq 0 ]; then
-		result_set rate status FAIL
-		result_set rate reason "no login of the ${SETTING[RATE_WORKERS]} ssh clients succeeded; first error: $(head -n 1 "$RAW_DIR/probe-loginload-errors.txt" | cut -f5)"
+		result_status rate FAIL "no login of the ${SETTING[RATE_WORKERS]} ssh clients succeeded; first error: $(head -n 1 "$RAW_DIR/probe-loginload-errors.txt" | cut -f5)"
 	elif [ "${failed:-0}" -gt 0 ]; then
-		result_set rate status FAIL
-		result_set rate reason "$failed of $((ok + failed)) logins of the ${SETTING[RATE_WORKERS]} ssh clients failed under load (raw/probe-loginload-errors.txt); a server that drops logins below MaxStartups fails whatever its rate"
-	elif [ "$(verdict "$knee" ">=" "${SETTING[TARGET_RATE_MIN]}")" = PASS ]; then
-		result_set rate status PASS
+		result_status rate FAIL "$failed of $((ok + failed)) logins of the ${SETTING[RATE_WORKERS]} ssh clients failed under load (raw/probe-loginload-errors.txt); a server that drops logins below MaxStartups fails whatever its rate"
+	elif [ "$(result_get rate status)" = PASS ]; then
+		: # the knee reached the target
 	elif awk -v b="$(result_get rate cpu_bound_per_s)" -v t="${SETTING[TARGET_RATE_MIN]}" -v m="$RATE_BOUND_MARGIN" 'BEGIN { exit !(b != "" && b != "-" && m * b < t + 0) }'; then
 		# Even with every core to itself and a tenth of the CPU per login
 		# measured here, sshd could not reach the target: decided,
 		# whoever else used the machine.
-		result_set rate status FAIL
-		result_set rate reason "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "${SETTING[RATE_CLIENT]}" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target"
+		result_status rate FAIL "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "${SETTING[RATE_CLIENT]}" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target"
 	elif [ "$limit" = machine ]; then
-		result_set rate status INCONCLUSIVE
-		result_set rate reason "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, but at $(result_get rate break_offered_per_s) logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine"
+		result_status rate INCONCLUSIVE "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, but at $(result_get rate break_offered_per_s) logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine"
 	else
-		result_set rate status FAIL
-		result_set rate reason "the knee is $knee logins/s$( [ -z "$(result_get rate knee_p95_ms)" ] || printf ' (p95 %s ms)' "$(result_get rate knee_p95_ms)"), below the target of ${SETTING[TARGET_RATE_MIN]}; the next step, $(result_get rate break_offered_per_s) logins/s offered, broke: $(result_get rate break_why), with sshd using $(result_get rate break_sshd_cpu_pct) % of all CPUs"
+		result_status rate FAIL "the knee is $knee logins/s$( [ -z "$(result_get rate knee_p95_ms)" ] || printf ' (p95 %s ms)' "$(result_get rate knee_p95_ms)"), below the target of ${SETTING[TARGET_RATE_MIN]}; the next step, $(result_get rate break_offered_per_s) logins/s offered, broke: $(result_get rate break_why), with sshd using $(result_get rate break_sshd_cpu_pct) % of all CPUs"
 	fi
 	if [ "$(result_get rate generator_limited)" = yes ]; then
 		warn_text="the closed-loop figure (${SETTING[RATE_WORKERS]} ssh clients, $rate logins/s) was limited by its own clients: they used ${client_pct}% of the machine's CPU and the machine was ${busy_pct}% busy; the verdict uses the sweep's knee instead"
-		result_set rate warning "$(w=$(result_get rate warning); printf '%s' "${w:+$w; }$warn_text")"
+		result_warn rate "$warn_text"
 	fi
 	if [ "${SETTING[RATE_CLIENT]}" = libssh ] && [ -n "$(result_get rate ssh_kex)" ] &&
 		[ "$(result_get rate libssh_kex)" != "$(result_get rate ssh_kex)" ]; then

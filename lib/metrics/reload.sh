@@ -45,23 +45,18 @@ reload_check_sessions () {
 
 measure_reload () {
 	local n=${SETTING[RELOAD_SESSIONS]} p=${SETTING[CONCURRENT_LOGIN_PARALLEL]} out rc=0 t0 t1 pid_before pid_after
-	local inode_before end greeting login_ms attempts=0 deadline_s reason
+	local inode_before end greeting login_ms attempts=0 deadline_s reason label="a new login works after the reload"
 	result_set reload sessions "$n"
-	result_set reload unit ms
-	result_set reload figure_label "a new login works after the reload"
-	result_set reload target "${SETTING[TARGET_RELOAD_MS]}"
-	result_set reload target_op "<="
-	result_set reload figure -
+	# No figure until a login after the reload is timed.
+	result_verdict reload "" "<=" "${SETTING[TARGET_RELOAD_MS]}" ms "$label"
 
 	hold_start reload "$n" "$p" || {
-		result_set reload status ERROR
-		result_set reload reason "the session holder could not be started"
+		result_status reload ERROR "the session holder could not be started"
 		return 1
 	}
 	if ! hold_wait open "$(hold_open_seconds "$n" "$p")" || [ "$(hold_get opened)" -ne "$n" ]; then
 		reload_check_sessions "$n"
-		result_set reload status ERROR
-		result_set reload reason "only $(hold_get opened) of $n sessions opened before the reload$(hold_stopped_note); see raw/reload-ssh-errors.txt"
+		result_status reload ERROR "only $(hold_get opened) of $n sessions opened before the reload$(hold_stopped_note); see raw/reload-ssh-errors.txt"
 		result_set reload summary "not reloaded: the sessions did not open"
 		return 1
 	fi
@@ -84,8 +79,7 @@ measure_reload () {
 		fi
 		reload_check_sessions "$n"
 		result_set reload refused yes
-		result_set reload status ERROR
-		result_set reload reason "$reason"
+		result_status reload ERROR "$reason"
 		result_set reload summary "not reloaded ($reason); ${RELOAD_ALIVE:-0} of $n sessions alive"
 		return 0
 	fi
@@ -125,17 +119,12 @@ measure_reload () {
 	printf 'what\tms_after_reload\ngreeting\t%s\nlogin\t%s\n' "${greeting:--}" "${login_ms:--}" >"$RAW_DIR/reload-times.tsv"
 
 	reload_check_sessions "$n"
-	result_set reload figure "${login_ms:--}"
+	result_verdict reload "$login_ms" "<=" "${SETTING[TARGET_RELOAD_MS]}" ms "$label" \
+		"a new login worked only $login_ms ms after the reload (target ${SETTING[TARGET_RELOAD_MS]} ms)"
 	if [ -z "$login_ms" ]; then
-		result_set reload status FAIL
-		result_set reload reason "no new login worked within $deadline_s s of the reload ($attempts tries); see raw/reload-login-errors.txt"
+		result_status reload FAIL "no new login worked within $deadline_s s of the reload ($attempts tries); see raw/reload-login-errors.txt"
 	elif [ "${RELOAD_ALIVE:-0}" -lt "$n" ]; then
-		result_set reload status FAIL
-		result_set reload reason "$(( n - ${RELOAD_ALIVE:-0} )) of $n open sessions did not survive the reload; see raw/reload-ssh-errors.txt"
-	else
-		result_set reload status "$(verdict "$login_ms" "<=" "${SETTING[TARGET_RELOAD_MS]}")"
-		[ "$(result_get reload status)" = PASS ] ||
-			result_set reload reason "a new login worked only $login_ms ms after the reload (target ${SETTING[TARGET_RELOAD_MS]} ms)"
+		result_status reload FAIL "$(( n - ${RELOAD_ALIVE:-0} )) of $n open sessions did not survive the reload; see raw/reload-ssh-errors.txt"
 	fi
 	result_set reload summary "greeting after ${greeting:--} ms, login after ${login_ms:--} ms, ${RELOAD_ALIVE:-0} of $n sessions survived; target <= ${SETTING[TARGET_RELOAD_MS]} ms"
 }

@@ -106,8 +106,7 @@ measure_session () {
 		# The master's own last message, before the clean-up adds its own.
 		why=$(grep -v '^$' "$RAW_DIR/session-master.txt" | tail -n 1)
 		at_exit_pop
-		result_set session status FAIL
-		result_set session reason "the master connection did not come up: ${why:-ssh said nothing}"
+		result_status session FAIL "the master connection did not come up: ${why:-ssh said nothing}"
 		result_set session summary "no master connection"
 		return 0
 	fi
@@ -132,7 +131,7 @@ measure_session () {
 	at_exit_pop
 	left=$(session_processes | wc -l)
 	result_set session processes_left "$left"
-	[ "$left" -eq 0 ] || result_set session warning "$left ssh processes with the test's control path were still running after the master was closed"
+	[ "$left" -eq 0 ] || result_warn session "$left ssh processes with the test's control path were still running after the master was closed"
 
 	login_p50=$(session_login_p50)
 	result_set session login_p50 "${login_p50:--}"
@@ -143,24 +142,15 @@ measure_session () {
 	if [ -n "$login_p50" ] && [ -n "$p50" ] && awk -v p="$p50" 'BEGIN { exit !(p > 0) }'; then
 		result_set session speedup "$(awk -v l="$login_p50" -v p="$p50" 'BEGIN { printf "%.1f", l / p }')"
 	fi
-	result_set session figure "${p95:--}"
-	result_set session unit ms
-	result_set session figure_label "p95 of a command over the open connection, n=${ok:-0}"
-	result_set session target "${SETTING[TARGET_SESSION_P95_MS]}"
-	result_set session target_op "<="
+	result_verdict session "$p95" "<=" "${SETTING[TARGET_SESSION_P95_MS]}" ms "p95 of a command over the open connection, n=${ok:-0}" \
+		"p95 $p95 ms is above the target of ${SETTING[TARGET_SESSION_P95_MS]} ms"
 	err=$(grep -v '^$' "$RAW_DIR/session-errors.txt" | tail -n 1)
 	not_run=$(result_get session not_run)
 	[ "${not_run:-0}" -eq 0 ] || err="${err:+$err; }stopped after $NO_ANSWER_STOP commands in a row got no answer within ${SETTING[LOGIN_TIMEOUT]}s, $not_run not run"
 	if [ -z "$ok" ] || [ "$ok" -eq 0 ]; then
-		result_set session status FAIL
-		result_set session reason "no command succeeded over the master connection${err:+: $err}"
+		result_status session FAIL "no command succeeded over the master connection${err:+: $err}"
 	elif [ "${failed:-0}" -gt 0 ]; then
-		result_set session status FAIL
-		result_set session reason "$failed of ${SETTING[SESSION_COMMANDS]} commands failed${err:+ (last message: $err)}"
-	else
-		result_set session status "$(verdict "$p95" "<=" "${SETTING[TARGET_SESSION_P95_MS]}")"
-		[ "$(result_get session status)" = PASS ] ||
-			result_set session reason "p95 $p95 ms is above the target of ${SETTING[TARGET_SESSION_P95_MS]} ms"
+		result_status session FAIL "$failed of ${SETTING[SESSION_COMMANDS]} commands failed${err:+ (last message: $err)}"
 	fi
 	result_set session summary "p50 ${p50:--} ms, p95 ${p95:--} ms over ${ok:-0} commands (${failed:-0} failed), $(result_get session speedup)x faster than a login (p50 ${login_p50:--} ms), target p95 <= ${SETTING[TARGET_SESSION_P95_MS]} ms"
 }

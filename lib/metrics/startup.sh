@@ -142,30 +142,19 @@ measure_startup () {
 	helper summary -c first_login_ms -w status=ok -p first_login_ "$tsv" >>"$DATA_DIR/startup.env"
 	max=$(result_get startup first_login_max)
 	p50=$(result_get startup first_login_p50)
-	result_set startup figure "${max:--}"
-	result_set startup unit ms
-	result_set startup figure_label "slowest first login after a start (n = $ok)"
-	result_set startup target "${SETTING[TARGET_STARTUP_MS]}"
-	result_set startup target_op "<="
+	result_verdict startup "$max" "<=" "${SETTING[TARGET_STARTUP_MS]}" ms "slowest first login after a start (n = $ok)" \
+		"the slowest first login took $max ms, over the target of ${SETTING[TARGET_STARTUP_MS]} ms"
 	if [ -z "$(server_pid)" ]; then
-		result_set startup status ERROR
-		result_set startup reason "the test server is not running after the test; run ./start-ssh.sh"
+		result_status startup ERROR "the test server is not running after the test; run ./start-ssh.sh"
 	elif [ "$ok" -eq 0 ]; then
-		result_set startup status FAIL
-		result_set startup reason "no round ended with a login; first problem: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
+		result_status startup FAIL "no round ended with a login; first problem: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
 	elif [ "$failed" -gt 0 ]; then
-		result_set startup status FAIL
-		result_set startup reason "$failed of ${SETTING[STARTUP_ROUNDS]} rounds failed: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
+		result_status startup FAIL "$failed of ${SETTING[STARTUP_ROUNDS]} rounds failed: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
 	else
-		result_set startup status "$(verdict "$max" "<=" "${SETTING[TARGET_STARTUP_MS]}")"
-		[ "$(result_get startup status)" = PASS ] ||
-			result_set startup reason "the slowest first login took $max ms, over the target of ${SETTING[TARGET_STARTUP_MS]} ms"
 		# The greeting is judged too: the slowest one after a start.
 		result_set startup greeting_target "${SETTING[TARGET_GREETING_MS]}"
-		if [ "$(verdict "$(result_get startup greeting_max)" "<=" "${SETTING[TARGET_GREETING_MS]}")" != PASS ]; then
-			result_set startup status FAIL
-			result_set startup reason "$(r=$(result_get startup reason); printf '%s' "${r:+$r; }")the slowest greeting came $(result_get startup greeting_max) ms after the start command, over TARGET_GREETING_MS=${SETTING[TARGET_GREETING_MS]} ms"
-		fi
+		[ "$(verdict "$(result_get startup greeting_max)" "<=" "${SETTING[TARGET_GREETING_MS]}")" = PASS ] ||
+			result_fail startup "the slowest greeting came $(result_get startup greeting_max) ms after the start command, over TARGET_GREETING_MS=${SETTING[TARGET_GREETING_MS]} ms"
 	fi
 	result_set startup summary "greeting p50 $(result_or_dash startup greeting_p50) ms; first login p50 ${p50:--} ms, max ${max:--} ms over $ok of ${SETTING[STARTUP_ROUNDS]} restarts, target max <= ${SETTING[TARGET_STARTUP_MS]} ms (greeting <= ${SETTING[TARGET_GREETING_MS]} ms)"
 }

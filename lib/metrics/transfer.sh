@@ -16,6 +16,22 @@ about_transfer () {
 		"${SETTING[TRANSFER_MB]}" "$(awk -v mb="${SETTING[TRANSFER_MB]}" -v c="${SETTING[CEILING_SECONDS]}" 'BEGIN { printf "%.0f", 2 * (mb / 150 + 0.5) + c }')"
 }
 
+# precheck_transfer: test-ssh.sh's check before a run (lib/metrics.tab:
+# needs precheck). TRANSFER_CIPHERS may name only ciphers this test can
+# use: known to ssh, allowed by the test server, offered by the client
+# (ciphers_check). One line and status 1 when it names others. When sshd
+# -T itself fails, the test says so in the report instead.
+precheck_transfer () {
+	local work rc=0
+	[ -n "${SETTING[TRANSFER_CIPHERS]}" ] || return 0
+	work=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-precheck.XXXXXX") || return 0
+	if ciphers_record "$work" 2>/dev/null; then
+		ciphers_check "${SETTING[TRANSFER_CIPHERS]}" "$work/sshd-T.txt" "$work/ssh-G.txt" "$work/ssh-Q.txt" || rc=$?
+	fi
+	rm -rf -- "$work"
+	return "$rc"
+}
+
 # One row of raw/transfer-runs.tsv from a helper output file.
 transfer_tsv_row () {
 	local cipher=$1 dir=$2 f=$3 msg
@@ -27,25 +43,25 @@ transfer_tsv_row () {
 
 measure_transfer () {
 	local work bytes sel i=0 cipher mark dir f mac st mbs ceil failed=0 first_fail="" \
-		default="" up down reason silent stopped="" total probe="$DATA_DIR/probe-bulk.env" k v
+		default="" up down silent stopped="" total probe="$DATA_DIR/probe-bulk.env" k v
 	work="$RAW_DIR/transfer-ciphers"
 	mkdir -p "$work"
 	bytes=$((SETTING[TRANSFER_MB] * 1000000))
 	result_set transfer transfer_mb "${SETTING[TRANSFER_MB]}"
 	result_set transfer bytes "$bytes"
+	# The target, also when the ciphers cannot be read (result_verdict
+	# below writes it again with the figure).
 	result_set transfer unit "MB/s"
 	result_set transfer target "${SETTING[TARGET_TRANSFER_MBS]}"
 	result_set transfer target_op ">="
 
 	if ! ciphers_record "$work" 2>"$work/error.txt"; then
-		result_set transfer status ERROR
-		result_set transfer reason "$(cat "$work/error.txt")"
+		result_status transfer ERROR "$(cat "$work/error.txt")"
 		result_set transfer summary "could not read the test server's ciphers"
 		return 0
 	fi
 	if ! sel=$(ciphers_select "${SETTING[TRANSFER_CIPHERS]}" "$work/sshd-T.txt" "$work/ssh-G.txt" "$work/ssh-Q.txt" 2>"$work/error.txt"); then
-		result_set transfer status ERROR
-		result_set transfer reason "$(cat "$work/error.txt")"
+		result_status transfer ERROR "$(cat "$work/error.txt")"
 		result_set transfer summary "bad cipher list, nothing measured"
 		return 0
 	fi
@@ -113,29 +129,20 @@ measure_transfer () {
 
 	up=$(result_get transfer default_up_mbs)
 	down=$(result_get transfer default_down_mbs)
-	if [ -z "$up" ] && [ -n "$stopped" ]; then
-		result_set transfer figure -
-		result_set transfer figure_label "default cipher not measured"
-		result_set transfer status FAIL
-		result_set transfer reason "the test server did not answer: $failed of $((i * 2)) transfers failed, first: $first_fail; $stopped"
-	elif [ -z "$up" ]; then
-		# TRANSFER_CIPHERS left out the default: the verdict needs it.
-		reason="the default cipher $default was not measured (TRANSFER_CIPHERS=${SETTING[TRANSFER_CIPHERS]}); add it to judge the target"
-		result_set transfer figure -
-		result_set transfer figure_label "default cipher not measured"
-		result_set transfer status ERROR
-		result_set transfer reason "$reason"
-	else
-		result_set transfer figure "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')"
-		result_set transfer figure_label "$default, slower direction, MB = 10^6 bytes"
-		if [ "$failed" -gt 0 ]; then
-			result_set transfer status FAIL
-			result_set transfer reason "$failed of $((i * 2)) transfers did not deliver every byte or failed; first: $first_fail${stopped:+; $stopped}"
+	if [ -z "$up" ]; then
+		result_verdict transfer "" ">=" "${SETTING[TARGET_TRANSFER_MBS]}" "MB/s" "default cipher not measured"
+		if [ -n "$stopped" ]; then
+			result_status transfer FAIL "the test server did not answer: $failed of $((i * 2)) transfers failed, first: $first_fail; $stopped"
 		else
-			result_set transfer status "$(verdict "$(result_get transfer figure)" ">=" "${SETTING[TARGET_TRANSFER_MBS]}")"
-			[ "$(result_get transfer status)" = PASS ] ||
-				result_set transfer reason "the default cipher $default reached $up MB/s up and $down MB/s down, below ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
+			# TRANSFER_CIPHERS left out the default: the verdict needs it.
+			result_status transfer ERROR "the default cipher $default was not measured (TRANSFER_CIPHERS=${SETTING[TRANSFER_CIPHERS]}); add it to judge the target"
 		fi
+	else
+		result_verdict transfer "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
+			">=" "${SETTING[TARGET_TRANSFER_MBS]}" "MB/s" "$default, slower direction, MB = 10^6 bytes" \
+			"the default cipher $default reached $up MB/s up and $down MB/s down, below ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
+		[ "$failed" -eq 0 ] ||
+			result_status transfer FAIL "$failed of $((i * 2)) transfers did not deliver every byte or failed; first: $first_fail${stopped:+; $stopped}"
 	fi
 	result_set transfer summary "$default: ${up:--} MB/s up, ${down:--} MB/s down (${SETTING[TRANSFER_MB]} MB of 10^6 bytes each); $i ciphers, $failed failed transfers; target >= ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
 }

@@ -3,8 +3,14 @@
 # The report's section for `auth`; sourced by lib/render.sh.
 
 report_auth () {
-	local m label n
-	printf 'The same login (`ssh sshperf-test true`) %s times with each method, one after another. Times in ms from the start of `ssh` to its exit; the authentication phase runs from the end of the key exchange to `Authenticated to`. The method column is what `ssh -v` reported for each login.\n\n' "$(t auth samples)"
+	local m label n locked
+	prose "$(t auth samples)" <<-'EOF'
+	The same login (`ssh sshperf-test true`) %s times with each method, one after another.
+	Times in ms from the start of `ssh` to its exit; the authentication phase runs from the end
+	of the key exchange to `Authenticated to`. The method column is what `ssh -v` reported for
+	each login.
+
+	EOF
 	printf '| Method | Used (checked) | ok / failed | n | p50 | p95 | max | p50 vs ed25519 | auth phase p50 |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n'
 	for m in ed25519 rsa password; do
 		case $m in
@@ -27,12 +33,18 @@ report_auth () {
 			"$( [ "$m" = ed25519 ] && printf -- '-' || printf '%s' "$(t auth "${m}_diff_p50")")" \
 			"$(ms "$(t auth "${m}_authphase_p50")")"
 	done
-	printf '\nThe password of the test user is valid only during the password logins of this test: the kit sets it just before them and locks the account'"'"'s password (`!` in `/etc/shadow`) right after, also when the test is interrupted or fails. The rest of the time no sshd of this host, the real one included, accepts a password for it; key logins are not affected.'
 	case $(t auth password_locked_after) in
-	yes) printf ' Locked again after this run: checked.\n' ;;
-	no) printf ' **Locking it again after this run failed: run `usermod -L %s`.**\n' "$(t settings TEST_USER)" ;;
-	*) printf '\n' ;;
+	yes) locked=' Locked again after this run: checked.' ;;
+	no) locked=$(printf ' **Locking it again after this run failed: run `usermod -L %s`.**' "$(t settings TEST_USER)") ;;
+	*) locked='' ;;
 	esac
+	prose "$locked" <<-'EOF'
+
+	The password of the test user is valid only during the password logins of this test: the kit
+	sets it just before them and locks the account's password (`!` in `/etc/shadow`) right after,
+	also when the test is interrupted or fails. The rest of the time no sshd of this host, the real
+	one included, accepts a password for it; key logins are not affected.%s
+	EOF
 	printf '\n**How to read this result:**\n\n'
 	awk -v e="$(t auth ed25519_p50)" -v r="$(t auth rsa_p50)" -v p="$(t auth password_p50)" -v h="$(t auth password_hash)" 'BEGIN {
 		if (e == "" || r == "" || p == "") { print "- A method has no successful login, so the methods cannot be compared."; exit }
@@ -43,11 +55,22 @@ report_auth () {
 		if (p - e >= 1800)
 			print "- About 2 s more points to a failed first attempt and `pam_faildelay`, or a network time-out in PAM."
 		if (p - e > 20 && (h == "yescrypt" || h == "gost-yescrypt" || h == "scrypt" || h == "bcrypt"))
-			printf "- The test user'"'"'s password is stored as a %s hash (`/etc/shadow`). pam_unix checks a password by computing that hash, and %s is made to cost time on purpose (against guessing), so part of the gap is that deliberate cost, paid once per password login. Which scheme new passwords get is set by `ENCRYPT_METHOD` in `/etc/login.defs` and the `pam_unix` line of the password stack (RHEL 9 uses `sha512crypt` unless configured otherwise).\n", h, h
+			printf "- The test user'"'"'s password is stored as a %s hash (`/etc/shadow`). pam_unix checks" \
+				" a password by computing that hash, and %s is made to cost time on purpose (against" \
+				" guessing), so part of the gap is that deliberate cost, paid once per password login." \
+				" Which scheme new passwords get is set by `ENCRYPT_METHOD` in `/etc/login.defs` and the" \
+				" `pam_unix` line of the password stack (RHEL 9 uses `sha512crypt` unless configured" \
+				" otherwise).\n", h, h
 		else if (p - e > 20 && h != "" && h != "-")
 			printf "- The test user'"'"'s password is stored as a %s hash (`/etc/shadow`), a fast one to check: the gap is elsewhere in the PAM stack.\n", h
 		if (r - e > 20)
 			printf "- RSA is %.0f ms slower than ed25519: RSA signing is costly for the client; sshd only verifies.\n", r - e
 	}'
-	printf '\n**What to change when it is poor:** use ed25519 keys for people and automation; with central accounts let SSSD cache credentials (`cache_credentials = True`) so a slow or absent directory does not slow every password login; keep the PAM stack short.\n\n'
+	prose <<-'EOF'
+
+	**What to change when it is poor:** use ed25519 keys for people and automation; with central
+	accounts let SSSD cache credentials (`cache_credentials = True`) so a slow or absent directory
+	does not slow every password login; keep the PAM stack short.
+
+	EOF
 }

@@ -44,9 +44,27 @@ report_burst () {
 	maxstartups_expected "$spec" "$all" >"$model" || true
 	maxstartups_expected 100:30:200 "$all" >"$rec"
 
-	printf 'For each step, that many `ssh` clients were started first and held at a barrier after their own start-up (a small gate program as their `ProxyCommand` waits there and makes the TCP connection only when released). Then all were released at the same moment and each was timed from that release. A client counts as refused when the server says so: sshd (at `LogLevel VERBOSE`) logs every connection it drops under `MaxStartups` with the client'"'"'s port, and every session it starts, and each client is matched to those lines by the port of its connection (%s). Only where the log names no client does the client'"'"'s own message decide (`Exceeded MaxStartups`, `Not allowed at this time`, or `kex_exchange_identification` with a closed or reset connection); the column *Refused by the clients'"'"' messages* shows that count, and a difference is a warning. This server runs with `MaxStartups %s`.\n\n' \
-		"$([ "$mode" = direct ] && echo 'the server log is `sshd.log` in the state folder' || echo 'from the journal of the unit')" "${spec:-?}"
-	printf '| Clients at once | Logged in | Refused (MaxStartups) | Other failures | Expected (model) | Refusals in the server log | Refused by the clients'"'"' messages | Release spread ms | Last client done ms |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+
+	prose "$([ "$mode" = direct ] && echo 'the server log is `sshd.log` in the state folder' || echo 'from the journal of the unit')" "${spec:-?}" <<-'EOF'
+	For each step, that many `ssh` clients were started first and held at a barrier after their
+	own start-up (a small gate program as their `ProxyCommand` waits there and makes the TCP
+	connection only when released). Then all were released at the same moment and each was timed
+	from that release. A client counts as refused when the server says so: sshd (at `LogLevel
+	VERBOSE`) logs every connection it drops under `MaxStartups` with the client's port, and every
+	session it starts, and each client is matched to those lines by the port of its connection
+	(%s). Only where the log names no client does the client's own message decide (`Exceeded
+	MaxStartups`, `Not allowed at this time`, or `kex_exchange_identification` with a closed or
+	reset connection); the column *Refused by the clients' messages* shows that count, and a
+	difference is a warning. This server runs with `MaxStartups %s`.
+
+	EOF
+
+	prose <<-'EOF'
+	| Clients at once | Logged in | Refused (MaxStartups) | Other failures | Expected (model) |
+	Refusals in the server log | Refused by the clients' messages | Release spread ms |
+	Last client done ms |
+	|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+	EOF
 	rows=0
 	for n in $steps; do
 		rows=$((rows + 1))
@@ -65,12 +83,27 @@ report_burst () {
 			"$(awk -v s="$spread" -v g="${goal:-5}" 'BEGIN { if (s != "-" && s != "" && s + 0 > g + 0) printf " ⚠" }')" \
 			"$(ms "$(step "$n" done_max_ms)")"
 	done
-	printf '\nn = one burst per step (the clients of a step are the samples). The release spread is the time from the release to the last client'"'"'s completed TCP connect; the goal is %s ms or less (for 100 clients on 2 cores), marked ⚠ when exceeded: a wider spread lets early clients finish before late ones arrive, which a real burst would not. Every client'"'"'s row (outcome, exit code, message, times) is in `raw/burst-step-N.tsv`.\n\n' "${goal:-5}"
+
+	prose "${goal:-5}" <<-'EOF'
+
+	n = one burst per step (the clients of a step are the samples). The release spread is the time
+	from the release to the last client's completed TCP connect; the goal is %s ms or less (for 100
+	clients on 2 cores), marked ⚠ when exceeded: a wider spread lets early clients finish before
+	late ones arrive, which a real burst would not. Every client's row (outcome, exit code,
+	message, times) is in `raw/burst-step-N.tsv`.
+
+	EOF
 
 	for n in $steps; do
 		case $(step "$n" note) in
-		*" tries, the earlier at "*) printf 'The step of %s clients decides the verdict, so it ran again while its release spread was over the goal: %s. The table and the files of that step are from the last try.\n\n' \
-			"$n" "$(step "$n" note)" ;;
+
+		*" tries, the earlier at "*)
+			prose "$n" "$(step "$n" note)" <<-'EOF'
+			The step of %s clients decides the verdict, so it ran again while its release spread
+			was over the goal: %s. The table and the files of that step are from the last try.
+
+			EOF
+			;;
 		esac
 	done
 	for n in $steps; do
@@ -78,8 +111,15 @@ report_burst () {
 			printf 'At %s clients sshd dropped %s connection(s) for a penalty (`PerSourcePenalties`, OpenSSH 9.8 and later), not for `MaxStartups`: the lines are in `raw/burst-step-%s-server.log`.\n\n' \
 				"$n" "$(step "$n" penalty)" "$n"
 	done
-	printf '**What `MaxStartups %s` means:** sshd counts the connections that have not finished logging in yet (start:rate:full). While fewer than %s are pending, every new connection is accepted. With %s pending, a new one is refused with a probability of %s%%; the probability rises in a straight line to 100%% at %s pending. The expected numbers below assume that all clients arrive before any of them has logged in, as in this test.\n\n' \
-		"${spec:-?}" "$start" "$start" "$rate" "$full"
+
+	prose "${spec:-?}" "$start" "$start" "$rate" "$full" <<-'EOF'
+	**What `MaxStartups %s` means:** sshd counts the connections that have not finished logging
+	in yet (start:rate:full). While fewer than %s are pending, every new connection is accepted.
+	With %s pending, a new one is refused with a probability of %s%%; the probability rises in a
+	straight line to 100%% at %s pending. The expected numbers below assume that all clients
+	arrive before any of them has logged in, as in this test.
+
+	EOF
 	printf '| Clients at once | Expected with this server (`%s`) | Measured here | Expected with `100:30:200` |\n|---:|---:|---:|---:|\n' "${spec:-?}"
 	for n in $all; do
 		printf '| %s | %s of %s | %s | %s of %s |\n' "$n" "$(burst_lookup "$model" "$n")" "$n" \
@@ -100,15 +140,37 @@ report_burst () {
 		if (first == 0)
 			printf "- Every step got in completely, up to %d clients at once: bursts of that size are safe with this setting.\n", result
 		else if (first > start)
-			printf "- All clients got in up to %d at once; the burst of %d lost clients. That is MaxStartups doing its job (it protects sshd from floods), not a fault - but automation that opens more than %d connections at once will see logins fail at random.\n", result, first, start
+
+			printf "- All clients got in up to %d at once; the burst of %d lost clients. That is" \
+				" MaxStartups doing its job (it protects sshd from floods), not a fault - but" \
+				" automation that opens more than %d connections at once will see logins fail at" \
+				" random.\n", result, first, start
 		else
-			printf "- Clients were lost already in the burst of %d, not more than the first MaxStartups value (%d): something besides MaxStartups turns them away (PerSourcePenalties on OpenSSH 9.8 and newer, a firewall rate limit, logins still pending from earlier) or they failed under load.\n", first, start
+
+			printf "- Clients were lost already in the burst of %d, not more than the first" \
+				" MaxStartups value (%d): something besides MaxStartups turns them away" \
+				" (PerSourcePenalties on OpenSSH 9.8 and newer, a firewall rate limit, logins" \
+				" still pending from earlier) or they failed under load.\n", first, start
 		if (other + 0 > 0)
 			printf "- %d client(s) failed for another reason than MaxStartups (see the message column of raw/burst-step-N.tsv): time-outs or errors under load are a real problem, unlike refusals.\n", other
 		if (uncf != "")
-			printf "- At %s clients the clients'"'"' own messages disagree with the server log about who was refused; the log is taken (see raw/burst-step-N-class.tsv, one row per client with both views).\n", uncf
+
+			printf "- At %s clients the clients'"'"' own messages disagree with the server log" \
+				" about who was refused; the log is taken (see raw/burst-step-N-class.tsv, one row" \
+				" per client with both views).\n", uncf
 		if (result + 0 < target + 0)
 			printf "- The target is %d clients at once: raise the first MaxStartups value to at least that.\n", target
 	}'
-	printf '\n**What to set:** for hosts that automation or many users reach at the same moment (Ansible with `forks`, parallel ssh tools, jump hosts after an outage), set `MaxStartups` so that its first value is at least the number of clients that may arrive together, e.g. `MaxStartups 100:30:200`; keep `LoginGraceTime` short (e.g. 30 s) so that stalled connections do not hold the slots. On the clients, `ConnectionAttempts 3` retries a refused connection, and re-using connections (ControlMaster) avoids most new logins. To measure another setting: `MAX_STARTUPS=100:30:200 ./start-ssh.sh && ./test-ssh.sh burst`.\n\n'
+
+	prose <<-'EOF'
+
+	**What to set:** for hosts that automation or many users reach at the same moment (Ansible
+	with `forks`, parallel ssh tools, jump hosts after an outage), set `MaxStartups` so that its
+	first value is at least the number of clients that may arrive together, e.g. `MaxStartups
+	100:30:200`; keep `LoginGraceTime` short (e.g. 30 s) so that stalled connections do not hold
+	the slots. On the clients, `ConnectionAttempts 3` retries a refused connection, and re-using
+	connections (ControlMaster) avoids most new logins. To measure another setting:
+	`MAX_STARTUPS=100:30:200 ./start-ssh.sh && ./test-ssh.sh burst`.
+
+	EOF
 }

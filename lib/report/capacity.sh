@@ -29,7 +29,12 @@ report_capacity () {
 	mbs=$(t transfer figure)
 
 	printf '## Capacity of this server\n\n'
-	printf 'Rough limits of this host for SSH alone, computed from this run'"'"'s figures (%s cores). Real clients add network round trips, and the users'"'"' own programs need CPU and memory too.\n\n' "${cores:-?}"
+
+	prose "${cores:-?}" <<-'EOF'
+	Rough limits of this host for SSH alone, computed from this run's figures (%s cores). Real
+	clients add network round trips, and the users' own programs need CPU and memory too.
+
+	EOF
 	printf '| What | Estimate | From |\n|---|---:|---|\n'
 	if [ -n "$(t rate knee_step)" ]; then
 		printf '| Complete logins per second, measured | %s | the knee of the `rate` sweep (p95 %s ms, %s driver) |\n' \

@@ -21,10 +21,15 @@ report_concurrent () {
 		"$n" "${opened:-0}" "$(t concurrent open_failed)"
 	printf '| Opened, but dead at the check | %s |\n| **Alive at the end** | **%s** |\n' "${dead:-0}" "${alive:-0}"
 	printf '| ssh clients left after closing | %s |\n\n' "$(t concurrent clients_left)"
-	printf 'Opening took %s ms in all; one session from the start of `ssh` to its first echoed line: p50 %s ms, p95 %s%s ms, max %s ms (n=%s, the login included). The alive check took %s ms for all sessions.\n\n' \
-		"$(ms "$(t concurrent open_wall_ms)")" "$(ms "$(t concurrent open_ms_p50)")" \
+
+	prose "$(ms "$(t concurrent open_wall_ms)")" "$(ms "$(t concurrent open_ms_p50)")" \
 		"$(ms "$(t concurrent open_ms_p95)")" "$(n_note "$(t concurrent open_ms_n)" p95)" \
-		"$(ms "$(t concurrent open_ms_max)")" "$(t concurrent open_ms_n)" "$(ms "$(t concurrent check_ms)")"
+		"$(ms "$(t concurrent open_ms_max)")" "$(t concurrent open_ms_n)" "$(ms "$(t concurrent check_ms)")" <<-'EOF'
+	Opening took %s ms in all; one session from the start of `ssh` to its first echoed line:
+	p50 %s ms, p95 %s%s ms, max %s ms (n=%s, the login included). The alive check took %s ms for
+	all sessions.
+
+	EOF
 
 	printf 'The limits that decide how many sessions fit (as a session of `%s` sees them, and on the host):\n\n' "$(get "$DATA_DIR/environment.env" test_user)"
 	printf '| Limit | Value | Used with all sessions open |\n|---|---|---|\n'
@@ -41,36 +46,73 @@ report_concurrent () {
 
 	printf '**How to read this result:**\n\n'
 	if [ "${failed:-0}" -eq 0 ]; then
-		printf -- '- Every session opened and still carried data at the end: this server holds %s sessions at once. A session stays open for as long as the client keeps it; nothing here times them out.\n' "$n"
+
+		prose "$n" <<-'EOF'
+		- Every session opened and still carried data at the end: this server holds %s sessions at
+		once. A session stays open for as long as the client keeps it; nothing here times them out.
+		EOF
 		awk -v tasks="$(t concurrent user_tasks_open)" -v before="$(t concurrent user_tasks_before)" \
 			-v nproc="$(t concurrent limit_nproc)" -v pidmax="$(t concurrent limit_pid_max)" -v n="$n" 'BEGIN {
 			per = (n > 0) ? (tasks - before) / n : 0
 			if (per <= 0 || nproc !~ /^[0-9]+$/)
 				exit
 			if (pidmax ~ /^[0-9]+$/ && pidmax + 0 < nproc + 0)
-				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`). `ulimit -u` (%d) is above the whole machine'"'"'s `kernel.pid_max` (%d), so the latter is the ceiling: about %d such sessions if nothing else ran. A real login shell adds processes per user.\n", per, nproc, pidmax, pidmax / per
+
+				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`)." \
+					" `ulimit -u` (%d) is above the whole machine'"'"'s `kernel.pid_max` (%d), so the" \
+					" latter is the ceiling: about %d such sessions if nothing else ran. A real login" \
+					" shell adds processes per user.\n", per, nproc, pidmax, pidmax / per
 			else
-				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`); with `ulimit -u` = %d, about %d such sessions fit before the process limit is reached. A real login shell adds processes per user.\n", per, nproc, nproc / per
+
+				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`);" \
+					" with `ulimit -u` = %d, about %d such sessions fit before the process limit is" \
+					" reached. A real login shell adds processes per user.\n", per, nproc, nproc / per
 		}'
 	else
-		printf -- '- %s of %s sessions failed. Probable cause: **%s**. The messages of each failed session are in `%s-ssh-errors.txt`, the server'"'"'s own log of the run in `%s-sshd-log.txt`.\n' \
-			"$failed" "$n" "$(t concurrent limit_text)" "$raw" "$raw"
+
+		prose "$failed" "$n" "$(t concurrent limit_text)" "$raw" "$raw" <<-'EOF'
+		- %s of %s sessions failed. Probable cause: **%s**. The messages of each failed session are
+		in `%s-ssh-errors.txt`, the server's own log of the run in `%s-sshd-log.txt`.
+		EOF
 		case $limit in
 		processes | tasksmax)
-			printf -- '- `fork: Resource temporarily unavailable` means the test user may start no more processes. Raise `nproc` for the users concerned (a file in `/etc/security/limits.d/`; RHEL ships `20-nproc.conf` with 4096), or on systemd hosts `UserTasksMax` / `TasksMax=` of `user-UID.slice`.\n' ;;
+
+			prose <<-'EOF'
+			- `fork: Resource temporarily unavailable` means the test user may start no more
+			processes. Raise `nproc` for the users concerned (a file in `/etc/security/limits.d/`;
+			RHEL ships `20-nproc.conf` with 4096), or on systemd hosts `UserTasksMax` / `TasksMax=`
+			of `user-UID.slice`.
+			EOF
+			;;
 		memory)
 			printf -- '- The machine ran out of memory: the kernel refused allocations or the OOM killer ended sessions (`journalctl -k`). See the memory test for what one session costs.\n' ;;
 		fds)
 			printf -- '- A process ran out of file descriptors: raise `LimitNOFILE=` of the sshd unit or `nofile` in `/etc/security/limits.d/`.\n' ;;
 		maxstartups)
-			printf -- '- Logins were refused as "too many unauthenticated connections" although only %s logged in at once: `MaxStartups` is lower than that, or slow logins piled up.\n' "$(t concurrent parallel)" ;;
+
+			prose "$(t concurrent parallel)" <<-'EOF'
+			- Logins were refused as "too many unauthenticated connections" although only %s logged
+			in at once: `MaxStartups` is lower than that, or slow logins piled up.
+			EOF
+			;;
 		slow)
 			printf -- '- Logins took longer than `LOGIN_TIMEOUT`: the machine was overloaded while opening; the burst and rate tests tell how many logins it takes.\n' ;;
 		esac
 		[ "${dead:-0}" -eq 0 ] ||
-			printf -- '- %s sessions opened and then stopped working: something ended them while they were held (OOM killer, a restart of the user'"'"'s slice, `ClientAliveInterval` with an unresponsive client).\n' "$dead"
+
+			prose "$dead" <<-'EOF'
+			- %s sessions opened and then stopped working: something ended them while they were
+			held (OOM killer, a restart of the user's slice, `ClientAliveInterval` with an
+			unresponsive client).
+			EOF
 	fi
 	[ "$(t concurrent clients_left)" = 0 ] ||
 		printf -- '- Some `ssh` clients did not end when their session was closed; the holder ended them.\n'
-	printf '\n**What to change when sessions fail:** raise the limit that was reached (above). `MaxSessions` is not it: it limits only sessions multiplexed over one connection, not users or connections.\n\n'
+
+	prose <<-'EOF'
+
+	**What to change when sessions fail:** raise the limit that was reached (above). `MaxSessions`
+	is not it: it limits only sessions multiplexed over one connection, not users or connections.
+
+	EOF
 }

@@ -6,9 +6,19 @@ report_cpu () {
 	local gb
 	gb=$(t cpu cpu_sshd_s_per_gb)
 	[ "$gb" != - ] || gb=""
-	printf 'CPU time of the test server: the listener, the per-connection processes, the session and the command each login ran, including processes that ended during the measurement (source: %s). Per login from %s (%s ok logins); per GB from %s.\n\n' \
-		"$(t cpu cpu_source)" "$(t cpu login_from)" "$(t cpu ok)" "$(t cpu per_gb_from)"
-	[ "$(t cpu cpu_source)" != proc ] || printf 'Without systemd the per-login figure is a lower bound: a session process that sshd'"'"'s monitor leaves behind at the end is collected by init, and its CPU is not counted.\n\n'
+
+	prose "$(t cpu cpu_source)" "$(t cpu login_from)" "$(t cpu ok)" "$(t cpu per_gb_from)" <<-'EOF'
+	CPU time of the test server: the listener, the per-connection processes, the session and the
+	command each login ran, including processes that ended during the measurement (source: %s).
+	Per login from %s (%s ok logins); per GB from %s.
+
+	EOF
+
+	[ "$(t cpu cpu_source)" != proc ] || prose <<-'EOF'
+	Without systemd the per-login figure is a lower bound: a session process that sshd's monitor
+	leaves behind at the end is collected by init, and its CPU is not counted.
+
+	EOF
 	printf '| Figure | Value | Target |\n|---|---:|---|\n'
 	printf '| sshd CPU per login (user + system) | %s ms (%s + %s) | <= %s ms |\n' "$(t cpu sshd_cpu_ms_per_login)" \
 		"$(t cpu sshd_user_ms_per_login)" "$(t cpu sshd_system_ms_per_login)" "$(get "$DATA_DIR/settings.env" TARGET_CPU_MS_PER_LOGIN | tr -d "'")"

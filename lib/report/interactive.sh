@@ -5,10 +5,15 @@
 report_interactive () {
 	local c n label main p50 p99 max lost
 	main=$(t interactive main_client)
-	printf 'The time from sending one keystroke until it is back on the client - what a user typing into a remote shell feels. '
-	printf 'One session runs `cat` in a terminal (PTY) on the server; %s single letters were sent at %s per second, and each echo is timed from the moment its letter was **due** to be sent, so a pause anywhere also shows in the letters queued behind it. ' \
-		"$(t interactive "${main}_count")" "$(t interactive "${main}_rate")"
-	printf 'Times in ms. Client and server share this machine, so there is no network in these figures.\n\n'
+
+	prose "$(t interactive "${main}_count")" "$(t interactive "${main}_rate")" <<-'EOF'
+	The time from sending one keystroke until it is back on the client - what a user typing into a
+	remote shell feels. One session runs `cat` in a terminal (PTY) on the server; %s single letters
+	were sent at %s per second, and each echo is timed from the moment its letter was **due** to be
+	sent, so a pause anywhere also shows in the letters queued behind it. Times in ms. Client and
+	server share this machine, so there is no network in these figures.
+
+	EOF
 	printf '| Client | n | lost | p50 | p95 | p99 | max | login |\n|---|---:|---:|---:|---:|---:|---:|---|\n'
 	for c in libssh ssh; do
 		[ -n "$(t interactive "${c}_exit")" ] || continue
@@ -59,7 +64,16 @@ report_interactive () {
 		if (lsp50 != "" && sshp50 != "")
 			printf "- The real ssh client adds %.2f ms at p50 over libssh (%.3f vs %.3f ms): its own terminal handling; both go through the same sshd.\n", sshp50 - lsp50, sshp50, lsp50
 	}'
-	printf '\n**What to change when it is slow:** keep the server from running out of CPU (see the `cpu` test and the load); look for disk waits (shell history, audit or session logging to a slow disk). sshd already turns off Nagle (`TCP_NODELAY`) for interactive sessions; on slow networks, the remaining delay is the round-trip time, which only a client that echoes locally (mosh, not part of RHEL) hides.\n\n'
+
+	prose <<-'EOF'
+
+	**What to change when it is slow:** keep the server from running out of CPU (see the `cpu`
+	test and the load); look for disk waits (shell history, audit or session logging to a slow
+	disk). sshd already turns off Nagle (`TCP_NODELAY`) for interactive sessions; on slow
+	networks, the remaining delay is the round-trip time, which only a client that echoes locally
+	(mosh, not part of RHEL) hides.
+
+	EOF
 }
 
 # How the client logged in, in a few words.

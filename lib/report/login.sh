@@ -45,9 +45,20 @@ report_login () {
 		else
 			printf "- %.0f ms at p50 is slower than the usual 100-300 ms: look at which phase dominates below.\n", total
 		if (kex > 100)
-			printf "- The key exchange takes %.0f ms (p50): a slow CPU for the public-key work, or a heavy method (a large Diffie-Hellman group, post-quantum hybrids such as sntrup761x25519, RSA 4096 host keys). Client and server share the CPU here.\n", kex
+
+			printf "- The key exchange takes %.0f ms (p50): a slow CPU for the public-key work, or a" \
+				" heavy method (a large Diffie-Hellman group, post-quantum hybrids such as" \
+				" sntrup761x25519, RSA 4096 host keys). Client and server share the CPU here.\n", kex
 		if ((auth >= 38 && auth <= 48) || (session >= 38 && session <= 48))
 			print "- A phase of about 40 ms is usually not work but TCP waiting: Nagle on one side, delayed ACK (40 ms on Linux) on the other. It is why an SSH login rarely takes under about 100 ms."
 	}'
-	printf '\n**What to change when it is slow:** re-use connections (ControlMaster/ControlPersist, the `session` test) - that removes the connect, key exchange and authentication entirely; keep `UseDNS no`; set `GSSAPIAuthentication no` on clients where Kerberos is not used; keep the PAM stack local and fast (no slow `pam_exec` or motd scripts).\n\n'
+
+	prose <<-'EOF'
+
+	**What to change when it is slow:** re-use connections (ControlMaster/ControlPersist, the
+	`session` test) - that removes the connect, key exchange and authentication entirely; keep
+	`UseDNS no`; set `GSSAPIAuthentication no` on clients where Kerberos is not used; keep the PAM
+	stack local and fast (no slow `pam_exec` or motd scripts).
+
+	EOF
 }

@@ -11,7 +11,7 @@ memory_kb_mb () {
 }
 
 report_memory () {
-	local n per src listener mgr has_mgr raw e500 e500_users
+	local n per src listener mgr has_mgr raw e500 e500_users mgr_note sampled
 	n=$(t memory sessions_open)
 	per=$(t memory per_session_mb)
 	listener=$(t memory listener_mb)
@@ -26,15 +26,28 @@ report_memory () {
 	raw=$(t memory hold_raw)
 	raw=${raw:+$raw-memory}
 	raw=${raw:-raw/memory}
-	printf 'Memory of the test server: the listener, every per-connection sshd process and the commands the sessions run (here `cat`), summed as PSS from `/proc/PID/smaps_rollup`. '
-	[ "$has_mgr" = 0 ] || printf 'Under systemd the test user'"'"'s slice also holds that user'"'"'s own systemd manager; the rows marked with a dash split the figures by whose the processes are (told apart by pid and cgroup). '
+	mgr_note=""
+	[ "$has_mgr" = 0 ] || mgr_note=$(prose <<-'EOF'
+	Under systemd the test user's slice also holds that user's own systemd manager; the rows
+	marked with a dash split the figures by whose the processes are (told apart by pid and cgroup).
+	EOF
+	)
 	if [ "$src" = hold ]; then
-		printf 'Sampled during the run'"'"'s shared hold of sessions (the measurement `hold`, whose sessions `concurrent` checks): once before its sessions were opened, once with all %s open.\n\n' "${n:-0}"
+		sampled=$(prose "${n:-0}" <<-'EOF'
+		Sampled during the run's shared hold of sessions (the measurement `hold`, whose sessions
+		`concurrent` checks): once before its sessions were opened, once with all %s open.
+		EOF
+		)
 	elif [ "$src" = concurrent ]; then
-		printf 'Sampled during the `concurrent` test: once before its sessions were opened, once with all %s open.\n\n' "${n:-0}"
+		printf -v sampled 'Sampled during the `concurrent` test: once before its sessions were opened, once with all %s open.' "${n:-0}"
 	else
-		printf 'Sampled once before and once with %s sessions open (held by this test).\n\n' "${n:-0}"
+		printf -v sampled 'Sampled once before and once with %s sessions open (held by this test).' "${n:-0}"
 	fi
+	prose "${mgr_note:+$mgr_note }" "$sampled" <<-'EOF'
+	Memory of the test server: the listener, every per-connection sshd process and the commands
+	the sessions run (here `cat`), summed as PSS from `/proc/PID/smaps_rollup`. %s%s
+
+	EOF
 	printf '| | Processes | PSS (MB) | RSS (MB) |\n|---|---:|---:|---:|\n'
 	printf '| At rest (before the sessions) | %s | %s | %s |\n' "$(t memory rest_processes)" \
 		"$(memory_kb_mb "$(t memory rest_pss_kb)")" "$(memory_kb_mb "$(t memory rest_rss_kb)")"
@@ -57,9 +70,16 @@ report_memory () {
 		"$(memory_kb_mb "$(t memory one_pss_kb)")" "$(memory_kb_mb "$(t memory one_rss_kb)")"
 	printf 'MB are 10^6 bytes. n = 1 sample at rest and 1 with the sessions open; memory changes slowly, so one sample each is enough, but other logins at the same moment would be counted in.\n\n'
 
-	printf '**Why PSS:** RSS counts every shared page (the sshd program, libc, OpenSSL) in full for each process that maps it. One session alone has an RSS of %s MB but a PSS of %s MB; adding up the RSS of all processes gives %s MB with the sessions open, far more than the memory really used (PSS %s MB). PSS gives each process its share of the shared pages, so the sum is the real total.\n\n' \
-		"$(memory_kb_mb "$(t memory one_rss_kb)")" "$(memory_kb_mb "$(t memory one_pss_kb)")" \
-		"$(memory_kb_mb "$(t memory open_rss_kb)")" "$(memory_kb_mb "$(t memory open_pss_kb)")"
+
+	prose "$(memory_kb_mb "$(t memory one_rss_kb)")" "$(memory_kb_mb "$(t memory one_pss_kb)")" \
+		"$(memory_kb_mb "$(t memory open_rss_kb)")" "$(memory_kb_mb "$(t memory open_pss_kb)")" <<-'EOF'
+	**Why PSS:** RSS counts every shared page (the sshd program, libc, OpenSSL) in full for each
+	process that maps it. One session alone has an RSS of %s MB but a PSS of %s MB; adding up the
+	RSS of all processes gives %s MB with the sessions open, far more than the memory really used
+	(PSS %s MB). PSS gives each process its share of the shared pages, so the sum is the real
+	total.
+
+	EOF
 
 	# Runs from before the estimates were kept have none: no empty figure.
 	e500=$(t memory estimate_500_mb)
@@ -67,16 +87,29 @@ report_memory () {
 	printf '**How to read this result:**\n\n'
 	printf -- '- The listener alone uses %s MB. Each open session adds %s MB: the session'"'"'s privileged sshd, its unprivileged sshd and a small command.\n' "${listener:--}" "${per:--}"
 	if [ "${mgr:-0}" != 0 ]; then
-		printf -- '- The test user'"'"'s own systemd manager (`systemd --user` and `(sd-pam)`, %s MB) is not the server'"'"'s: logind starts one per user at the first session, shares it among all of that user'"'"'s sessions and stops it some seconds after the last one. It counts once per user, not per session.\n' "$(t memory manager_mb)"
-		printf -- '- For N sessions of one user: about %s MB + %s MB + N x %s MB; for 500 sessions about **%s MB**. 500 users with one session each bring a manager each: about %s MB. Neither counts what the users run (a login shell adds a few MB per session, editors and tools more).\n' \
-			"${listener:--}" "$(t memory manager_mb)" "${per:--}" "${e500:--}" "${e500_users:--}"
+
+		prose "$(t memory manager_mb)" <<-'EOF'
+		- The test user's own systemd manager (`systemd --user` and `(sd-pam)`, %s MB) is not the
+		server's: logind starts one per user at the first session, shares it among all of that
+		user's sessions and stops it some seconds after the last one. It counts once per user, not
+		per session.
+		EOF
+
+		prose "${listener:--}" "$(t memory manager_mb)" "${per:--}" "${e500:--}" "${e500_users:--}" <<-'EOF'
+		- For N sessions of one user: about %s MB + %s MB + N x %s MB; for 500 sessions about
+		**%s MB**. 500 users with one session each bring a manager each: about %s MB. Neither counts
+		what the users run (a login shell adds a few MB per session, editors and tools more).
+		EOF
 	else
 		printf -- '- For N sessions: about %s MB + N x %s MB%s, not counting what the users run (a login shell adds a few MB per session, editors and tools more).\n' \
 			"${listener:--}" "${per:--}" "${e500:+; for 500 sessions about **$e500 MB**}"
 	fi
 	awk -v o="$(t memory rest_other_pss_kb)" -v mb="$(t memory rest_other_mb)" -v raw="$raw" 'BEGIN {
 		if (o + 0 > 0)
-			printf "- %s MB at rest belonged neither to the listener nor to the manager (a session of an earlier test still closing, or a process its sessions left behind); it is not in the estimates. The per-process rows are in `%s-rest.tsv`.\n", mb, raw
+
+			printf "- %s MB at rest belonged neither to the listener nor to the manager (a session of" \
+				" an earlier test still closing, or a process its sessions left behind); it is not in" \
+				" the estimates. The per-process rows are in `%s-rest.tsv`.\n", mb, raw
 	}'
 	# A run from before these figures were kept has neither: no line.
 	awk -v a="$(t memory available_mb)" -v n="$(t memory sessions_fit)" 'BEGIN {
@@ -85,7 +118,17 @@ report_memory () {
 	}'
 	awk -v per="${per:-0}" -v raw="$raw" 'BEGIN {
 		if (per + 0 > 6)
-			print "- More than about 3 MB per session is unusual for sshd itself: look for PAM modules that stay in the session (`pam_systemd`, `pam_sss`) or a large environment; the per-process rows are in `" raw "-one-session.tsv`."
+
+			print "- More than about 3 MB per session is unusual for sshd itself: look for PAM modules" \
+				" that stay in the session (`pam_systemd`, `pam_sss`) or a large environment; the" \
+				" per-process rows are in `" raw "-one-session.tsv`."
 	}'
-	printf '\n**What to change when it is high:** there is little to tune in sshd itself; plan RAM for the sessions you expect plus the users'"'"' programs. Connection sharing (`ControlMaster`) saves a whole session'"'"'s processes for each extra command from the same client.\n\n'
+
+	prose <<-'EOF'
+
+	**What to change when it is high:** there is little to tune in sshd itself; plan RAM for the
+	sessions you expect plus the users' programs. Connection sharing (`ControlMaster`) saves a
+	whole session's processes for each extra command from the same client.
+
+	EOF
 }

@@ -8,15 +8,21 @@ manager_cpu_note () {
 	local m
 	m=$(t "$1" sshd_manager_cpu_ms)
 	case $m in '' | -) ;; *)
-		printf '. Of it, %s ms (%s ms per login) is the test user'"'"'s own systemd manager (`user@UID.service`: `systemd --user` and `(sd-pam)`), which logind starts at a user'"'"'s first session and keeps for all of that user'"'"'s sessions: a cost per user rather than per login, paid again only when it had stopped between logins' \
-			"$m" "$(t "$1" sshd_manager_ms_per_login)" ;;
+
+		prose -n "$m" "$(t "$1" sshd_manager_ms_per_login)" <<-'EOF'
+		. Of it, %s ms (%s ms per login) is the test user's own systemd manager (`user@UID.service`:
+		`systemd --user` and `(sd-pam)`), which logind starts at a user's first session and keeps
+		for all of that user's sessions: a cost per user rather than per login, paid again only
+		when it had stopped between logins
+		EOF
+		;;
 	esac
 	[ "$(t "$1" manager_cpu_lost)" != yes ] ||
 		printf '. The test user'"'"'s systemd manager stopped during the run, so its share cannot be told apart'
 }
 
 report_rate () {
-	local n mode
+	local n mode lower
 	mode=$(get "$DATA_DIR/environment.env" service_mode)
 	rate_report_capacity
 	printf '### The specification'"'"'s closed-loop figure\n\n'
@@ -41,23 +47,52 @@ report_rate () {
 		printf '; without systemd it is the cgroup start-ssh.sh put the listener in, which every connection and session inherits'
 	fi
 	manager_cpu_note rate
-	printf '. It includes the processes that ended during the run and the `true` each login ran.'
-	[ "$(t rate cpu_source)" != proc ] || printf ' Read from /proc it is a **lower bound**: at the end of a session sshd'"'"'s per-connection monitor can exit before it collects the session process, which is then collected by init and its CPU time leaves the listener'"'"'s tree.'
-	printf '\n\n'
+	lower=""
+	[ "$(t rate cpu_source)" != proc ] || lower=$(prose <<-'EOF'
+	Read from /proc it is a **lower bound**: at the end of a session sshd's per-connection monitor
+	can exit before it collects the session process, which is then collected by init and its CPU
+	time leaves the listener's tree.
+	EOF
+	)
+	prose "${lower:+ $lower}" <<-'EOF'
+	. It includes the processes that ended during the run and the `true` each login ran.%s
+
+	EOF
 	printf '**How to read this result:**\n\n'
 	awk -v rate="$(t rate logins_per_s)" -v workers="$(t rate workers)" -v p50="$(t rate login_p50)" \
 		-v failed="$(t rate failed)" -v gen="$(t rate generator_limited)" \
 		-v lp50="$(compared rate login total_p50)" -v raw="$(t rate loginload_raw | sed 's|^$|raw/rate|')" 'BEGIN {
 		if (p50 > 0)
-			printf "- With %d clients that each wait for their own login, the rate can only be about clients / login time = %d / %.3f s = %.0f logins/s; measured %.1f. It is a statement about login time under parallel load, not the ceiling of the server: that is the knee above.\n", workers, workers, p50 / 1000, workers / (p50 / 1000), rate
+
+			printf "- With %d clients that each wait for their own login, the rate can only be about" \
+				" clients / login time = %d / %.3f s = %.0f logins/s; measured %.1f. It is a statement" \
+				" about login time under parallel load, not the ceiling of the server: that is the" \
+				" knee above.\n", workers, workers, p50 / 1000, workers / (p50 / 1000), rate
 		if (lp50 > 0 && p50 > 0)
-			printf "- A login took %.0f ms at p50 under load against %.0f ms one at a time (`login`): %s.\n", p50, lp50, (p50 > 2 * lp50) ? "the logins queue for CPU, so the server (or the clients on the same machine) is near its limit" : "parallel logins hardly slow each other down"
+
+			printf "- A login took %.0f ms at p50 under load against %.0f ms one at a time (`login`):" \
+				" %s.\n", p50, lp50, (p50 > 2 * lp50) ? "the logins queue for CPU, so the server (or" \
+				" the clients on the same machine) is near its limit" : "parallel logins hardly slow" \
+				" each other down"
 		if (gen == "yes")
 			print "- The ssh clients and sshd share this machine and it was (nearly) fully busy: the clients, not sshd, set this figure. The verdict uses the knee."
 		if (failed > 0)
-			print "- Logins failed under load: see `" raw "-errors.txt`. `Exceeded MaxStartups` or `Connection reset` means more logins arrived at once than `MaxStartups` lets through; time-outs mean the server was overloaded."
+
+			print "- Logins failed under load: see `" raw "-errors.txt`. `Exceeded MaxStartups` or" \
+				" `Connection reset` means more logins arrived at once than `MaxStartups` lets" \
+				" through; time-outs mean the server was overloaded."
 	}'
-	printf '\n**What to change when it is poor:** fewer logins (ControlMaster/ControlPersist for repeated commands); a lighter PAM session stack (no slow `pam_exec`, motd or lastlog scripts); raise `MaxStartups` if many logins come at once; to measure a higher closed-loop rate raise both: `MAX_STARTUPS=100:30:200 ./start-ssh.sh && RATE_WORKERS=64 ./test-ssh.sh rate`.\n\n'
+
+	# (The command is an argument: tests/t03-settings-door.sh reads a
+	# setting's name after && in code as a variable set.)
+	prose '`MAX_STARTUPS=100:30:200 ./start-ssh.sh && RATE_WORKERS=64 ./test-ssh.sh rate`' <<-'EOF'
+
+	**What to change when it is poor:** fewer logins (ControlMaster/ControlPersist for repeated
+	commands); a lighter PAM session stack (no slow `pam_exec`, motd or lastlog scripts); raise
+	`MaxStartups` if many logins come at once; to measure a higher closed-loop rate raise both:
+	%s.
+
+	EOF
 }
 
 # td TEST KEY: a key of a test's data file, "-" when it has none.
@@ -69,23 +104,38 @@ td () {
 
 # The measured login capacity: the open-loop sweep and its knee.
 rate_report_capacity () {
-	local knee driver
+	local knee driver each capacity differs
 	knee=$(t rate knee_per_s)
 	driver=$(t rate sweep_driver)
 	[ -n "$driver" ] || return 0
 	printf '### Login capacity (open-loop sweep)\n\n'
-	printf 'The %s driver offered logins at a fixed rate, %s s per step%s, rising by a quarter each step; a login is due at its time whether or not the earlier ones have ended, and its latency counts from that time, so a server that falls behind shows as latency and as an achieved rate below the offered one. At most %s logins were in flight (the `MaxStartups` start value). ' \
-		"$driver" "$(t rate sweep_step_seconds)" \
-		"$([ -n "$(t rate sweep_step_min_logins)" ] && printf ' (longer at low rates, so that every step has at least %s logins for its p95)' "$(t rate sweep_step_min_logins)")" \
-		"$(t rate sweep_threads)"
 	if [ "$driver" = libssh ]; then
-		printf 'Each login is the complete one of `ssh sshperf-test true`: key exchange, host key check against the pinned key, public key authentication, exec `true`, its exit status, close; in one process of the kit (`sshperf-sweep`), with the algorithms the system'"'"'s ssh client offers (`ssh -G`). '
+		each=$(prose <<-'EOF'
+		Each login is the complete one of `ssh sshperf-test true`: key exchange, host key check
+		against the pinned key, public key authentication, exec `true`, its exit status, close; in
+		one process of the kit (`sshperf-sweep`), with the algorithms the system's ssh client
+		offers (`ssh -G`).
+		EOF
+		)
 	else
-		printf 'Each login runs `ssh sshperf-test true`. '
+		each='Each login runs `ssh sshperf-test true`.'
 	fi
-	printf 'The knee is the last step where the achieved rate stayed at 95 %% of the offered one or more, no login failed and p95 stayed within `TARGET_LOGIN_P95_MS` (%s ms).\n\n' "$(get "$DATA_DIR/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")"
+	prose "$driver" "$(t rate sweep_step_seconds)" \
+		"$([ -n "$(t rate sweep_step_min_logins)" ] && printf ' (longer at low rates, so that every step has at least %s logins for its p95)' "$(t rate sweep_step_min_logins)")" \
+		"$(t rate sweep_threads)" "$each" "$(get "$DATA_DIR/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")" <<-'EOF'
+	The %s driver offered logins at a fixed rate, %s s per step%s, rising by a quarter each step;
+	a login is due at its time whether or not the earlier ones have ended, and its latency counts
+	from that time, so a server that falls behind shows as latency and as an achieved rate below
+	the offered one. At most %s logins were in flight (the `MaxStartups` start value). %s The knee
+	is the last step where the achieved rate stayed at 95 %% of the offered one or more, no login
+	failed and p95 stayed within `TARGET_LOGIN_P95_MS` (%s ms).
+
+	EOF
 	printf '| Figure | Value |\n|---|---:|\n'
-	printf '| **Capacity (the knee)** | **%s logins/s** at p95 %s ms, sshd %s %% of all CPUs |\n' "$(if [ -n "$(t rate knee_step)" ]; then printf '%s' "$knee"; else printf 'below %s' "$(td rate break_offered_per_s)"; fi)" "$(ms "$(t rate knee_p95_ms)")" "$(td rate knee_sshd_cpu_pct)"
+
+	if [ -n "$(t rate knee_step)" ]; then capacity=$knee; else capacity="below $(td rate break_offered_per_s)"; fi
+	printf '| **Capacity (the knee)** | **%s logins/s** at p95 %s ms, sshd %s %% of all CPUs |\n' \
+		"$capacity" "$(ms "$(t rate knee_p95_ms)")" "$(td rate knee_sshd_cpu_pct)"
 	if [ -n "$(t rate break_offered_per_s)" ]; then
 		printf '| The step that broke | %s offered: %s; sshd %s %%, the driver %s %%, the machine %s %% busy |\n' \
 			"$(t rate break_offered_per_s)" "$(t rate break_why)" "$(t rate break_sshd_cpu_pct)" "$(t rate break_client_cpu_pct)" "$(t rate break_machine_busy_pct)"
@@ -93,17 +143,27 @@ rate_report_capacity () {
 		printf '| The step that broke | none within %s steps: the capacity is at least the knee |\n' "$(t rate sweep_steps)"
 	fi
 	printf '| sshd CPU per login (%s key exchange) | %s ms |\n' "$(if [ "$driver" = libssh ]; then t rate libssh_kex; else t rate ssh_kex; fi)" "$(td rate sweep_sshd_cpu_ms_per_login)"
-	printf '| CPU bound: %s cores x 1000 / sshd CPU ms per login | %s logins/s (the knee is %s %% of it) |\n' "$(get "$DATA_DIR/environment.env" cores)" "$(td rate cpu_bound_per_s)" "$(td rate knee_of_cpu_bound_pct)"
+
+	printf '| CPU bound: %s cores x 1000 / sshd CPU ms per login | %s logins/s (the knee is %s %% of it) |\n' \
+		"$(get "$DATA_DIR/environment.env" cores)" "$(td rate cpu_bound_per_s)" "$(td rate knee_of_cpu_bound_pct)"
 	printf '| Driver CPU per login (%s) | %s ms |\n\n' "$driver" "$(td rate sweep_client_cpu_ms_per_login)"
 	if [ "$driver" = libssh ]; then
-		printf 'Negotiated by the driver: key exchange `%s`, cipher `%s`, MAC `%s`, host key `%s`. The system'"'"'s ssh client negotiated `%s`, `%s`, `%s`, `%s`.' \
-			"$(td rate libssh_kex)" "$(td rate libssh_cipher)" "$(td rate libssh_mac)" "$(td rate libssh_hostkey)" \
-			"$(td rate ssh_kex)" "$(td rate ssh_cipher)" "$(td rate ssh_mac | sed 's/<implicit>/implicit (AEAD cipher)/')" "$(td rate ssh_hostkey)"
-		if [ "$(t rate kex_differs)" = yes ]; then
-			printf ' **libssh cannot do the client'"'"'s key exchange `%s`** and used `%s`; sshd'"'"'s CPU per login with the real client'"'"'s key exchange is in the closed-loop table below (%s ms against %s ms here), so the capacity with real clients is lower by about that ratio.' \
-				"$(td rate ssh_kex)" "$(td rate libssh_kex)" "$(td rate sshd_cpu_ms_per_login)" "$(td rate sweep_sshd_cpu_ms_per_login)"
-		fi
-		printf '\n\n'
+		differs=""
+		[ "$(t rate kex_differs)" != yes ] ||
+			differs=$(prose "$(td rate ssh_kex)" "$(td rate libssh_kex)" \
+				"$(td rate sshd_cpu_ms_per_login)" "$(td rate sweep_sshd_cpu_ms_per_login)" <<-'EOF'
+			**libssh cannot do the client's key exchange `%s`** and used `%s`; sshd's CPU per login
+			with the real client's key exchange is in the closed-loop table below (%s ms against %s
+			ms here), so the capacity with real clients is lower by about that ratio.
+			EOF
+			)
+		prose "$(td rate libssh_kex)" "$(td rate libssh_cipher)" "$(td rate libssh_mac)" "$(td rate libssh_hostkey)" \
+			"$(td rate ssh_kex)" "$(td rate ssh_cipher)" "$(td rate ssh_mac | sed 's/<implicit>/implicit (AEAD cipher)/')" \
+			"$(td rate ssh_hostkey)" "${differs:+ $differs}" <<-'EOF'
+		Negotiated by the driver: key exchange `%s`, cipher `%s`, MAC `%s`, host key `%s`. The
+		system's ssh client negotiated `%s`, `%s`, `%s`, `%s`.%s
+
+		EOF
 	fi
 	printf '| Offered /s | Achieved /s | ok | failed | p50 ms | p95 ms | sshd CPU %% | driver CPU %% | machine busy %% |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 	awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7, $9, $11, $12 }' "$RUN_DIR/raw/rate-sweep.tsv" 2>/dev/null || true

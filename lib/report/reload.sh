@@ -8,10 +8,21 @@ report_reload () {
 	alive=$(t reload alive)
 	login=$(t reload login_ms)
 	greeting=$(t reload greeting_ms)
-	printf '%s sessions (each running `cat`) were opened, then the test server was reloaded the way an administrator applies a configuration change: `sshd -t` first, then `systemctl reload` (ReloadUnit) or `SIGHUP` to the listener. Times are from the moment of the reload.\n\n' "$n"
+
+	prose "$n" <<-'EOF'
+	%s sessions (each running `cat`) were opened, then the test server was reloaded the way an
+	administrator applies a configuration change: `sshd -t` first, then `systemctl reload`
+	(ReloadUnit) or `SIGHUP` to the listener. Times are from the moment of the reload.
+
+	EOF
 	if [ "$(t reload refused)" = yes ]; then
-		printf '**The reload was refused:** `sshd -t` rejected the configuration, so the server was not reloaded (a reload with a broken configuration would stop the listener). The server %s. Fix the configuration and run the test again.\n\n' \
-			"$( [ "$(t reload still_serving)" = yes ] && printf 'kept serving with its old configuration' || printf 'did not answer afterwards' )"
+
+		prose "$( [ "$(t reload still_serving)" = yes ] && printf 'kept serving with its old configuration' || printf 'did not answer afterwards' )" <<-'EOF'
+		**The reload was refused:** `sshd -t` rejected the configuration, so the server was not
+		reloaded (a reload with a broken configuration would stop the listener). The server %s. Fix
+		the configuration and run the test again.
+
+		EOF
 		printf '| | |\n|---|---|\n| Open sessions still alive | %s of %s |\n\n' "${alive:-0}" "$n"
 		return 0
 	fi
@@ -26,11 +37,26 @@ report_reload () {
 		if (alive == n)
 			print "- Every open session survived: each belongs to its own sshd processes, which a reload of the listener does not touch."
 		else
-			printf "- %d of %d sessions did not survive. A reload alone does not end sessions; something else did (a restart instead of a reload, `KillMode` other than `process`, the OOM killer). See `raw/reload-ssh-errors.txt`.\n", n - alive, n
+
+			printf "- %d of %d sessions did not survive. A reload alone does not end sessions;" \
+				" something else did (a restart instead of a reload, `KillMode` other than `process`," \
+				" the OOM killer). See `raw/reload-ssh-errors.txt`.\n", n - alive, n
 		if (g != "" && g != "-")
-			printf "- New connections were answered again after %.0f ms: sshd started its own program again, read the configuration and host keys and opened a new listening socket. Connections that arrive in that gap are refused and must be retried by the client.\n", g
+
+			printf "- New connections were answered again after %.0f ms: sshd started its own program" \
+				" again, read the configuration and host keys and opened a new listening socket." \
+				" Connections that arrive in that gap are refused and must be retried by the" \
+				" client.\n", g
 		if (l != "" && l != "-" && g != "" && g != "-")
 			printf "- The first complete login worked %.0f ms after the reload, about one login time after the greeting: users notice a reload only if they connect in that moment.\n", l
 	}'
-	printf '\n**Be careful with reloads:** a configuration that `sshd -t` rejects stops the listener at the reload (systemd restarts it only after `RestartSec=42s` on RHEL), so always run `sshd -t && systemctl reload sshd`. This test does the same and refuses to reload a rejected configuration.\n\n'
+
+	prose <<-'EOF'
+
+	**Be careful with reloads:** a configuration that `sshd -t` rejects stops the listener at the
+	reload (systemd restarts it only after `RestartSec=42s` on RHEL), so always run `sshd -t &&
+	systemctl reload sshd`. This test does the same and refuses to reload a rejected
+	configuration.
+
+	EOF
 }

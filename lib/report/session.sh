@@ -31,11 +31,26 @@ report_session () {
 		if (failed > 0)
 			print "- Some commands failed: `raw/session-errors.txt` has their messages. With many parallel users of one connection the usual cause is `MaxSessions` (10 by default): `channel N: open failed`."
 		if (speedup >= 3)
-			printf "- %.0f ms instead of %.0f ms: re-using the connection saves most of the login. What is left is the new channel, the PAM session on the server and starting `true` through the user'"'"'s shell.\n", p50, login
+
+			printf "- %.0f ms instead of %.0f ms: re-using the connection saves most of the login." \
+				" What is left is the new channel, the PAM session on the server and starting `true`" \
+				" through the user'"'"'s shell.\n", p50, login
 		else if (speedup > 0)
-			printf "- Only %.1fx faster than a login: the part re-use cannot save (PAM session, the user'"'"'s shell start-up) dominates here. Look at the PAM session modules and the shell'"'"'s start-up files.\n", speedup
+
+			printf "- Only %.1fx faster than a login: the part re-use cannot save (PAM session, the" \
+				" user'"'"'s shell start-up) dominates here. Look at the PAM session modules and the" \
+				" shell'"'"'s start-up files.\n", speedup
 		if (p50 > 100)
 			printf "- Over 100 ms for a command on an open connection is slow: a PAM session module (`pam_systemd`, `pam_sss`, `pam_exec`) or a start-up script of the shell is likely waiting for something.\n"
 	}'
-	printf '\n**What to change:** use connection re-use in clients that run many commands (Ansible does by default): `ControlMaster auto`, `ControlPath ~/.ssh/cm-%%C`, `ControlPersist 10m` in `~/.ssh/config`. When many sessions share one connection, raise `MaxSessions` on the server. To make each command itself faster, keep the PAM session stack and the user'"'"'s shell start-up short.\n\n'
+
+	prose <<-'EOF'
+
+	**What to change:** use connection re-use in clients that run many commands (Ansible does by
+	default): `ControlMaster auto`, `ControlPath ~/.ssh/cm-%%C`, `ControlPersist 10m` in
+	`~/.ssh/config`. When many sessions share one connection, raise `MaxSessions` on the server.
+	To make each command itself faster, keep the PAM session stack and the user's shell start-up
+	short.
+
+	EOF
 }

@@ -49,22 +49,37 @@ report_sftp () {
 	login=$(t sftp login_ms)
 	fps=$(t sftp small_files_per_s)
 	ms_file=$(t sftp small_ms_per_file)
-	printf 'Files copied with `sftp -b BATCH -F CLIENT_CONFIG sshperf-test` into a folder of the test'"'"'s own in the home of `%s` (`%s`, on disk), one sftp run each: ' \
-		"$(t sftp home | xargs basename)" "$(t sftp home)"
-	printf 'one file of %s MB up and the same file down, then %s files of %s bytes up in one run (**MB = 10^6 bytes, KB = 10^3 bytes**). ' \
-		"$(t sftp file_mb)" "$(t sftp small_files)" "$(t sftp small_file_bytes)"
-	printf 'Every sftp run logs in once, and the figures leave the login out: the copy is timed from the moment sftp echoes its first batch command (it is logged in by then) to its exit. '
-	printf 'As a cross-check, the specification'"'"'s way is shown too: the whole run minus the median of %s sftp runs that only log in (**%s ms**); at a few MB the login'"'"'s own spread from run to run (tens of ms) makes that column rough, at 256 MB the two agree. ' \
-		"$(t sftp login_n)" "$(ms "$login")"
-	printf 'After each copy the result is checked: the uploaded file'"'"'s size and SHA-256 on the server, the downloaded one against the original, the number and sizes of the small files on the server. One run (n = 1) each; on a shared machine a second run can differ by 10-20%%.\n\n'
+
+	prose "$(t sftp home | xargs basename)" "$(t sftp home)" \
+		"$(t sftp file_mb)" "$(t sftp small_files)" "$(t sftp small_file_bytes)" \
+		"$(t sftp login_n)" "$(ms "$login")" <<-'EOF'
+	Files copied with `sftp -b BATCH -F CLIENT_CONFIG sshperf-test` into a folder of the test's own
+	in the home of `%s` (`%s`, on disk), one sftp run each: one file of %s MB up and the same file
+	down, then %s files of %s bytes up in one run (**MB = 10^6 bytes, KB = 10^3 bytes**). Every
+	sftp run logs in once, and the figures leave the login out: the copy is timed from the moment
+	sftp echoes its first batch command (it is logged in by then) to its exit. As a cross-check,
+	the specification's way is shown too: the whole run minus the median of %s sftp runs that only
+	log in (**%s ms**); at a few MB the login's own spread from run to run (tens of ms) makes that
+	column rough, at 256 MB the two agree. After each copy the result is checked: the uploaded
+	file's size and SHA-256 on the server, the downloaded one against the original, the number and
+	sizes of the small files on the server. One run (n = 1) each; on a shared machine a second run
+	can differ by 10-20%%.
+
+	EOF
 
 	printf '| | Whole run (s) | Its login (ms) | Copy (s) | **Result** | Run minus login-only run | Check |\n|---|---:|---:|---:|---:|---:|---|\n'
 	sftp_row "$(t sftp file_mb) MB file up" large_up MB/s
 	sftp_row "$(t sftp file_mb) MB file down" large_down MB/s
 	sftp_row "$(t sftp small_files) small files up" small files/s
 	printf '\n'
-	printf 'Targets: >= %s MB/s both ways for the large file, >= %s files/s for the small files. Problems: %s. Left in the home afterwards: %s. Raw: `raw/sftp-runs.tsv` (every sftp run, login-only runs included), `raw/sftp-runs/` (batch files, sftp'"'"'s messages, the home listing before and after), `raw/sftp-errors.txt`.\n\n' \
-		"$(t sftp target)" "$(t sftp target_files_per_s)" "$(t sftp failed)" "$(t sftp left_behind)"
+
+	prose "$(t sftp target)" "$(t sftp target_files_per_s)" "$(t sftp failed)" "$(t sftp left_behind)" <<-'EOF'
+	Targets: >= %s MB/s both ways for the large file, >= %s files/s for the small files. Problems:
+	%s. Left in the home afterwards: %s. Raw: `raw/sftp-runs.tsv` (every sftp run, login-only runs
+	included), `raw/sftp-runs/` (batch files, sftp's messages, the home listing before and after),
+	`raw/sftp-errors.txt`.
+
+	EOF
 
 	printf '**How to read this result:**\n\n'
 	awk -v up="$(t sftp large_up_mbs)" -v down="$(t sftp large_down_mbs)" -v target="$(t sftp target)" \
@@ -76,13 +91,26 @@ report_sftp () {
 			else
 				printf "- The large file moves at %s MB/s up and %s MB/s down; the target is %s MB/s.\n", up, down, target
 			if (tup != "" && tup != "-" && tdown != "" && tdown != "-")
-				printf "- Without a disk and without SFTP'"'"'s requests, one SSH connection carried %s MB/s up and %s MB/s down (the `transfer` test). SFTP near those figures is limited by the cipher on one core; far below them, by the disk or by how many requests sftp keeps in flight.\n", tup, tdown
+
+				printf "- Without a disk and without SFTP'"'"'s requests, one SSH connection carried %s MB/s" \
+					" up and %s MB/s down (the `transfer` test). SFTP near those figures is limited by" \
+					" the cipher on one core; far below them, by the disk or by how many requests sftp" \
+					" keeps in flight.\n", tup, tdown
 			if (mb + 0 < 100)
-				printf "- With only %s MB the copy lasts a fraction of a second and the login subtracted from it varies by tens of ms between runs: treat these figures as rough; the default 256 MB gives steadier ones.\n", mb
+
+				printf "- With only %s MB the copy lasts a fraction of a second and the login subtracted" \
+					" from it varies by tens of ms between runs: treat these figures as rough; the" \
+					" default 256 MB gives steadier ones.\n", mb
 		}
 		if (fps != "-" && fps != "") {
-			printf "- The small files went at %s files/s, %s ms each. Each file costs the client at least three request/answer round trips (open, write, close), and sftp sends the next file only after the last one was closed.\n", fps, msf
-			printf "- Over loopback a round trip takes a few microseconds, so this is the server'"'"'s and the client'"'"'s own work per file. Across a network the round trips add up: with 3 of them per file, one sftp session manages at most about\n\n"
+
+			printf "- The small files went at %s files/s, %s ms each. Each file costs the client at" \
+				" least three request/answer round trips (open, write, close), and sftp sends the next" \
+				" file only after the last one was closed.\n", fps, msf
+
+			printf "- Over loopback a round trip takes a few microseconds, so this is the server'"'"'s and" \
+				" the client'"'"'s own work per file. Across a network the round trips add up: with 3" \
+				" of them per file, one sftp session manages at most about\n\n"
 			printf "  | Round-trip time | Files/s, one session (at most) |\n  |---:|---:|\n"
 			n = split("0.2 1 10 50", rtt, " ")
 			for (i = 1; i <= n; i++)
@@ -92,5 +120,15 @@ report_sftp () {
 				printf "- Below the target of %s files/s already over loopback: look at the disk (many small writes, each file created and closed) and at the server'"'"'s CPU during the run.\n", ftarget
 		}
 	}'
-	printf '\n**What to change when it is slow:** for many small files, send one archive instead (`tar c DIR | ssh HOST tar x`, or `tar` first and one `put`) or run several sftp sessions in parallel, each its own share of the files; the round trips then overlap. For large files over long distances, let sftp keep more and larger requests in flight (`sftp -R 128 -B 262144`). When the large file is far below the `transfer` figures, check the disk of the home folder; when it is close to them, the cipher is the limit (see `transfer`).\n\n'
+
+	prose <<-'EOF'
+
+	**What to change when it is slow:** for many small files, send one archive instead (`tar c
+	DIR | ssh HOST tar x`, or `tar` first and one `put`) or run several sftp sessions in parallel,
+	each its own share of the files; the round trips then overlap. For large files over long distances,
+	let sftp keep more and larger requests in flight (`sftp -R 128 -B 262144`). When the large file
+	is far below the `transfer` figures, check the disk of the home folder; when it is close to
+	them, the cipher is the limit (see `transfer`).
+
+	EOF
 }

@@ -7,10 +7,16 @@ report_startup () {
 	n=$(t startup first_login_n)
 	gn=$(t startup greeting_n)
 	mode=$(t startup mode)
-	printf 'The test server was stopped and started %s times (%s). Time zero is the moment the start was issued (%s). A small program tried to connect every %s µs from before that moment and recorded when the server first sent its greeting; right after it, one complete login (`ssh sshperf-test true`) was made. %s of %s rounds ended with a working login.\n\n' \
-		"$(t startup rounds)" "${mode:-?} mode" \
+
+	prose "$(t startup rounds)" "${mode:-?} mode" \
 		"$([ "$mode" = systemd ] && echo 'the StartUnit call to systemd' || echo 'just before sshd was run')" \
-		"$(t startup poll_interval_us)" "$(t startup ok)" "$(t startup rounds)"
+		"$(t startup poll_interval_us)" "$(t startup ok)" "$(t startup rounds)" <<-'EOF'
+	The test server was stopped and started %s times (%s). Time zero is the moment the start was
+	issued (%s). A small program tried to connect every %s µs from before that moment and recorded
+	when the server first sent its greeting; right after it, one complete login (`ssh sshperf-test
+	true`) was made. %s of %s rounds ended with a working login.
+
+	EOF
 	printf '| Time after the start command | n | min | p50 | max |\n|---|---:|---:|---:|---:|\n'
 	printf '| First greeting (the server accepts connections) | %s | %s | %s | %s |\n' "${gn:-0}" \
 		"$(ms "$(t startup greeting_min)")" "$(ms "$(t startup greeting_p50)")" "$(ms "$(t startup greeting_max)")"
@@ -21,7 +27,11 @@ report_startup () {
 	awk -v g="$(t startup greeting_max)" -v l="$(t startup first_login_max)" -v lp="$(t startup first_login_p50)" \
 		-v gp="$(t startup greeting_p50)" -v failed="$(t startup failed)" -v ok="$(t startup ok)" 'BEGIN {
 		if (ok == 0)
-			print "- No round ended with a login: the server never answered or the login failed. Check the configuration with `sshd -t -f /etc/ssh/sshd_config_perf_test` and the server log (`journalctl -u sshd-perf-test.service`, or `sshd.log` in the state folder)."
+
+			print "- No round ended with a login: the server never answered or the login failed." \
+				" Check the configuration with `sshd -t -f /etc/ssh/sshd_config_perf_test` and the" \
+				" server log (`journalctl -u sshd-perf-test.service`, or `sshd.log` in the state" \
+				" folder)."
 		else {
 			if (failed > 0)
 				printf "- %d round(s) failed; see the message column in the raw file.\n", failed
@@ -32,8 +42,19 @@ report_startup () {
 			if (l != "" && l != "-" && l + 0 > 1000)
 				printf "- The first login took over 1 s (max %.0f ms): look at the server log for time-outs (DNS, `AuthorizedKeysCommand`, PAM modules that contact a network service).\n", l
 			else if (lp != "" && lp != "-" && gp != "" && gp != "-")
-				printf "- The first login ended %.0f ms after the start (p50), %.0f ms after the greeting: the time of one ordinary login (compare the login test). A login right after a start costs nothing extra.\n", lp, lp - gp
+
+				printf "- The first login ended %.0f ms after the start (p50), %.0f ms after the" \
+					" greeting: the time of one ordinary login (compare the login test). A login" \
+					" right after a start costs nothing extra.\n", lp, lp - gp
 		}
 	}'
-	printf '\n**What to change when it is slow:** there is seldom anything to tune here. What matters more is that stopping or restarting sshd does not end open sessions (`KillMode=process` in the unit), so a restart over SSH is safe as long as the new configuration passes `sshd -t` first. The first start after installation can take seconds once, while the host keys are generated.\n\n'
+
+	prose <<-'EOF'
+
+	**What to change when it is slow:** there is seldom anything to tune here. What matters more is
+	that stopping or restarting sshd does not end open sessions (`KillMode=process` in the unit),
+	so a restart over SSH is safe as long as the new configuration passes `sshd -t` first. The
+	first start after installation can take seconds once, while the host keys are generated.
+
+	EOF
 }

@@ -37,11 +37,18 @@ transfer_rows () {
 report_transfer () {
 	local n c mark up down ceil up_pct down_pct mac_note low_pct
 	n=$(t transfer ciphers_n)
-	printf 'Bulk data through **one** SSH connection, no disk: %s MB per cipher and direction (**MB = 10^6 bytes**, MB/s = 10^6 bytes per second, everywhere in this section). ' \
-		"$(t transfer transfer_mb)"
-	printf 'Up: zeros from the kit'"'"'s source into `ssh -c CIPHER sshperf-test '"'"'wc -c'"'"'`, timed from the moment the remote command is running until the server'"'"'s byte count arrives; '
-	printf 'down: `head -c` of `/dev/zero` on the server into the kit'"'"'s sink, timed from the first to the last byte. Every byte is counted at the receiving end; a transfer that lost bytes counts as failed and shows no speed. One run (n = 1) per cipher and direction. '
-	printf 'The ceiling is the speed of the same algorithm on one core through OpenSSL (in-process, %s-byte packets, no SSH, no pipes, no network).\n\n' "32768"
+
+	prose "$(t transfer transfer_mb)" "32768" <<-'EOF'
+	Bulk data through **one** SSH connection, no disk: %s MB per cipher and direction (**MB = 10^6
+	bytes**, MB/s = 10^6 bytes per second, everywhere in this section). Up: zeros from the kit's
+	source into `ssh -c CIPHER sshperf-test 'wc -c'`, timed from the moment the remote command is
+	running until the server's byte count arrives; down: `head -c` of `/dev/zero` on the server
+	into the kit's sink, timed from the first to the last byte. Every byte is counted at the
+	receiving end; a transfer that lost bytes counts as failed and shows no speed. One run (n = 1)
+	per cipher and direction. The ceiling is the speed of the same algorithm on one core through
+	OpenSSL (in-process, %s-byte packets, no SSH, no pipes, no network).
+
+	EOF
 	printf '| Cipher | Up MB/s | Down MB/s | Ceiling MB/s (OpenSSL, one core) | Up %% of ceiling | Down %% of ceiling | MAC in the ceiling |\n|---|---:|---:|---:|---:|---:|---|\n'
 	low_pct=0
 	while IFS=$'\037' read -r c mark up down ceil up_pct down_pct mac_note; do
@@ -54,10 +61,21 @@ report_transfer () {
 	printf '\n'
 	if awk -F'\t' 'NR > 1 && $1 == "chacha20-poly1305@openssh.com" { f = 1 } END { exit !f }' \
 		"$RUN_DIR/raw/transfer-ceiling.tsv" 2>/dev/null; then
-		printf 'The ChaCha20-Poly1305 ceiling is an approximation: OpenSSH builds its own variant (a second key encrypts the packet length), OpenSSL times the standard AEAD, which does the same work per byte.\n\n'
+
+		prose <<-'EOF'
+		The ChaCha20-Poly1305 ceiling is an approximation: OpenSSH builds its own variant (a second
+		key encrypts the packet length), OpenSSL times the standard AEAD, which does the same work
+		per byte.
+
+		EOF
 	fi
-	printf 'Failed transfers: %s of %s. Raw: `raw/transfer-runs.tsv` (every run, with ssh'"'"'s last message), `raw/transfer-ceiling.tsv`, and `raw/transfer-ciphers/` (the `sshd -T`, `ssh -G` and `ssh -Q` outputs the cipher list was taken from).\n\n' \
-		"$(t transfer failed)" "$((${n:-0} * 2))"
+
+	prose "$(t transfer failed)" "$((${n:-0} * 2))" <<-'EOF'
+	Failed transfers: %s of %s. Raw: `raw/transfer-runs.tsv` (every run, with ssh's last message),
+	`raw/transfer-ceiling.tsv`, and `raw/transfer-ciphers/` (the `sshd -T`, `ssh -G` and `ssh -Q`
+	outputs the cipher list was taken from).
+
+	EOF
 
 	printf '**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s bytes, n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms) subtracted:\n\n' \
 		"$(t transfer cpu_cipher)" "$(t transfer cpu_bytes)" "$(t transfer cpu_login_sshd_ms)" "$(t transfer cpu_login_client_ms)"
@@ -79,9 +97,22 @@ report_transfer () {
 				printf "- The default cipher `%s` carries %s MB/s up and %s MB/s down, below the target of %s MB/s: a single SSH stream on this machine cannot fill that link.\n", def, up, down, target
 		}
 		if (low)
-			print "- Some figures are far below their ceiling (under 25%): the cipher is not the limit. The data also passes through pipes and the socket, is copied several times, and waits for the SSH channel window; here the client, the server and the data source also share the same cores. Expect more on a server whose clients are elsewhere."
+
+			print "- Some figures are far below their ceiling (under 25%): the cipher is not the" \
+				" limit. The data also passes through pipes and the socket, is copied several times," \
+				" and waits for the SSH channel window; here the client, the server and the data" \
+				" source also share the same cores. Expect more on a server whose clients are" \
+				" elsewhere."
 		if (cpu != "" && cpu != "-")
 			printf "- sshd needs about %s CPU seconds per GB: a server moving 100 MB/s spends about %.2f cores on it (client side not included).\n", cpu, cpu * 0.1
 	}'
-	printf '\n**What to change when it is slow:** keep the AES-GCM ciphers first on CPUs with AES instructions (ChaCha20-Poly1305 for CPUs without them); run several transfers in parallel to use more cores; leave compression off on fast networks; for long-distance links, larger buffers in the transfer tool (e.g. `sftp -B`/`-R`) help more than a different cipher.\n\n'
+
+	prose <<-'EOF'
+
+	**What to change when it is slow:** keep the AES-GCM ciphers first on CPUs with AES
+	instructions (ChaCha20-Poly1305 for CPUs without them); run several transfers in parallel to
+	use more cores; leave compression off on fast networks; for long-distance links, larger
+	buffers in the transfer tool (e.g. `sftp -B`/`-R`) help more than a different cipher.
+
+	EOF
 }
