@@ -122,6 +122,11 @@ $(B)/bench-%: tests/bench/%.c $(SHARED_OBJS) helpers/common.h | $(B)
 bench: all $(BENCH_FIXTURES)
 	tests/bench/run.sh
 
+# STABILITY_RUNS (5) identical runs against the set-up test server: the
+# spread of every figure, the verdicts seen, --compare's answer per pair.
+stability: all
+	tests/bench/stability.sh
+
 # Every unit-test program STRESS_RUNS (20) times beside STRESS_LOAD (4)
 # busy loops, and once under nice -n 19: failures per program.
 stress-unit: all unit-tests
@@ -161,4 +166,4 @@ rpm: dist
 # Keep the shared objects between runs instead of rebuilding them each time.
 .SECONDARY:
 
-.PHONY: all man check check-openssh check-fleet bench stress-unit soak clean unit-tests install dist rpm
+.PHONY: all man check check-openssh check-fleet bench stability stress-unit soak clean unit-tests install dist rpm

@@ -80,7 +80,8 @@ capture_summary () {
 				printf "\t%.3f\n", tot[s]
 			}
 		}' "$RAW_DIR/$name-parts.tsv" >>"$whose"
-	for col in server client tcp_wait kex_server kex_client auth_server auth_client session_server session_client session_tcp_wait; do
+	for col in server client tcp_wait kex_server kex_client kex_tcp_wait auth_server auth_client auth_tcp_wait \
+		session_server session_client session_tcp_wait; do
 		helper summary -c "${col}_ms" -p "${col}_" "$whose" | grep -E "^${col}_(n|p50|p95)=" >>"$DATA_DIR/$test.env"
 	done
 	result_set "$test" tcp_waits "$(awk -F'\t' 'NR > 1 && $4 > 0' "$whose" | wc -l | tr -d ' ')"
