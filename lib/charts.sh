@@ -328,7 +328,7 @@ chart_burst () {
 		awk -F'\t' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { a[$1] = $2 } END { for (k in a) print k "\t" a[k] }' | sort -n) || true
 	[ -n "$data" ] || return 0
 	spec=$(maxstartups_of_run "$run")
-	steps=$(printf '%s\n' "$data" | cut -f1 | tr '\n' ' ')
+	steps=$(printf '%s\n' "$data" | awk -F'\t' '{ print $1 }' | tr '\n' ' ')
 	{
 		printf 'clients\tlogged in (measured)\tall clients\tMaxStartups %s (expected)\n' "${spec:-?}"
 		join -t "$(printf '\t')" -a 1 <(printf '%s\n' "$data" | sort -k1,1) \

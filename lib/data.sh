@@ -22,6 +22,15 @@
 #   tsv_select FILE NAME...  the named columns of every row, tab-separated,
 #                        in the order named, without the header; status 1
 #                        (and nothing) when the file or a column is missing.
+#                        FILE - is stdin.
+#   tsv_load ARRAY FILE KEY  every cell of FILE into the associative array
+#                        ARRAY, as ARRAY[VALUE OF KEY|COLUMN] (through
+#                        tsv_select); ARRAY is emptied first, and stays
+#                        empty when FILE is missing.
+#   tsv_cell "NAME..." ROW NAME  the cell NAME of ROW, one line of a table
+#                        with the columns NAME... (a row held in memory
+#                        before its table is written); status 1 for a
+#                        column the table does not have.
 #   tsv_header "NAME..." a table's header line (the names tab-joined).
 #   tsv_row ARRAY "NAME..."  one row: the values of the associative array
 #                        ARRAY for the columns NAME..., in that order; "-"
@@ -71,7 +80,7 @@ kv_cached () {
 tsv_select () {
 	local file=$1
 	shift
-	[ -f "$file" ] || return 1
+	[ "$file" = - ] || [ -f "$file" ] || return 1
 	awk -F'\t' -v want="$*" '
 	NR == 1 {
 		n = split(want, w, " ")
@@ -84,6 +93,32 @@ tsv_select () {
 		for (i = 1; i <= n; i++) line = line (i > 1 ? "\t" : "") $col[i]
 		print line
 	}' "$file"
+}
+
+tsv_load () {
+	local -n tsv_load_to=$1
+	local names name key value
+	tsv_load_to=()
+	[ -f "$2" ] || return 0
+	IFS= read -r names <"$2" || return 0
+	for name in ${names//$'\t'/ }; do
+		while IFS=$'\t' read -r key value; do
+			# shellcheck disable=SC2034 # the caller's array
+			tsv_load_to["$key|$name"]=$value
+		done < <(tsv_select "$2" "$3" "$name")
+	done
+}
+
+tsv_cell () {
+	local c rest=$2$'\t'
+	for c in $1; do
+		if [ "$c" = "$3" ]; then
+			printf '%s\n' "${rest%%$'\t'*}"
+			return 0
+		fi
+		rest=${rest#*$'\t'}
+	done
+	return 1
 }
 
 tsv_header () {

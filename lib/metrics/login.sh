@@ -23,8 +23,8 @@ measure_login () {
 	helper login -H -n "${SETTING[LOGIN_SAMPLES]}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$RAW_DIR/login-transcripts" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>"$RAW_DIR/login-errors.txt" || true
 
-	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
-	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)
+	ok=$(tsv_select "$tsv" status | grep -cx ok || true)
+	failed=$(tsv_select "$tsv" status | grep -cvx ok || true)
 	# The helper stops after NO_ANSWER_STOP logins in a row without an answer.
 	not_run=$((SETTING[LOGIN_SAMPLES] - ok - failed))
 	[ "$not_run" -le 0 ] ||
@@ -51,7 +51,7 @@ measure_login () {
 	result_set login target_op "<="
 	if [ "$ok" -eq 0 ]; then
 		result_set login status FAIL
-		result_set login reason "no login succeeded; first error: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $11; exit }' "$tsv")$stopped"
+		result_set login reason "no login succeeded; first error: $(tsv_select "$tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')$stopped"
 	elif [ "$failed" -gt 0 ]; then
 		result_set login status FAIL
 		result_set login reason "$failed of ${SETTING[LOGIN_SAMPLES]} logins failed$stopped"

@@ -82,7 +82,7 @@ startup_round () {
 		helper login -H -n 1 -t "${SETTING[LOGIN_TIMEOUT]}" -- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
 			>"$base-login.tsv" 2>"$base-login.err" || true
 		done_ns=$(helper clock | sed -n 's/^mono_ns=//p')
-		login_status=$(awk -F'\t' 'NR == 2 { print $2 }' "$base-login.tsv")
+		login_status=$(tsv_select "$base-login.tsv" status | head -n 1)
 	fi
 	wait "$start_pid" || start_rc=$?
 	STARTUP_PIDS=""
@@ -131,8 +131,8 @@ measure_startup () {
 	at_exit_pop
 	exec 7>&- 8>&-
 
-	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
-	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)
+	ok=$(tsv_select "$tsv" status | grep -cx ok || true)
+	failed=$(tsv_select "$tsv" status | grep -cvx ok || true)
 	result_set startup rounds "${SETTING[STARTUP_ROUNDS]}"
 	result_set startup ok "$ok"
 	result_set startup failed "$failed"
@@ -152,10 +152,10 @@ measure_startup () {
 		result_set startup reason "the test server is not running after the test; run ./start-ssh.sh"
 	elif [ "$ok" -eq 0 ]; then
 		result_set startup status FAIL
-		result_set startup reason "no round ended with a login; first problem: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
+		result_set startup reason "no round ended with a login; first problem: $(tsv_select "$tsv" status message | awk -F'\t' '$1 != "ok" { print $1 ": " $2; exit }')"
 	elif [ "$failed" -gt 0 ]; then
 		result_set startup status FAIL
-		result_set startup reason "$failed of ${SETTING[STARTUP_ROUNDS]} rounds failed: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
+		result_set startup reason "$failed of ${SETTING[STARTUP_ROUNDS]} rounds failed: $(tsv_select "$tsv" status message | awk -F'\t' '$1 != "ok" { print $1 ": " $2; exit }')"
 	else
 		result_set startup status "$(verdict "$max" "<=" "${SETTING[TARGET_STARTUP_MS]}")"
 		[ "$(result_get startup status)" = PASS ] ||
