@@ -81,7 +81,7 @@ burst_equals_log () {
 				return 1
 			fi
 		done
-		[ "$(grep -c '^#disagree=' "$run/raw/burst-step-$n-class.tsv")" = 1 ] || return 1
+		[ "$(grep -c '^disagree=' "$run/raw/burst-step-$n-class.env")" = 1 ] || return 1
 	done
 }
 
