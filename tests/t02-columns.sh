@@ -9,7 +9,7 @@
 # positional FILE...: one "FILE:LINE: what" per positional read.
 #   - `cut -f` (a column by its number);
 #   - `sort -t TAB -kN` (a table sorted on a column by its number);
-#   - an awk program splitting on tabs that uses $1, $2 ... and reads a
+#   - an awk program splitting on tabs that uses $1, $2 ... or $NF and reads a
 #     file itself (an operand, or `<`), or a pipe from a .tsv; reading the
 #     output of tsv_select (the columns it named, in its order) is fine;
 #   - `IFS=$'\t' read` of a row held in a variable (<<<), or a loop of
@@ -52,7 +52,7 @@ positional () {
 		prog = substr(t, a + 1)
 		tail = substr(prog, index(prog, "\047") + 1)
 		prog = substr(prog, 1, index(prog, "\047") - 1)
-		if (prog !~ /\$[1-9]/) return
+		if (prog !~ /\$([1-9]|NF)/) return
 		sub(/\n.*/, "", tail)
 		sub(/(\||&&|;|\)).*/, "", tail)
 		gsub(/[0-9]?>>?[[:space:]]*("[^"]*"|[^[:space:]]+)/, "", tail)
@@ -69,6 +69,7 @@ test_expect 'the scanner finds each kind of positional read' '
 	sort -t "$(printf "\t")" -k2,2g "$tsv"
 	IFS=$'"'"'\t'"'"' read -r n ok rest <<<"$row"
 	awk -F'"'"'\t'"'"' '"'"'NR > 1 { print $7 }'"'"' "$tsv"
+	x=$(awk -F'"'"'\t'"'"' '"'"'NR == 2 { print $NF }'"'"' "$base-login.tsv")
 	awk -F'"'"'\t'"'"' -v n=1 '"'"'
 		NR > 1 { n++; if ($2 == "ok") s++ }
 		END { print s }'"'"' "$base.tsv" 2>/dev/null
@@ -79,7 +80,7 @@ test_expect 'the scanner finds each kind of positional read' '
 	v=$(sed -n "s/^$k=//p" "$base.env")
 	EOF
 	! positional bad.sh >got &&
-	[ "$(wc -l <got)" -eq 8 ] || { cat got; false; }
+	[ "$(wc -l <got)" -eq 9 ] || { cat got; false; }
 '
 
 test_expect 'reads by name, of tsv_select output and of lists that are no table, pass' '
