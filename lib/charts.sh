@@ -247,26 +247,7 @@ chart_get () {
 	kv_cached "$1" "$2"
 }
 
-# tsv_columns FILE NAME...: the named columns of a TSV file with a header
-# (docs/data.md), tab-separated, without the header; status 1 when the file
-# or one of the columns is missing.
-tsv_columns () {
-	local file=$1
-	shift
-	[ -f "$file" ] || return 1
-	awk -F'\t' -v want="$*" '
-	NR == 1 {
-		n = split(want, w, " ")
-		for (i = 1; i <= NF; i++) at[$i] = i
-		for (i = 1; i <= n; i++) { if (!(w[i] in at)) exit 1; col[i] = at[w[i]] }
-		next
-	}
-	{
-		line = ""
-		for (i = 1; i <= n; i++) line = line (i > 1 ? "\t" : "") $col[i]
-		print line
-	}' "$file"
-}
+# Tables are read by column name: tsv_select (lib/data.sh).
 
 # latency_prefix ENV TEST: the key prefix of the test's main latency.
 latency_prefix () {
@@ -343,11 +324,11 @@ chart_latency () {
 
 chart_burst () {
 	local run=$1 data spec steps
-	data=$(tsv_columns "$run/raw/burst-steps.tsv" clients ok |
+	data=$(tsv_select "$run/raw/burst-steps.tsv" clients ok |
 		awk -F'\t' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { a[$1] = $2 } END { for (k in a) print k "\t" a[k] }' | sort -n) || true
 	[ -n "$data" ] || return 0
 	spec=$(maxstartups_of_run "$run")
-	steps=$(printf '%s\n' "$data" | cut -f1 | tr '\n' ' ')
+	steps=$(printf '%s\n' "$data" | awk -F'\t' '{ print $1 }' | tr '\n' ' ')
 	{
 		printf 'clients\tlogged in (measured)\tall clients\tMaxStartups %s (expected)\n' "${spec:-?}"
 		join -t "$(printf '\t')" -a 1 <(printf '%s\n' "$data" | sort -k1,1) \
@@ -359,8 +340,8 @@ chart_burst () {
 # One bar group per cipher: a bar per direction, and the cipher's ceiling.
 chart_transfer () {
 	local run=$1 rows ceil
-	rows=$(tsv_columns "$run/raw/transfer-runs.tsv" cipher direction mbs) || return 0
-	ceil=$(tsv_columns "$run/raw/transfer-ceiling.tsv" cipher mbs) || ceil=""
+	rows=$(tsv_select "$run/raw/transfer-runs.tsv" cipher direction mbs) || return 0
+	ceil=$(tsv_select "$run/raw/transfer-ceiling.tsv" cipher mbs) || ceil=""
 	{
 		printf '%s\n' "$ceil" | sed 's/^/C\t/'
 		printf '%s\n' "$rows" | sed 's/^/T\t/'
@@ -411,15 +392,15 @@ chart_memory () {
 # against the offered rate, next to TARGET_LOGIN_P95_MS.
 chart_rate_sweep () {
 	local run=$1 f="$1/raw/rate-sweep.tsv" target
-	tsv_columns "$f" offered_per_s achieved_per_s p50_ms p95_ms >/dev/null || return 0
+	tsv_select "$f" offered_per_s achieved_per_s p50_ms p95_ms >/dev/null || return 0
 	{
 		printf 'offered\tachieved logins/s\toffered (keeping up)\n'
-		tsv_columns "$f" offered_per_s achieved_per_s offered_per_s
+		tsv_select "$f" offered_per_s achieved_per_s offered_per_s
 	} | REF_SERIES=2 svg_lines "$run/charts/rate-sweep-achieved.svg" "Login capacity: achieved vs offered logins/s" "offered logins/s" "achieved logins/s"
 	target=$(chart_get "$run/data/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")
 	{
 		printf 'offered\tp50 ms\tp95 ms\tTARGET_LOGIN_P95_MS\n'
-		tsv_columns "$f" offered_per_s p50_ms p95_ms | awk -F'\t' -v OFS='\t' -v t="${target:--}" '{ print $0, t }'
+		tsv_select "$f" offered_per_s p50_ms p95_ms | awk -F'\t' -v OFS='\t' -v t="${target:--}" '{ print $0, t }'
 	} | REF_SERIES=3 svg_lines "$run/charts/rate-sweep-latency.svg" "Login latency vs offered logins/s (from the due time of each login)" "offered logins/s" "ms"
 }
 

@@ -25,8 +25,8 @@ UNIT_DIR="$KIT_DIR/units"
 # install writes it into lib/paths.sh).
 KIT_VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec" 2>/dev/null | head -n 1)
 KIT_VERSION=${KIT_VERSION:-unknown}
-# shellcheck source=lib/kv.sh
-. "$KIT_DIR/lib/kv.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
 # shellcheck source=lib/atexit.sh
 . "$KIT_DIR/lib/atexit.sh"
 if [ -f "$KIT_DIR/lib/paths.sh" ]; then

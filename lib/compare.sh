@@ -9,8 +9,8 @@
 # shellcheck source=lib/registry.sh
 . "$KIT_DIR/lib/registry.sh"
 
-# shellcheck source=lib/kv.sh
-. "$KIT_DIR/lib/kv.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
 
 # not_run_reason RUN_ENV: why the selected tests without a result did not
 # run (runs before the key existed: interrupted=yes), or nothing.

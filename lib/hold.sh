@@ -107,7 +107,7 @@ hold_end () {
 # still running $SSH; there must be none after hold_end.
 hold_clients_left () {
 	local pid
-	awk -F'\t' 'NR > 1 && $2 > 0 { print $2 }' "$1" 2>/dev/null | while read -r pid; do
+	tsv_select "$1" pid | awk '$1 > 0' | while read -r pid; do
 		[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" != "$SSH" ] || printf '%s\n' "$pid"
 	done
 	return 0

@@ -21,8 +21,8 @@
 [ -z "${MAXSTARTUPS_SH_SOURCED:-}" ] || return 0
 MAXSTARTUPS_SH_SOURCED=1
 
-# shellcheck source=lib/kv.sh
-. "$KIT_DIR/lib/kv.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
 
 maxstartups_parse () {
 	local start rate full

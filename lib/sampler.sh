@@ -36,7 +36,7 @@ sample_server () {
 
 # The server's sshd processes (listener, per-connection, session) now.
 server_sshd_processes () {
-	sample_server -P | awk -F'\t' 'NR > 1 && $2 ~ /^sshd/' | wc -l
+	sample_server -P | tsv_select - comm | grep -c '^sshd' || true
 }
 
 # server_wait_settled SECONDS COUNT: waits until the server has no more

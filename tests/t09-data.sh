@@ -13,6 +13,30 @@ tables () {
 		/^```header$/ { getline h; gsub(/ /, "\\t", h); printf "%s\t%s\t%s\n", name, src, h; name = "" }' "$DOC"
 }
 
+# parts: "NAME<TAB>WRITERS<TAB>READERS" per documented table (the files
+# named on its Written by and Read by lines, space-separated).
+parts () {
+	awk 'function files(s,   out, w, n, i) {
+			n = split(s, w, /[ ,;():`]+/)
+			for (i = 1; i <= n; i++) if (sub(/\.$/, "", w[i]) >= 0 && w[i] ~ /^(lib|helpers|tests)\/[a-z0-9\/_-]+\.(sh|c)$/) out = out (out == "" ? "" : " ") w[i]
+			return out
+		}
+		/^### raw\// { if (name != "") print name "\t" wr "\t" rd; name = substr($2, 5); wr = rd = ""; next }
+		/^## / && name != "" { print name "\t" wr "\t" rd; name = "" }
+		name != "" && /^- Written by: / { s = $0; sub(/; the header is in .*/, "", s); wr = files(s) }
+		name != "" && /^- Read by: / { rd = files($0) }
+		END { if (name != "") print name "\t" wr "\t" rd }' "$DOC"
+}
+
+# pieces NAME: the literal parts of a table's file name, one per line
+# (METHOD, CLIENT, NAME and N stand for a part that varies); a probe's
+# table is named after its raw prefix, "probe-X", and the rest.
+pieces () {
+	local n=${1%.tsv}
+	case $n in probe-*-*) printf '%s\n' "${n%%-*}-$(cut -d- -f2 <<<"$n")"; n=${n#probe-*-} ;; esac
+	printf '%s\n' "$n" | sed -E 's/[A-Z]+/\n/g' | sed -E 's/^-+//; s/-+$//' | grep .
+}
+
 # keys NAME: the documented keys of data/NAME.env, one per line
 # (METHOD_ and CLIENT_ stand for any method or client name).
 keys () {
@@ -27,18 +51,55 @@ test_expect 'docs/data.md declares the tables the charts and reports read' '
 	[ "$(wc -l <t.txt)" -ge 15 ]
 '
 
+# A helper prints the header tab-joined (a C string); a shell writer
+# declares it once, NAME_COLUMNS="a b c", and writes it from there
+# (tsv_header and tsv_row, lib/data.sh).
 test_expect 'every declared header is the one its writer prints' '
 	tables | while IFS="	" read -r name src head; do
 		[ -f "$KIT_DIR/$src" ] || { echo "$name: no $src"; return 1; }
-		# C string literals split over lines are joined first.
-		tr "\n" " " <"$KIT_DIR/$src" | sed "s/\"[[:space:]]*\"//g" | grep -qF -- "$head" ||
-			{ echo "$name: $src does not print $head"; return 1; }
+		words=$(printf "%s" "$head" | sed "s/\\\\t/ /g")
+		case $src in
+		*.sh) grep -qE "^[A-Z_]+_COLUMNS=\"$words\"\$" "$KIT_DIR/$src" ||
+			{ echo "$name: $src does not declare $words"; return 1; } ;;
+		*)	# C string literals split over lines are joined first.
+			tr "\n" " " <"$KIT_DIR/$src" | sed "s/\"[[:space:]]*\"//g" | grep -qF -- "$head" ||
+			{ echo "$name: $src does not print $head"; return 1; } ;;
+		esac
 	done
 '
 
+test_expect 'a table declared by its columns is written from them, and its writer prints no header of its own' '
+	grep -l "^[A-Z_]*_COLUMNS=\"" "$KIT_DIR"/lib/metrics/*.sh "$KIT_DIR"/lib/probes/*.sh >cols.txt &&
+	[ -s cols.txt ] &&
+	while read -r f; do
+		for v in $(sed -n "s/^\([A-Z_]*_COLUMNS\)=.*/\1/p" "$f"); do
+			grep -qE "tsv_(header|row) [^|]*\\\$$v|cols=\"\\\$$v\"" "$f" || { echo "$f: $v is declared but writes nothing"; return 1; }
+		done
+		! grep -nE "printf [^|]*(\\\\t[a-z0-9_]+){4}" "$f" || { echo "$f prints a table row or header by hand"; return 1; }
+	done <cols.txt
+'
+
+test_expect 'the writers and readers docs/data.md names exist and name the file' '
+	parts >p.txt && [ "$(wc -l <p.txt)" -eq "$(tables | wc -l)" ] &&
+	while IFS="	" read -r name wr rd; do
+		[ -n "$wr" ] || { echo "$name: no writer named"; return 1; }
+		for f in $wr $rd; do
+			[ -f "$KIT_DIR/$f" ] || { echo "$name: $f does not exist"; return 1; }
+		done
+		for piece in $(pieces "$name"); do
+			# shellcheck disable=SC2086 # the file lists are words
+			(cd "$KIT_DIR" && grep -qF -- "$piece" $wr) || { echo "$name: no writer ($wr) names \"$piece\""; return 1; }
+		done
+		last=$(pieces "$name" | tail -n 1)
+		for f in $rd; do
+			grep -qF -- "$last" "$KIT_DIR/$f" || { echo "$name: its reader $f does not name \"$last\""; return 1; }
+		done
+	done <p.txt
+'
+
 test_expect 'every raw table a reader names is declared' '
-	tables | cut -f1 | sed "s/METHOD/[a-z0-9]*/; s/CLIENT/[a-z]*/; s/stepN/step[0-9]*/; s/-N-/-[0-9]*-/; s/-N\\./-[0-9]*./; s/\\./\\\\./g" >pat.txt &&
-	grep -rhoE "raw/[a-z0-9-]+\\.tsv" "$KIT_DIR/lib/charts.sh" "$KIT_DIR/lib/report" | sort -u | sed "s#^raw/##" >named.txt &&
+	tables | cut -f1 | sed "s/METHOD/[a-z0-9]*/; s/CLIENT/[a-z]*/; s/^NAME-/[a-z-]*-/; s/stepN/step[0-9]*/; s/-N-/-[0-9]*-/; s/-N\\./-[0-9]*./; s/\\./\\\\./g" >pat.txt &&
+	grep -rhoE "(raw/|RAW_DIR/)[a-z0-9-]+\\.tsv" "$KIT_DIR/lib" | sort -u | sed "s#^raw/##; s#^RAW_DIR/##" >named.txt &&
 	while read -r f; do
 		grep -qxEf pat.txt <<<"$f" || { echo "raw/$f is read but not declared"; return 1; }
 	done <named.txt

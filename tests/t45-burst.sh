@@ -6,6 +6,8 @@
 # steps and this server's MaxStartups table; cleanup leaves the host as before.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
 
 export RESULTS_DIR="$TEST_TMP/results" BURST_STEPS="2 3 8" TARGET_BURST_MIN=3
 mkdir -p "$RESULTS_DIR"
@@ -24,8 +26,7 @@ run_dir () {
 step_field () {
 	local run
 	run=$(run_dir)
-	awk -F'\t' -v n="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$1 == n { print $col[c] }' "$run/raw/burst-steps.tsv"
+	tsv_select "$run/raw/burst-steps.tsv" clients "$2" | awk -F'\t' -v n="$1" '$1 == n { print $2 }'
 }
 
 # Runs test-ssh.sh burst; its exit status in $TEST_TMP/rc, folder in run.

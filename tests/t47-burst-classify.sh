@@ -6,36 +6,45 @@
 # as refused, and clients whose own message disagrees with the log are
 # counted. Without a log the clients' messages decide. Needs no server.
 . "$(dirname "$0")/lib/harness.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
 # shellcheck source=lib/metrics/burst.sh
 . "$KIT_DIR/lib/metrics/burst.sh"
 
 D="$TEST_DIR/data"
 export D
 
-# kv FILE KEY: a "#KEY=value" line of a classification (test_kv FILE
-# "#KEY" VALUE checks one).
+# kv BASE KEY: a value of a classification's summary, BASE.env (test_kv
+# BASE.env KEY VALUE checks one).
 kv () {
-	sed -n "s/^#$2=//p" "$1"
+	kv_get "$1.env" "$2"
 }
 
 test_expect 'OpenSSH 10.5p1, 20 clients: 6 refused by the server (3 named, 3 without a line), 14 logged in' '
-	burst_classify "$D/burst-openssh105-step20.tsv" "$D/burst-openssh105-step20-server.log" 11022 >c &&
-	test_kv c "#log" yes && test_kv c "#refused" 6 && test_kv c "#ok" 14 &&
-	test_kv c "#failed" 0 && test_kv c "#timeout" 0 &&
-	test_kv c "#log_named" 3 && test_kv c "#log_unnamed" 3 &&
+	burst_classify "$D/burst-openssh105-step20.tsv" "$D/burst-openssh105-step20-server.log" 11022 c &&
+	test_kv c.env log yes && test_kv c.env refused 6 && test_kv c.env ok 14 &&
+	test_kv c.env failed 0 && test_kv c.env timeout 0 &&
+	test_kv c.env log_named 3 && test_kv c.env log_unnamed 3 &&
 	[ "$(kv c log_named)" -eq "$(grep -c "drop connection #" "$D/burst-openssh105-step20-server.log")" ] &&
 	test_kv c "#pending" 0 && test_kv c "#penalty" 0
 '
 
 test_expect 'its clients that printed "Connection closed by 127.0.0.1 port 11022" are refusals, and the difference is counted' '
-	burst_classify "$D/burst-openssh105-step20.tsv" "$D/burst-openssh105-step20-server.log" 11022 >c &&
-	test_kv c "#client_refused" 3 && test_kv c "#disagree" 3 &&
+	burst_classify "$D/burst-openssh105-step20.tsv" "$D/burst-openssh105-step20-server.log" 11022 c &&
+	test_kv c.env client_refused 3 && test_kv c.env disagree 3 &&
 	awk -F"\t" "NR > 1 && \$7 ~ /^Connection closed by 127.0.0.1 port 11022/ { print \$1 }" \
 		"$D/burst-openssh105-step20.tsv" >closed &&
 	test_eq "$(wc -l <closed)" 3 &&
 	while read -r n; do
-		awk -F"\t" -v n="$n" "\$1 == n && \$2 == \"refused\" && \$3 == \"server\" { f = 1 } END { exit !f }" c || return 1
+		awk -F"\t" -v n="$n" "\$1 == n && \$2 == \"refused\" && \$3 == \"server\" { f = 1 } END { exit !f }" c.tsv || return 1
 	done <closed
+'
+
+test_expect 'the classification is a table with its header, one row per client, and the summary in its own .env' '
+	burst_classify "$D/burst-openssh105-step20.tsv" "$D/burst-openssh105-step20-server.log" 11022 c &&
+	printf "client\tclass\tsource\toutcome\n" >want && head -n 1 c.tsv >got && test_cmp want got &&
+	[ "$(tail -n +2 c.tsv | wc -l)" -eq "$(tail -n +2 "$D/burst-openssh105-step20.tsv" | wc -l)" ] &&
+	! grep -n "^#" c.tsv && ! grep -vn "^[a-z_]*=" c.env
 '
 
 test_expect 'a client the log admitted is never a refusal, whatever it printed' '
@@ -48,8 +57,8 @@ test_expect 'a client the log admitted is never a refusal, whatever it printed' 
 	Connection from 127.0.0.1 port 40001 on 127.0.0.1 port 11022 rdomain ""
 	Connection from 127.0.0.1 port 40002 on 127.0.0.1 port 11022 rdomain ""
 	EOF
-	burst_classify t.tsv s.log 11022 >c &&
-	test_kv c "#refused" 0 && test_kv c "#failed" 1 && test_kv c "#disagree" 1
+	burst_classify t.tsv s.log 11022 c &&
+	test_kv c.env refused 0 && test_kv c.env failed 1 && test_kv c.env disagree 1
 '
 
 test_expect 'drop lines of OpenSSH 8.7 and 9.9 ("past MaxStartups", "past Maxstartups"), another port ignored, a penalty counted apart' '
@@ -67,16 +76,16 @@ test_expect 'drop lines of OpenSSH 8.7 and 9.9 ("past MaxStartups", "past Maxsta
 	drop connection #10 from [127.0.0.1]:40004 on [127.0.0.1]:22 past MaxStartups
 	Connection from 127.0.0.1 port 40004 on 127.0.0.1 port 11022 rdomain ""
 	EOF
-	burst_classify t.tsv s.log 11022 >c &&
-	test_kv c "#refused" 3 && test_kv c "#ok" 1 && test_kv c "#log_named" 3 &&
-	test_kv c "#penalty" 1 && test_kv c "#disagree" 2 && test_kv c "#log_unnamed" 0
+	burst_classify t.tsv s.log 11022 c &&
+	test_kv c.env refused 3 && test_kv c.env ok 1 && test_kv c.env log_named 3 &&
+	test_kv c.env penalty 1 && test_kv c.env disagree 2 && test_kv c.env log_unnamed 0
 '
 
 test_expect 'no server log: the clients own messages decide' '
 	: >empty.log &&
-	burst_classify "$D/burst-openssh105-step20.tsv" empty.log 11022 >c &&
-	test_kv c "#log" no && test_kv c "#refused" 3 && test_kv c "#failed" 3 &&
-	test_kv c "#ok" 14 && test_kv c "#disagree" 0
+	burst_classify "$D/burst-openssh105-step20.tsv" empty.log 11022 c &&
+	test_kv c.env log no && test_kv c.env refused 3 && test_kv c.env failed 3 &&
+	test_kv c.env ok 14 && test_kv c.env disagree 0
 '
 
 test_expect 'a client that logged in but the log does not name yet is pending, not a refusal' '
@@ -86,8 +95,8 @@ test_expect 'a client that logged in but the log does not name yet is pending, n
 	2QokQ0Q1Q1Q9Q-Q40002
 	EOF
 	echo "Connection from 127.0.0.1 port 40001 on 127.0.0.1 port 11022 rdomain \"\"" >s.log &&
-	burst_classify t.tsv s.log 11022 >c &&
-	test_kv c "#pending" 1 && test_kv c "#ok" 2 && test_kv c "#refused" 0
+	burst_classify t.tsv s.log 11022 c &&
+	test_kv c.env pending 1 && test_kv c.env ok 2 && test_kv c.env refused 0
 '
 
 test_done

@@ -67,13 +67,13 @@ auth_method_run () {
 		helper login -H -n "${SETTING[LOGIN_SAMPLES]}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$dir" \
 			-- "$SSH" -v -F "$CLIENT_CONFIG" "$alias" true >"$tsv" 2>>"$RAW_DIR/auth-errors.txt" || true
 	fi
-	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
+	ok=$(tsv_select "$tsv" status | grep -cx ok || true)
 	# Logins not run (the helper stopped after NO_ANSWER_STOP without an
 	# answer) count as failed.
 	failed=$((SETTING[LOGIN_SAMPLES] - ok))
 	result_set auth "${name}_not_run" "$((SETTING[LOGIN_SAMPLES] - $(awk 'NR > 1' "$tsv" | wc -l)))"
 	# Every ok login must have used the method (and key type) asked for.
-	wrong=$(awk -F'\t' -v m="$want" 'NR > 1 && $2 == "ok" && $10 != m' "$tsv" | wc -l)
+	wrong=$(tsv_select "$tsv" status method | awk -F'\t' -v m="$want" '$1 == "ok" && $2 != m' | wc -l)
 	if [ -n "$keytype" ]; then
 		wrong=$((wrong + $(grep -L "Server accepts key: .* $keytype " "$dir"/login-*.txt 2>/dev/null | wc -l)))
 	fi
@@ -153,7 +153,7 @@ measure_auth () {
 		"p95 of the slowest method${slowest:+ ($slowest)}" \
 		"$slowest p95 $slowest_p95 ms is above the target of ${SETTING[TARGET_AUTH_P95_MS]} ms"
 	if [ "$failed" -gt 0 ]; then
-		first_error=$(awk -F'\t' 'FNR > 1 && $2 != "ok" { print $11; exit }' "$RAW_DIR"/auth-*.tsv)
+		first_error=$(for m in $methods; do tsv_select "$RAW_DIR/auth-$m.tsv" status error; done | awk -F'\t' '$1 != "ok" { print $2; exit }')
 		result_status auth FAIL "$failed of $((SETTING[LOGIN_SAMPLES] * $(echo "$methods" | wc -w))) logins failed (first error: ${first_error:-none recorded})$(
 			[ "$not_run" -eq 0 ] || printf '; %s of them not run: each method stops after %s logins in a row got no answer within %ss' \
 				"$not_run" "$NO_ANSWER_STOP" "${SETTING[LOGIN_TIMEOUT]}")"

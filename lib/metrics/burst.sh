@@ -19,6 +19,10 @@ BURST_MAX_CLIENTS=2000	# sshperf-burst's own cap
 # Whether it runs again depends on its spread alone, never on its outcome;
 # the last try is the one reported.
 BURST_DECIDING_TRIES=3
+# The columns of raw/burst-steps.tsv and raw/burst-step-N-class.tsv
+# (docs/data.md); each table is written whole from these.
+BURST_STEPS_COLUMNS="clients ok refused failed timeout ready release_spread_ms woke_spread_ms connect_p50_ms done_max_ms ready_ms log_drops log_confirmed client_refused classified_by log_named log_unnamed log_ratelimited penalty note"
+BURST_CLASS_COLUMNS="client class source outcome"
 
 about_burst () {
 	local n=0 s
@@ -85,9 +89,9 @@ burst_log_since () {
 	esac
 }
 
-# burst_classify CLIENTS_TSV SERVER_LOG PORT: each client of a step
+# burst_classify CLIENTS_TSV SERVER_LOG PORT OUT: each client of a step
 # classified from the server's own log. Every gate reported the local port
-# of its connection (last column of CLIENTS_TSV), and sshd at LogLevel
+# of its connection (column local_port of CLIENTS_TSV), and sshd at LogLevel
 # VERBOSE names that port: "drop connection #N from [ADDR]:PORT on
 # [ADDR]:TEST_PORT <reason>" when the listener turns the connection away
 # (MaxStartups; penalties from 9.8), "Connection from ADDR port PORT on
@@ -97,15 +101,18 @@ burst_log_since () {
 # logging rate-limited: additional N connections dropped"). The client's
 # own message decides only where the log says nothing (no log at all, or
 # the client never connected).
-# Prints "client<TAB>class<TAB>source<TAB>client_outcome" per client,
-# then "#key=value" lines: ok refused failed timeout (the classification),
+# Writes OUT.tsv, one row per client (BURST_CLASS_COLUMNS: outcome is the
+# client's own), and OUT.env, key=value lines: ok refused failed timeout
+# (the classification),
 # client_refused (by the clients' messages), log (yes/no), log_named,
 # log_unnamed, log_other_drops (drop lines for other connections),
 # log_ratelimited (the N of rate-limit notes), penalty (drops for another
 # reason than MaxStartups), disagree (clients whose own message says
 # otherwise), pending (connected clients the log does not name yet).
 burst_classify () {
-	awk -F'\t' -v tport="$3" '
+	tsv_header "$BURST_CLASS_COLUMNS" >"$4.tsv"
+	tsv_select "$1" client outcome local_port |
+		awk -F'\t' -v tport="$3" -v cols="$BURST_CLASS_COLUMNS" -v env="$4.env" -v logfile="$2" '
 	function port_after(s, key,   i) {
 		i = index(s, key)
 		if (i == 0) return ""
@@ -113,41 +120,42 @@ burst_classify () {
 		if (s !~ /^[0-9]/) return ""
 		return s + 0
 	}
-	FILENAME == ARGV[1] {
-		line = $0
-		if ((i = index(line, "drop connection #")) > 0) {
-			s = substr(line, i)
-			j = index(s, " from [")
-			if (j == 0) next
-			s = substr(s, j + 7)
-			p = port_after(s, "]:")
-			k = index(s, " on [")
-			if (p == "" || k == 0) next
-			s = substr(s, k + 5)
-			if (port_after(s, "]:") != tport + 0) next
-			seen = 1
-			drop[p] = (tolower(s) ~ /maxstartups/) ? "maxstartups" : "other"
-			next
+	# The server log first, line by line; then the clients, on stdin.
+	BEGIN {
+		while ((getline line <logfile) > 0) {
+			if ((i = index(line, "drop connection #")) > 0) {
+				s = substr(line, i)
+				j = index(s, " from [")
+				if (j == 0) continue
+				s = substr(s, j + 7)
+				p = port_after(s, "]:")
+				k = index(s, " on [")
+				if (p == "" || k == 0) continue
+				s = substr(s, k + 5)
+				if (port_after(s, "]:") != tport + 0) continue
+				seen = 1
+				drop[p] = (tolower(s) ~ /maxstartups/) ? "maxstartups" : "other"
+				continue
+			}
+			if ((i = index(line, "Connection from ")) > 0) {
+				s = substr(line, i + 16)
+				p = port_after(s, " port ")
+				k = index(s, " on ")
+				if (p == "" || k == 0) continue
+				if (port_after(substr(s, k), " port ") != tport + 0) continue
+				seen = 1
+				adm[p] = 1
+				continue
+			}
+			if ((i = index(line, "logging rate-limited: additional ")) > 0) {
+				ratelimited += substr(line, i + 33) + 0
+				seen = 1
+			}
 		}
-		if ((i = index(line, "Connection from ")) > 0) {
-			s = substr(line, i + 16)
-			p = port_after(s, " port ")
-			k = index(s, " on ")
-			if (p == "" || k == 0) next
-			if (port_after(substr(s, k), " port ") != tport + 0) next
-			seen = 1
-			adm[p] = 1
-			next
-		}
-		if ((i = index(line, "logging rate-limited: additional ")) > 0) {
-			ratelimited += substr(line, i + 33) + 0
-			seen = 1
-		}
-		next
+		close(logfile)
 	}
-	FNR == 1 { next }
 	{
-		client = $1; out = $2; lp = $8
+		client = $1; out = $2; lp = $3
 		if (out == "refused") client_refused++
 		if (!seen) { cls = out; src = "client" }
 		else if (lp != "-" && lp != "" && (lp in drop)) {
@@ -162,30 +170,35 @@ burst_classify () {
 		} else { cls = out; src = "client" }
 		if ((cls == "refused") != (out == "refused")) disagree++
 		count[cls]++
-		print client "\t" cls "\t" src "\t" out
+		row["client"] = client; row["class"] = cls; row["source"] = src; row["outcome"] = out
+		n = split(cols, c, " ")
+		for (i = 1; i <= n; i++) printf "%s%s", row[c[i]], (i < n ? "\t" : "\n")
 	}
 	END {
 		for (p in drop) if (!(p in mine)) other++
-		printf "#ok=%d\n#refused=%d\n#failed=%d\n#timeout=%d\n", count["ok"], count["refused"], count["failed"], count["timeout"]
-		printf "#client_refused=%d\n#log=%s\n#log_named=%d\n#log_unnamed=%d\n", client_refused, seen ? "yes" : "no", named, unnamed
-		printf "#log_other_drops=%d\n#log_ratelimited=%d\n#penalty=%d\n#disagree=%d\n#pending=%d\n", other, ratelimited, penalty, disagree, pending
-	}' "$2" "$1"
+		printf "ok=%d\nrefused=%d\nfailed=%d\ntimeout=%d\n", count["ok"], count["refused"], count["failed"], count["timeout"] >env
+		printf "client_refused=%d\nlog=%s\nlog_named=%d\nlog_unnamed=%d\n", client_refused, seen ? "yes" : "no", named, unnamed >env
+		printf "log_other_drops=%d\nlog_ratelimited=%d\npenalty=%d\ndisagree=%d\npending=%d\n", other, ratelimited, penalty, disagree, pending >env
+	}' >>"$4.tsv"
 }
 
 # burst_class BASE KEY: a summary value of a step's classification.
 burst_class () {
-	sed -n "s/^#$2=//p" "$1-class.tsv"
+	kv_get "$1-class.env" "$2"
 }
 
-# One step of N clients; appends a row to the steps TSV. Status 3 when no
-# client of the step got an answer (each timed out, at the helper's deadline
-# or on ssh's own ConnectTimeout): the server does not answer.
+# One step of N clients; its row of the steps table in BURST_ROW (by
+# column name). Status 3 when no client of the step got an answer (each
+# timed out, at the helper's deadline or on ssh's own ConnectTimeout): the
+# server does not answer.
+declare -gA BURST_ROW=()
+declare -ga BURST_ROWS=()
 burst_step () {
-	local n=$1 steps=$2 base="$RAW_DIR/burst-step-$1" mark rc=0 log_drops=- confirmed=- \
-		deadline k v by
+	local n=$1 base="$RAW_DIR/burst-step-$1" mark rc=0 deadline k
+	BURST_ROW=([clients]=$n [ok]=0 [refused]=0 [failed]=0 [timeout]=0)
 	if [ "$n" -gt "$BURST_MAX_CLIENTS" ]; then
-		printf '%s\t0\t0\t0\t0\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tmore than %s clients: not run\n' \
-			"$n" "$n" "$BURST_MAX_CLIENTS" >>"$steps"
+		BURST_ROW[ready]=$n
+		BURST_ROW[note]="more than $BURST_MAX_CLIENTS clients: not run"
 		return 0
 	fi
 	if ! burst_wait_idle 60; then
@@ -196,8 +209,8 @@ burst_step () {
 		-t "$((SETTING[LOGIN_TIMEOUT] + n / 2))" -- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
 		>"$base.tsv" 2>"$base.err" || rc=$?
 	if [ "$rc" -ge 2 ] || [ ! -s "$base.env" ]; then
-		printf '%s\t0\t0\t%s\t0\t0\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\tsshperf-burst exit %s: %s\n' "$n" "$n" "$rc" \
-			"$(tail -n 1 "$base.err" | tr '\t' ' ')" >>"$steps"
+		BURST_ROW[failed]=$n BURST_ROW[ready]=0
+		BURST_ROW[note]="sshperf-burst exit $rc: $(tail -n 1 "$base.err")"
 		return 0
 	fi
 	# The server's words, client by client: wait until the step's
@@ -209,35 +222,36 @@ burst_step () {
 		if [ "$mark" = none ] || ! burst_log_since "$mark" >"$base-server.log"; then
 			: >"$base-server.log"
 		fi
-		burst_classify "$base.tsv" "$base-server.log" "${SETTING[TEST_PORT]}" >"$base-class.tsv"
-		[ "$(sed -n 's/^#pending=//p' "$base-class.tsv")" != 0 ] || break
+		burst_classify "$base.tsv" "$base-server.log" "${SETTING[TEST_PORT]}" "$base-class"
+		[ "$(burst_class "$base" pending)" != 0 ] || break
 		[ "$(date +%s)" -lt "$deadline" ] || break
 		sleep 0.2
 	done
 	if [ "$(burst_class "$base" log)" = yes ]; then
-		by=server
-		log_drops=$(( $(burst_class "$base" log_named) + $(burst_class "$base" log_unnamed) ))
-		confirmed=$([ "$(burst_class "$base" disagree)" = 0 ] && echo yes || echo no)
+		BURST_ROW[classified_by]=server
+		BURST_ROW[log_drops]=$(( $(burst_class "$base" log_named) + $(burst_class "$base" log_unnamed) ))
+		BURST_ROW[log_confirmed]=$([ "$(burst_class "$base" disagree)" = 0 ] && echo yes || echo no)
 	else
-		by=client
+		BURST_ROW[classified_by]=client
 	fi
-	{
-		printf '%s' "$n"
-		for k in ok refused failed timeout; do
-			printf '\t%s' "$(burst_class "$base" "$k")"
-		done
-		for k in ready release_spread_ms woke_spread_ms connect_p50_ms done_max_ms ready_ms; do
-			v=$(sed -n "s/^$k=//p" "$base.env")
-			printf '\t%s' "${v:--}"
-		done
-		printf '\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t-\n' "$log_drops" "$confirmed" \
-			"$(burst_class "$base" client_refused)" "$by" "$(burst_class "$base" log_named)" \
-			"$(burst_class "$base" log_unnamed)" "$(burst_class "$base" log_ratelimited)" \
-			"$(burst_class "$base" penalty)"
-	} >>"$steps"
-	awk -F'\t' 'NR > 1 { n++; if ($2 == "timeout" || $7 ~ /timed out/) silent++ }
-		END { exit !(n > 0 && silent == n) }' "$base.tsv" && return 3
+	for k in ok refused failed timeout client_refused log_named log_unnamed log_ratelimited penalty; do
+		BURST_ROW[$k]=$(burst_class "$base" "$k")
+	done
+	for k in ready release_spread_ms woke_spread_ms connect_p50_ms done_max_ms ready_ms; do
+		BURST_ROW[$k]=$(kv_get "$base.env" "$k")
+	done
+	tsv_select "$base.tsv" outcome message | awk -F'\t' '{ n++; if ($1 == "timeout" || $2 ~ /timed out/) silent++ }
+		END { exit !(n > 0 && silent == n) }' && return 3
 	return 0
+}
+
+# burst_write_steps FILE: the steps table, whole: its header and the rows
+# of BURST_ROWS (one line each, in BURST_STEPS_COLUMNS).
+burst_write_steps () {
+	{
+		tsv_header "$BURST_STEPS_COLUMNS"
+		[ "${#BURST_ROWS[@]}" -eq 0 ] || printf '%s\n' "${BURST_ROWS[@]}"
+	} >"$1.tmp" && mv -f "$1.tmp" "$1"
 }
 
 # A PASS rests on the smallest step of at least TARGET_BURST_MIN clients
@@ -248,8 +262,8 @@ burst_step () {
 burst_undecided () {
 	local spec=$1 deciding="" spread=""
 	[ "$(result_get burst status)" = PASS ] || return 0
-	read -r deciding spread < <(awk -F'\t' -v min="${SETTING[TARGET_BURST_MIN]}" \
-		'NR > 1 && $1 >= min + 0 && $2 == $1 { print $1, $7; exit }' "$RAW_DIR/burst-steps.tsv") || true
+	read -r deciding spread < <(tsv_select "$RAW_DIR/burst-steps.tsv" clients ok release_spread_ms |
+		awk -F'\t' -v min="${SETTING[TARGET_BURST_MIN]}" '$1 >= min + 0 && $2 == $1 { print $1, $3; exit }') || true
 	[ -n "$deciding" ] || return 0
 	result_set burst deciding_step "$deciding"
 	case $spread in '' | -) return 0 ;; esac
@@ -257,18 +271,10 @@ burst_undecided () {
 	result_status burst INCONCLUSIVE "all $deciding clients of the deciding step logged in, but they reached the server over $spread ms (goal $BURST_SPREAD_GOAL_MS ms), so the burst was gentler than a real one and MaxStartups $spec may have let through more than it would at once; run the burst again on a quieter machine (\`./test-ssh.sh burst\`), with nothing else running"
 }
 
-# burst_is_deciding ROW: true when a row of the steps table has at least
+# burst_is_deciding: true when the step just run (BURST_ROW) has at least
 # TARGET_BURST_MIN clients, all logged in.
 burst_is_deciding () {
-	local n ok rest
-	IFS=$'\t' read -r n ok rest <<<"$1"
-	[ "$n" -ge "${SETTING[TARGET_BURST_MIN]}" ] && [ "$ok" = "$n" ]
-}
-
-# burst_set_note STEPS TEXT: the note of the table's last row.
-burst_set_note () {
-	awk -F'\t' -v OFS='\t' -v note="$2" 'NR > 1 { print prev } { prev = $0 }
-		END { if (NR > 1) { $0 = prev; $20 = note }; print }' "$1" >"$1.tmp" && mv -f "$1.tmp" "$1"
+	[ "${BURST_ROW[clients]}" -ge "${SETTING[TARGET_BURST_MIN]}" ] && [ "${BURST_ROW[ok]}" = "${BURST_ROW[clients]}" ]
 }
 
 measure_burst () {
@@ -276,7 +282,8 @@ measure_burst () {
 		unconfirmed="" list="" oks="" silent_step="" not_run="" stopped="" disagree="" fallback="" \
 		ok refused failed timeout spread confirmed client_refused by deciding="" deciding_tries=0 tries earlier
 	spec=$(burst_maxstartups)
-	printf 'clients\tok\trefused\tfailed\ttimeout\tready\trelease_spread_ms\twoke_spread_ms\tconnect_p50_ms\tdone_max_ms\tready_ms\tlog_drops\tlog_confirmed\tclient_refused\tclassified_by\tlog_named\tlog_unnamed\tlog_ratelimited\tpenalty\tnote\n' >"$steps"
+	BURST_ROWS=()
+	burst_write_steps "$steps"
 	# A step where no client got an answer ends the test: larger steps
 	# would only wait longer for the same silence.
 	for n in ${SETTING[BURST_STEPS]}; do
@@ -286,10 +293,10 @@ measure_burst () {
 		fi
 		progress_step "burst: $n clients"
 		tries=1 earlier=""
-		while burst_step "$n" "$steps" || { silent_step=$n; false; }; do
+		while burst_step "$n" || { silent_step=$n; false; }; do
 			[ -z "$deciding" ] || break
-			burst_is_deciding "$(tail -n 1 "$steps")" || break
-			spread=$(tail -n 1 "$steps" | cut -f7)
+			burst_is_deciding || break
+			spread=${BURST_ROW[release_spread_ms]:--}
 			if ! awk -v s="$spread" -v g="$BURST_SPREAD_GOAL_MS" 'BEGIN { exit !(s > g) }' ||
 				[ "$tries" -ge "$BURST_DECIDING_TRIES" ]; then
 				deciding=$n deciding_tries=$tries
@@ -297,12 +304,13 @@ measure_burst () {
 			fi
 			earlier="$earlier${earlier:+, }$spread"
 			tries=$((tries + 1))
-			sed -i '$d' "$steps"
 			progress_step "burst: $n clients again (the deciding step; release spread $spread ms, goal $BURST_SPREAD_GOAL_MS ms)"
 		done
 		if [ -n "$earlier" ]; then
-			burst_set_note "$steps" "$tries of at most $BURST_DECIDING_TRIES tries, the earlier at $earlier ms"
+			BURST_ROW[note]="$tries of at most $BURST_DECIDING_TRIES tries, the earlier at $earlier ms"
 		fi
+		BURST_ROWS+=("$(tsv_row BURST_ROW "$BURST_STEPS_COLUMNS")")
+		burst_write_steps "$steps"
 	done
 	# Every run has the key (the same keys in every run, t57): 0 when no
 	# step decided.
@@ -317,9 +325,7 @@ measure_burst () {
 	result_set burst spread_goal_ms "$BURST_SPREAD_GOAL_MS"
 	# The steps' rows stay in raw/burst-steps.tsv (docs/data.md); the
 	# data file gets the summary.
-	while IFS=$'\t' read -r n ok refused failed timeout _ spread _ _ _ _ _ confirmed \
-		client_refused by _; do
-		[ "$n" != clients ] || continue
+	while IFS=$'\t' read -r n ok refused failed timeout spread confirmed client_refused by; do
 		list="$list $n"
 		oks="$oks $ok/$n"
 		if [ "$ok" = "$n" ] && [ "$n" -gt "$result" ]; then result=$n; fi
@@ -338,7 +344,8 @@ measure_burst () {
 			fi
 			;;
 		esac
-	done <"$steps"
+	done < <(tsv_select "$steps" clients ok refused failed timeout release_spread_ms log_confirmed \
+		client_refused classified_by)
 	result_set burst steps "${list# }"
 	result_set burst result "$result"
 	result_set burst other_failures "$other"

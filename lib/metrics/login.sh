@@ -35,8 +35,8 @@ measure_login () {
 		result_set login timeline_note "$CAPTURE_NOTE"
 	fi
 
-	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
-	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)
+	ok=$(tsv_select "$tsv" status | grep -cx ok || true)
+	failed=$(tsv_select "$tsv" status | grep -cvx ok || true)
 	# The helper stops after NO_ANSWER_STOP logins in a row without an answer.
 	not_run=$((SETTING[LOGIN_SAMPLES] - ok - failed))
 	[ "$not_run" -le 0 ] ||
@@ -58,7 +58,7 @@ measure_login () {
 	p95=$(result_get login total_p95)
 	result_verdict login "$p95" "<=" "${SETTING[TARGET_LOGIN_P95_MS]}" ms "p95 of the complete login"
 	if [ "$ok" -eq 0 ]; then
-		result_status login FAIL "no login succeeded; first error: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $11; exit }' "$tsv")$stopped"
+		result_status login FAIL "no login succeeded; first error: $(tsv_select "$tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')$stopped"
 	elif [ "$failed" -gt 0 ]; then
 		result_status login FAIL "$failed of ${SETTING[LOGIN_SAMPLES]} logins failed$stopped"
 	fi

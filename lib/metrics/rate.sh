@@ -41,6 +41,9 @@ RATE_SSHD_LIMIT_PCT=70
 # other work on a full machine inflates the CPU time a login costs (seen:
 # 5x on 2 cores at load 30), but not this much.
 RATE_BOUND_MARGIN=10
+# The columns of raw/rate-sweep.tsv (docs/data.md); the table is written
+# whole from them.
+RATE_SWEEP_COLUMNS="step offered_per_s achieved_per_s ok failed p50_ms p95_ms sshd_cpu_ms sshd_cpu_pct sshd_cpu_ms_per_login client_cpu_pct machine_busy_pct late_starts"
 
 # ssh_g KEY: a value of `ssh -G` for the test host (what the system's ssh
 # client would use with the kit's client configuration).
@@ -96,7 +99,7 @@ rate_step_seconds () {
 }
 
 # rate_step N OFFERED: one step of the sweep, the server sampled before and
-# after; prints one row of raw/rate-sweep.tsv.
+# after; prints one row of raw/rate-sweep.tsv (RATE_SWEEP_COLUMNS).
 rate_step () {
 	local i=$1 offered=$2 pre="$RAW_DIR/rate-step$1" base threads seconds
 	base=$(server_sshd_processes)
@@ -109,7 +112,7 @@ rate_step () {
 	server_wait_settled 10 "$base" || warn "rate: sessions still open 10 s after step $i; its CPU may be undercounted"
 	sample_server >"$pre-server-after.env" || return 1
 	helper summary -c latency_ms -w status=ok -p lat_ "$pre-logins.tsv" >"$pre-latency.env" || true
-	awk -F= '
+	awk -F= -v cols="$RATE_SWEEP_COLUMNS" '
 		FILENAME ~ /before/ { b[$1] = $2; next }
 		FILENAME ~ /after/ { a[$1] = $2; next }
 		{ v[$1] = $2 }
@@ -119,18 +122,32 @@ rate_step () {
 			sshd = d("cpu_total_ms") + s
 			wall = v["wall_ms"] + 0; cores = v["cores"] + 0
 			pct = (wall > 0 && cores > 0) ? 100 * sshd / (cores * wall) : 0
-			printf "%d\t%.2f\t%.2f\t%d\t%d\t%s\t%s\t%.1f\t%.1f\t%.2f\t%.1f\t%.1f\t%d\n", n, v["offered_per_s"], v["achieved_per_s"],
-				v["ok"], v["failed"], (v["lat_n"] > 0 ? v["lat_p50"] : "-"), (v["lat_n"] > 0 ? v["lat_p95"] : "-"),
-				sshd, pct, (v["ok"] > 0 ? sshd / v["ok"] : 0), v["client_cpu_pct"], v["machine_busy_pct"], v["late_starts"]
+			r["step"] = sprintf("%d", n)
+			r["offered_per_s"] = sprintf("%.2f", v["offered_per_s"])
+			r["achieved_per_s"] = sprintf("%.2f", v["achieved_per_s"])
+			r["ok"] = sprintf("%d", v["ok"]); r["failed"] = sprintf("%d", v["failed"])
+			r["p50_ms"] = v["lat_n"] > 0 ? v["lat_p50"] : "-"
+			r["p95_ms"] = v["lat_n"] > 0 ? v["lat_p95"] : "-"
+			r["sshd_cpu_ms"] = sprintf("%.1f", sshd); r["sshd_cpu_pct"] = sprintf("%.1f", pct)
+			r["sshd_cpu_ms_per_login"] = sprintf("%.2f", v["ok"] > 0 ? sshd / v["ok"] : 0)
+			r["client_cpu_pct"] = sprintf("%.1f", v["client_cpu_pct"])
+			r["machine_busy_pct"] = sprintf("%.1f", v["machine_busy_pct"])
+			r["late_starts"] = sprintf("%d", v["late_starts"])
+			k = split(cols, c, " ")
+			for (i = 1; i <= k; i++) printf "%s%s", r[c[i]], (i < k ? "\t" : "\n")
 		}' n="$i" "$pre-server-before.env" "$pre-server-after.env" "$pre-driver.env" "$pre-latency.env"
+}
+
+# rate_cell ROW NAME: a cell of a row of the sweep's table.
+rate_cell () {
+	tsv_cell "$RATE_SWEEP_COLUMNS" "$1" "$2"
 }
 
 # rate_step_good ROW: yes when a sweep row kept up: no failed login,
 # achieved >= RATE_KNEE_SHARE of offered, p95 within TARGET_LOGIN_P95_MS.
 rate_step_good () {
-	local n offered ach ok failed p50 p95 rest
-	IFS=$'\t' read -r n offered ach ok failed p50 p95 rest <<<"$1"
-	awk -v o="$offered" -v a="$ach" -v f="$failed" -v p="$p95" -v t="${SETTING[TARGET_LOGIN_P95_MS]}" -v share="$RATE_KNEE_SHARE" \
+	awk -v o="$(rate_cell "$1" offered_per_s)" -v a="$(rate_cell "$1" achieved_per_s)" -v f="$(rate_cell "$1" failed)" \
+		-v p="$(rate_cell "$1" p95_ms)" -v t="${SETTING[TARGET_LOGIN_P95_MS]}" -v share="$RATE_KNEE_SHARE" \
 		'BEGIN { print (f == 0 && p != "-" && a >= share * o && p <= t) ? "yes" : "no" }'
 }
 
@@ -140,15 +157,15 @@ rate_step_good () {
 rate_sweep_refine () {
 	local r=0 lo hi mid row
 	while [ "$r" -lt "$RATE_SWEEP_REFINE" ] && [ -n "$knee" ] && [ -n "$bad" ]; do
-		lo=$(cut -f2 <<<"$knee")
-		hi=$(cut -f2 <<<"$bad")
+		lo=$(rate_cell "$knee" offered_per_s)
+		hi=$(rate_cell "$bad" offered_per_s)
 		awk -v l="$lo" -v h="$hi" -v g="$RATE_SWEEP_MIN_GAP" 'BEGIN { exit !(l > 0 && h / l >= g) }' || break
 		mid=$(awk -v l="$lo" -v h="$hi" 'BEGIN { printf "%.2f", (l + h) / 2 }')
 		r=$((r + 1))
 		i=$((i + 1))
 		progress_step "rate: step $i, $mid logins/s offered (between the knee and the step that broke)"
 		row=$(rate_step "$i" "$mid") || { warn "rate: the sweep's step $i did not run (raw/rate-sweep-errors.txt)"; break; }
-		printf '%s\n' "$row" >>"$tsv"
+		rows+=("$row")
 		if [ "$(rate_step_good "$row")" = yes ]; then
 			knee=$row
 		else
@@ -157,19 +174,33 @@ rate_sweep_refine () {
 	done
 }
 
+# rate_write_sweep FILE ROW...: the sweep's table, whole: its header, then
+# the rows in the order of the offered rate (the step column keeps the
+# order they ran in), for the table and the charts.
+rate_write_sweep () {
+	local f=$1 row
+	shift
+	{
+		tsv_header "$RATE_SWEEP_COLUMNS"
+		for row in "$@"; do
+			printf '%s\t%s\n' "$(rate_cell "$row" offered_per_s)" "$row"
+		done | sort -g -s -k1,1 | sed 's/^[^\t]*\t//'
+	} >"$f.tmp" && mv -f "$f.tmp" "$f"
+}
+
 # The sweep: steps until one is not good; the knee and the verdict's
 # inputs into rate.env (knee_*, sweep_*).
 rate_sweep () {
-	local tsv="$RAW_DIR/rate-sweep.tsv" i=0 offered=$RATE_SWEEP_FIRST row bad=""
-	local knee="" n ach ok failed p50 p95 _cpu pct per cl busy late k
+	local tsv="$RAW_DIR/rate-sweep.tsv" i=0 offered=$RATE_SWEEP_FIRST row bad="" rows=()
+	local knee="" k ach failed p95 pct cl busy late
 	rate_driver_args
-	printf 'step\toffered_per_s\tachieved_per_s\tok\tfailed\tp50_ms\tp95_ms\tsshd_cpu_ms\tsshd_cpu_pct\tsshd_cpu_ms_per_login\tclient_cpu_pct\tmachine_busy_pct\tlate_starts\n' >"$tsv"
 	while [ "$i" -lt "$RATE_SWEEP_MAX_STEPS" ]; do
 		i=$((i + 1))
 		progress_step "rate: step $i, $offered logins/s offered"
 		row=$(rate_step "$i" "$offered") || { warn "rate: the sweep's step $i did not run (raw/rate-sweep-errors.txt)"; break; }
-		printf '%s\n' "$row" >>"$tsv"
-		IFS=$'\t' read -r n offered ach ok failed p50 p95 _cpu pct per cl busy late <<<"$row"
+		rows+=("$row")
+		rate_write_sweep "$tsv" "${rows[@]}"
+		offered=$(rate_cell "$row" offered_per_s)
 		if [ "$(rate_step_good "$row")" = no ]; then
 			bad=$row
 			break
@@ -178,9 +209,7 @@ rate_sweep () {
 		offered=$(awk -v o="$offered" -v f="$RATE_SWEEP_FACTOR" 'BEGIN { printf "%.2f", o * f }')
 	done
 	rate_sweep_refine
-	# In the order of the offered rate (the step column keeps the order
-	# they ran in), for the table and the charts.
-	{ head -n 1 "$tsv"; tail -n +2 "$tsv" | sort -t "$(printf '\t')" -k2,2g; } >"$tsv.tmp" && mv -f "$tsv.tmp" "$tsv"
+	rate_write_sweep "$tsv" ${rows[@]+"${rows[@]}"}
 	result_set rate sweep_driver "${SETTING[RATE_CLIENT]}"
 	result_set rate sweep_steps "$i"
 	result_set rate sweep_step_seconds "${SETTING[RATE_STEP_SECONDS]}"
@@ -188,33 +217,34 @@ rate_sweep () {
 	result_set rate sweep_threads "${SETTING[MAX_STARTUPS]%%:*}"
 	if [ "${SETTING[RATE_CLIENT]}" = libssh ] && [ -f "$RAW_DIR/rate-step1-driver.env" ]; then
 		for k in kex cipher mac hostkey; do
-			result_set rate "libssh_$k" "$(sed -n "s/^$k=//p" "$RAW_DIR/rate-step1-driver.env")"
+			result_set rate "libssh_$k" "$(kv_get "$RAW_DIR/rate-step1-driver.env" "$k")"
 		done
 	fi
 	# The driver's CPU and sshd's CPU per login over every step: the cost
 	# of a login does not depend on the knee.
-	awk -F'\t' '
-		NR > 1 { ok += $4; sshd += $8 }
-		END { if (ok > 0) printf "sweep_ok=%d\nsweep_sshd_cpu_ms_per_login=%.2f\n", ok, sshd / ok }' "$tsv" >>"$DATA_DIR/rate.env"
+	tsv_select "$tsv" ok sshd_cpu_ms | awk -F'\t' '
+		{ ok += $1; sshd += $2 }
+		END { if (ok > 0) printf "sweep_ok=%d\nsweep_sshd_cpu_ms_per_login=%.2f\n", ok, sshd / ok }' >>"$DATA_DIR/rate.env"
 	awk -F= '
 		$1 == "client_cpu_ms" { cpu += $2 }
 		$1 == "ok" { ok += $2 }
 		END { if (ok > 0) printf "sweep_client_cpu_ms_per_login=%.2f\n", cpu / ok }' "$RAW_DIR"/rate-step*-driver.env >>"$DATA_DIR/rate.env" 2>/dev/null || true
 	if [ -n "$knee" ]; then
-		IFS=$'\t' read -r n offered ach ok failed p50 p95 _cpu pct per cl busy late <<<"$knee"
-		result_set rate knee_step "$n"
-		result_set rate knee_offered_per_s "$offered"
-		result_set rate knee_per_s "$ach"
-		result_set rate knee_p50_ms "$p50"
-		result_set rate knee_p95_ms "$p95"
-		result_set rate knee_sshd_cpu_pct "$pct"
-		result_set rate knee_client_cpu_pct "$cl"
-		result_set rate knee_machine_busy_pct "$busy"
+		result_set rate knee_step "$(rate_cell "$knee" step)"
+		result_set rate knee_offered_per_s "$(rate_cell "$knee" offered_per_s)"
+		result_set rate knee_per_s "$(rate_cell "$knee" achieved_per_s)"
+		result_set rate knee_p50_ms "$(rate_cell "$knee" p50_ms)"
+		result_set rate knee_p95_ms "$(rate_cell "$knee" p95_ms)"
+		result_set rate knee_sshd_cpu_pct "$(rate_cell "$knee" sshd_cpu_pct)"
+		result_set rate knee_client_cpu_pct "$(rate_cell "$knee" client_cpu_pct)"
+		result_set rate knee_machine_busy_pct "$(rate_cell "$knee" machine_busy_pct)"
 	else
 		result_set rate knee_per_s 0
 	fi
 	if [ -n "$bad" ]; then
-		IFS=$'\t' read -r n offered ach ok failed p50 p95 _cpu pct per cl busy late <<<"$bad"
+		offered=$(rate_cell "$bad" offered_per_s) ach=$(rate_cell "$bad" achieved_per_s)
+		failed=$(rate_cell "$bad" failed) p95=$(rate_cell "$bad" p95_ms) pct=$(rate_cell "$bad" sshd_cpu_pct)
+		cl=$(rate_cell "$bad" client_cpu_pct) busy=$(rate_cell "$bad" machine_busy_pct) late=$(rate_cell "$bad" late_starts)
 		result_set rate break_offered_per_s "$offered"
 		result_set rate break_achieved_per_s "$ach"
 		result_set rate break_failed "$failed"
@@ -272,7 +302,7 @@ measure_rate () {
 	result_verdict rate "$knee" ">=" "${SETTING[TARGET_RATE_MIN]}" "logins/s" \
 		"capacity: offered logins/s sshd kept up with, ${SETTING[RATE_CLIENT]} driver"
 	if [ "${ok:-0}" -eq 0 ]; then
-		result_status rate FAIL "no login of the ${SETTING[RATE_WORKERS]} ssh clients succeeded; first error: $(head -n 1 "$RAW_DIR/probe-loginload-errors.txt" | cut -f5)"
+		result_status rate FAIL "no login of the ${SETTING[RATE_WORKERS]} ssh clients succeeded; first error: $(tsv_select "$RAW_DIR/probe-loginload-logins.tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')"
 	elif [ "${failed:-0}" -gt 0 ]; then
 		result_status rate FAIL "$failed of $((ok + failed)) logins of the ${SETTING[RATE_WORKERS]} ssh clients failed under load (raw/probe-loginload-errors.txt); a server that drops logins below MaxStartups fails whatever its rate"
 	elif [ "$(result_get rate status)" = PASS ]; then

@@ -12,6 +12,9 @@ about_reload () {
 		"${SETTING[RELOAD_SESSIONS]}" "$(( SETTING[RELOAD_SESSIONS] / 10 + 5 ))"
 }
 
+# The columns of raw/reload-times.tsv (docs/data.md).
+RELOAD_TIMES_COLUMNS="what ms_after_reload"
+
 # The inode of the test port's listening socket (a reload replaces it).
 listen_inode () {
 	local hex
@@ -116,7 +119,13 @@ measure_reload () {
 	result_set reload login_attempts "$attempts"
 	pid_after=$(server_pid)
 	result_set reload pid_after "$pid_after"
-	printf 'what\tms_after_reload\ngreeting\t%s\nlogin\t%s\n' "${greeting:--}" "${login_ms:--}" >"$RAW_DIR/reload-times.tsv"
+	# shellcheck disable=SC2034 # read by tsv_row, by their names
+	local -A greeting_row=([what]=greeting [ms_after_reload]=$greeting) login_row=([what]=login [ms_after_reload]=$login_ms)
+	{
+		tsv_header "$RELOAD_TIMES_COLUMNS"
+		tsv_row greeting_row "$RELOAD_TIMES_COLUMNS"
+		tsv_row login_row "$RELOAD_TIMES_COLUMNS"
+	} >"$RAW_DIR/reload-times.tsv"
 
 	reload_check_sessions "$n"
 	result_verdict reload "$login_ms" "<=" "${SETTING[TARGET_RELOAD_MS]}" ms "$label" \

@@ -90,8 +90,8 @@ session_login_p50 () {
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>>"$RAW_DIR/session-errors.txt" || true
 	helper summary -c total_ms -w status=ok -p login_ "$tsv" >"$RAW_DIR/session-logins.env" 2>/dev/null || true
 	result_set session login_source "$SESSION_LOGINS logins measured by this test"
-	result_set session login_n "$(sed -n 's/^login_n=//p' "$RAW_DIR/session-logins.env")"
-	sed -n 's/^login_p50=//p' "$RAW_DIR/session-logins.env"
+	result_set session login_n "$(kv_get "$RAW_DIR/session-logins.env" login_n)"
+	kv_get "$RAW_DIR/session-logins.env" login_p50
 }
 
 measure_session () {

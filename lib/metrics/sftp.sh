@@ -86,13 +86,18 @@ sftp_message () {
 	grep -v '^sftp> ' "$SFTP_WORK/$1.err" 2>/dev/null | tr -d '\r' | grep -v '^$' | tail -n 1 | tr '\t' ' '
 }
 
+# The columns of raw/sftp-runs.tsv (docs/data.md).
+SFTP_RUNS_COLUMNS="run kind status exit seconds copy_seconds minus_login_seconds bytes files mbs files_per_s client_cpu_s check message"
+
 # sftp_tsv_row NAME KIND BYTES FILES NET_SECONDS MBS FILES_PER_S CHECK
 sftp_tsv_row () {
 	local f="$SFTP_WORK/$1.txt"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" \
-		"$(kv_get "$f" status)" "$(kv_get "$f" exit)" "$(kv_get "$f" seconds)" \
-		"$5" "$(sftp_sub "$(kv_get "$f" seconds)")" "$3" "$4" "$6" "$7" "$(kv_get "$f" client_cpu_s)" "$8" "$(sftp_message "$1")" \
-		>>"$RAW_DIR/sftp-runs.tsv"
+	# shellcheck disable=SC2034 # read by tsv_row, by its name
+	local -A row=([run]=$1 [kind]=$2 [bytes]=$3 [files]=$4 [copy_seconds]=$5 [mbs]=$6 [files_per_s]=$7 [check]=$8
+		[status]="$(kv_get "$f" status)" [exit]="$(kv_get "$f" exit)" [seconds]="$(kv_get "$f" seconds)"
+		[minus_login_seconds]="$(sftp_sub "$(kv_get "$f" seconds)")" [client_cpu_s]="$(kv_get "$f" client_cpu_s)"
+		[message]="$(sftp_message "$1")")
+	tsv_row row "$SFTP_RUNS_COLUMNS" >>"$RAW_DIR/sftp-runs.tsv"
 }
 
 # sftp_sub SECONDS: SECONDS minus the login-only median, or "-" when the
@@ -314,8 +319,7 @@ measure_sftp () {
 	fi
 	mkdir -p "$SFTP_WORK"
 	: >"$RAW_DIR/sftp-errors.txt"
-	printf 'run\tkind\tstatus\texit\tseconds\tcopy_seconds\tminus_login_seconds\tbytes\tfiles\tmbs\tfiles_per_s\tclient_cpu_s\tcheck\tmessage\n' \
-		>"$RAW_DIR/sftp-runs.tsv"
+	tsv_header "$SFTP_RUNS_COLUMNS" >"$RAW_DIR/sftp-runs.tsv"
 	result_set sftp file_mb "${SETTING[SFTP_FILE_MB]}"
 	result_set sftp file_bytes "$SFTP_BIG_BYTES"
 	result_set sftp small_files "${SETTING[SFTP_SMALL_FILES]}"

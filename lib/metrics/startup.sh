@@ -56,13 +56,28 @@ startup_ms () {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e6 }'
 }
 
+# The columns of raw/startup-rounds.tsv (docs/data.md).
+STARTUP_ROUNDS_COLUMNS="round status greeting_ms first_login_ms polled_before_start poll_attempts message"
+
+# startup_row TSV ROUND STATUS [GREETING_MS FIRST_LOGIN_MS POLLED_BEFORE ATTEMPTS] MESSAGE:
+# appends one row to the rounds table, by column name ("-" where not known).
+startup_row () {
+	# shellcheck disable=SC2034 # read by tsv_row, by its name
+	local -A row=([round]=$2 [status]=$3 [message]=${!#})
+	if [ "$#" -eq 8 ]; then
+		# shellcheck disable=SC2034 # likewise
+		row[greeting_ms]=$4 row[first_login_ms]=$5 row[polled_before_start]=$6 row[poll_attempts]=$7
+	fi
+	tsv_row row "$STARTUP_ROUNDS_COLUMNS" >>"$1"
+}
+
 # One stop/start cycle; appends a row to the rounds TSV.
 startup_round () {
 	local r=$1 tsv=$2 base="$RAW_DIR/startup-round-$1" poll_pid start_pid t0="" poll_rc=0 \
 		start_rc=0 greet_ns="" polled_from="" attempts="" login_status=- done_ns="" status=ok \
 		msg=- greeting_ms=- login_ms=- before=-
 	if ! server_stop >"$base-stop.txt" 2>&1; then
-		printf '%s\tstop_failed\t-\t-\t-\t-\t%s\n' "$r" "$(tr '\n\t' '  ' <"$base-stop.txt")" >>"$tsv"
+		startup_row "$tsv" "$r" stop_failed "$(cat "$base-stop.txt")"
 		return 1
 	fi
 	# The poller first; the start is issued only once it polls.
@@ -71,7 +86,7 @@ startup_round () {
 	poll_pid=$!
 	STARTUP_PIDS="$poll_pid"
 	if ! startup_poller_polling "$poll_pid"; then
-		printf '%s\terror\t-\t-\t-\t-\tthe connect poller did not start polling within 5 s\n' "$r" >>"$tsv"
+		startup_row "$tsv" "$r" error "the connect poller did not start polling within 5 s"
 		return 1
 	fi
 	SERVER_T0_FILE="$base-t0" server_start >"$base-start.txt" 2>&1 &
@@ -82,7 +97,7 @@ startup_round () {
 		helper login -H -n 1 -t "${SETTING[LOGIN_TIMEOUT]}" -- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
 			>"$base-login.tsv" 2>"$base-login.err" || true
 		done_ns=$(helper clock | sed -n 's/^mono_ns=//p')
-		login_status=$(awk -F'\t' 'NR == 2 { print $2 }' "$base-login.tsv")
+		login_status=$(tsv_select "$base-login.tsv" status | head -n 1)
 	fi
 	wait "$start_pid" || start_rc=$?
 	STARTUP_PIDS=""
@@ -98,7 +113,7 @@ startup_round () {
 		msg="no greeting within ${SETTING[SERVER_START_TIMEOUT]}s ($(kv_get "$base-poll.env" last_error))"
 	elif [ "$login_status" != ok ]; then
 		status=login_failed
-		msg="first login: $(awk -F'\t' 'NR == 2 { print $NF }' "$base-login.tsv")"
+		msg="first login: $(tsv_select "$base-login.tsv" error | head -n 1)"
 	fi
 	if [ -n "$t0" ]; then
 		greeting_ms=$(startup_ms "$t0" "$greet_ns")
@@ -112,8 +127,7 @@ startup_round () {
 		status=error
 		msg="the poller began polling after the start was issued"
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$status" "$greeting_ms" "$login_ms" \
-		"$before" "${attempts:--}" "$msg" >>"$tsv"
+	startup_row "$tsv" "$r" "$status" "$greeting_ms" "$login_ms" "$before" "${attempts:--}" "$msg"
 	[ "$status" = ok ]
 }
 
@@ -123,7 +137,7 @@ measure_startup () {
 	# INT or TERM ends the job (its at_exit list).
 	exec 7>&1 8>&2
 	at_exit startup_restore
-	printf 'round\tstatus\tgreeting_ms\tfirst_login_ms\tpolled_before_start\tpoll_attempts\tmessage\n' >"$tsv"
+	tsv_header "$STARTUP_ROUNDS_COLUMNS" >"$tsv"
 	for r in $(seq 1 "${SETTING[STARTUP_ROUNDS]}"); do
 		progress_step "startup: round $r of ${SETTING[STARTUP_ROUNDS]}"
 		startup_round "$r" "$tsv" || true
@@ -131,8 +145,8 @@ measure_startup () {
 	at_exit_pop
 	exec 7>&- 8>&-
 
-	ok=$(awk -F'\t' 'NR > 1 && $2 == "ok"' "$tsv" | wc -l)
-	failed=$(awk -F'\t' 'NR > 1 && $2 != "ok"' "$tsv" | wc -l)
+	ok=$(tsv_select "$tsv" status | grep -cx ok || true)
+	failed=$(tsv_select "$tsv" status | grep -cvx ok || true)
 	result_set startup rounds "${SETTING[STARTUP_ROUNDS]}"
 	result_set startup ok "$ok"
 	result_set startup failed "$failed"
@@ -147,9 +161,9 @@ measure_startup () {
 	if [ -z "$(server_pid)" ]; then
 		result_status startup ERROR "the test server is not running after the test; run ./start-ssh.sh"
 	elif [ "$ok" -eq 0 ]; then
-		result_status startup FAIL "no round ended with a login; first problem: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
+		result_status startup FAIL "no round ended with a login; first problem: $(tsv_select "$tsv" status message | awk -F'\t' '$1 != "ok" { print $1 ": " $2; exit }')"
 	elif [ "$failed" -gt 0 ]; then
-		result_status startup FAIL "$failed of ${SETTING[STARTUP_ROUNDS]} rounds failed: $(awk -F'\t' 'NR > 1 && $2 != "ok" { print $2 ": " $7; exit }' "$tsv")"
+		result_status startup FAIL "$failed of ${SETTING[STARTUP_ROUNDS]} rounds failed: $(tsv_select "$tsv" status message | awk -F'\t' '$1 != "ok" { print $1 ": " $2; exit }')"
 	else
 		# The greeting is judged too: the slowest one after a start.
 		result_set startup greeting_target "${SETTING[TARGET_GREETING_MS]}"

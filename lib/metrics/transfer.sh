@@ -32,18 +32,32 @@ precheck_transfer () {
 	return "$rc"
 }
 
+# The columns of raw/transfer-runs.tsv and raw/transfer-ceiling.tsv
+# (docs/data.md); each row is written from them.
+TRANSFER_RUNS_COLUMNS="cipher direction status bytes_expected bytes seconds mbs exit client_cpu_s message"
+TRANSFER_CEILING_COLUMNS="cipher status evp mac mac_timed mbs bytes seconds note default"
+
+# transfer_message F: a transfer's last message (ssh's, else the helper's note).
+transfer_message () {
+	local msg
+	msg=$(tail -n 1 "$1.err" 2>/dev/null)
+	printf '%s\n' "${msg:-$(kv_get "$1" note)}"
+}
+
 # One row of raw/transfer-runs.tsv from a helper output file.
 transfer_tsv_row () {
-	local cipher=$1 dir=$2 f=$3 msg
-	msg=$(tail -n 1 "$f.err" 2>/dev/null | tr '\t' ' ')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cipher" "$dir" "$(kv_get "$f" status)" \
-		"$(kv_get "$f" bytes_expected)" "$(kv_get "$f" bytes)" "$(kv_get "$f" seconds)" "$(kv_get "$f" mbs)" \
-		"$(kv_get "$f" exit)" "$(kv_get "$f" client_cpu_s)" "${msg:-$(kv_get "$f" note)}"
+	local k
+	local -A row=([cipher]=$1 [direction]=$2 [message]="$(transfer_message "$3")")
+	for k in status bytes_expected bytes seconds mbs exit client_cpu_s; do
+		row[$k]=$(kv_get "$3" "$k")
+	done
+	tsv_row row "$TRANSFER_RUNS_COLUMNS"
 }
 
 measure_transfer () {
-	local work bytes sel i=0 cipher mark dir f mac st mbs ceil failed=0 first_fail="" \
+	local work bytes sel i=0 cipher mark dir f mac st mbs failed=0 first_fail="" \
 		default="" up down silent stopped="" total probe="$DATA_DIR/probe-bulk.env" k v
+	local -A row=()
 	work="$RAW_DIR/transfer-ciphers"
 	mkdir -p "$work"
 	bytes=$((SETTING[TRANSFER_MB] * 1000000))
@@ -71,9 +85,8 @@ measure_transfer () {
 	result_set transfer default_cipher "$default"
 	result_set transfer mac "${mac:--}"
 
-	printf 'cipher\tdirection\tstatus\tbytes_expected\tbytes\tseconds\tmbs\texit\tclient_cpu_s\tmessage\n' \
-		>"$RAW_DIR/transfer-runs.tsv"
-	printf 'cipher\tstatus\tevp\tmac\tmac_timed\tmbs\tbytes\tseconds\tnote\tdefault\n' >"$RAW_DIR/transfer-ceiling.tsv"
+	tsv_header "$TRANSFER_RUNS_COLUMNS" >"$RAW_DIR/transfer-runs.tsv"
+	tsv_header "$TRANSFER_CEILING_COLUMNS" >"$RAW_DIR/transfer-ceiling.tsv"
 	while IFS=$'\t' read -r cipher mark; do
 		[ -n "$cipher" ] || continue
 		i=$((i + 1))
@@ -82,11 +95,14 @@ measure_transfer () {
 		# The ceiling: what one core does with this algorithm in OpenSSL.
 		f="$work/ceiling-$i.txt"
 		helper ceiling -s "${SETTING[CEILING_SECONDS]}" -m "${mac:-hmac-sha2-256-etm@openssh.com}" "$cipher" >"$f" 2>"$f.err" || true
-		ceil=$(kv_get "$f" mbs)
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cipher" "$(kv_get "$f" status)" "$(kv_get "$f" evp)" "$(kv_get "$f" mac)" \
-			"$(kv_get "$f" mac_timed)" "${ceil:--}" "$(kv_get "$f" bytes)" "$(kv_get "$f" seconds)" \
-			"$(printf '%s' "$(kv_get "$f" note)$([ -s "$f.err" ] && tail -n 1 "$f.err")" | tr '\t\n' '  ')" \
-			"$([ "$mark" = default ] && echo yes || echo no)" >>"$RAW_DIR/transfer-ceiling.tsv"
+		# shellcheck disable=SC2034 # read by tsv_row, by its name
+		row=([cipher]=$cipher [note]="$(kv_get "$f" note)$([ -s "$f.err" ] && tail -n 1 "$f.err")"
+			[default]=$([ "$mark" = default ] && echo yes || echo no))
+		for k in status evp mac mac_timed mbs bytes seconds; do
+			# shellcheck disable=SC2034 # likewise
+			row[$k]=$(kv_get "$f" "$k")
+		done
+		tsv_row row "$TRANSFER_CEILING_COLUMNS" >>"$RAW_DIR/transfer-ceiling.tsv"
 
 		silent=0
 		for dir in up down; do
@@ -109,7 +125,7 @@ measure_transfer () {
 			if [ "$st" != ok ]; then
 				# A short or failed transfer has no speed.
 				failed=$((failed + 1))
-				[ -n "$first_fail" ] || first_fail="$cipher $dir: $st, $(kv_get "$f" bytes) of $bytes bytes arrived (ssh exit $(kv_get "$f" exit)): $(transfer_tsv_row "$cipher" "$dir" "$f" | cut -f10)"
+				[ -n "$first_fail" ] || first_fail="$cipher $dir: $st, $(kv_get "$f" bytes) of $bytes bytes arrived (ssh exit $(kv_get "$f" exit)): $(transfer_message "$f")"
 			fi
 			if [ "$mark" = default ]; then
 				result_set transfer "default_${dir}_mbs" "$([ "$st" = ok ] && echo "$mbs" || echo -)"
@@ -120,7 +136,7 @@ measure_transfer () {
 		# other ciphers would only wait for their own deadlines.
 		if [ "$silent" -eq 2 ] && [ "$i" -lt "$total" ]; then
 			stopped="neither transfer with $cipher got an answer, so the other $((total - i)) ciphers were not measured"
-			result_set transfer not_measured "$(printf '%s\n' "$sel" | grep . | cut -f1 | tail -n +"$((i + 1))" | paste -sd' ' -)"
+			result_set transfer not_measured "$(printf '%s\n' "$sel" | grep . | awk -F'\t' '{ print $1 }' | tail -n +"$((i + 1))" | paste -sd' ' -)"
 			break
 		fi
 	done <<<"$sel"

@@ -41,8 +41,7 @@ probe_loginload () {
 		return 1
 	fi
 	result_import "$p" "$driver"
-	awk -F'\t' 'NR > 1 && $6 != "ok" { print $1 "\t" $2 "\t" $6 "\t" $7 "\t" $8 }' \
-		"$raw-logins.tsv" >"$raw-errors.txt"
+	tsv_select "$raw-logins.tsv" worker login status exit error | awk -F'\t' '$3 != "ok"' >"$raw-errors.txt"
 	# The server's CPU during the run, per ok login: the unit (or the
 	# listener's tree) plus, with systemd, the test user's slice.
 	{

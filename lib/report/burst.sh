@@ -14,13 +14,7 @@ burst_lookup () {
 # The steps' rows, raw/burst-steps.tsv (docs/data.md): BURST_CELL[N|COLUMN].
 declare -gA BURST_CELL=()
 burst_load_steps () {
-	local key value
-	BURST_CELL=()
-	[ -f "$1" ] || return 0
-	while IFS= read -r key && IFS= read -r value; do
-		BURST_CELL[$key]=$value
-	done < <(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
-		{ for (i = 2; i <= NF; i++) printf "%s|%s\n%s\n", $1, name[i], $i }' "$1")
+	tsv_load BURST_CELL "$1" clients
 }
 
 # step N COLUMN: a cell of the steps table; nothing for a step not run.

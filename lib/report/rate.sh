@@ -166,6 +166,6 @@ rate_report_capacity () {
 		EOF
 	fi
 	printf '| Offered /s | Achieved /s | ok | failed | p50 ms | p95 ms | sshd CPU %% | driver CPU %% | machine busy %% |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
-	awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, $5, $6, $7, $9, $11, $12 }' "$RUN_DIR/raw/rate-sweep.tsv" 2>/dev/null || true
+	{ tsv_select "$RUN_DIR/raw/rate-sweep.tsv" offered_per_s achieved_per_s ok failed p50_ms p95_ms sshd_cpu_pct client_cpu_pct machine_busy_pct || true; } | sed 's/\t/ | /g; s/^/| /; s/$/ |/'
 	printf '\n'
 }

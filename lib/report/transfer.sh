@@ -8,12 +8,12 @@
 # raw/transfer-runs.tsv (one row per cipher and direction), docs/data.md.
 transfer_rows () {
 	[ -f "$1/transfer-ceiling.tsv" ] || return 0
-	awk -F'\t' '
-	FNR == 1 { for (i = 1; i <= NF; i++) col[FILENAME, $i] = i; next }
-	function v(name) { return ((FILENAME, name) in col) ? $col[FILENAME, name] : "" }
-	FILENAME ~ /runs/ { st[v("cipher"), v("direction")] = v("status"); mbs[v("cipher"), v("direction")] = v("mbs"); next }
-	{ n++; c[n] = v("cipher"); def[n] = v("default"); ceil[n] = v("mbs")
-	  mac[n] = v("mac"); timed[n] = v("mac_timed"); note[n] = v("note") }
+	{
+		tsv_select "$1/transfer-runs.tsv" cipher direction status mbs | sed 's/^/runs\t/'
+		tsv_select "$1/transfer-ceiling.tsv" cipher default mbs mac mac_timed note | sed 's/^/ceiling\t/'
+	} | awk -F'\t' '
+	$1 == "runs" { st[$2, $3] = $4; mbs[$2, $3] = $5; next }
+	{ n++; c[n] = $2; def[n] = $3; ceil[n] = $4; mac[n] = $5; timed[n] = $6; note[n] = $7 }
 	function speed(k, d) { return (st[k, d] == "ok") ? mbs[k, d] : "FAILED (" (st[k, d] == "" ? "failed" : st[k, d]) ")" }
 	function pct(k, d) {
 		if (st[k, d] != "ok" || ceil[i] == "" || ceil[i] == "-" || ceil[i] + 0 <= 0) return "-"
@@ -31,7 +31,7 @@ transfer_rows () {
 			printf "%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\n", k, (def[i] == "yes") ? " **(default)**" : "", \
 				speed(k, "up"), speed(k, "down"), cl, pct(k, "up"), pct(k, "down"), m
 		}
-	}' "$1/transfer-runs.tsv" "$1/transfer-ceiling.tsv"
+	}'
 }
 
 report_transfer () {
@@ -59,8 +59,7 @@ report_transfer () {
 		fi
 	done < <(transfer_rows "$RUN_DIR/raw")
 	printf '\n'
-	if awk -F'\t' 'NR > 1 && $1 == "chacha20-poly1305@openssh.com" { f = 1 } END { exit !f }' \
-		"$RUN_DIR/raw/transfer-ceiling.tsv" 2>/dev/null; then
+	if tsv_select "$RUN_DIR/raw/transfer-ceiling.tsv" cipher | grep -qxF chacha20-poly1305@openssh.com; then
 
 		prose <<-'EOF'
 		The ChaCha20-Poly1305 ceiling is an approximation: OpenSSH builds its own variant (a second

@@ -24,6 +24,8 @@
 . "$(dirname "$0")/../lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 . "$TEST_DIR/lib/procs.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
 
 SOURCES=${OPENSSH_SOURCES:-$KIT_DIR/../shared/vendor/openssh}
 host_kit_test 'OpenSSH version matrix' direct
@@ -61,8 +63,7 @@ host_snapshot >"$TEST_TMP/before"
 
 # step_col TSV STEP COLUMN: a column of raw/burst-steps.tsv.
 step_col () {
-	awk -F'\t' -v n="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$1 == n { print $col[c] }' "$1"
+	tsv_select "$1" clients "$3" | awk -F'\t' -v n="$2" '$1 == n { print $2 }'
 }
 
 # burst_equals_log RUN: at every step, the refusals classified are the
@@ -88,7 +89,7 @@ burst_equals_log () {
 				return 1
 			fi
 		done
-		[ "$(grep -c '^#disagree=' "$run/raw/burst-step-$n-class.tsv")" = 1 ] || return 1
+		[ "$(grep -c '^disagree=' "$run/raw/burst-step-$n-class.env")" = 1 ] || return 1
 	done
 }
 

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The kit's tables are read by column name (docs/data.md): every part of
+# lib/ reads a raw table through lib/data.sh (tsv_select, tsv_load) and a
+# key=value file through kv_get, never by position. This test keeps it so:
+# it scans lib/ for the ways a table used to be read by position. Needs
+# no root and no test server.
+. "$(dirname "$0")/lib/harness.sh"
+
+# positional FILE...: one "FILE:LINE: what" per positional read.
+#   - `cut -f` (a column by its number);
+#   - `sort -t TAB -kN` (a table sorted on a column by its number);
+#   - an awk program splitting on tabs that uses $1, $2 ... or $NF and reads a
+#     file itself (an operand, or `<`), or a pipe from a .tsv; reading the
+#     output of tsv_select (the columns it named, in its order) is fine;
+#   - `IFS=$'\t' read` of a row held in a variable (<<<), or a loop of
+#     them fed straight from a file;
+#   - `sed -n 's/^KEY=//p' FILE`: a key=value file read around kv_get.
+positional () {
+	awk '
+	function report(what) { printf "%s:%d: %s\t%s\n", FILENAME, start, what, first; bad++ }
+	function count(s, c,   n, i) { n = 0; for (i = 1; i <= length(s); i++) if (substr(s, i, 1) == c) n++; return n }
+	FNR == 1 { inawk = 0; tabloop = 0 }
+	inawk {
+		text = text "\n" $0
+		if (count(clean(text), "\047") >= 2) { inawk = 0; check_awk() }
+		next
+	}
+	/^[[:space:]]*#/ { next }
+	{
+		start = FNR; first = $0
+		if ($0 ~ /(^|[^a-z_])cut -f/) report("cut -f")
+		if ($0 ~ /sort -t/ && $0 ~ /\\t/ && $0 ~ /-k[0-9]/) report("sort -k on a tab-separated table")
+		if ($0 ~ /IFS=\$\047\\t\047 read/ && $0 ~ /<<</) report("a row read by position (IFS=TAB read <<<)")
+		if ($0 ~ /while IFS=\$\047\\t\047 read/) tabloop = 1
+		if ($0 ~ /^[[:space:]]*done/) {
+			if (tabloop && $0 ~ /^[[:space:]]*done <[[:space:]]*"/) report("a loop of IFS=TAB read fed from a file")
+			tabloop = 0
+		}
+		if ($0 ~ /sed -n [\047"]s\/\^[^\/]*=\/\/p[\047"] *"/) report("a key=value file read around kv_get")
+		if ((i = index($0, "awk ")) > 0 && (i == 1 || substr($0, i - 1, 1) ~ /[^a-z_]/)) {
+			head = substr($0, 1, i - 1)
+			text = substr($0, i)
+			if (text !~ /^awk (-F ?\$?\047\\t\047|-F ?"\\t")/) next
+			if (count(clean(text), "\047") >= 2) check_awk(); else inawk = 1
+		}
+	}
+	# the text without the quoted tabs of -F and -v options
+	function clean(s) { gsub(/\$?\047\\t\047/, "", s); return s }
+	function check_awk(   t, a, prog, tail) {
+		t = clean(text)
+		a = index(t, "\047")
+		prog = substr(t, a + 1)
+		tail = substr(prog, index(prog, "\047") + 1)
+		prog = substr(prog, 1, index(prog, "\047") - 1)
+		if (prog !~ /\$([1-9]|NF)/) return
+		sub(/\n.*/, "", tail)
+		sub(/(\||&&|;|\)).*/, "", tail)
+		gsub(/[0-9]?>>?[[:space:]]*("[^"]*"|[^[:space:]]+)/, "", tail)
+		gsub(/[a-z_]+=("[^"]*"|[^[:space:]]+)/, "", tail)
+		if (tail ~ /[^[:space:]]/) { report("awk reads a table by position: " tail); return }
+		if (head ~ /\.tsv|<[[:space:]]*"/ && head !~ /tsv_select/) report("awk reads a table by position from " head)
+	}
+	END { exit bad > 0 }' "$@"
+}
+
+test_expect 'the scanner finds each kind of positional read' '
+	cat >bad.sh <<-\EOF &&
+	a=$(cut -f7 "$steps")
+	sort -t "$(printf "\t")" -k2,2g "$tsv"
+	IFS=$'"'"'\t'"'"' read -r n ok rest <<<"$row"
+	awk -F'"'"'\t'"'"' '"'"'NR > 1 { print $7 }'"'"' "$tsv"
+	x=$(awk -F'"'"'\t'"'"' '"'"'NR == 2 { print $NF }'"'"' "$base-login.tsv")
+	awk -F'"'"'\t'"'"' -v n=1 '"'"'
+		NR > 1 { n++; if ($2 == "ok") s++ }
+		END { print s }'"'"' "$base.tsv" 2>/dev/null
+	tail -n 1 "$steps.tsv" | awk -F'"'"'\t'"'"' '"'"'{ print $2 }'"'"'
+	while IFS=$'"'"'\t'"'"' read -r a b; do
+		:
+	done <"$steps"
+	v=$(sed -n "s/^$k=//p" "$base.env")
+	EOF
+	! positional bad.sh >got &&
+	[ "$(wc -l <got)" -eq 9 ] || { cat got; false; }
+'
+
+test_expect 'reads by name, of tsv_select output and of lists that are no table, pass' '
+	cat >good.sh <<-\EOF &&
+	tsv_select "$tsv" status error | awk -F'"'"'\t'"'"' '"'"'$1 != "ok" { print $2; exit }'"'"'
+	awk -F'"'"'\t'"'"' -v OFS='"'"'\t'"'"' '"'"'{ print $1, $2 }'"'"' | sort -n
+	while IFS=$'"'"'\t'"'"' read -r a b; do
+		:
+	done < <(tsv_select "$f" a b)
+	awk -F= '"'"'{ v[$1] = $2 }'"'"' "$f.env"
+	x=$(helper clock | sed -n '"'"'s/^mono_ns=//p'"'"')
+	EOF
+	positional good.sh || { positional good.sh; false; }
+'
+
+# What the scan finds that is no table of docs/data.md: the file, a text
+# of the line it reports, and why it may stay.
+cat >"$TEST_TMP/allowed" <<'EOF'
+lib/fleet.sh	awk -F '\t' -v factor=	its own lists ($tmp/ids, $tmp/facts), made a few lines above
+lib/registry.sh	done <"$file"	lib/metrics.tab (registry_load), whose six columns t07 keeps
+lib/report/burst.sh	awk -F'\t' -v n="$2" '$1 == n { print $2 }'	maxstartups_expected's own output (N, expected), no table
+EOF
+
+# not_allowed FINDINGS: the findings the list above does not allow.
+not_allowed () {
+	awk -F'\t' 'NR == FNR { n++; file[n] = $1; text[n] = $2; next }
+		{ f = $1; sub(/:.*/, "", f); src = substr($0, index($0, "\t") + 1); keep = 1
+		  for (i = 1; i <= n; i++) if (file[i] == f && index(src, text[i])) keep = 0
+		  if (keep) print $1 }' "$TEST_TMP/allowed" "$1"
+}
+
+test_expect 'no part of lib/ reads a table by position (lib/data.sh is the door)' '
+	(cd "$KIT_DIR" && positional $(find lib -name "*.sh" ! -name data.sh | sort)) >found || true
+	not_allowed found >left &&
+	{ [ ! -s left ] || { cat left; false; }; }
+'
+
+test_expect 'each allowed exception is still in its file (else it leaves the list)' '
+	while IFS="	" read -r f text _; do
+		grep -qF -- "$text" "$KIT_DIR/$f" || { echo "$f no longer has: $text"; return 1; }
+	done <"$TEST_TMP/allowed"
+'
+
+test_done
