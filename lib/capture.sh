@@ -55,34 +55,37 @@ capture_parts () {
 	fi
 }
 
-# capture_summary NAME TEST: the p50 over the logins of each part of a
-# whole login (server_ms, client_ms, tcp_wait_ms) and of each phase's
+# The columns of raw/NAME-whose.tsv (docs/data.md): each part over the
+# whole login, then phase by phase, then their sum (the login's total).
+CAPTURE_WHOSE_COLUMNS="sample server_ms client_ms tcp_wait_ms connect_server_ms connect_client_ms connect_tcp_wait_ms greeting_server_ms greeting_client_ms greeting_tcp_wait_ms kex_server_ms kex_client_ms kex_tcp_wait_ms auth_server_ms auth_client_ms auth_tcp_wait_ms session_server_ms session_client_ms session_tcp_wait_ms parts_ms"
+
+# capture_summary NAME TEST: the p50 and p95 over the logins of each part
+# of a whole login (server_ms, client_ms, tcp_wait_ms) and of each phase's
 # parts (kex_server_ms ...), as keys of the test's data file, from
 # raw/NAME-parts.tsv through raw/NAME-whose.tsv (one row per login).
 capture_summary () {
 	local name=$1 test=$2 whose="$RAW_DIR/$1-whose.tsv" col
-	printf 'sample\tserver_ms\tclient_ms\ttcp_wait_ms\tconnect_server_ms\tconnect_client_ms\tconnect_tcp_wait_ms\tgreeting_server_ms\tgreeting_client_ms\tgreeting_tcp_wait_ms\tkex_server_ms\tkex_client_ms\tkex_tcp_wait_ms\tauth_server_ms\tauth_client_ms\tauth_tcp_wait_ms\tsession_server_ms\tsession_client_ms\tsession_tcp_wait_ms\tparts_ms\n' >"$whose"
-	# The columns above, in this order: each part, then phase by phase.
-	awk -F'\t' '
+	tsv_header "$CAPTURE_WHOSE_COLUMNS" >"$whose"
+	awk -F'\t' -v cols="$CAPTURE_WHOSE_COLUMNS" '
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{
-			s = $c["sample"]; k = $c["phase"] "_" $c["whose"]
+			s = $c["sample"]
 			if (!(s in seen)) { seen[s] = 1; order[++n] = s }
-			v[s, $c["whose"]] += $c["ms"]; v[s, k] += $c["ms"]; tot[s] += $c["ms"]
+			v[s, $c["whose"] "_ms"] += $c["ms"]
+			v[s, $c["phase"] "_" $c["whose"] "_ms"] += $c["ms"]
+			v[s, "parts_ms"] += $c["ms"]
 		}
 		END {
-			np = split("connect greeting kex auth session", ph, " ")
-			split("server client tcp_wait", w, " ")
+			k = split(cols, name, " ")
 			for (i = 1; i <= n; i++) {
-				s = order[i]
-				printf "%s\t%.3f\t%.3f\t%.3f", s, v[s, "server"], v[s, "client"], v[s, "tcp_wait"]
-				for (p = 1; p <= np; p++) for (j = 1; j <= 3; j++) printf "\t%.3f", v[s, ph[p] "_" w[j]]
-				printf "\t%.3f\n", tot[s]
+				s = order[i]; line = s
+				for (j = 2; j <= k; j++) line = line sprintf("\t%.3f", v[s, name[j]])
+				print line
 			}
 		}' "$RAW_DIR/$name-parts.tsv" >>"$whose"
 	for col in server client tcp_wait kex_server kex_client kex_tcp_wait auth_server auth_client auth_tcp_wait \
 		session_server session_client session_tcp_wait; do
 		helper summary -c "${col}_ms" -p "${col}_" "$whose" | grep -E "^${col}_(n|p50|p95)=" >>"$DATA_DIR/$test.env"
 	done
-	result_set "$test" tcp_waits "$(awk -F'\t' 'NR > 1 && $4 > 0' "$whose" | wc -l | tr -d ' ')"
+	result_set "$test" tcp_waits "$(tsv_select "$whose" tcp_wait_ms | awk '$1 > 0' | wc -l | tr -d ' ')"
 }

@@ -26,7 +26,7 @@ test_expect 'OpenSSH 10.5p1, 20 clients: 6 refused by the server (3 named, 3 wit
 	test_kv c.env failed 0 && test_kv c.env timeout 0 &&
 	test_kv c.env log_named 3 && test_kv c.env log_unnamed 3 &&
 	[ "$(kv c log_named)" -eq "$(grep -c "drop connection #" "$D/burst-openssh105-step20-server.log")" ] &&
-	test_kv c "#pending" 0 && test_kv c "#penalty" 0
+	test_kv c.env pending 0 && test_kv c.env penalty 0
 '
 
 test_expect 'its clients that printed "Connection closed by 127.0.0.1 port 11022" are refusals, and the difference is counted' '

@@ -20,7 +20,8 @@ login_negotiated () {
 measure_login () {
 	local tsv="$RAW_DIR/login-samples.tsv" ok failed not_run col p50 p95 stopped="" timeline=no
 	mkdir -p "$RAW_DIR/login-transcripts"
-	# The timeline's capture runs around the logins only (lib/capture.sh).
+	# The timeline's capture runs around the logins only (lib/capture.sh):
+	# raw/login-packets.tsv, raw/login-parts.tsv and raw/login-whose.tsv.
 	capture_start login $(( SETTING[LOGIN_SAMPLES] * SETTING[LOGIN_TIMEOUT] + 30 )) && timeline=yes
 	helper login -H -n "${SETTING[LOGIN_SAMPLES]}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$RAW_DIR/login-transcripts" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$tsv" 2>"$RAW_DIR/login-errors.txt" || true
