@@ -317,7 +317,7 @@ pam_modules () {
 # pam_unix pam_sss; account ..."), or that PAM is off.
 pam_stack_text () {
 	local usepam
-	usepam=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" 2>/dev/null | sed -n 's/^usepam //p')
+	usepam=$(server_effective usepam)
 	if [ "$usepam" != yes ]; then
 		printf 'none (UsePAM %s)\n' "${usepam:-unknown}"
 		return 0

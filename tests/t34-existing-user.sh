@@ -76,8 +76,8 @@ test_expect 'an existing local account with SSHD_OPTIONS: start, key and passwor
 	ct env $EXIST SSHD_OPTIONS="UseDNS yes; MaxSessions 7" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	grep -q "using the existing account alice" "$TEST_TMP/start.out" &&
 	ct sshd -T -f /etc/ssh/sshd_config_perf_test -C user=alice,addr=127.0.0.1,host=localhost >"$TEST_TMP/T" &&
-	grep -qx "usedns yes" "$TEST_TMP/T" && grep -qx "maxsessions 7" "$TEST_TMP/T" &&
-	grep -qx "authorizedkeysfile /var/lib/sshd-perf-kit/authorized_keys/%u" "$TEST_TMP/T" &&
+	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxsessions 7" "$TEST_TMP/T" &&
+	grep -qix "authorizedkeysfile /var/lib/sshd-perf-kit/authorized_keys/%u" "$TEST_TMP/T" &&
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = alice ] &&
 	[ "$(ct env SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null)" = alice ]
 '
@@ -136,9 +136,9 @@ snapshot >"$TEST_TMP/before-host"
 test_expect 'SERVER_CONFIG=host: the drop-in shows in the test server sshd -T; the overrides are named' '
 	ct env SERVER_CONFIG=host "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	ct sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost >"$TEST_TMP/T" &&
-	grep -qx "usedns yes" "$TEST_TMP/T" && grep -qx "maxauthtries 4" "$TEST_TMP/T" &&
-	grep -qx "port 11022" "$TEST_TMP/T" && grep -qx "listenaddress 127.0.0.1:11022" "$TEST_TMP/T" &&
-	! grep -q "^hostkey /etc/ssh/ssh_host_ed25519_key" "$TEST_TMP/T" &&
+	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxauthtries 4" "$TEST_TMP/T" &&
+	grep -qix "port 11022" "$TEST_TMP/T" && grep -qix "listenaddress 127.0.0.1:11022" "$TEST_TMP/T" &&
+	! grep -qi "^hostkey /etc/ssh/ssh_host_ed25519_key" "$TEST_TMP/T" &&
 	ct grep -q "^# ---- from /etc/ssh/sshd_config.d/10-site.conf" /etc/ssh/sshd_config_perf_test &&
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = sshperf ]
 '
