@@ -275,3 +275,9 @@ server_connections () {
 		(substr($2, length($2) - 4) == p || substr($3, length($3) - 4) == p) { n++ }
 		END { print n + 0 }'
 }
+
+# server_effective_lines < SSHD_T: every line of an sshd -T output with its
+# key in lower case and single spaces, for comparing two outputs.
+server_effective_lines () {
+	awk 'NF { $1 = tolower($1); $1 = $1; print }'
+}
