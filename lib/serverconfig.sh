@@ -473,6 +473,7 @@ check_effective () {
 	local cand=$1 tmp i kw k miss pass from line opt msg="" real skip=" "
 	local -a lines=() bad=()
 	mapfile -t lines < <(sshd_option_lines)
+	[ "${#lines[@]}" -gt 0 ] || [ "${SETTING[SERVER_CONFIG]}" = host ] || return 0
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-effect.XXXXXX") || die "cannot create a temporary folder in ${TMPDIR:-/tmp}"
 	"$SSH_KEYGEN" -q -t ecdsa -N '' -f "$tmp/key" || { rm -rf "$tmp"; die "ssh-keygen failed in $tmp"; }
 	effect_config "$tmp" "$tmp/base"
