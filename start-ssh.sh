@@ -216,7 +216,7 @@ probe_sshd_config () {
 # Writes and checks the sshd config; sets config_changed=1 when it differs
 # from the installed one.
 make_sshd_config () {
-	local new="$STATE_DIR/sshd_config.new" out dir
+	local new="$STATE_DIR/sshd_config.new" out dir rc
 	local extra="" crypto sftp_server hostkeys="" t options
 	for t in $HOSTKEY_TYPES; do
 		hostkeys="${hostkeys:+$hostkeys
@@ -262,7 +262,6 @@ $extra}"
 			printf '%s\t%s\t%s\t%s\n' persourcepenalties "the host's value or OpenSSH's default" "PerSourcePenalties no" \
 				"every test client comes from 127.0.0.1, and penalties would lock the load tests out" >>"$OVERRIDES_FILE.new" ;;
 		esac
-		mv -f "$OVERRIDES_FILE.new" "$OVERRIDES_FILE"
 	else
 		rm -f "$OVERRIDES_FILE"
 		sftp_server=$(find_sftp_server)
@@ -298,6 +297,15 @@ $extra}"
 			return 1
 		fi
 	fi
+	# What the administrator set must be what sshd runs (sshd -T), on the
+	# candidate, before it is installed: exit 2 naming a line that is not.
+	check_effective "$new" || {
+		rc=$?
+		rm -f "$new" "$OVERRIDES_FILE.new"
+		[ "$rc" = 2 ] && exit 2
+		return 1
+	}
+	[ "${SETTING[SERVER_CONFIG]}" != host ] || mv -f "$OVERRIDES_FILE.new" "$OVERRIDES_FILE"
 	if [ -f "$SSHD_CONFIG" ] && cmp -s "$new" "$SSHD_CONFIG"; then
 		rm -f "$new"
 		return 0
@@ -395,8 +403,28 @@ make_cgroup () {
 	server_set CGROUP_DIR "${cg#* }"
 }
 
+# login_failure_cause STATUS OUTPUT MARK: why the start's login check
+# failed, on one line: the client's last message (or its exit status when
+# it printed none), and sshd's own line about it from its log since MARK
+# (its first error or refusal, else how the session began, e.g. a
+# ForceCommand, else its last line).
+login_failure_cause () {
+	local rc=$1 client log all
+	client=$(printf '%s\n' "$2" | tr -d '\r' | grep -v '^[[:space:]]*$' | tail -n 1)
+	# Not the greeting poll's own connection (kex_exchange_identification).
+	all=$(server_log_since "$3" 2>/dev/null | tr -d '\r' | grep -v -e '^[[:space:]]*$' -e kex_exchange_identification) || true
+	log=$(printf '%s\n' "$all" | grep -iE 'error|fatal|fail|refused|denied|invalid|not allowed|locked' | head -n 1)
+	[ -n "$log" ] || log=$(printf '%s\n' "$all" | grep -E 'Starting session|Accepted' | tail -n 1)
+	[ -n "$log" ] || log=$(printf '%s\n' "$all" | tail -n 1)
+	case $rc in
+	124 | 137) client="no answer within LOGIN_TIMEOUT=${SETTING[LOGIN_TIMEOUT]} s${client:+ ($client)}" ;;
+	*) client=${client:-"ssh exited $rc and printed nothing"} ;;
+	esac
+	printf '%s; sshd logged: %s\n' "$client" "${log:-nothing about it}"
+}
+
 cmd_start () {
-	local pid mode out msg
+	local pid mode out msg mark rc
 	need_root start
 	ensure_helpers
 	load_settings
@@ -446,8 +474,10 @@ cmd_start () {
 	[ "${SETTING[TEST_USER_EXISTING]}" = yes ] || server_set USER_SOURCE "files (created by the kit)"
 
 	out=$(wait_greeting "${SETTING[SERVER_START_TIMEOUT]}") || die "the test server does not answer on 127.0.0.1:${SETTING[TEST_PORT]}"
+	mark=$(server_log_mark)
 	msg=$(try_login "$HOST_ALIAS" 2>&1) || {
-		warn "the test server answers, but a login as ${SETTING[TEST_USER]} failed: $(printf '%s' "$msg" | tail -n 2 | tr '\n' ' ')"
+		rc=$?
+		warn "the test server answers, but a login as ${SETTING[TEST_USER]} failed: $(login_failure_cause "$rc" "$msg" "$mark")"
 		exit 1
 	}
 	at_exit_drop

@@ -11,6 +11,11 @@
 #               settings; on RHEL its crypto policy arrives through the
 #               included /etc/ssh/ssh_config, so -G is what ssh will offer)
 #   ssh-Q.txt   ssh -Q cipher (what the client program can do at all)
+#
+# sshd -T comes through the door, lib/server.sh (server_effective_dump).
+
+# shellcheck source=lib/server.sh
+. "$KIT_DIR/lib/server.sh"
 
 # ciphers_field FILE KEY: the comma list after "KEY " in FILE, one per line.
 # The key in any case: OpenSSH 10 prints "Ciphers ...", older ones "ciphers ...".
@@ -88,8 +93,7 @@ ciphers_select () {
 # with a line on stderr when sshd -T fails.
 ciphers_record () {
 	local dir=$1
-	if ! "$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" \
-		>"$dir/sshd-T.txt" 2>"$dir/sshd-T.err"; then
+	if ! server_effective_dump "$SSHD_CONFIG" >"$dir/sshd-T.txt" 2>"$dir/sshd-T.err"; then
 		printf 'sshd -T -f %s failed: %s\n' "$SSHD_CONFIG" "$(tail -n 1 "$dir/sshd-T.err")" >&2
 		return 1
 	fi
@@ -129,10 +133,8 @@ ciphers_check () {
 }
 
 # sshd_effective_kv < SSHD_T: the effective sshd settings that matter for
-# performance, as sshd_KEY=value lines with the key in lower case (the
-# report's environment section). OpenSSH 10 prints the keys of sshd -T
-# in CamelCase ("Ciphers ..."), older ones in lower case.
+# performance, as sshd_KEY=value lines (server_effective_kv, lib/server.sh;
+# kept under this name for its callers).
 sshd_effective_kv () {
-	awk '{ $1 = tolower($1) } $1 ~ /^(ciphers|macs|kexalgorithms|hostkeyalgorithms|pubkeyacceptedalgorithms|maxstartups|maxsessions|logingracetime|usepam|usedns|gssapiauthentication|persourcepenalties|compression|clientaliveinterval|authorizedkeyscommand|authorizedkeysfile|passwordauthentication|loglevel)$/ {
-		k = $1; $1 = ""; sub(/^ /, ""); print "sshd_" k "=" $0 }'
+	server_effective_kv
 }

@@ -6,8 +6,8 @@ PROG=environment.sh
 KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 # shellcheck source=lib/common.sh
 . "$KIT_DIR/lib/common.sh"
-# shellcheck source=lib/ciphers.sh
-. "$KIT_DIR/lib/ciphers.sh"
+# shellcheck source=lib/server.sh
+. "$KIT_DIR/lib/server.sh"
 
 kv () {
 	printf '%s=%s\n' "$1" "$(printf '%s' "$2" | tr '\n\t' '  ' | sed 's/  *$//')"
@@ -88,9 +88,8 @@ fi
 # The effective settings of the test server that matter for performance;
 # with SERVER_CONFIG=host the real server's too (realsshd_*), for the same
 # user and address.
-user=$(server_get USER)
-"$SSHD" -T -f "$SSHD_CONFIG" -C "user=${user:-root},addr=127.0.0.1,host=localhost" 2>/dev/null | sshd_effective_kv
+server_effective_dump "$SSHD_CONFIG" 2>/dev/null | server_effective_kv
 if [ "$(server_get SERVER_CONFIG)" = host ]; then
-	"$SSHD" -T -f "$(server_get REAL_CONFIG)" -C "user=${user:-root},addr=127.0.0.1,host=localhost" 2>/dev/null |
-		sshd_effective_kv | sed 's/^sshd_/realsshd_/'
+	server_effective_dump "$(server_get REAL_CONFIG)" 2>/dev/null |
+		server_effective_kv | sed 's/^sshd_/realsshd_/'
 fi

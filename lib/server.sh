@@ -161,3 +161,108 @@ server_reload () {
 		;;
 	esac
 }
+
+# ---- What the server runs, logs and holds open: the one door ---------------
+# Every part that asks the test server (or a candidate configuration)
+# what sshd runs, what it logged, or how many connections it holds, asks
+# here. sshd -T is run in one place (server_sshd_T) and read in one place
+# (server_effective_read): keys in any case, since OpenSSH 10 prints them
+# in CamelCase ("UsePAM yes") where 9.x printed lower case ("usepam yes").
+
+# server_sshd_T CONFIG [USER]: sshd -T of CONFIG for USER (the test user)
+# connecting from 127.0.0.1, so that Match blocks apply as for the tests.
+server_sshd_T () {
+	local user=${2:-${SETTING[TEST_USER]:-$(server_get USER)}}
+	"$SSHD" -T -f "$1" -C "user=${user:-root},addr=127.0.0.1,host=localhost"
+}
+
+# server_effective_dump CONFIG: what sshd -T prints for CONFIG. The test
+# server's ($SSHD_CONFIG) is kept in the state folder, once per
+# configuration and server: the key is the config's checksum, the
+# listener's pid, the sshd program and the user, so a changed config or a
+# restart reads it again. Status 1 (message on stderr) when sshd -T fails.
+server_effective_dump () {
+	local config=$1 cache="$STATE_DIR/effective.txt" key out
+	if [ "$config" != "$SSHD_CONFIG" ]; then
+		server_sshd_T "$config"
+		return
+	fi
+	key="# $(cksum <"$config" 2>/dev/null) $(server_pid) $SSHD ${SETTING[TEST_USER]:-$(server_get USER)}"
+	if [ -f "$cache" ] && [ "$(head -n 1 "$cache")" = "$key" ]; then
+		tail -n +2 "$cache"
+		return 0
+	fi
+	out=$(server_sshd_T "$config") || return 1
+	if [ -d "$STATE_DIR" ] && [ -w "$STATE_DIR" ]; then
+		printf '%s\n%s\n' "$key" "$out" >"$cache.$$" && mv -f "$cache.$$" "$cache"
+	fi
+	printf '%s\n' "$out"
+}
+
+# server_effective_read KEY < SSHD_T: the value of KEY (any case), one
+# line per value (AcceptEnv, Subsystem, ListenAddress have several).
+server_effective_read () {
+	awk -v k="${1,,}" 'tolower($1) == k { sub(/^[^ ]+ ?/, ""); print }'
+}
+
+# server_effective KEY [SSHD_T_FILE]: the test server's effective value of
+# KEY (sshd -T, cached), or the one in a recorded sshd -T output.
+server_effective () {
+	if [ "$#" -gt 1 ]; then
+		server_effective_read "$1" <"$2"
+	else
+		server_effective_dump "$SSHD_CONFIG" 2>/dev/null | server_effective_read "$1"
+	fi
+}
+
+# server_effective_kv < SSHD_T: the effective settings that matter for
+# performance, as sshd_KEY=value lines with the key in lower case (the
+# report's environment section).
+server_effective_kv () {
+	awk '{ $1 = tolower($1) } $1 ~ /^(ciphers|macs|kexalgorithms|hostkeyalgorithms|pubkeyacceptedalgorithms|maxstartups|maxsessions|logingracetime|usepam|usedns|gssapiauthentication|persourcepenalties|compression|clientaliveinterval|authorizedkeyscommand|authorizedkeysfile|passwordauthentication|loglevel)$/ {
+		k = $1; $1 = ""; sub(/^ /, ""); print "sshd_" k "=" $0 }'
+}
+
+# server_log_mark: where the server's log is now (direct: sshd.log's
+# size; systemd: the journal's cursor, or the time when there is none;
+# "none" without a log).
+server_log_mark () {
+	local cursor
+	case $(server_get MODE) in
+	direct) stat -c %s "$STATE_DIR/sshd.log" 2>/dev/null || echo 0 ;;
+	systemd)
+		command -v journalctl >/dev/null || { echo none; return; }
+		cursor=$(journalctl -u "$UNIT_NAME" -n 1 --show-cursor -q -o cat 2>/dev/null | sed -n 's/^-- cursor: //p')
+		if [ -n "$cursor" ]; then printf 'cursor:%s\n' "$cursor"; else printf 'since:@%s\n' "$(date +%s)"; fi
+		;;
+	*) echo none ;;
+	esac
+}
+
+# server_log_since MARK: what the server logged since MARK, its messages
+# only (the journal as "-o cat", like sshd -E's file). Status 1 for none.
+server_log_since () {
+	case $1 in
+	none) return 1 ;;
+	cursor:*) journalctl -u "$UNIT_NAME" --after-cursor="${1#cursor:}" --no-pager -q -o cat 2>/dev/null ;;
+	since:*) journalctl -u "$UNIT_NAME" --since="${1#since:}" --no-pager -q -o cat 2>/dev/null ;;
+	*) tail -c +"$(($1 + 1))" "$STATE_DIR/sshd.log" 2>/dev/null ;;
+	esac
+}
+
+# server_connections: TCP connections on TEST_PORT that are not closed
+# yet (listening, TIME_WAIT and CLOSE excluded), from /proc/net/tcp{,6}.
+server_connections () {
+	local hex
+	hex=$(printf '%04X' "${SETTING[TEST_PORT]:-$(server_get PORT)}")
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p=":$hex" '
+		NR > 1 && $4 != "0A" && $4 != "06" && $4 != "07" &&
+		(substr($2, length($2) - 4) == p || substr($3, length($3) - 4) == p) { n++ }
+		END { print n + 0 }'
+}
+
+# server_effective_lines < SSHD_T: every line of an sshd -T output with its
+# key in lower case and single spaces, for comparing two outputs.
+server_effective_lines () {
+	awk 'NF { $1 = tolower($1); $1 = $1; print }'
+}

@@ -336,7 +336,7 @@ pam_modules () {
 # pam_unix pam_sss; account ..."), or that PAM is off.
 pam_stack_text () {
 	local usepam
-	usepam=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" 2>/dev/null | sed -n 's/^usepam //p')
+	usepam=$(server_effective usepam)
 	if [ "$usepam" != yes ]; then
 		printf 'none (UsePAM %s)\n' "${usepam:-unknown}"
 		return 0
@@ -405,4 +405,163 @@ make_existing_user () {
 	# shellcheck disable=SC2034 # read by start-ssh.sh
 	TEST_HOME=$home
 	say "using the existing account ${SETTING[TEST_USER]} (uid $uid, from NSS source $(server_get USER_SOURCE)); its keys for the test server are in $AUTHKEYS_DIR/${SETTING[TEST_USER]}, its home and ~/.ssh are not touched"
+}
+
+# ---- What the administrator sets is what sshd runs --------------------------
+#
+# sshd -t accepts a line that sshd then ignores: sshd keeps the first value
+# of most options, but the last of some (tried: OpenSSH 9.2 and 9.9p1
+# MaxStartups, PerSourceNetBlockSize, IPQoS, StreamLocalBindMask; 10.5p1
+# only StreamLocalBindMask of these), and adds up others (AcceptEnv,
+# Subsystem). So each line is asked of sshd
+# itself, with no table: what sshd -T says for the line alone (in a config
+# of only the listener's lines) must be in what it says for the candidate
+# configuration, before that is installed. A line that a later line of the
+# same option overrides is made to win (the later one is commented out,
+# saying so); one that still does not take effect is refused.
+
+# effect_config DIR OUT [LINE...]: a configuration of the listener's lines
+# (a throw-away host key in DIR) and LINE...
+effect_config () {
+	local dir=$1 out=$2
+	shift 2
+	{
+		printf 'Port %s\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s\n' "${SETTING[TEST_PORT]}" "$dir/key" "$dir/pid"
+		[ "$#" -eq 0 ] || printf '%s\n' "$@"
+	} >"$out"
+}
+
+# effect_keys BASE_T LINE_T KEYWORD: the keys (lower case) that a line
+# sets, from sshd -T of the base and of the base with the line: those
+# whose lines differ, and the line's own keyword when sshd -T prints it
+# (a line may set the default value, which a later line could override).
+effect_keys () {
+	server_effective_lines <"$1" | sort -u >"$1.lines"
+	server_effective_lines <"$2" | awk -v kw="$3" 'NR == FNR { base[$0] = 1; next }
+		(!($0 in base) || $1 == kw) && !($1 in seen) { seen[$1] = 1; print $1 }' "$1.lines" -
+}
+
+# effect_lines T KEY: KEY's lines in an sshd -T output, as
+# server_effective_lines prints them.
+effect_lines () {
+	server_effective_read "$2" <"$1" | sed "s/^/$2 /"
+}
+
+# effect_missing WANT_T HAVE_T KEY: KEY's lines of WANT_T that HAVE_T does
+# not have (nothing when all are there), on one line.
+effect_missing () {
+	effect_lines "$2" "$3" >"$2.$3"
+	effect_lines "$1" "$3" | grep -vxF -f "$2.$3" | paste -sd';' - || true
+}
+
+# effect_make_win CANDIDATE KEYWORD N: comments out the lines of KEYWORD
+# that follow the N lines of the "# SSHD_OPTIONS" block (global lines
+# only: before the first Match), saying why; prints each as
+# "FILE<TAB>LINE" (FILE: the host's file it came from, or the template).
+effect_make_win () {
+	awk -v kw="$2" -v n="$3" -v out="$1.win" '
+		left > 0 { left--; print > out; next }
+		$0 == "# SSHD_OPTIONS" { left = n; after = 1; print > out; next }
+		/^# ---- from / { from = substr($0, 13) }
+		{ k = $1; sub(/=.*/, "", k); k = tolower(k) }
+		k == "match" { inmatch = 1 }
+		after && !inmatch && k == kw {
+			print "# sshd-perf-kit: SSHD_OPTIONS sets " kw " and sshd keeps its last value: " $0 > out
+			print (from == "" ? "the kit'"'"'s template" : from) "\t" $0
+			next
+		}
+		{ print > out }' "$1"
+	mv -f "$1.win" "$1"
+}
+
+# host_kept_lines CANDIDATE: the host's lines that the test server keeps,
+# as "FILE<TAB>KEY<TAB>LINE" (SERVER_CONFIG=host).
+host_kept_lines () {
+	awk '/^# ---- from / { from = substr($0, 13); next }
+		from == "" || /^[[:space:]]*(#|$)/ { next }
+		{ k = $1; sub(/=.*/, "", k); k = tolower(k) }
+		k != "match" && k != "include" { print from "\t" k "\t" $0 }' "$1"
+}
+
+# check_effective CANDIDATE: the check above for every SSHD_OPTIONS line,
+# and with SERVER_CONFIG=host for every host line the kit keeps (the test
+# server must run what the real server runs). Status 2 with one line on
+# stderr naming the line and what sshd runs instead; 1 when sshd -T itself
+# fails.
+check_effective () {
+	local cand=$1 tmp i kw k miss pass from line opt msg="" real skip=" "
+	local -a lines=() bad=()
+	mapfile -t lines < <(sshd_option_lines)
+	[ "${#lines[@]}" -gt 0 ] || [ "${SETTING[SERVER_CONFIG]}" = host ] || return 0
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-effect.XXXXXX") || die "cannot create a temporary folder in ${TMPDIR:-/tmp}"
+	"$SSH_KEYGEN" -q -t ecdsa -N '' -f "$tmp/key" || { rm -rf "$tmp"; die "ssh-keygen failed in $tmp"; }
+	effect_config "$tmp" "$tmp/base"
+	if ! server_sshd_T "$tmp/base" >"$tmp/base.T" 2>"$tmp/err"; then
+		warn "sshd -T fails on a configuration of only the listener's lines: $(sshd_t_message "$(cat "$tmp/err")")"
+		rm -rf "$tmp"
+		return 1
+	fi
+	for i in "${!lines[@]}"; do
+		effect_config "$tmp" "$tmp/line$i" "${lines[i]}"
+		server_sshd_T "$tmp/line$i" >"$tmp/line$i.T" 2>/dev/null || cp "$tmp/base.T" "$tmp/line$i.T"
+		effect_keys "$tmp/base.T" "$tmp/line$i.T" "$(option_keyword "${lines[i]}")" >"$tmp/line$i.keys"
+		skip="$skip$(option_keyword "${lines[i]}") $(tr '\n' ' ' <"$tmp/line$i.keys")"
+	done
+	: >"$tmp/moved"
+	for pass in 1 2; do
+		if ! server_sshd_T "$cand" >"$tmp/cand.T" 2>"$tmp/err"; then
+			warn "sshd -T fails on the test configuration: $(sshd_t_message "$(cat "$tmp/err")")"
+			rm -rf "$tmp"
+			return 1
+		fi
+		bad=()
+		for i in "${!lines[@]}"; do
+			while read -r k; do
+				miss=$(effect_missing "$tmp/line$i.T" "$tmp/cand.T" "$k")
+				[ -z "$miss" ] || { bad+=("$i"); printf '%s\t%s\n' "$k" "$miss" >"$tmp/bad$i"; break; }
+			done <"$tmp/line$i.keys"
+		done
+		if [ "${#bad[@]}" -eq 0 ] || [ "$pass" = 2 ]; then break; fi
+		# Make them win: a later line of the same option goes.
+		: >"$tmp/moved"
+		for i in "${bad[@]}"; do
+			kw=$(option_keyword "${lines[i]}")
+			effect_make_win "$cand" "$kw" "${#lines[@]}" | while IFS=$'\t' read -r from line; do
+				printf '%s\t%s\t%s\n' "${lines[i]}" "$from" "$line" >>"$tmp/moved"
+			done
+		done
+		[ -s "$tmp/moved" ] || break
+	done
+	if [ "${#bad[@]}" -eq 0 ] && [ -s "$tmp/moved" ]; then
+		while IFS=$'\t' read -r opt from line; do
+			say "SSHD_OPTIONS \"$opt\" replaces \"$(printf '%s' "$line" | sed 's/^[[:space:]]*//')\" of $from (sshd keeps the last value of this option)"
+			if [ "${SETTING[SERVER_CONFIG]}" = host ]; then
+				override "$line" "$from" "$opt" "set by SSHD_OPTIONS; sshd keeps the last value of this option"
+			fi
+		done <"$tmp/moved"
+	fi
+	if [ "${#bad[@]}" -gt 0 ]; then
+		i=${bad[0]}
+		IFS=$'\t' read -r k miss <"$tmp/bad$i"
+		msg="SSHD_OPTIONS: \"${lines[i]}\" does not take effect: sshd -T of the test server says \"$(effect_lines "$tmp/cand.T" "$k" | paste -sd';' -)\" where the line alone gives \"$miss\" (another line of the configuration wins over it); remove it, or the line it names"
+	elif [ "${SETTING[SERVER_CONFIG]}" = host ]; then
+		real=$(server_get REAL_CONFIG)
+		if server_sshd_T "$real" >"$tmp/real.T" 2>/dev/null; then
+			# Not compared: what the kit overrides, and what SSHD_OPTIONS sets.
+			skip="$skip $(cut -f1 "$OVERRIDES_FILE.new" 2>/dev/null | tr '\n' ' ') "
+			while IFS=$'\t' read -r from k line; do
+				case $skip in *" $k "*) continue ;; esac
+				[ -n "$(server_effective_read "$k" <"$tmp/real.T")" ] || continue
+				effect_lines "$tmp/real.T" "$k" >"$tmp/want"
+				effect_lines "$tmp/cand.T" "$k" >"$tmp/have"
+				cmp -s "$tmp/want" "$tmp/have" && continue
+				msg="SERVER_CONFIG=host: \"$(printf '%s' "$line" | sed 's/^[[:space:]]*//')\" ($from) does not take effect in the test server: its sshd -T says \"$(paste -sd';' - <"$tmp/have")\" where the real server's says \"$(paste -sd';' - <"$tmp/want")\"; use SERVER_CONFIG=kit, or set the option in SSHD_OPTIONS"
+				break
+			done < <(host_kept_lines "$cand" | sort -t "$(printf '\t')" -k2,2 -u)
+		else
+			warn "SERVER_CONFIG=host: sshd -T -f $real fails, so the test server's options are not compared with the real server's"
+		fi
+	fi
+	rm -rf "$tmp"
+	[ -z "$msg" ] || { warn "$msg"; return 2; }
 }

@@ -76,8 +76,8 @@ test_expect 'an existing local account with SSHD_OPTIONS: start, key and passwor
 	ct env $EXIST SSHD_OPTIONS="UseDNS yes; MaxSessions 7" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	grep -q "using the existing account alice" "$TEST_TMP/start.out" &&
 	ct sshd -T -f /etc/ssh/sshd_config_perf_test -C user=alice,addr=127.0.0.1,host=localhost >"$TEST_TMP/T" &&
-	grep -qx "usedns yes" "$TEST_TMP/T" && grep -qx "maxsessions 7" "$TEST_TMP/T" &&
-	grep -qx "authorizedkeysfile /var/lib/sshd-perf-kit/authorized_keys/%u" "$TEST_TMP/T" &&
+	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxsessions 7" "$TEST_TMP/T" &&
+	grep -qix "authorizedkeysfile /var/lib/sshd-perf-kit/authorized_keys/%u" "$TEST_TMP/T" &&
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = alice ] &&
 	[ "$(ct env SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null)" = alice ]
 '
@@ -129,16 +129,16 @@ test_expect 'sftp of an account whose home is not writable goes to a folder of t
 '
 
 # The host's own drop-in: the real sshd reads it, so the test server must.
-ct bash -c 'printf "UseDNS yes\nMaxAuthTries 4\nPort 22\nDenyUsers mallory\n" >/etc/ssh/sshd_config.d/10-site.conf'
+ct bash -c 'printf "UseDNS yes\nMaxAuthTries 4\nPort 22\nDenyUsers mallory\nMaxStartups 20:30:100\n" >/etc/ssh/sshd_config.d/10-site.conf'
 ct bash -c 'find /etc/ssh -type f -exec sha256sum {} + | sort' >"$TEST_TMP/etcssh.before"
 snapshot >"$TEST_TMP/before-host"
 
 test_expect 'SERVER_CONFIG=host: the drop-in shows in the test server sshd -T; the overrides are named' '
 	ct env SERVER_CONFIG=host "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	ct sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost >"$TEST_TMP/T" &&
-	grep -qx "usedns yes" "$TEST_TMP/T" && grep -qx "maxauthtries 4" "$TEST_TMP/T" &&
-	grep -qx "port 11022" "$TEST_TMP/T" && grep -qx "listenaddress 127.0.0.1:11022" "$TEST_TMP/T" &&
-	! grep -q "^hostkey /etc/ssh/ssh_host_ed25519_key" "$TEST_TMP/T" &&
+	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxauthtries 4" "$TEST_TMP/T" &&
+	grep -qix "port 11022" "$TEST_TMP/T" && grep -qix "listenaddress 127.0.0.1:11022" "$TEST_TMP/T" &&
+	! grep -qi "^hostkey /etc/ssh/ssh_host_ed25519_key" "$TEST_TMP/T" &&
 	ct grep -q "^# ---- from /etc/ssh/sshd_config.d/10-site.conf" /etc/ssh/sshd_config_perf_test &&
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = sshperf ]
 '
@@ -152,6 +152,14 @@ test_expect 'SERVER_CONFIG=host: the report shows sshd -T of both servers and ev
 	grep -q "this host.s own (\`SERVER_CONFIG=host\`): /etc/ssh/sshd_config" "$report" &&
 	grep -q "^| \`port\` | \`Port 22 (/etc/ssh/sshd_config.d/10-site.conf)\` | \`Port 11022\` | the test server listens on 127.0.0.1:11022 only" "$report" &&
 	grep -q "^| \`denyusers\` | \`DenyUsers mallory (/etc/ssh/sshd_config.d/10-site.conf)\` | \`AllowUsers sshperf\` | only the test user" "$report"
+'
+
+test_expect 'SERVER_CONFIG=host: an SSHD_OPTIONS MaxStartups wins over the host'"'"'s later one (sshd keeps the last), named as an override' '
+	ct env SERVER_CONFIG=host SSHD_OPTIONS="MaxStartups 100:30:200" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
+	grep -q "SSHD_OPTIONS \"MaxStartups 100:30:200\" replaces \"MaxStartups 20:30:100\" of /etc/ssh/sshd_config.d/10-site.conf" "$TEST_TMP/start.out" &&
+	ct sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost >"$TEST_TMP/T" &&
+	grep -qix "maxstartups 100:30:200" "$TEST_TMP/T" && grep -qix "maxauthtries 4" "$TEST_TMP/T" &&
+	ct grep -q "^maxstartups	MaxStartups 20:30:100 (/etc/ssh/sshd_config.d/10-site.conf)	MaxStartups 100:30:200	set by SSHD_OPTIONS" /var/lib/sshd-perf-kit/state/overrides.tsv
 '
 
 test_expect 'SERVER_CONFIG=host: the real files were read, never written; cleanup leaves the host as it was' '

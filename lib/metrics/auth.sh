@@ -109,7 +109,7 @@ auth_password_skip_reason () {
 		printf 'the kit does not know the password of the existing account %s: name a root-only file holding it in TEST_PASSWORD_FILE and run ./start-ssh.sh again' "${SETTING[TEST_USER]}"
 		return 0
 	fi
-	pa=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" 2>/dev/null | awk 'tolower($1) == "passwordauthentication" { print $2 }')
+	pa=$(server_effective passwordauthentication)
 	if [ "$pa" = no ]; then
 		printf 'the test server does not allow password logins (PasswordAuthentication no%s)' \
 			"$([ "$(server_get SERVER_CONFIG)" != host ] || printf ", from this host's own configuration")"

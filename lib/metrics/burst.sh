@@ -35,20 +35,15 @@ about_burst () {
 burst_maxstartups () {
 	local spec
 	spec=$(kv_get "$DATA_DIR/environment.env" sshd_maxstartups)
-	[ -n "$spec" ] || spec=$("$SSHD" -T -f "$SSHD_CONFIG" -C "user=${SETTING[TEST_USER]},addr=127.0.0.1,host=localhost" 2>/dev/null |
-		awk 'tolower($1) == "maxstartups" { print $2 }')
+	[ -n "$spec" ] || spec=$(server_effective maxstartups)
 	printf '%s\n' "${spec:-${SETTING[MAX_STARTUPS]}}"
 }
 
 # Connections on TEST_PORT that are not closed yet, plus the processes
 # below the listener (per-connection sshd processes and theirs).
 burst_busy () {
-	local hex pid n
-	hex=$(printf '%04X' "${SETTING[TEST_PORT]}")
-	n=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p=":$hex" '
-		NR > 1 && $4 != "0A" && $4 != "06" && $4 != "07" &&
-		(substr($2, length($2) - 4) == p || substr($3, length($3) - 4) == p) { n++ }
-		END { print n + 0 }')
+	local pid n
+	n=$(server_connections)
 	pid=$(server_pid)
 	[ -z "$pid" ] || n=$((n + $(descendants "$pid" | wc -l)))
 	printf '%s\n' "$n"
@@ -62,31 +57,6 @@ burst_wait_idle () {
 		[ "$(date +%s)" -lt "$deadline" ] || return 1
 		sleep 0.05
 	done
-}
-
-# Where the server's log is now (direct: sshd.log's size; systemd: the
-# journal's cursor, or the time when there is none).
-burst_log_mark () {
-	local cursor
-	case $(server_get MODE) in
-	direct) stat -c %s "$STATE_DIR/sshd.log" 2>/dev/null || echo 0 ;;
-	systemd)
-		command -v journalctl >/dev/null || { echo none; return; }
-		cursor=$(journalctl -u "$UNIT_NAME" -n 1 --show-cursor -q -o cat 2>/dev/null | sed -n 's/^-- cursor: //p')
-		if [ -n "$cursor" ]; then printf 'cursor:%s\n' "$cursor"; else printf 'since:@%s\n' "$(date +%s)"; fi
-		;;
-	*) echo none ;;
-	esac
-}
-
-# What the server logged since mark $1.
-burst_log_since () {
-	case $1 in
-	none) return 1 ;;
-	cursor:*) journalctl -u "$UNIT_NAME" --after-cursor="${1#cursor:}" -q -o cat 2>/dev/null ;;
-	since:*) journalctl -u "$UNIT_NAME" --since="${1#since:}" -q -o cat 2>/dev/null ;;
-	*) tail -c +"$(($1 + 1))" "$STATE_DIR/sshd.log" 2>/dev/null ;;
-	esac
 }
 
 # burst_classify CLIENTS_TSV SERVER_LOG PORT OUT: each client of a step
@@ -204,7 +174,7 @@ burst_step () {
 	if ! burst_wait_idle 60; then
 		warn "burst: connections of the previous step are still open after 60 s; $n clients start anyway"
 	fi
-	mark=$(burst_log_mark)
+	mark=$(server_log_mark)
 	helper burst -H -n "$n" -g "$HELPER_DIR/sshperf-gate" -s "$base.env" -w 60 \
 		-t "$((SETTING[LOGIN_TIMEOUT] + n / 2))" -- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
 		>"$base.tsv" 2>"$base.err" || rc=$?
@@ -219,7 +189,7 @@ burst_step () {
 	burst_wait_idle 60 || true
 	deadline=$(( $(date +%s) + 3 ))
 	while :; do
-		if [ "$mark" = none ] || ! burst_log_since "$mark" >"$base-server.log"; then
+		if [ "$mark" = none ] || ! server_log_since "$mark" >"$base-server.log"; then
 			: >"$base-server.log"
 		fi
 		burst_classify "$base.tsv" "$base-server.log" "${SETTING[TEST_PORT]}" "$base-class"

@@ -10,6 +10,9 @@
 # step before that is the knee, and the verdict compares it with
 # TARGET_RATE_MIN.
 
+# shellcheck source=lib/maxstartups.sh
+. "$KIT_DIR/lib/maxstartups.sh"
+
 about_rate () {
 	printf '%s ssh clients logging in again and again for %s s, then a rising offered login rate (%s driver, %s s a step) until the knee (about %s s)\n' \
 		"${SETTING[RATE_WORKERS]}" "${SETTING[DURATION]}" "${SETTING[RATE_CLIENT]}" "${SETTING[RATE_STEP_SECONDS]}" "$((SETTING[DURATION] + 7 + 14 * (SETTING[RATE_STEP_SECONDS] + 2)))"
@@ -98,12 +101,23 @@ rate_step_seconds () {
 		'BEGIN { if (r > 0 && n / r > d) d = n / r; printf "%.2f", d }'
 }
 
+# The sweep's logins in flight at most: MaxStartups' start value, as the
+# test server runs it (sshd -T, through lib/server.sh; with
+# SERVER_CONFIG=host or SSHD_OPTIONS that is not MAX_STARTUPS), read by
+# the one MaxStartups parser. MAX_STARTUPS only when sshd -T says nothing.
+rate_sweep_threads () {
+	local parsed
+	parsed=$(maxstartups_parse "$(server_effective maxstartups | head -n 1)") ||
+		parsed=$(maxstartups_parse "${SETTING[MAX_STARTUPS]}") || true
+	printf '%s\n' "${parsed%% *}"
+}
+
 # rate_step N OFFERED: one step of the sweep, the server sampled before and
 # after; prints one row of raw/rate-sweep.tsv (RATE_SWEEP_COLUMNS).
 rate_step () {
 	local i=$1 offered=$2 pre="$RAW_DIR/rate-step$1" base threads seconds
 	base=$(server_sshd_processes)
-	threads=${SETTING[MAX_STARTUPS]%%:*}
+	threads=$(rate_sweep_threads)
 	seconds=$(rate_step_seconds "$offered")
 	sample_server >"$pre-server-before.env" || return 1
 	helper sweep -r "$offered" -d "$seconds" -c "$threads" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
@@ -214,7 +228,7 @@ rate_sweep () {
 	result_set rate sweep_steps "$i"
 	result_set rate sweep_step_seconds "${SETTING[RATE_STEP_SECONDS]}"
 	result_set rate sweep_step_min_logins "$RATE_STEP_MIN_LOGINS"
-	result_set rate sweep_threads "${SETTING[MAX_STARTUPS]%%:*}"
+	result_set rate sweep_threads "$(rate_sweep_threads)"
 	if [ "${SETTING[RATE_CLIENT]}" = libssh ] && [ -f "$RAW_DIR/rate-step1-driver.env" ]; then
 		for k in kex cipher mac hostkey; do
 			result_set rate "libssh_$k" "$(kv_get "$RAW_DIR/rate-step1-driver.env" "$k")"

@@ -39,26 +39,9 @@ hold_mem_available_mb () {
 	awk '/^MemAvailable:/ { printf "%d", $2 * 1024 / 1e6 }' /proc/meminfo
 }
 
-# The server's log from byte offset $1 on (direct mode), or its journal
-# since the epoch second $2 (systemd), into raw/probe-hold-sshd-log.txt.
-hold_server_log () {
-	local out="$RAW_DIR/probe-hold-sshd-log.txt"
-	case $(server_get MODE) in
-	systemd)
-		if command -v journalctl >/dev/null 2>&1; then
-			journalctl -u "$UNIT_NAME" --since "@$2" --no-pager -q >"$out" 2>/dev/null || true
-		fi
-		;;
-	*)
-		[ -f "$STATE_DIR/sshd.log" ] && tail -c "+$(( $1 + 1 ))" "$STATE_DIR/sshd.log" >"$out"
-		;;
-	esac
-	return 0
-}
-
 probe_hold () {
 	local p=probe-hold raw="$RAW_DIR/probe-hold" n=${SETTING[CONCURRENT_SESSIONS]} par=${SETTING[CONCURRENT_LOGIN_PARALLEL]}
-	local mem="$RAW_DIR/probe-hold-memory.env" opened=0 root log_offset=0 since k
+	local mem="$RAW_DIR/probe-hold-memory.env" opened=0 root mark k
 	result_set "$p" sessions "$n"
 	result_set "$p" parallel "$par"
 	result_set "$p" mem_available_mb_before "$(hold_mem_available_mb)"
@@ -69,8 +52,7 @@ probe_hold () {
 		server_memory rest_
 	} >"$mem" 2>>"$raw-hold-errors.txt" || true
 	server_memory_rows >"$raw-memory-rest.tsv" 2>>"$raw-hold-errors.txt" || true
-	[ -f "$STATE_DIR/sshd.log" ] && log_offset=$(stat -c %s "$STATE_DIR/sshd.log")
-	since=$(date +%s)
+	mark=$(server_log_mark)
 
 	if ! hold_start "$p" "$n" "$par"; then
 		result_set "$p" status ERROR
@@ -100,7 +82,8 @@ probe_hold () {
 	result_import "$p" "$mem"
 	rm -f "$mem"
 	result_set "$p" clients_left "$(hold_clients_left "$raw-sessions.tsv" | wc -l)"
-	hold_server_log "$log_offset" "$since"
+	# The server's log during the hold.
+	server_log_since "$mark" >"$RAW_DIR/probe-hold-sshd-log.txt" 2>/dev/null || true
 	for k in opened open_failed alive dead not_started open_wall_ms open_ms_n open_ms_p50 open_ms_p95 open_ms_max \
 		check_ms closed terminated killed children_left fd_limit; do
 		result_set "$p" "$k" "$(hold_get "$k")"

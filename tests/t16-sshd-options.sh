@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# What the administrator sets is what sshd runs: every option of the kit's
+# own template (templates/sshd_config_perf_test.in) that SSHD_OPTIONS may
+# set shows with the administrator's value in the test server's sshd -T,
+# whether sshd keeps the first value of it or the last (MaxStartups);
+# options that add up keep the kit's entry too; a line that cannot take
+# effect is refused (exit 2, the line and what sshd runs instead, nothing
+# changed); a failed login check names its cause. On this host, without
+# systemd.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+
+TEMPLATE="$KIT_DIR/templates/sshd_config_perf_test.in"
+export TEMPLATE
+
+host_kit_test 'SSHD_OPTIONS in effect'
+trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+
+host_snapshot >"$TEST_TMP/before"
+
+# effective: the test server's sshd -T (sshd itself, not the kit's reader).
+effective () {
+	sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost
+}
+
+# other_value OPTION: an SSHD_OPTIONS line that sets OPTION to another value
+# than the template's, as sshd -T prints it back; "kit" for the options the
+# kit keeps (refused in SSHD_OPTIONS); "login" for the ones whose other
+# value makes the start's login fail (tested on their own below).
+other_value () {
+	case ${1,,} in
+	port | listenaddress | addressfamily | pidfile | allowusers) echo kit ;;
+	pubkeyauthentication | usepam) echo login ;;
+	permitrootlogin) echo "PermitRootLogin forced-commands-only" ;;
+	passwordauthentication) echo "PasswordAuthentication no" ;;
+	kbdinteractiveauthentication) echo "KbdInteractiveAuthentication yes" ;;
+	maxstartups) echo "MaxStartups 100:30:200" ;;
+	subsystem) echo "Subsystem t16 /bin/true" ;;
+	persourcepenalties) echo "PerSourcePenalties yes" ;;
+	loglevel) echo "LogLevel INFO" ;;
+	syslogfacility) echo "SyslogFacility LOCAL0" ;;
+	authorizedkeysfile) echo "AuthorizedKeysFile .ssh/authorized_keys .ssh/t16_keys" ;;
+	gssapiauthentication) echo "GSSAPIAuthentication no" ;;
+	gssapicleanupcredentials) echo "GSSAPICleanupCredentials yes" ;;
+	x11forwarding) echo "X11Forwarding no" ;;
+	printmotd) echo "PrintMotd yes" ;;
+	usedns) echo "UseDNS yes" ;;
+	*) return 1 ;;
+	esac
+}
+
+# The template's options, one per line (placeholder-only lines excluded).
+template_options () {
+	sed -n 's/^\([A-Z][A-Za-z0-9]*\)[[:space:]=].*/\1/p' "$TEMPLATE" | sort -u
+}
+
+# missing_other_values: the template's options without an entry above.
+missing_other_values () {
+	local o
+	template_options | while read -r o; do other_value "$o" >/dev/null || echo "$o"; done
+}
+
+# settable_lines: the other-value lines of every option the administrator
+# may set and the start's login survives (PerSourcePenalties only where
+# this sshd takes it).
+settable_lines () {
+	local o v
+	template_options | while read -r o; do
+		v=$(other_value "$o")
+		case $v in kit | login) continue ;; esac
+		if [ "${o,,}" = persourcepenalties ] && ! grep -qi "^PerSourcePenalties" /etc/ssh/sshd_config_perf_test; then
+			continue
+		fi
+		printf '%s\n' "$v"
+	done
+}
+
+# lines_missing T FILE: the lines of FILE that sshd -T output T lacks
+# (keys in any case), each with what T has for that key.
+lines_missing () {
+	local line
+	while read -r line; do
+		grep -qix -- "$line" "$1" || printf 'lacks "%s", has: %s\n' "$line" "$(grep -i "^${line%% *} " "$1" | paste -sd';' -)"
+	done <"$2"
+}
+
+# kit_options_refused: each option the kit keeps, in SSHD_OPTIONS, is
+# refused with exit 2; prints what was not.
+kit_options_refused () {
+	local o rc
+	template_options | while read -r o; do
+		[ "$(other_value "$o")" = kit ] || continue
+		rc=0
+		SSHD_OPTIONS="$o 1" "$KIT_DIR/start-ssh.sh" >/dev/null 2>"$TEST_TMP/kit.err" || rc=$?
+		[ "$rc" = 2 ] && grep -q "SSHD_OPTIONS: \"$o 1\" cannot be used" "$TEST_TMP/kit.err" ||
+			echo "$o: exit $rc, $(cat "$TEST_TMP/kit.err")"
+	done
+}
+
+test_expect 'every option of the template has an other value here (a new one must be added)' '
+	template_options >opts && [ "$(wc -l <opts)" -ge 15 ] &&
+	missing_other_values >missing && test_cmp /dev/null missing
+'
+
+test_expect 'a line that cannot take effect is refused before anything on the host changes' '
+	expect_status 2 env SSHD_OPTIONS="MaxStartups 5:30:50; MaxStartups 6:30:60" "$KIT_DIR/start-ssh.sh" &&
+	grep -q "SSHD_OPTIONS: \"MaxStartups 5:30:50\" does not take effect: sshd -T of the test server says \"maxstartups 6:30:60\"" "$TEST_TMP/out" &&
+	host_snapshot >now && test_cmp "$TEST_TMP/before" now
+'
+
+test_expect 'MaxStartups in SSHD_OPTIONS wins over MAX_STARTUPS (sshd keeps its last value), and says so' '
+	SSHD_OPTIONS="MaxStartups 100:30:200" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
+	grep -q "SSHD_OPTIONS \"MaxStartups 100:30:200\" replaces \"MaxStartups 10:30:100\" of the kit" out &&
+	effective >T && grep -qix "maxstartups 100:30:200" T &&
+	grep -q "^# sshd-perf-kit: SSHD_OPTIONS sets maxstartups .*: MaxStartups 10:30:100" /etc/ssh/sshd_config_perf_test
+'
+
+test_expect 'every template option the administrator may set: the administrator'"'"'s value is what sshd runs' '
+	settable_lines >want && [ "$(wc -l <want)" -ge 12 ] &&
+	SSHD_OPTIONS="$(paste -sd";" want | sed "s/;/; /g")" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
+	effective >T && lines_missing T want >missing && test_cmp /dev/null missing &&
+	grep -qix "subsystem sftp .*" T &&
+	[ "$(ssh -F /var/lib/sshd-perf-kit/state/client/ssh_config sshperf-test id -un)" = sshperf ]
+'
+
+test_expect 'the kit'"'"'s own options are refused in SSHD_OPTIONS, nothing changes' '
+	host_snapshot >before2 &&
+	kit_options_refused >notrefused && test_cmp /dev/null notrefused &&
+	host_snapshot >now && test_cmp before2 now
+'
+
+test_expect 'a refused line leaves the running server and its config as they were' '
+	"$KIT_DIR/start-ssh.sh" -q && "$KIT_DIR/start-ssh.sh" status >st1 &&
+	host_snapshot >before3 &&
+	expect_status 2 env SSHD_OPTIONS="MaxSessions 5; MaxSessions 7" "$KIT_DIR/start-ssh.sh" &&
+	grep -q "SSHD_OPTIONS: \"MaxSessions 7\" does not take effect: sshd -T of the test server says \"maxsessions 5\"" "$TEST_TMP/out" &&
+	[ "$(grep -c . "$TEST_TMP/out")" -eq 1 ] &&
+	host_snapshot >now && test_cmp before3 now &&
+	"$KIT_DIR/start-ssh.sh" status >st2 && test_cmp st1 st2
+'
+
+test_expect 'UsePAM no and PubkeyAuthentication no take effect; the failed login check names the cause' '
+	expect_status 1 env SSHD_OPTIONS="UsePAM no" "$KIT_DIR/start-ssh.sh" &&
+	effective | grep -qix "usepam no" &&
+	grep "a login as sshperf failed: " "$TEST_TMP/out" >why &&
+	grep -q "Permission denied" why && grep -q "; sshd logged: .*sshperf" why &&
+	expect_status 1 env SSHD_OPTIONS="PubkeyAuthentication no" "$KIT_DIR/start-ssh.sh" &&
+	effective | grep -qix "pubkeyauthentication no" &&
+	grep -q "a login as sshperf failed: sshperf@127.0.0.1: Permission denied (" "$TEST_TMP/out"
+'
+
+test_expect 'ForceCommand /bin/false: the login check names sshd'"'"'s forced command' '
+	expect_status 1 env SSHD_OPTIONS="ForceCommand /bin/false" "$KIT_DIR/start-ssh.sh" &&
+	grep -q "a login as sshperf failed: ssh exited 1 and printed nothing; sshd logged: Starting session: forced-command (config) .*/bin/false" "$TEST_TMP/out"
+'
+
+test_expect 'SERVER_CONFIG=host: SSHD_OPTIONS MaxStartups wins, every host line kept is what the real server runs' '
+	SERVER_CONFIG=host SSHD_OPTIONS="MaxStartups 100:30:200" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
+	effective | grep -qix "maxstartups 100:30:200" &&
+	[ "$(ssh -F /var/lib/sshd-perf-kit/state/client/ssh_config sshperf-test id -un)" = sshperf ]
+'
+
+test_expect 'cleanup: the host is as before' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup &&
+	host_snapshot >after && test_cmp "$TEST_TMP/before" after
+'
+
+test_done
