@@ -17,8 +17,9 @@ esac
 if command -v dnf >/dev/null 2>&1; then
 	pkgs="openssh-server openssh-clients openssl gcc make pkgconf-pkg-config libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel"
 	# pam-devel, zlib-devel: make check-openssh builds upstream OpenSSH releases;
-	# ansible-core (and on Debian ansible-lint): make check-fleet.
-	[ -z "$tests" ] || pkgs="$pkgs rpm-build rpmlint policycoreutils perl util-linux procps-ng iproute libxml2 pam-devel zlib-devel ansible-core"
+	# ansible-core (and on Debian ansible-lint): make check-fleet;
+	# setools: sesearch and seinfo ask SELinux policies (t21).
+	[ -z "$tests" ] || pkgs="$pkgs rpm-build rpmlint policycoreutils setools-console perl util-linux procps-ng iproute libxml2 pam-devel zlib-devel ansible-core"
 	missing=""
 	for p in $pkgs; do rpm -q "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 	# shellcheck disable=SC2086 # a list of package names
@@ -26,8 +27,9 @@ if command -v dnf >/dev/null 2>&1; then
 elif command -v apt-get >/dev/null 2>&1; then
 	pkgs="openssh-server openssh-client openssl gcc make pkg-config libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev"
 	# libpam0g-dev, zlib1g-dev: make check-openssh builds upstream OpenSSH releases;
-	# ansible-core (and on Debian ansible-lint): make check-fleet.
-	[ -z "$tests" ] || pkgs="$pkgs shellcheck debootstrap systemd-container rpm rpmlint policycoreutils semodule-utils perl util-linux procps iproute2 libxml2-utils libpam0g-dev zlib1g-dev ansible-core ansible-lint"
+	# ansible-core (and on Debian ansible-lint): make check-fleet;
+	# setools: sesearch and seinfo ask SELinux policies (t21).
+	[ -z "$tests" ] || pkgs="$pkgs shellcheck debootstrap systemd-container rpm rpmlint policycoreutils semodule-utils setools perl util-linux procps iproute2 libxml2-utils libpam0g-dev zlib1g-dev ansible-core ansible-lint"
 	missing=""
 	for p in $pkgs; do
 		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
