@@ -49,15 +49,16 @@ selinux_row () {
 	return 0
 }
 
-# selinux_kit_paths HOME: "kind path" of every file and folder the kit
-# made that its table covers: the state record (lib/common.sh MANIFEST)
-# and, for the kit's own user, ~/.ssh and its keys (the user's line in
-# the record stands for them).
+# selinux_kit_paths OWN_HOME: "kind path" of every file and folder the
+# kit made that its table covers: the state record (lib/common.sh
+# MANIFEST) and, when OWN_HOME is the home of the kit's own user, ~/.ssh
+# and its keys (the user's line in the record stands for them). Empty for
+# an existing account: its home is not the kit's.
 selinux_kit_paths () {
 	local home=$1
 	[ -f "$MANIFEST" ] || return 0
 	awk '$1 == "file" || $1 == "dir" || $1 == "tree" { print $1, substr($0, length($1) + 2) }' "$MANIFEST"
-	if test_user_is_kits && [ -n "$home" ]; then
+	if [ -n "$home" ]; then
 		printf 'dir %s\nfile %s\n' "$home/.ssh" "$home/.ssh/authorized_keys"
 	fi
 }
@@ -70,7 +71,7 @@ selinux_avc () {
 		grep -F "name=\"$(basename "$1")\"" | tail -n 1 || true
 }
 
-# selinux_check_labels HOME PORT SSHD: every file and folder the kit made
+# selinux_check_labels OWN_HOME PORT SSHD: every file and folder the kit made
 # has the type its table row needs (sshperf-selinux check; -f
 # SELINUX_FILE_CONTEXTS when set, else the host's file contexts). A wrong
 # label stops the start with one line: the path, the type it has, the one
@@ -106,6 +107,8 @@ selinux_check_labels () {
 	want=$(printf '%s\n' "$line" | sed -n 's/.* want=\([^ ]*\).*/\1/p')
 	if [ "$policy" = "$want" ]; then
 		how="restorecon did not set it: run restorecon -v $path, and check that its file system keeps labels (mount option context=)"
+	elif [ "$policy" = none ] || [ "$policy" = unknown ]; then
+		how="no file context of the policy matches it; fix: semanage fcontext -a -t $want '$path' && restorecon -v $path"
 	else
 		how="the policy's file contexts give it $policy (a local rule? semanage fcontext -l -C); fix: semanage fcontext -a -t $want '$path' && restorecon -v $path"
 	fi
