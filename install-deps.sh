@@ -19,8 +19,9 @@ if command -v dnf >/dev/null 2>&1; then
 	# pam-devel, zlib-devel: make check-openssh builds upstream OpenSSH releases;
 	# autoconf, audit-libs-devel, krb5-devel, libfido2-devel, libedit-devel,
 	# p11-kit-devel: and Red Hat's 8.7p1 with the spec's configure flags;
-	# ansible-core (and on Debian ansible-lint): make check-fleet.
-	[ -z "$tests" ] || pkgs="$pkgs rpm-build rpmlint policycoreutils perl util-linux procps-ng iproute libxml2 pam-devel zlib-devel autoconf audit-libs-devel krb5-devel libfido2-devel libedit-devel p11-kit-devel ansible-core"
+	# ansible-core (and on Debian ansible-lint): make check-fleet;
+	# setools: sesearch and seinfo ask SELinux policies (t21).
+	[ -z "$tests" ] || pkgs="$pkgs rpm-build rpmlint policycoreutils setools-console perl util-linux procps-ng iproute libxml2 pam-devel zlib-devel autoconf audit-libs-devel krb5-devel libfido2-devel libedit-devel p11-kit-devel ansible-core"
 	missing=""
 	for p in $pkgs; do rpm -q "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 	# shellcheck disable=SC2086 # a list of package names
@@ -30,8 +31,9 @@ elif command -v apt-get >/dev/null 2>&1; then
 	# libpam0g-dev, zlib1g-dev: make check-openssh builds upstream OpenSSH releases;
 	# autoconf, libaudit-dev, libkrb5-dev, libfido2-dev, libedit-dev,
 	# p11-kit-modules: and Red Hat's 8.7p1 with the spec's configure flags;
-	# ansible-core (and on Debian ansible-lint): make check-fleet.
-	[ -z "$tests" ] || pkgs="$pkgs shellcheck debootstrap systemd-container rpm rpmlint policycoreutils semodule-utils perl util-linux procps iproute2 libxml2-utils libpam0g-dev zlib1g-dev autoconf libaudit-dev libkrb5-dev libfido2-dev libedit-dev libp11-kit-dev p11-kit-modules ansible-core ansible-lint"
+	# ansible-core (and on Debian ansible-lint): make check-fleet;
+	# setools: sesearch and seinfo ask SELinux policies (t21).
+	[ -z "$tests" ] || pkgs="$pkgs shellcheck debootstrap systemd-container rpm rpmlint policycoreutils semodule-utils setools perl util-linux procps iproute2 libxml2-utils libpam0g-dev zlib1g-dev autoconf libaudit-dev libkrb5-dev libfido2-dev libedit-dev libp11-kit-dev p11-kit-modules ansible-core ansible-lint"
 	missing=""
 	for p in $pkgs; do
 		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -12,6 +12,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/server.sh"
 # shellcheck source=lib/serverconfig.sh
 . "$KIT_DIR/lib/serverconfig.sh"
+# shellcheck source=lib/selinux.sh
+. "$KIT_DIR/lib/selinux.sh"
 
 usage () {
 	cat <<EOF
@@ -362,6 +364,19 @@ label_selinux () {
 		helper selinux restorecon "$SSHD_CONFIG" "${HOSTKEY_PREFIX}"*_key "${HOSTKEY_PREFIX}"*_key.pub "$TEST_HOME/.ssh" >/dev/null
 	fi
 	[ ! -f "$UNIT_FILE" ] || helper selinux restorecon "$UNIT_FILE" >/dev/null
+	# Every file the kit made has the type sshd needs (selinux/
+	# expectations.tsv), or the start stops here with the fix, not later
+	# with sshd's "Permission denied".
+	if [ "${SETTING[TEST_USER_EXISTING]}" = yes ]; then
+		selinux_check_labels "" "${SETTING[TEST_PORT]}" "$SSHD"
+	else
+		selinux_check_labels "$TEST_HOME" "${SETTING[TEST_PORT]}" "$SSHD"
+	fi
+	# An existing account's SELinux user: a confined one's sftp-server
+	# may not write the kit's sftp folder (lib/metrics/sftp.sh says so).
+	if [ "${SETTING[TEST_USER_EXISTING]}" = yes ]; then
+		server_set SEUSER "$(helper selinux seuser "${SETTING[TEST_USER]}" 2>/dev/null | sed -n 's/^seuser=\([^ ]*\).*/\1/p')"
+	fi
 }
 
 make_unit () {

@@ -21,6 +21,8 @@ STATE_PARENT=/var/lib/sshd-perf-kit
 SCHEMA_FILE="$KIT_DIR/lib/settings.schema"
 TEMPLATE_DIR="$KIT_DIR/templates"
 UNIT_DIR="$KIT_DIR/units"
+# The kit's SELinux expectations (selinux/expectations.tsv).
+SELINUX_DIR="$KIT_DIR/selinux"
 # The version is kept in one place, Version: of the spec (a package
 # install writes it into lib/paths.sh).
 KIT_VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec" 2>/dev/null | head -n 1)

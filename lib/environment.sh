@@ -59,9 +59,16 @@ else
 	kv crypto_policy "none (no update-crypto-policies on this host)"
 fi
 kv fips "$( [ "$(cat /proc/sys/crypto/fips_enabled 2>/dev/null)" = 1 ] && echo enabled || echo disabled)"
-kv selinux "$(helper selinux mode 2>/dev/null | sed -n 's/^mode=//p')"
+selinux_mode=$(helper selinux mode 2>/dev/null | sed -n 's/^mode=//p')
+kv selinux "$selinux_mode"
 kv service_mode "$(server_get MODE)"
 kv server_pid "$(server_pid)"
+# The SELinux domain the test sshd runs in (the real sshd runs as sshd_t):
+# the type of its process context, with SELinux on.
+if [ "$selinux_mode" = enforcing ] || [ "$selinux_mode" = permissive ]; then
+	pid=$(server_pid)
+	[ -z "$pid" ] || kv server_domain "$(tr -d '\0' <"/proc/$pid/attr/current" 2>/dev/null | cut -d: -f3)"
+fi
 kv test_port "$(server_get PORT)"
 kv test_user "$(server_get USER)"
 

@@ -224,6 +224,22 @@ overrides_list () {
 		awk -F' ;; ' '{ printf "| `%s` | `%s` | `%s` | %s |\n", $1, $2, $3, $4 }'
 }
 
+# "; ..." when the test sshd runs in another SELinux domain than sshd_t,
+# the real sshd's; nothing otherwise (or with SELinux off).
+selinux_domain_text () {
+	local d why
+	d=$(get "$1" server_domain)
+	[ -n "$d" ] && [ "$d" != sshd_t ] || return 0
+	if [ "$(get "$1" service_mode)" = direct ]; then
+		why="started directly, nothing moves it into sshd_t"
+	elif [ -n "$(get "$1" openssh_prefix)" ]; then
+		why="its sshd below OPENSSH_PREFIX is not labelled sshd_exec_t"
+	else
+		why="its sshd is not labelled sshd_exec_t"
+	fi
+	printf '; the test sshd runs as `%s`, not `sshd_t` as the real sshd (%s): the figures leave out what SELinux costs the real server' "$d" "$why"
+}
+
 mode_text () {
 	case $1 in
 	systemd) printf 'run by systemd as sshd-perf-test.service' ;;
@@ -359,7 +375,7 @@ environment () {
 | Process model | $(get "$env" openssh_process_model) |
 | OpenSSL | $(get "$env" openssl) |
 | Crypto policy | $(get "$env" crypto_policy); FIPS mode $(get "$env" fips) |
-| SELinux | $(get "$env" selinux) |
+| SELinux | $(get "$env" selinux)$(selinux_domain_text "$env") |
 | Test server | $(mode_text "$(get "$env" service_mode)"), pid $(get "$env" server_pid) |
 | Load average | $(get "$DATA_DIR/run.env" load_before) before the run, $(get "$DATA_DIR/run.env" load_after) after it (1, 5, 15 min) |
 | Server configuration | $(server_config_text) |

@@ -7,8 +7,11 @@
 # The kit-owned, root-owned keys file for an existing account. sshd reads
 # an AuthorizedKeysFile as the user, so it cannot live in the root-only
 # state folder; this folder and its files are 0755 / 0644, owned by root
-# (what StrictModes asks for), and hold only public keys.
-AUTHKEYS_DIR="$STATE_PARENT/authorized_keys"
+# (what StrictModes asks for), and hold only public keys. Its name is
+# .ssh because RHEL 9's policy labels /var/lib/NAME/.ssh ssh_home_t, which
+# sshd_t may read; a folder of another name in /var/lib is var_lib_t,
+# which it may not (selinux/expectations.tsv, docs/selinux.md).
+AUTHKEYS_DIR="$STATE_PARENT/.ssh"
 # A folder of the kit's for the sftp test when the account's home is
 # missing or not writable.
 SFTP_PARENT="$STATE_PARENT/sftp"

@@ -9,7 +9,8 @@
 #                  start-ssh.sh, test-ssh.sh, the C helpers) and their shell
 #                  libraries (lib/)
 #   DATADIR        DATADIR/sshd-perf-kit: what the programs read, not run:
-#                  templates/, units/, settings.schema, results.schema.json,
+#                  templates/, units/, selinux/ (the SELinux expectations),
+#                  settings.schema, results.schema.json,
 #                  ansible/ (the role and playbook for fleet runs)
 #   MANDIR         MANDIR/man8/sshd-perf-kit.8, MANDIR/man5/sshd-perf-kit.conf.5
 #                  (built by make into build/man)
@@ -71,8 +72,9 @@ find lib -type f -name '*.sh' ! -path lib/paths.sh | sort | while IFS= read -r f
 	copy "$f" "$libexec/$f"
 done
 
-# What they read: templates, the unit, the two schemas, the Ansible role.
-find templates units ansible -type f ! -name '*~' ! -name '*.swp' ! -name '*.orig' ! -name '*.rej' |
+# What they read: templates, the unit, the SELinux expectations, the two
+# schemas, the Ansible role.
+find templates units selinux ansible -type f ! -name '*~' ! -name '*.swp' ! -name '*.orig' ! -name '*.rej' |
 	sort | while IFS= read -r f; do
 		copy "$f" "$data/$f"
 	done
@@ -90,6 +92,7 @@ SCHEMA_FILE=$data/settings.schema
 RESULTS_SCHEMA=$data/results.schema.json
 TEMPLATE_DIR=$data/templates
 UNIT_DIR=$data/units
+SELINUX_DIR=$data/selinux
 SETTINGS_FILE_DEFAULT=$etc/settings.conf
 RESULTS_DIR_DEFAULT=$var/results
 STATE_PARENT=$var

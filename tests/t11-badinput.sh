@@ -93,7 +93,7 @@ test_expect 'sshd or the ssh clients missing: the package to install' '
 
 test_expect 'helpers missing or not executable in an installed kit (no Makefile)' '
 	mkdir "$TEST_TMP/kit" &&
-	(cd "$KIT_DIR" && cp -a start-ssh.sh test-ssh.sh settings.conf lib templates units "$TEST_TMP/kit/") &&
+	(cd "$KIT_DIR" && cp -a start-ssh.sh test-ssh.sh settings.conf lib templates units selinux "$TEST_TMP/kit/") &&
 	refused "helpers missing or not executable in $TEST_TMP/kit/build; reinstall the package" "$TEST_TMP/kit/start-ssh.sh" &&
 	cp -a "$KIT_DIR/build" "$TEST_TMP/kit/build" && chmod a-x "$TEST_TMP/kit/build/sshperf-connect" &&
 	refused "helpers missing or not executable" "$TEST_TMP/kit/start-ssh.sh" &&

@@ -77,7 +77,7 @@ test_expect 'an existing local account with SSHD_OPTIONS: start, key and passwor
 	grep -q "using the existing account alice" "$TEST_TMP/start.out" &&
 	ct sshd -T -f /etc/ssh/sshd_config_perf_test -C user=alice,addr=127.0.0.1,host=localhost >"$TEST_TMP/T" &&
 	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxsessions 7" "$TEST_TMP/T" &&
-	grep -qix "authorizedkeysfile /var/lib/sshd-perf-kit/authorized_keys/%u" "$TEST_TMP/T" &&
+	grep -qix "authorizedkeysfile /var/lib/sshd-perf-kit/.ssh/%u" "$TEST_TMP/T" &&
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = alice ] &&
 	[ "$(ct env SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null)" = alice ]
 '

@@ -62,7 +62,7 @@ fi
 # every lib/*.sh and the metric registry lib/metrics.tab, executable or
 # not as in the tarball, plus the generated
 # lib/paths.sh. In /usr/share/sshd-perf-kit (what they read): templates/,
-# units/ and the two schemas. As %doc: README.md and docs/.
+# units/, selinux/ and the two schemas. As %doc: README.md and docs/.
 # $TEST_TMP/tree: "x|- PATH" per file.
 tar -tvzf "$DIST" | awk -v top="$NAME-$VERSION/" '$1 ~ /^-/ {
 	p = $NF; if (index(p, top) != 1) next
@@ -78,7 +78,7 @@ LIBEXEC=/usr/libexec/sshd-perf-kit SHARE=/usr/share/sshd-perf-kit DOC=/usr/share
 	echo "-rw-r--r-- $LIBEXEC/lib/paths.sh"
 } | sort >"$TEST_TMP/expect.libexec"
 {
-	awk -v d="$SHARE" '$2 ~ /^(templates|units|ansible)\// { print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
+	awk -v d="$SHARE" '$2 ~ /^(templates|units|selinux|ansible)\// { print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
 	echo "-rw-r--r-- $SHARE/settings.schema"
 	echo "-rw-r--r-- $SHARE/results.schema.json"
 } | sort >"$TEST_TMP/expect.data"
@@ -158,7 +158,7 @@ test_expect '/usr/libexec/sshd-perf-kit: the helpers, the command, the scripts a
 	test_cmp "$TEST_TMP/expect.libexec" "$TEST_TMP/got.libexec"
 '
 
-test_expect '/usr/share/sshd-perf-kit: templates, units, schemas and the Ansible role, no program; folders 0755' '
+test_expect '/usr/share/sshd-perf-kit: templates, units, selinux, schemas and the Ansible role, no program; folders 0755' '
 	grep " /usr/share/sshd-perf-kit/" "$TEST_TMP/files" | grep -v "^d" | awk "{ print \$1, \$4 }" | sort >"$TEST_TMP/got.data" &&
 	test_cmp "$TEST_TMP/expect.data" "$TEST_TMP/got.data" &&
 	! grep "^d" "$TEST_TMP/files" | grep -v "^drwxr-xr-x "
@@ -208,6 +208,7 @@ test_expect 'lib/paths.sh points the installed scripts at the installed layout' 
 	[ "$RESULTS_SCHEMA" = /usr/share/sshd-perf-kit/results.schema.json ] &&
 	[ "$TEMPLATE_DIR" = /usr/share/sshd-perf-kit/templates ] &&
 	[ "$UNIT_DIR" = /usr/share/sshd-perf-kit/units ] &&
+	[ "$SELINUX_DIR" = /usr/share/sshd-perf-kit/selinux ] &&
 	[ "$SETTINGS_FILE_DEFAULT" = /etc/sshd-perf-kit/settings.conf ] &&
 	[ "$RESULTS_DIR_DEFAULT" = /var/lib/sshd-perf-kit/results ] &&
 	[ "$STATE_PARENT" = /var/lib/sshd-perf-kit ] &&

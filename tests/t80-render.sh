@@ -389,4 +389,15 @@ test_expect 'a chart without any value is not drawn' '
 	test ! -e "$TEST_TMP/none.svg"
 '
 
+test_expect 'SELinux: a test sshd in another domain than sshd_t is named; sshd_t is not' '
+	mkdir -p "$TEST_TMP/dom" && cp -R "$RES/$A" "$TEST_TMP/dom/$A" &&
+	printf "server_domain=unconfined_service_t\nopenssh_prefix=/opt/openssh-9.9p1\nservice_mode=systemd\n" >>"$TEST_TMP/dom/$A/data/environment.env" &&
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/dom/$A" "" &&
+	grep "^| SELinux | " "$TEST_TMP/dom/$A/report.md" >"$TEST_TMP/dom/row" &&
+	grep -qF "the test sshd runs as \`unconfined_service_t\`, not \`sshd_t\` as the real sshd (its sshd below OPENSSH_PREFIX is not labelled sshd_exec_t): the figures leave out what SELinux costs the real server |" "$TEST_TMP/dom/row" &&
+	printf "server_domain=sshd_t\n" >>"$TEST_TMP/dom/$A/data/environment.env" &&
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/dom/$A" "" &&
+	! grep "^| SELinux | .*runs as" "$TEST_TMP/dom/$A/report.md"
+'
+
 test_done
