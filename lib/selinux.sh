@@ -6,6 +6,8 @@
 # so that the table is read one way only.
 
 SELINUX_TABLE="$SELINUX_DIR/expectations.tsv"
+# Its columns (docs/data.md); a row's cells are read by these names.
+SELINUX_COLUMNS="kind path type labelled_by domain class perms why"
 # Where the check looks for the AVC denial of a file (the tests point it
 # at a file of their own).
 SELINUX_AUDIT_LOG=${SSHPERF_AUDIT_LOG:-/var/log/audit/audit.log}
@@ -87,7 +89,11 @@ selinux_check_labels () {
 		[ -e "$path" ] || continue
 		row=$(selinux_row "$rows" "$kind" "$path")
 		[ -n "$row" ] || continue
-		IFS=$'\t' read -r _ _ want how dom _ perms why <<<"$row"
+		want=$(tsv_cell "$SELINUX_COLUMNS" "$row" type)
+		how=$(tsv_cell "$SELINUX_COLUMNS" "$row" labelled_by)
+		dom=$(tsv_cell "$SELINUX_COLUMNS" "$row" domain)
+		perms=$(tsv_cell "$SELINUX_COLUMNS" "$row" perms)
+		why=$(tsv_cell "$SELINUX_COLUMNS" "$row" why)
 		if [ "$how" != file_contexts ] || [ "$want" = - ]; then
 			continue
 		fi

@@ -341,8 +341,7 @@ measure_sftp () {
 	*)
 		if [ -n "$(server_get SFTP_DIR)" ]; then
 			why="the existing account ${SETTING[TEST_USER]} is mapped to the confined SELinux user $(server_get SEUSER), whose sftp-server may not create files in the kit's folder $SFTP_HOME (var_lib_t); give the account a writable home, or test with an account mapped to unconfined_u (semanage login -l)"
-			result_set sftp status SKIPPED
-			result_set sftp reason "$why"
+			result_status sftp SKIPPED "$why"
 			result_set sftp summary "skipped: $why"
 			return 0
 		fi
