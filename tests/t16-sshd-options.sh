@@ -14,9 +14,9 @@ TEMPLATE="$KIT_DIR/templates/sshd_config_perf_test.in"
 export TEMPLATE
 
 host_kit_test 'SSHD_OPTIONS in effect'
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-host_snapshot >"$TEST_TMP/before"
+host_snapshot_save
 
 # effective: the test server's sshd -T (sshd itself, not the kit's reader).
 effective () {
@@ -105,7 +105,7 @@ test_expect 'every option of the template has an other value here (a new one mus
 test_expect 'a line that cannot take effect is refused before anything on the host changes' '
 	expect_status 2 env SSHD_OPTIONS="MaxStartups 5:30:50; MaxStartups 6:30:60" "$KIT_DIR/start-ssh.sh" &&
 	grep -q "SSHD_OPTIONS: \"MaxStartups 5:30:50\" does not take effect: sshd -T of the test server says \"maxstartups 6:30:60\"" "$TEST_TMP/out" &&
-	host_snapshot >now && test_cmp "$TEST_TMP/before" now
+	host_unchanged
 '
 
 test_expect 'MaxStartups in SSHD_OPTIONS wins over MAX_STARTUPS (sshd keeps its last value), and says so' '
@@ -124,18 +124,18 @@ test_expect 'every template option the administrator may set: the administrator'
 '
 
 test_expect 'the kit'"'"'s own options are refused in SSHD_OPTIONS, nothing changes' '
-	host_snapshot >before2 &&
+	host_snapshot_save before2 &&
 	kit_options_refused >notrefused && test_cmp /dev/null notrefused &&
-	host_snapshot >now && test_cmp before2 now
+	host_unchanged before2
 '
 
 test_expect 'a refused line leaves the running server and its config as they were' '
 	"$KIT_DIR/start-ssh.sh" -q && "$KIT_DIR/start-ssh.sh" status >st1 &&
-	host_snapshot >before3 &&
+	host_snapshot_save before3 &&
 	expect_status 2 env SSHD_OPTIONS="MaxSessions 5; MaxSessions 7" "$KIT_DIR/start-ssh.sh" &&
 	grep -q "SSHD_OPTIONS: \"MaxSessions 7\" does not take effect: sshd -T of the test server says \"maxsessions 5\"" "$TEST_TMP/out" &&
 	[ "$(grep -c . "$TEST_TMP/out")" -eq 1 ] &&
-	host_snapshot >now && test_cmp before3 now &&
+	host_unchanged before3 &&
 	"$KIT_DIR/start-ssh.sh" status >st2 && test_cmp st1 st2
 '
 
@@ -162,7 +162,7 @@ test_expect 'SERVER_CONFIG=host: SSHD_OPTIONS MaxStartups wins, every host line 
 
 test_expect 'cleanup: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" -q cleanup &&
-	host_snapshot >after && test_cmp "$TEST_TMP/before" after
+	host_unchanged
 '
 
 test_done

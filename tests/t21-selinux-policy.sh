@@ -34,7 +34,7 @@ test_expect 'selinux/expectations.tsv has the header docs/data.md declares, 8 fi
 	want=$(awk "/^### selinux\\/expectations.tsv/ { on = 1 } on && /^\`\`\`header\$/ { getline h; print h; exit }" "$KIT_DIR/docs/data.md" | tr " " "\t") &&
 	[ -n "$want" ] &&
 	got=$(grep -v "^#" "$TABLE" | head -n 1) &&
-	{ [ "$got" = "$want" ] || { echo "header: $got, docs/data.md: $want"; exit 1; }; } &&
+	{ [ "$got" = "$want" ] || { echo "header: $got, docs/data.md: $want"; return 1; }; } &&
 	grep -v "^#" "$TABLE" | awk -F "\t" "NR > 1 && NF != 8 { print \"row \" NR \": \" NF \" fields\"; bad = 1 }
 		NR > 1 && \$1 !~ /^(file|dir|port|exec)\$/ { print \"row \" NR \": kind \" \$1; bad = 1 }
 		NR > 1 && \$4 !~ /^(file_contexts|transition|seport|genfs)\$/ { print \"row \" NR \": labelled_by \" \$4; bad = 1 }
@@ -110,9 +110,8 @@ host_kit_test 'the kit against RHEL 9 policy'
 cleanup_t21 () {
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1
 	! getent passwd "$EXISTING" >/dev/null || userdel "$EXISTING" 2>/dev/null
-	rm -rf "$TEST_TMP"
 }
-trap cleanup_t21 EXIT
+test_atexit cleanup_t21
 
 # ---- What the kit made: two starts, their state records ---------------------
 
@@ -231,7 +230,7 @@ allow_text () {
 # check_item POLICY FC ROWS KIND PATH: one line "ok|FAIL<TAB>kind path<TAB>what the policy says".
 check_item () {
 	local pol=$1 fc=$2 rows=$3 kind=$4 path=$5 row want how dom cls prm why
-	local has bad="" text="" from to parent lines t
+	local has wrong="" text="" from to parent lines t
 	row=$(selinux_row_of "$rows" "$kind" "$path")
 	if [ -z "$row" ]; then
 		printf 'FAIL\t%s %s\tno row in selinux/expectations.tsv covers it\n' "$kind" "$path"
@@ -245,7 +244,7 @@ check_item () {
 	file_contexts)
 		has=$(label "$fc" "$path")
 		text="labelled $has"
-		[ "$has" = "$want" ] || { bad=1; text="$text, the table needs $want"; }
+		[ "$has" = "$want" ] || { wrong=1; text="$text, the table needs $want"; }
 		if [ "$kind" != exec ]; then
 			t=$(allow_text "$pol" "$dom" "$has" "$cls" "$prm")
 		else
@@ -263,11 +262,11 @@ check_item () {
 		has=$(label "$fc" "$path")
 		lines=$(sesearch -T -s "$dom" -t "$parent" -c "$cls" "$pol" 2>/dev/null)
 		if [ "$has" != none ] && [ "$has" != "$want" ]; then
-			bad=1; text="labelled $has by the file contexts, the table needs $want"
+			wrong=1; text="labelled $has by the file contexts, the table needs $want"
 		elif printf '%s\n' "$lines" | grep -q " $parent:$cls $want;"; then
 			text="created by $dom in $parent as $want"
 		else
-			bad=1; text="$dom creates it in $parent, but no type_transition makes it $want"
+			wrong=1; text="$dom creates it in $parent, but no type_transition makes it $want"
 		fi
 		t=$(allow_text "$pol" "$dom" "$want" "$cls" "$prm")
 		;;
@@ -282,13 +281,13 @@ check_item () {
 		elif [[ $FREE_PORT_TYPES == *" $has "* ]]; then
 			text="$text until sshperf-seport add labels it $want$( [ -z "$(lacking "$pol" "$dom" "$has" "$cls" "$prm")" ] && echo " ($dom may bind $has too)")"
 		else
-			bad=1; text="$text: it belongs to another service, sshperf-seport refuses it"
+			wrong=1; text="$text: it belongs to another service, sshperf-seport refuses it"
 		fi
 		t=$(allow_text "$pol" "$dom" "$want" "$cls" "$prm")
 		;;
 	esac
-	[ -z "$t" ] || bad=1
-	printf '%s\t%s %s\t%s%s\n' "$( [ -n "$bad" ] && echo FAIL || echo ok)" "$kind" "$path" "$text" "$t"
+	[ -z "$t" ] || wrong=1
+	printf '%s\t%s %s\t%s%s\n' "$( [ -n "$wrong" ] && echo FAIL || echo ok)" "$kind" "$path" "$text" "$t"
 }
 
 # selinux_row_of ROWS KIND PATH: lib/selinux.sh's selinux_row, in a shell
