@@ -20,7 +20,7 @@ host_snapshot_save
 
 # effective: the test server's sshd -T (sshd itself, not the kit's reader).
 effective () {
-	sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost
+	sshd -T -f "$SSHD_CONFIG" -C user=$TEST_USER,addr=127.0.0.1,host=localhost
 }
 
 # other_value OPTION: an SSHD_OPTIONS line that sets OPTION to another value
@@ -68,7 +68,7 @@ settable_lines () {
 	template_options | while read -r o; do
 		v=$(other_value "$o")
 		case $v in kit | login) continue ;; esac
-		if [ "${o,,}" = persourcepenalties ] && ! grep -qi "^PerSourcePenalties" /etc/ssh/sshd_config_perf_test; then
+		if [ "${o,,}" = persourcepenalties ] && ! grep -qi "^PerSourcePenalties" "$SSHD_CONFIG"; then
 			continue
 		fi
 		printf '%s\n' "$v"
@@ -112,7 +112,7 @@ test_expect 'MaxStartups in SSHD_OPTIONS wins over MAX_STARTUPS (sshd keeps its 
 	SSHD_OPTIONS="MaxStartups 100:30:200" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
 	grep -q "SSHD_OPTIONS \"MaxStartups 100:30:200\" replaces \"MaxStartups 10:30:100\" of the kit" out &&
 	effective >T && grep -qix "maxstartups 100:30:200" T &&
-	grep -q "^# sshd-perf-kit: SSHD_OPTIONS sets maxstartups .*: MaxStartups 10:30:100" /etc/ssh/sshd_config_perf_test
+	grep -q "^# sshd-perf-kit: SSHD_OPTIONS sets maxstartups .*: MaxStartups 10:30:100" "$SSHD_CONFIG"
 '
 
 test_expect 'every template option the administrator may set: the administrator'"'"'s value is what sshd runs' '
@@ -120,7 +120,7 @@ test_expect 'every template option the administrator may set: the administrator'
 	SSHD_OPTIONS="$(paste -sd";" want | sed "s/;/; /g")" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
 	effective >T && lines_missing T want >missing && test_cmp /dev/null missing &&
 	grep -qix "subsystem sftp .*" T &&
-	[ "$(ssh -F /var/lib/sshd-perf-kit/state/client/ssh_config sshperf-test id -un)" = sshperf ]
+	[ "$(ssh -F "$STATE_DIR/client/ssh_config" $HOST_ALIAS id -un)" = "$TEST_USER" ]
 '
 
 test_expect 'the kit'"'"'s own options are refused in SSHD_OPTIONS, nothing changes' '
@@ -142,22 +142,22 @@ test_expect 'a refused line leaves the running server and its config as they wer
 test_expect 'UsePAM no and PubkeyAuthentication no take effect; the failed login check names the cause' '
 	expect_status 1 env SSHD_OPTIONS="UsePAM no" "$KIT_DIR/start-ssh.sh" &&
 	effective | grep -qix "usepam no" &&
-	grep "a login as sshperf failed: " "$TEST_TMP/out" >why &&
-	grep -q "Permission denied" why && grep -q "; sshd logged: .*sshperf" why &&
+	grep "a login as $TEST_USER failed: " "$TEST_TMP/out" >why &&
+	grep -q "Permission denied" why && grep -q "; sshd logged: .*$TEST_USER" why &&
 	expect_status 1 env SSHD_OPTIONS="PubkeyAuthentication no" "$KIT_DIR/start-ssh.sh" &&
 	effective | grep -qix "pubkeyauthentication no" &&
-	grep -q "a login as sshperf failed: sshperf@127.0.0.1: Permission denied (" "$TEST_TMP/out"
+	grep -q "a login as $TEST_USER failed: $TEST_USER@127.0.0.1: Permission denied (" "$TEST_TMP/out"
 '
 
 test_expect 'ForceCommand /bin/false: the login check names sshd'"'"'s forced command' '
 	expect_status 1 env SSHD_OPTIONS="ForceCommand /bin/false" "$KIT_DIR/start-ssh.sh" &&
-	grep -q "a login as sshperf failed: ssh exited 1 and printed nothing; sshd logged: Starting session: forced-command (config) .*/bin/false" "$TEST_TMP/out"
+	grep -q "a login as $TEST_USER failed: ssh exited 1 and printed nothing; sshd logged: Starting session: forced-command (config) .*/bin/false" "$TEST_TMP/out"
 '
 
 test_expect 'SERVER_CONFIG=host: SSHD_OPTIONS MaxStartups wins, every host line kept is what the real server runs' '
 	SERVER_CONFIG=host SSHD_OPTIONS="MaxStartups 100:30:200" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
 	effective | grep -qix "maxstartups 100:30:200" &&
-	[ "$(ssh -F /var/lib/sshd-perf-kit/state/client/ssh_config sshperf-test id -un)" = sshperf ]
+	[ "$(ssh -F "$STATE_DIR/client/ssh_config" $HOST_ALIAS id -un)" = "$TEST_USER" ]
 '
 
 test_expect 'cleanup: the host is as before' '
