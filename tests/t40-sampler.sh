@@ -75,7 +75,7 @@ test_expect 'CPU grows with logins, by no more than the cores could give' '
 # shell (descendants, the tests' tree, test-ssh.sh's watch of the server).
 test_expect 'tree lists the listener first, then what runs below it' '
 	listener=$(sed -n "s/^listener_pid=//p" "$TEST_TMP/once") &&
-	{ ssh -F "$CFG" sshperf-test "sleep 5" </dev/null & } &&
+	{ ssh -F "$CFG" $HOST_ALIAS "sleep 5" </dev/null & } &&
 	client=$! &&
 	for _ in $(seq 1 200); do
 		"$S" tree "$listener" >"$TEST_TMP/tree" && [ "$(wc -l <"$TEST_TMP/tree")" -ge 3 ] && break
