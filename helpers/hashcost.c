@@ -89,7 +89,8 @@ main(int argc, char **argv)
 			usage();
 		}
 	}
-	if ((hash == NULL) == (argc - optind != 1) || argc - optind > 1)
+	/* A user, or a hash with -s, never both. */
+	if (argc - optind != (hash == NULL ? 1 : 0))
 		usage();
 	if (hash == NULL) {
 		user = argv[optind];

@@ -6,6 +6,8 @@
 # before after cleanup.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
 
 host_kit_test 'rate auth cpu'
 # shellcheck disable=SC2034 # used in the test bodies
@@ -73,6 +75,15 @@ test_expect 'every auth login succeeded with the method it tests' '
 	done &&
 	awk -F"\t" "NR > 1 && \$10 != \"password\" { exit 1 }" "$RUN/raw/auth-password.tsv" &&
 	awk -F"\t" "NR > 1 && \$10 != \"publickey\" { exit 1 }" "$RUN/raw/auth-rsa.tsv"
+'
+
+test_expect 'the password hash: the scheme of the account s own entry, one check timed 21 times' '
+	scheme=$(getent shadow $TEST_USER | cut -d: -f2 | sed -n "s/^!*\$\([^$]*\)\$.*/\1/p") &&
+	case $scheme in y) want=yescrypt ;; 6) want=sha512crypt ;; 5) want=sha256crypt ;; *) want=$scheme ;; esac &&
+	test_kv "$RUN/data/auth.env" password_hash "$want" &&
+	test_kv "$RUN/data/auth.env" password_hash_checks 21 &&
+	c=$(kv_get "$RUN/data/auth.env" password_hash_check_ms) &&
+	awk -v c="$c" "BEGIN { exit !(c > 0) }" || { echo "check_ms: $c"; return 1; }
 '
 
 test_expect 'the password is locked again after the auth test' '

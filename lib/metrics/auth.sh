@@ -9,25 +9,22 @@ about_auth () {
 }
 
 # auth_method_run NAME ALIAS WANT_METHOD KEY_TYPE: one series of logins.
-# The scheme of the test user's password hash in /etc/shadow (yescrypt,
-# sha512crypt, ...; - when there is none to read, as for a directory
-# user): pam_unix computes that hash once per password login, and some
-# schemes are slow on purpose. Only the scheme's name is kept, never the
-# hash.
-auth_hash_scheme () {
-	local id
-	id=$(getent shadow "${SETTING[TEST_USER]}" 2>/dev/null | cut -d: -f2 | sed -n 's/^!*\$\([^$]*\)\$.*/\1/p')
-	case $id in
-	y) echo yescrypt ;;
-	gy) echo gost-yescrypt ;;
-	7) echo scrypt ;;
-	2a | 2b | 2y) echo bcrypt ;;
-	6) echo sha512crypt ;;
-	5) echo sha256crypt ;;
-	1) echo md5crypt ;;
-	'') echo - ;;
-	*) printf '%s\n' "\$$id\$" ;;
-	esac
+# auth_hash_cost: the scheme of the test user's password hash in
+# /etc/shadow (yescrypt, sha512crypt, ...; - when there is none to read,
+# as for a directory user), its cost parameter, and what one check of it
+# costs on this host (sshperf-hashcost: crypt(3) of a throwaway phrase
+# with the account's own setting, p50 of 21). pam_unix computes that hash
+# once per password login, and some schemes are slow on purpose. Only the
+# scheme, its parameters and the timing are kept, never the hash.
+auth_hash_cost () {
+	local out="$RAW_DIR/auth-password-hash.env" scheme
+	helper hashcost "${SETTING[TEST_USER]}" >"$out" 2>>"$RAW_DIR/auth-errors.txt" || true
+	scheme=$(kv_get "$out" scheme)
+	case $(kv_get "$out" readable):$scheme in yes:none | no:* | :*) scheme=- ;; esac
+	result_set auth password_hash "$scheme"
+	result_set auth password_hash_params "$(kv_get "$out" params)"
+	result_set auth password_hash_check_ms "$(kv_get "$out" check_ms_p50)"
+	result_set auth password_hash_checks "$(kv_get "$out" check_ms_n)"
 }
 
 # The likely cause of a gap between the methods, for the reason.
@@ -54,7 +51,7 @@ auth_method_run () {
 		at_exit password_lock
 		password_unlock ||
 			printf 'setting the password of %s with chpasswd failed; every password login will fail\n' "${SETTING[TEST_USER]}" >>"$RAW_DIR/auth-errors.txt"
-		result_set auth password_hash "$(auth_hash_scheme)"
+		auth_hash_cost
 		# The password stays in the root-only state file: ssh runs
 		# askpass.sh, which prints it; argv and environment hold only
 		# the program's path and the file's.

@@ -46,7 +46,9 @@ report_auth () {
 	one included, accepts a password for it; key logins are not affected.%s
 	EOF
 	printf '\n**How to read this result:**\n\n'
-	awk -v e="$(t auth ed25519_p50)" -v r="$(t auth rsa_p50)" -v p="$(t auth password_p50)" -v h="$(t auth password_hash)" 'BEGIN {
+	awk -v e="$(t auth ed25519_p50)" -v r="$(t auth rsa_p50)" -v p="$(t auth password_p50)" -v h="$(t auth password_hash)" \
+		-v c="$(t auth password_hash_check_ms)" -v cn="$(t auth password_hash_checks)" \
+		-v cp="$(t auth password_hash_params)" 'BEGIN {
 		if (e == "" || r == "" || p == "") { print "- A method has no successful login, so the methods cannot be compared."; exit }
 		if (p - e <= 20 && r - e <= 20)
 			printf "- The three methods are within %.0f ms of each other: the usual picture with local accounts.\n", (p - e > r - e ? p - e : r - e)
@@ -63,6 +65,10 @@ report_auth () {
 				" otherwise).\n", h, h
 		else if (p - e > 20 && h != "" && h != "-")
 			printf "- The test user'"'"'s password is stored as a %s hash (`/etc/shadow`), a fast one to check: the gap is elsewhere in the PAM stack.\n", h
+		if (c != "")
+			printf "- One check of this %s hash (%s) costs %.1f ms on this host: p50 of %d checks of a" \
+				" throwaway phrase with the account'"'"'s own setting (`sshperf-hashcost`); pam_unix pays" \
+				" it once per password login, so that much of the gap is the host'"'"'s hash policy.\n", h, cp, c, cn
 		if (r - e > 20)
 			printf "- RSA is %.0f ms slower than ed25519: RSA signing is costly for the client; sshd only verifies.\n", r - e
 	}'
