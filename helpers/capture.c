@@ -588,9 +588,13 @@ turns(unsigned port, const char *packets, const char *logins)
 	nl = read_logins(logins, &l);
 	if ((conn = calloc(t.n + 1, sizeof(*conn))) == NULL)
 		err(2, NULL);
+	/* A connection starts at the client's SYN; a SYN sent again (the
+	 * same port and sequence number) is the same connection. */
 	for (i = 0; i < t.n; i++)
 		if (t.p[i].c2s && (t.p[i].flags & TCP_SYN) &&
-		    !(t.p[i].flags & TCP_ACK))
+		    !(t.p[i].flags & TCP_ACK) && (nconn == 0 ||
+		    t.p[conn[nconn - 1]].cport != t.p[i].cport ||
+		    t.p[conn[nconn - 1]].seq != t.p[i].seq))
 			conn[nconn++] = i;
 	for (i = 0; i < nl; i++)
 		reached += l[i].reached;

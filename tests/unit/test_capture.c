@@ -148,6 +148,79 @@ count_rows(const char *path, const char *dirname, unsigned len)
 	return n;
 }
 
+/* Runs "turns" on the two files; its exit code, the table in out. */
+static int
+run_turns(const char *packets, const char *logins, const char *out)
+{
+	char *argv[] = { "sshperf-capture", "turns", "-p", "22",
+	    (char *)packets, (char *)logins, NULL };
+	int status, fd;
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
+		    dup2(fd, 1) == -1 || (fd = open("/dev/null", O_WRONLY)) == -1 ||
+		    dup2(fd, 2) == -1)
+			_exit(2);
+		exit(capture_main(6, argv));
+	}
+	if (pid == -1 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A SYN sent again (lost, or the listener's queue was full) is the same
+ * connection: one login still matches one connection. Two connections
+ * for one login cannot be matched and say so (exit 1).
+ */
+static void
+test_syn_again(void)
+{
+	char packets[PATH_MAX], logins[PATH_MAX], out[PATH_MAX];
+	double total, server;
+	FILE *f;
+	int rc;
+
+	snprintf(packets, sizeof(packets), "%s/syn.tsv", dir);
+	snprintf(logins, sizeof(logins), "%s/syn-logins.tsv", dir);
+	snprintf(out, sizeof(out), "%s/syn-parts.tsv", dir);
+	if ((f = fopen(logins, "we")) == NULL)
+		err(2, "%s", logins);
+	fprintf(f, "sample\tstatus\texit\tconnect_ms\tgreeting_ms\tkex_ms"
+	    "\tauth_ms\tsession_ms\ttotal_ms\tmethod\terror\n"
+	    "1\tok\t0\t1001.1\t2\t3\t2\t3.9\t1012\t-\t-\n");
+	fclose(f);
+	if ((f = fopen(packets, "we")) == NULL)
+		err(2, "%s", packets);
+	fprintf(f, "%s", table_header);
+	fprintf(f, "1000000\t40001\tc2s\tS\t100\t0\t0\n"
+	    "1001000000\t40001\tc2s\tS\t100\t0\t0\n"
+	    "1001050000\t40001\ts2c\tSA\t500\t101\t0\n"
+	    "1001100000\t40001\tc2s\tA\t101\t501\t0\n"
+	    "1002000000\t40001\tc2s\tPA\t101\t501\t20\n"
+	    "1010000000\t40001\ts2c\tPA\t501\t121\t20\n"
+	    "1011000000\t40001\tc2s\tFA\t121\t521\t0\n");
+	fclose(f);
+	rc = run_turns(packets, logins, out);
+	total = rc == 0 ? sum_parts(out, 1, NULL) : -1;
+	server = rc == 0 ? sum_parts(out, 1, "server") : -1;
+	ok(rc == 0 && fabs(total - 1012) < 0.01 && fabs(server - 8.05) < 0.01,
+	    "a SYN sent again: one connection, its parts add up (exit %d, %.3f "
+	    "of 1012 ms, server %.3f of 8.05)", rc, total, server);
+	if ((f = fopen(packets, "ae")) == NULL)
+		err(2, "%s", packets);
+	fprintf(f, "1020000000\t40002\tc2s\tS\t900\t0\t0\n");
+	fclose(f);
+	rc = run_turns(packets, logins, out);
+	ok(rc == 1, "a second connection for one login: not matched, exit 1 "
+	    "(got %d)", rc);
+	unlink(packets);
+	unlink(logins);
+	unlink(out);
+}
+
 int
 main(void)
 {
@@ -252,6 +325,7 @@ main(void)
 		    "login %d: the parts add up to its total (%.3f of %.3f ms)",
 		    i, sum, total);
 	}
+	test_syn_again();
 	printf("1..%d\n", test_num);
 	unlink(packets);
 	unlink(logins);
