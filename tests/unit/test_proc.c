@@ -129,15 +129,14 @@ test_wait_deadline(void)
 	    ru.ru_utime.tv_sec < 1000, "stop: its rusage is filled in");
 }
 
-static void
-test_stop_ignoring_term(void)
+/* A child that ignores SIGTERM, started once its trap is in place. */
+static pid_t
+spawn_stubborn(void)
 {
-	/* Says "ready" once the trap is in place, then ignores SIGTERM. */
 	char *stubborn[] = { "sh", "-c",
 	    "trap '' TERM; echo ready; while :; do sleep 1; done", NULL };
 	char buf[64];
-	uint64_t t0, grace = 300 * NS_PER_MS;
-	int out[2], wstatus, killed;
+	int out[2];
 	pid_t pid;
 
 	if (pipe2(out, O_CLOEXEC) == -1)
@@ -148,6 +147,17 @@ test_stop_ignoring_term(void)
 	close(out[1]);
 	if (read(out[0], buf, sizeof(buf)) <= 0)
 		errx(2, "the stubborn child did not start");
+	close(out[0]);
+	return pid;
+}
+
+static void
+test_stop_ignoring_term(void)
+{
+	uint64_t t0, grace = 300 * NS_PER_MS;
+	int wstatus, killed;
+	pid_t pid = spawn_stubborn();
+
 	t0 = now_ns();
 	killed = proc_stop(pid, grace, &wstatus, NULL);
 	ok(killed == 1, "stop: a child ignoring SIGTERM takes the SIGKILL");
@@ -157,7 +167,6 @@ test_stop_ignoring_term(void)
 	    "grace (%.1f ms of 300)", ns_to_ms(now_ns() - t0));
 	ok(kill(pid, 0) == -1 && errno == ESRCH, "stop: nothing is left "
 	    "(the pid is gone)");
-	close(out[0]);
 }
 
 static void
@@ -196,23 +205,11 @@ test_ladder(void)
 static void
 test_ladder_child(void)
 {
-	char *stubborn[] = { "sh", "-c",
-	    "trap '' TERM; echo ready; while :; do sleep 1; done", NULL };
 	struct proc_ladder l;
-	char buf[64];
 	uint64_t t0, grace = 200 * NS_PER_MS;
-	int out[2], wstatus, sig, terms = 0, kills = 0;
-	pid_t pid;
+	int wstatus, sig, terms = 0, kills = 0;
+	pid_t pid = spawn_stubborn();
 
-	if (pipe2(out, O_CLOEXEC) == -1)
-		err(2, "pipe2");
-	if (proc_spawn(&pid, stubborn, PROC_DEVNULL, out[1], PROC_INHERIT,
-	    NULL, NULL) != 0)
-		errx(2, "cannot run sh");
-	close(out[1]);
-	if (read(out[0], buf, sizeof(buf)) <= 0)
-		errx(2, "the stubborn child did not start");
-	close(out[0]);
 	t0 = now_ns();
 	proc_ladder_init(&l, t0 + 100 * NS_PER_MS, grace);
 	while (!proc_wait_until(pid, l.due_ns, &wstatus, NULL)) {
