@@ -277,7 +277,7 @@ test_done () {
 # administrator's set-up test server, which it never touches. Its names
 # are the kit's own (lib/names.sh); until host_kit_test they are the
 # default instance's (what a test container holds).
-TEST_INSTANCE=check
+TEST_INSTANCE=${TEST_INSTANCE:-check}
 # shellcheck source=lib/names.sh
 . "$KIT_DIR/lib/names.sh"
 kit_names ""
