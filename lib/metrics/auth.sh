@@ -143,7 +143,7 @@ measure_auth () {
 		fi
 		[ "$m" = ed25519 ] && continue
 		result_set auth "${m}_diff_p50" "$(awk -v a="$(result_get auth "${m}_p50")" -v b="$(result_get auth ed25519_p50)" \
-			'BEGIN { if (a == "" || b == "") print "-"; else printf "%+.1f", a - b }')"
+			'BEGIN { if (a == "" || b == "") print "-"; else printf "%.1f", a - b }')"
 	done
 	result_set auth slowest "${slowest:--}"
 	result_verdict auth "${slowest:+$slowest_p95}" "<=" "${SETTING[TARGET_AUTH_P95_MS]}" ms \

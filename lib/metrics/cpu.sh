@@ -26,12 +26,15 @@ cpu_per_gb () {
 }
 
 measure_cpu () {
-	local probe="$DATA_DIR/probe-loginload.env" per_login per_gb="" key
+	local probe="$DATA_DIR/probe-loginload.env" per_login per_gb="" key val
 	result_set cpu login_from "the closed-loop login run of this run ($(kv_get "$probe" workers) clients, $(kv_get "$probe" duration_s | cut -d. -f1) s)"
 	for key in ok failed logins_per_s sshd_cpu_ms_per_login sshd_user_ms_per_login sshd_system_ms_per_login \
 		client_cpu_ms_per_login cpu_source cpu_total_from cpu_split_from sshd_unit_cpu_ms sshd_session_cpu_ms \
 		capacity_logins_per_s cores generator_limited sshd_manager_cpu_ms sshd_manager_ms_per_login manager_cpu_lost; do
-		result_set cpu "$key" "$(kv_get "$probe" "$key")"
+		# A key the probe did not write (no systemd manager, say) is
+		# not known: "-", as everywhere, not an empty value.
+		val=$(kv_get "$probe" "$key")
+		result_set cpu "$key" "${val:--}"
 	done
 	per_login=$(result_get cpu sshd_cpu_ms_per_login)
 	cpu_per_gb && per_gb=$(result_get cpu cpu_sshd_s_per_gb)

@@ -2,6 +2,16 @@
 # (SC2016: backticks in the strings are markdown.)
 # The report's section for `auth`; sourced by lib/render.sh.
 
+# signed MS: a difference with its sign ("+40.0"; runs before the
+# key was a plain number had the sign already), "-" when not known.
+signed () {
+	case $1 in
+	'' | -) printf -- '-' ;;
+	+* | -*) printf '%s' "$1" ;;
+	*) printf '+%s' "$1" ;;
+	esac
+}
+
 report_auth () {
 	local m label n locked
 	prose "$(t auth samples)" <<-'EOF'
@@ -30,7 +40,7 @@ report_auth () {
 			"$( [ "$(t auth "${m}_wrong_method")" = 0 ] || printf ', **%s other**' "$(t auth "${m}_wrong_method")")" \
 			"$(t auth "${m}_ok")" "$(t auth "${m}_failed")" "${n:-0}" "$(ms "$(t auth "${m}_p50")")" \
 			"$(ms "$(t auth "${m}_p95")")" "$(n_note "${n:-0}" p95)" "$(ms "$(t auth "${m}_max")")" \
-			"$( [ "$m" = ed25519 ] && printf -- '-' || printf '%s' "$(t auth "${m}_diff_p50")")" \
+			"$(if [ "$m" = ed25519 ]; then printf -- '-'; else signed "$(t auth "${m}_diff_p50")"; fi)" \
 			"$(ms "$(t auth "${m}_authphase_p50")")"
 	done
 	case $(t auth password_locked_after) in
