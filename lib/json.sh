@@ -45,6 +45,8 @@ function jtyped(s, t) {
 	t = "," t ","
 	if (t == ",,") return jval(s)
 	if (index(t, ",number,") && jisnum(s)) return s
+	# A signed difference ("+40.0") is a number where one is declared.
+	if (index(t, ",number,") && s ~ /^\+/ && jisnum(substr(s, 2))) return substr(s, 2)
 	if (index(t, ",null,") && (s == "-" || s == "")) return "null"
 	if (index(t, ",string,")) return jstr(s)
 	return jval(s)

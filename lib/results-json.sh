@@ -33,19 +33,22 @@ export LC_ALL=C
 . "$KIT_DIR/lib/atexit.sh"
 
 # The declared types: "SECTION KEY TYPES" lines (TYPES like number,null)
-# for SECTION run, environment and test from the JSON schema (one property
-# per line, as the file is written; an enum or $ref of strings is a
-# string), and settings from lib/settings.schema (int, num and port are
-# numbers, every other kind a string).
+# for SECTION run, environment, test and row_TEST_TABLE (the columns of a
+# table, in order) from the JSON schema (one property per line, as the
+# file is written; an enum or $ref of strings is a string; a pattern of
+# patternProperties is KEY "~REGEX"), and settings from lib/settings.schema
+# (int, num and port are numbers, every other kind a string).
 at_exit_owner
 TYPES=$(mktemp "${TMPDIR:-/tmp}/results-json.XXXXXX")
-at_exit rm -f -- "$TYPES" "$RUN_DIR/results.json.tmp"
+ROWS="$TYPES.rows"
+at_exit rm -f -- "$TYPES" "$ROWS" "$ROWS.json" "$RUN_DIR/results.json.tmp"
 {
 	awk '
-	/^    "[^"]*": \{ *$/ { s = $1; gsub(/[":]/, "", s); sect = (s == "run" || s == "environment" || s == "test") ? s : ""; next }
+	/^    "[^"]*": \{ *$/ { s = $1; gsub(/[":]/, "", s); sect = (s == "run" || s == "environment" || s == "test" || s ~ /^row_[a-z]+_[a-z]+$/) ? s : ""; next }
 	/^    "/ { sect = ""; next }
-	sect != "" && /^        "[a-z_0-9]+": \{/ {
-		k = $1; gsub(/[":]/, "", k)
+	sect != "" && /^        "([a-z_0-9]+|\^[^" ]*)": \{/ {
+		k = $1; sub(/^"/, "", k); sub(/":$/, "", k)
+		if (k ~ /^\^/) k = "~" k
 		t = ""
 		if (match($0, /"type": *\[[^]]*\]/) || match($0, /"type": *"[a-z]+"/)) {
 			t = substr($0, RSTART, RLENGTH); sub(/"type": */, "", t); gsub(/[][" ]/, "", t)
@@ -60,12 +63,26 @@ at_exit rm -f -- "$TYPES" "$RUN_DIR/results.json.tmp"
 # stdin) as JSON object members, one per line, in the order of first
 # appearance; the last value of a key wins, typed as SECTION declares it.
 # Lines that are not key=value are skipped. With QUOTED=1, values in single
-# quotes (settings.env) are unquoted.
+# quotes (settings.env) are unquoted; with MORE=1 the last member ends in a
+# comma too (more members follow).
 kv_members () {
 	local section=$1 indent=$2
 	shift 2
-	awk -v ind="$indent" -v quoted="${QUOTED:-}" -v section="$section" -v types="$TYPES" "$JSON_AWK"'
-	BEGIN { while ((getline l < types) > 0) { split(l, w, " "); if (w[1] == section) T[w[2]] = w[3] } }
+	awk -v ind="$indent" -v quoted="${QUOTED:-}" -v more="${MORE:-}" -v section="$section" -v types="$TYPES" "$JSON_AWK"'
+	BEGIN {
+		while ((getline l < types) > 0) {
+			split(l, w, " ")
+			if (w[1] != section) continue
+			if (w[2] ~ /^~/) { P[++np] = substr(w[2], 2); PT[np] = w[3] } else T[w[2]] = w[3]
+		}
+	}
+	# The declared type of a key: its own, else that of the first pattern
+	# it matches, else none (the value rule).
+	function ktype(k,    i) {
+		if (k in T) return T[k]
+		for (i = 1; i <= np; i++) if (k ~ P[i]) return PT[i]
+		return ""
+	}
 	/^[A-Za-z_][A-Za-z0-9_.-]*=/ {
 		k = substr($0, 1, index($0, "=") - 1)
 		v = substr($0, index($0, "=") + 1)
@@ -75,7 +92,7 @@ kv_members () {
 	}
 	END {
 		for (i = 1; i <= n; i++)
-			printf "%s%s: %s%s\n", ind, jstr(order[i]), jtyped(val[order[i]], T[order[i]]), (i < n ? "," : "")
+			printf "%s%s: %s%s\n", ind, jstr(order[i]), jtyped(val[order[i]], ktype(order[i])), (i < n || more ? "," : "")
 	}' "$@"
 }
 
@@ -94,9 +111,100 @@ json_str () {
 	printf '%s\n' "$1" | awk "$JSON_AWK"'{ printf "%s", jstr($0) }'
 }
 
+# json_str_or_null TEXT: one JSON string, null when TEXT is empty.
+json_str_or_null () {
+	if [ -n "$1" ]; then json_str "$1"; else printf null; fi
+}
+
 # json_num_or_null VALUE
 json_num_or_null () {
 	if is_number "$1"; then printf '%s' "$1"; else printf null; fi
+}
+
+# The tables of the report that results.json carries, "TEST TABLE FILE"
+# lines: tests.TEST.tables.TABLE holds the rows of raw/FILE, one object
+# per row. The columns, their order and their types are those of the
+# schema's $defs/row_TEST_TABLE, the header of FILE in docs/data.md
+# (tests/t80-render.sh checks that they agree); the file is read by those
+# names (lib/data.sh). auth.tables.methods is made from the METHOD_* keys
+# of data/auth.env (auth_rows).
+JSON_TABLES="startup rounds startup-rounds.tsv
+rate sweep rate-sweep.tsv
+burst steps burst-steps.tsv
+transfer runs transfer-runs.tsv
+transfer ceiling transfer-ceiling.tsv
+sftp runs sftp-runs.tsv"
+
+# table_columns TEST TABLE: the declared columns of the table, in order.
+table_columns () {
+	awk -v s="row_$1_$2" '$1 == s { printf "%s%s", (n++ ? " " : ""), $2 }' "$TYPES"
+}
+
+# json_rows TEST TABLE INDENT: the tab-separated rows on stdin (the
+# declared columns, in order) as a JSON array of objects, one per line,
+# each cell typed as its column declares ("-", not known, is null where
+# the column allows null).
+json_rows () {
+	awk -F'\t' -v s="row_$1_$2" -v ind="$3" -v types="$TYPES" "$JSON_AWK"'
+	BEGIN { while ((getline l < types) > 0) { split(l, w, " "); if (w[1] == s) { c[++nc] = w[2]; T[nc] = w[3] } } }
+	length($0) == 0 { next }
+	{
+		o = ""
+		for (i = 1; i <= nc; i++) o = o (i > 1 ? ", " : "") jstr(c[i]) ": " jtyped($i, T[i])
+		rows[++n] = "{" o "}"
+	}
+	END {
+		printf "["
+		for (i = 1; i <= n; i++) printf "\n%s  %s%s", ind, rows[i], (i < n ? "," : "")
+		if (n) printf "\n%s", ind
+		printf "]"
+	}'
+}
+
+# auth_rows: one row per method of the auth test (its key methods), the
+# declared columns from the keys METHOD_COLUMN; the column method is the
+# method's name, used is METHOD_method (what ssh -v reported).
+auth_rows () {
+	local env="$DATA_DIR/auth.env" m c v cols row
+	cols=$(table_columns auth methods)
+	for m in $(get "$env" methods); do
+		row=()
+		for c in $cols; do
+			case $c in
+			method) v=$m ;;
+			used) v=$(get "$env" "${m}_method") ;;
+			*) v=$(get "$env" "${m}_$c") ;;
+			esac
+			v=${v//$'\t'/ }
+			row+=("${v:--}")
+		done
+		(IFS=$'\t'; printf '%s\n' "${row[*]}")
+	done
+}
+
+# test_tables NAME: the test's member "tables" (nothing when it has no
+# table in this run). A table whose file is missing, or lacks a declared
+# column (a run of an older kit), is left out.
+test_tables () {
+	local name=$1 test table file sep=""
+	{
+		while read -r test table file; do
+			[ "$test" = "$name" ] || continue
+			# shellcheck disable=SC2046 # the column names are words
+			tsv_select "$RUN_DIR/raw/$file" $(table_columns "$test" "$table") >"$ROWS" || continue
+			printf '%s        %s: %s' "$sep" "$(json_str "$table")" "$(json_rows "$test" "$table" '        ' <"$ROWS")"
+			sep=$',\n'
+		done <<<"$JSON_TABLES"
+		if [ "$name" = auth ]; then
+			auth_rows >"$ROWS"
+			if [ -s "$ROWS" ]; then
+				printf '%s        "methods": %s' "$sep" "$(json_rows auth methods '        ' <"$ROWS")"
+				sep=$',\n'
+			fi
+		fi
+	} >"$ROWS.json"
+	[ -s "$ROWS.json" ] || return 0
+	printf '      "tables": {\n%s\n      }\n' "$(cat "$ROWS.json")"
 }
 
 # The run is finished: its data files are read once, here in the main
@@ -176,7 +284,12 @@ fi
 # shellcheck disable=SC2046,SC2086 # word lists
 {
 	printf '{\n'
-	printf '  "format": "sshd-perf-kit-results",\n  "format_version": 1,\n'
+	printf '  "format": "sshd-perf-kit-results",\n  "format_version": 2,\n'
+	printf '  "kit": {\n'
+	printf '    "version": %s,\n' "$(json_str_or_null "$(get "$run" kit_version)")"
+	printf '    "release": %s,\n' "$(json_str_or_null "$(get "$run" kit_release)")"
+	printf '    "commit": %s\n' "$(json_str_or_null "$(get "$run" kit_commit)")"
+	printf '  },\n'
 	printf '  "run": {\n'
 	printf '    "id": %s,\n' "$(json_str "$(basename "$(cd "$RUN_DIR" && pwd)")")"
 	printf '    "started": %s,\n' "$(json_str "$(get "$run" started)")"
@@ -218,7 +331,9 @@ fi
 	sep=""
 	for name in $listed; do
 		printf '%s\n    %s: {\n' "$sep" "$(json_str "$name")"
-		test_members "$name"
+		tables=$(test_tables "$name")
+		MORE=${tables:+1} test_members "$name"
+		[ -z "$tables" ] || printf '%s\n' "$tables"
 		printf '    }'
 		sep=,
 	done
