@@ -22,6 +22,9 @@ B          := build
 # helpers' --version, the scripts and the man pages take it from there
 # (the spec's %build passes it again as VERSION=%{version}).
 VERSION    ?= $(shell sed -n 's/^Version:[[:space:]]*//p' sshd-perf-kit.spec)
+# The release: the spec's Release: (rpmbuild passes %{release}, with the
+# dist tag; a plain make install has the number alone).
+RELEASE    ?= $(shell sed -n 's/^Release:[[:space:]]*//p' sshd-perf-kit.spec | sed 's/%{?dist}//')
 
 KIT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Ihelpers -DKIT_VERSION='"$(VERSION)"'
 
@@ -148,7 +151,7 @@ install: all
 	DESTDIR='$(DESTDIR)' SBINDIR='$(SBINDIR)' LIBEXECDIR='$(LIBEXECDIR)' \
 	    DATADIR='$(DATADIR)' MANDIR='$(MANDIR)' DOCDIR='$(DOCDIR)' \
 	    BASHCOMPDIR='$(BASHCOMPDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
-	    LOCALSTATEDIR='$(LOCALSTATEDIR)' VERSION='$(VERSION)' \
+	    LOCALSTATEDIR='$(LOCALSTATEDIR)' VERSION='$(VERSION)' RELEASE='$(RELEASE)' \
 	    packaging/install.sh $(HELPERS)
 
 # Source tarball of the tracked files (as committed in HEAD) and

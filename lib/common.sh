@@ -23,10 +23,14 @@ TEMPLATE_DIR="$KIT_DIR/templates"
 UNIT_DIR="$KIT_DIR/units"
 # The kit's SELinux expectations (selinux/expectations.tsv).
 SELINUX_DIR="$KIT_DIR/selinux"
-# The version is kept in one place, Version: of the spec (a package
-# install writes it into lib/paths.sh).
+# The version is kept in one place, Version: of the spec, and the
+# release in its Release: (in a checkout without the dist tag, which only
+# rpmbuild knows); a package install writes both, the package's own, into
+# lib/paths.sh.
 KIT_VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec" 2>/dev/null | head -n 1)
 KIT_VERSION=${KIT_VERSION:-unknown}
+KIT_RELEASE=$(sed -n 's/^Release:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec" 2>/dev/null | head -n 1 | sed 's/%{?dist}//')
+KIT_RELEASE=${KIT_RELEASE:-unknown}
 # shellcheck source=lib/data.sh
 . "$KIT_DIR/lib/data.sh"
 # shellcheck source=lib/atexit.sh
@@ -284,6 +288,17 @@ find_server_tools () {
 		die "the test server runs OpenSSH from ${recorded:-the system}, not from OPENSSH_PREFIX=${SETTING[OPENSSH_PREFIX]}; switch it first: OPENSSH_PREFIX=${SETTING[OPENSSH_PREFIX]} ./start-ssh.sh"
 	fi
 	find_tools "$recorded"
+}
+
+# kit_commit: the commit of a source checkout of the kit (git describe
+# --always --dirty: "-dirty" when it has changes not committed), so that
+# two runs of one version made from different trees can be told apart;
+# nothing for an installed package or without git. The checkout may
+# belong to another user than the one running the kit (root): git is
+# told this one folder is safe, for this command only.
+kit_commit () {
+	[ -e "$KIT_DIR/.git" ] && command -v git >/dev/null 2>&1 || return 0
+	git -c safe.directory="$KIT_DIR" -C "$KIT_DIR" describe --always --dirty 2>/dev/null || true
 }
 
 # openssh_package FILE: the package that installed FILE, with its

@@ -135,16 +135,49 @@ header () {
 | **Verdict** | **$verdict** ($n_run tests run${verdict_note:+; $verdict_note}) |
 | Host | $(get "$env" host) ($(get "$env" os), $(get "$env" cores) cores) |
 | Tested | $(get "$run" started_local), took $secs s |
-| Server | test sshd $(get "$env" openssh_server) on 127.0.0.1:$(get "$env" test_port), $(mode_text "$(get "$env" service_mode)") |
-| OpenSSH build | $(build_text "$env") |
+| Server | test sshd $(get "$env" openssh_server)$(package_text "$env") on 127.0.0.1:$(get "$env" test_port), $(mode_text "$(get "$env" service_mode)") |
+| OpenSSH build | $(build_text "$env" header) |
+| Kit | $(kit_text "$run") |
 | What | a second sshd with its own configuration, host keys and user \`$(get "$env" test_user)\`, next to the real one, which was not touched; clients on the same machine over loopback |
 
 EOF
 }
 
-# build_text ENV: which OpenSSH build was measured (server and clients).
-# Then the package release, else what the build says of itself (runs of
-# older kits have neither).
+# package_text ENV: " (package P)" after the server's name: the package
+# release that tells two builds of one version apart; " (no package)" for
+# a build of one's own; nothing for runs of older kits.
+package_text () {
+	local k
+	k=$(get "$1" openssh_package)
+	case $k in
+	'') ;;
+	none) printf ' (no package: a build of its own)' ;;
+	*) printf ' (package `%s`)' "$k" ;;
+	esac
+}
+
+# kit_text RUN_ENV: the kit that made the run, "sshd-perf-kit 0.1.0-1",
+# with the commit of a source checkout.
+kit_text () {
+	local v r c
+	v=$(get "$1" kit_version)
+	r=$(get "$1" kit_release)
+	c=$(get "$1" kit_commit)
+	if [ -z "$v" ]; then
+		printf 'sshd-perf-kit, version not recorded (a run of an older kit)'
+		return
+	fi
+	printf 'sshd-perf-kit %s%s' "$v" "${r:+-$r}"
+	if [ -n "$c" ]; then
+		printf ' from a source checkout, commit `%s`' "$c"
+	fi
+}
+
+# build_text ENV [header]: which OpenSSH build was measured (server and
+# clients). Then the package release, else what the build says of itself
+# (runs of older kits have neither); in the header the package is named
+# in the Server row already (package_text), so only a build without one
+# says more here.
 build_text () {
 	local b p k
 	b=$(get "$1" openssh_build)
@@ -159,7 +192,7 @@ build_text () {
 	case $k in
 	'') ;;
 	none) printf '; no package: `ssh -V` says "%s"' "$(get "$1" openssh_client)" ;;
-	*) printf '; package `%s`' "$k" ;;
+	*) [ "${2:-}" = header ] || printf '; package `%s`' "$k" ;;
 	esac
 }
 

@@ -20,6 +20,7 @@
 #   SYSCONFDIR     settings.conf goes to SYSCONFDIR/sshd-perf-kit
 #   LOCALSTATEDIR  LOCALSTATEDIR/lib/sshd-perf-kit/results holds the runs
 #   VERSION        the kit's version, written into lib/paths.sh
+#   RELEASE        its package release (the spec's %{release}, 1.el9), too
 #
 # Files are picked by folder, not by a list, so a new metric, report
 # section or helper is installed without a change here. A file keeps its
@@ -29,7 +30,7 @@
 set -eu
 
 : "${DESTDIR=}" "${SBINDIR:?}" "${LIBEXECDIR:?}" "${DATADIR:?}" "${MANDIR:?}" "${BASHCOMPDIR:?}"
-: "${DOCDIR=}" "${SYSCONFDIR:?}" "${LOCALSTATEDIR:?}" "${VERSION:?}"
+: "${DOCDIR=}" "${SYSCONFDIR:?}" "${LOCALSTATEDIR:?}" "${VERSION:?}" "${RELEASE:?}"
 if [ ! -f start-ssh.sh ] || [ ! -d lib ]; then echo "install.sh: run it from the top of the source tree (make install)" >&2; exit 2; fi
 for f in build/man/sshd-perf-kit.8 build/man/sshd-perf-kit.conf.5; do
 	[ -f "$f" ] || { echo "install.sh: $f is not built; run make install" >&2; exit 2; }
@@ -97,6 +98,7 @@ SETTINGS_FILE_DEFAULT=$etc/settings.conf
 RESULTS_DIR_DEFAULT=$var/results
 STATE_PARENT=$var
 KIT_VERSION=$VERSION
+KIT_RELEASE=$RELEASE
 EOF
 chmod 0644 "$DESTDIR$libexec/lib/paths.sh"
 

@@ -201,7 +201,7 @@ test_expect 'settings.conf is the only config file, %config(noreplace), same as 
 	tar -xzOf "$DIST" "$NAME-$VERSION/settings.conf" | cmp - "$TEST_TMP/x/etc/sshd-perf-kit/settings.conf"
 '
 
-test_expect 'lib/paths.sh points the installed scripts at the installed layout' '
+test_expect 'lib/paths.sh points the installed scripts at the installed layout, with the version and release of the package' '
 	. "$TEST_TMP/x/usr/libexec/sshd-perf-kit/lib/paths.sh" &&
 	[ "$HELPER_DIR" = /usr/libexec/sshd-perf-kit ] &&
 	[ "$SCHEMA_FILE" = /usr/share/sshd-perf-kit/settings.schema ] &&
@@ -213,6 +213,7 @@ test_expect 'lib/paths.sh points the installed scripts at the installed layout' 
 	[ "$RESULTS_DIR_DEFAULT" = /var/lib/sshd-perf-kit/results ] &&
 	[ "$STATE_PARENT" = /var/lib/sshd-perf-kit ] &&
 	[ "$KIT_VERSION" = "$VERSION" ] &&
+	test_eq "$KIT_RELEASE" "$(rpm -qp --qf "%{RELEASE}" "$RPM")" &&
 	! grep -qx ". lib/paths.sh" "$TEST_TMP/tree"
 '
 
