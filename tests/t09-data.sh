@@ -81,6 +81,27 @@ test_expect 'a table declared by its columns is written from them, and its write
 	done <cols.txt
 '
 
+# schema_rows: "FILE<TAB>COLUMNS" per row definition of
+# docs/results.schema.json that names its raw table (as results-json.sh
+# reads the file: one property per line).
+schema_rows () {
+	awk '/^    "row_[a-z]+_[a-z]+": \{ *$/ { on = 1; file = ""; cols = ""; next }
+		on && /^    [}"]/ { if (file != "") print file "\t" substr(cols, 2); on = 0 }
+		on && /"description": "[a-z.]+: raw\/[a-z0-9-]+\.tsv/ { file = $0; sub(/.*: raw\//, "", file); sub(/\.tsv.*/, ".tsv", file) }
+		on && /^        "[a-z_0-9]+": \{/ { k = $1; gsub(/[":]/, "", k); cols = cols " " k }' "$KIT_DIR/docs/results.schema.json"
+}
+
+test_expect 'results.json tables have the columns of their raw table, in its order' '
+	schema_rows >rows.txt && [ "$(wc -l <rows.txt)" -ge 6 ] &&
+	tables >t.txt &&
+	while IFS="	" read -r file cols; do
+		head=$(awk -F"\t" -v f="$file" "\$1 == f { print \$3 }" t.txt | sed "s/\\\\t/ /g")
+		[ -n "$head" ] || { echo "$file: the schema names it, docs/data.md does not declare it"; return 1; }
+		test_eq "$cols" "$head" || { echo "in $file"; return 1; }
+		grep -qF -- "${file%.tsv}" "$KIT_DIR/lib/results-json.sh" || { echo "lib/results-json.sh does not read $file"; return 1; }
+	done <rows.txt
+'
+
 test_expect 'the writers and readers docs/data.md names exist and name the file' '
 	parts >p.txt && [ "$(wc -l <p.txt)" -eq "$(grep -c "^### raw/" "$DOC")" ] &&
 	while IFS="	" read -r name wr rd; do

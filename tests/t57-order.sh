@@ -113,6 +113,31 @@ test_expect 'the same keys in every data file in both orders' '
 	test_cmp fwd rev
 '
 
+# A fresh full run's results.json (both orders): valid against the
+# schema (python3-jsonschema and the strict subset), every number a JSON
+# number or null, every table of the report present and equal to its raw
+# file, and the kit that made it named.
+if command -v python3 >/dev/null 2>&1; then
+	test_expect 'results.json of both runs: the schema, typed numbers, every table, the kit' '
+		for run in "$FWD" "$REV"; do
+			python3 "$TEST_DIR/lib/results-check.py" "$KIT_DIR/docs/results.schema.json" "$run" --full &&
+			RESULTS_CHECK_STRICT_ONLY=1 python3 "$TEST_DIR/lib/results-check.py" "$KIT_DIR/docs/results.schema.json" "$run" --full &&
+			python3 -c "import json, sys
+d = json.load(open(sys.argv[1] + \"/results.json\"))
+assert d[\"format_version\"] == 2, d[\"format_version\"]
+assert d[\"kit\"][\"version\"] == sys.argv[2] and d[\"kit\"][\"release\"], d[\"kit\"]
+t = d[\"tests\"]
+for name, table in ((\"startup\", \"rounds\"), (\"auth\", \"methods\"), (\"rate\", \"sweep\"), (\"burst\", \"steps\"), (\"transfer\", \"runs\"), (\"transfer\", \"ceiling\"), (\"sftp\", \"runs\")):
+    assert len(t[name].get(\"tables\", {}).get(table, [])) > 0, (name, table, t[name][\"status\"])
+assert len(t[\"auth\"][\"tables\"][\"methods\"]) == 3
+assert d[\"environment\"][\"openssh_package\"] not in (\"\", None), d[\"environment\"]
+" "$run" "$(sed -n "s/^Version:[[:space:]]*//p" "$KIT_DIR/sshd-perf-kit.spec")" || { echo "in $run"; return 1; }
+		done
+	'
+else
+	test_skip 'results.json of both runs: the schema, typed numbers, every table, the kit' 'no python3'
+fi
+
 # v RUN TEST KEY: a value of a data file.
 v () {
 	sed -n "s/^$3=//p" "$1/data/$2.env" | tail -n 1

@@ -45,6 +45,14 @@ v = eval(sys.argv[2], {"d": d})
 print(json.dumps(v) if not isinstance(v, str) else v)' "$RES/$1/results.json" "$2"
 }
 
+# json_file FILE EXPR: the same for any results.json.
+json_file () {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2], {"d": d})
+print(json.dumps(v) if not isinstance(v, str) else v)' "$1" "$2"
+}
+
 have_python=""
 python3 -c 'import json' 2>/dev/null && have_python=1
 
@@ -129,20 +137,56 @@ else
 	test_skip 'results.json is valid JSON' 'no python3'
 fi
 
-if [ -n "$have_python" ] && python3 -c 'import jsonschema' 2>/dev/null; then
-	test_expect 'results.json validates against docs/results.schema.json' '
-		python3 -c "import json, sys, jsonschema
-s = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(s)
-for f in sys.argv[2:]:
-    jsonschema.validate(json.load(open(f)), s, cls=jsonschema.Draft202012Validator)" \
-			"$KIT_DIR/docs/results.schema.json" "$RES/$A/results.json" "$RES/$X/results.json" "$RES/$B/results.json"
+# check_results RUN_DIR [--full]: results.json of the run against the
+# schema (python3-jsonschema when it knows draft 2020-12, and always the
+# strict subset of tests/lib/results-check.py), its numbers typed, its
+# tables equal to the raw files.
+check_results () {
+	python3 "$TEST_DIR/lib/results-check.py" "$KIT_DIR/docs/results.schema.json" "$@"
+}
+
+if [ -n "$have_python" ]; then
+	if python3 -c 'import jsonschema; jsonschema.Draft202012Validator' 2>/dev/null; then
+		printf '# results.json is checked with python3-jsonschema and the strict subset\n'
+	else
+		printf '# no python3-jsonschema with draft 2020-12 here: results.json is checked with the strict subset only\n'
+	fi
+	test_expect 'results.json validates against docs/results.schema.json, numbers typed, tables as the raw files' '
+		for r in "$A" "$X" "$B"; do
+			check_results "$RES/$r" || { echo "in $r"; return 1; }
+			RESULTS_CHECK_STRICT_ONLY=1 check_results "$RES/$r" || { echo "in $r (strict subset)"; return 1; }
+		done
+	'
+
+	# The check must be able to fail: a number as a string, an empty
+	# figure, a table cell that is not the raw file's, format 1.
+	test_expect 'the results.json check finds a string number, a wrong cell, a missing table, format 1' '
+		mkdir -p "$TEST_TMP/bad" && rm -rf "$TEST_TMP/bad/run" && cp -R "$RES/$A" "$TEST_TMP/bad/run" &&
+		python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+t = d[\"tests\"]
+t[\"login\"][\"total_p50\"] = \"287.1\"
+t[\"login\"][\"kex_p95\"] = \"\"
+t[\"transfer\"][\"tables\"][\"runs\"][3][\"mbs\"] = 1.5
+del t[\"burst\"][\"tables\"]
+json.dump(d, open(sys.argv[1], \"w\"))" "$TEST_TMP/bad/run/results.json" &&
+		for mode in "" 1; do
+			! RESULTS_CHECK_STRICT_ONLY=$mode check_results "$TEST_TMP/bad/run" >bad.txt &&
+			test_grep "tests.login.total_p50.*287.1" bad.txt &&
+			test_grep "tests.login.kex_p95" bad.txt &&
+			test_grep "tests.transfer.tables.runs\[3\].mbs: 1.5, raw/transfer-runs.tsv says .176.5." bad.txt &&
+			test_grep "tests.burst.tables.steps is missing, though raw/burst-steps.tsv exists" bad.txt || return 1
+		done &&
+		mkdir -p "$TEST_TMP/bad/v1" && cp "$TEST_DIR/data/v1/results.json" "$TEST_TMP/bad/v1/" &&
+		! RESULTS_CHECK_STRICT_ONLY=1 check_results "$TEST_TMP/bad/v1" >v1.txt &&
+		test_grep "format_version: 1 is not 2" v1.txt && test_grep "the key kit is missing" v1.txt
 	'
 else
-	test_expect 'results.json has the required keys (no jsonschema here)' '
-		for k in format format_version run verdict warnings environment settings settings_from_env tests; do
+	test_expect 'results.json has the required keys (no python3 here)' '
+		for k in format format_version kit run verdict warnings environment settings settings_from_env tests; do
 			test_grep "^  \"$k\": " "$RES/$B/results.json" || { echo "missing $k"; return 1; }
-		done
+		done &&
+		test_grep "^  \"format_version\": 2," "$RES/$B/results.json"
 	'
 fi
 
@@ -171,6 +215,66 @@ if [ -n "$have_python" ]; then
 		test "$(json "$B" "len(d[\"warnings\"])")" = 5 &&
 		test "$(json "$A" "d[\"run\"][\"seconds\"]")" = 282 &&
 		test "$(json "$A" "list(d[\"tests\"])[:3]")" = "[\"startup\", \"login\", \"auth\"]"
+	'
+
+	test_expect 'results.json 2: the kit, the tables of the report as typed rows' '
+		test "$(json "$B" "d[\"format_version\"]")" = 2 &&
+		test "$(json "$B" "d[\"kit\"]")" = "{\"version\": \"0.1.0\", \"release\": \"1\", \"commit\": \"0123abc\"}" &&
+		test "$(json "$A" "d[\"kit\"]")" = "{\"version\": null, \"release\": null, \"commit\": null}" &&
+		test "$(json "$A" "len(d[\"tests\"][\"transfer\"][\"tables\"][\"runs\"])")" = 4 &&
+		test "$(json "$A" "[(r[\"cipher\"], r[\"direction\"], r[\"mbs\"]) for r in d[\"tests\"][\"transfer\"][\"tables\"][\"runs\"]][3]")" = "[\"chacha20-poly1305@openssh.com\", \"down\", 176.5]" &&
+		test "$(json "$A" "d[\"tests\"][\"transfer\"][\"tables\"][\"ceiling\"][0][\"mbs\"]")" = 3712.4 &&
+		test "$(json "$A" "[r[\"ok\"] for r in d[\"tests\"][\"burst\"][\"tables\"][\"steps\"]]")" = "[5, 10, 18, 26]" &&
+		test "$(json "$A" "d[\"tests\"][\"burst\"][\"tables\"][\"steps\"][0][\"note\"]")" = null &&
+		test "$(json "$B" "\"tables\" in d[\"tests\"][\"rate\"]")" = false &&
+		test "$(json "$X" "[t for t in d[\"tests\"] if \"tables\" in d[\"tests\"][t]]")" = "[]"
+	'
+
+	# An auth result as a full run writes it (keys of data/auth.env):
+	# the methods table, the difference a number, the report signed.
+	test_expect 'results.json 2: auth.tables.methods from the METHOD_ keys; the difference a number' '
+		rm -rf "$TEST_TMP/auth" && mkdir -p "$TEST_TMP/auth" && cp -R "$RES/$X" "$TEST_TMP/auth/run" &&
+		{
+			printf "status=PASS\nfigure=482.9\nunit=ms\ntarget=500\ntarget_op=<=\nmethods=ed25519 rsa password\nsamples=30\n"
+			for m in ed25519 rsa password; do
+				printf "%s_ok=30\n%s_failed=0\n%s_not_run=0\n%s_wrong_method=0\n%s_n=30\n%s_p50=%s\n%s_p95=%s\n" \
+					$m $m $m $m $m $m "$(case $m in ed25519) echo 340.504 ;; rsa) echo 344.108 ;; *) echo 454.270 ;; esac)" $m 480.1
+			done
+			printf "ed25519_method=publickey (ED25519)\nrsa_method=publickey (RSA)\npassword_method=password\n"
+			printf "rsa_diff_p50=3.6\npassword_diff_p50=+113.8\n"
+		} >"$TEST_TMP/auth/run/data/auth.env" &&
+		"$KIT_DIR/lib/render.sh" "$TEST_TMP/auth/run" >/dev/null &&
+		check_results "$TEST_TMP/auth/run" &&
+		python3 -c "import json, sys
+m = json.load(open(sys.argv[1]))[\"tests\"][\"auth\"][\"tables\"][\"methods\"]
+assert [r[\"method\"] for r in m] == [\"ed25519\", \"rsa\", \"password\"], m
+assert [r[\"diff_p50\"] for r in m] == [None, 3.6, 113.8], m
+assert m[2][\"used\"] == \"password\" and m[0][\"p50\"] == 340.504 and m[1][\"ok\"] == 30, m
+assert m[0][\"status\"] is None and m[0][\"authphase_p50\"] is None, m" "$TEST_TMP/auth/run/results.json" &&
+		test_grep "^| RSA 3072 key | publickey (RSA) | .* | +3.6 | - |$" "$TEST_TMP/auth/run/report.md" &&
+		test_grep "^| password (PAM) | password | .* | +113.8 | - |$" "$TEST_TMP/auth/run/report.md"
+	'
+
+	# A run rendered by a kit before format 2 (its results.json as that
+	# kit wrote it, tests/data/v1, next to its data files): it is still a
+	# previous run, and --compare reads it, both ways.
+	test_expect '--compare and the previous run read a version-1 run' '
+		rm -rf "$TEST_TMP/v1" && mkdir -p "$TEST_TMP/v1" &&
+		cp -R "$RES/$A" "$TEST_TMP/v1/$A" && cp -R "$RES/$B" "$TEST_TMP/v1/$B" &&
+		rm -f "$TEST_TMP/v1/$A"/compare-* &&
+		cp "$TEST_DIR/data/v1/results.json" "$TEST_TMP/v1/$A/results.json" &&
+		test_grep "^  \"format_version\": 1,$" "$TEST_TMP/v1/$A/results.json" &&
+		test "$(previous_run "$TEST_TMP/v1/$B")" = "$TEST_TMP/v1/$A" &&
+		"$KIT_DIR/test-ssh.sh" --compare "$TEST_TMP/v1/$A" "$TEST_TMP/v1/$B" >out.txt &&
+		c="$TEST_TMP/v1/$B/compare-$A.md" &&
+		test_grep "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | lower | PASS | FAIL |$" "$c" &&
+		test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | higher | PASS | PASS |$" "$c" &&
+		"$KIT_DIR/test-ssh.sh" --compare "$TEST_TMP/v1/$B" "$TEST_TMP/v1/$A" >/dev/null &&
+		test_grep "^| \`session\` | .* | 10.0 | 12.5 | +25.0 % (worse) |" "$TEST_TMP/v1/$A/compare-$B.md" &&
+		test_grep "^  \"format_version\": 1,$" "$TEST_TMP/v1/$A/results.json" &&
+		"$KIT_DIR/lib/render.sh" "$TEST_TMP/v1/$B" "$TEST_TMP/v1/$A" >/dev/null &&
+		test "$(json_file "$TEST_TMP/v1/$B/results.json" "d[\"run\"][\"previous_run\"]")" = "$A" &&
+		test "$(json_file "$TEST_TMP/v1/$B/results.json" "d[\"tests\"][\"login\"][\"change\"]")" = "+98.2 % (worse)"
 	'
 
 	test_expect 'results.json escapes quotes, backslashes, tabs and control characters' '
@@ -206,11 +310,7 @@ t = d[\"tests\"][\"startup\"]
 assert t[\"summary\"] == \"-\" and t[\"reason\"] == \"12\" and t[\"figure\"] is None, t
 assert d[\"settings\"][\"TEST_USER\"] == \"sshperf\" and d[\"settings\"][\"TEST_PORT\"] == 11022
 " "$TEST_TMP/u8/run/results.json" &&
-		if python3 -c "import jsonschema" 2>/dev/null; then
-			python3 -c "import json, sys, jsonschema
-jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)" \
-				"$KIT_DIR/docs/results.schema.json" "$TEST_TMP/u8/run/results.json"
-		fi
+		check_results "$TEST_TMP/u8/run"
 	'
 else
 	test_skip 'results.json: figures, types, directions, change, run info' 'no python3'
@@ -289,10 +389,8 @@ test_expect 'INCONCLUSIVE: FAIL wins, then INCONCLUSIVE, then PASS; in report an
 	test_grep "^\*\*Why INCONCLUSIVE:\*\* because INCONCLUSIVE" "$f" &&
 	test_grep "^  \"verdict\": \"INCONCLUSIVE\"," "$TEST_TMP/verdicts/inc/results.json" &&
 	test_grep "docs/glossary.md" "$f" && test -f "$KIT_DIR/docs/glossary.md" &&
-	if [ -n "$have_python" ] && python3 -c "import jsonschema" 2>/dev/null; then
-		python3 -c "import json, sys, jsonschema
-jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft202012Validator)" \
-			"$KIT_DIR/docs/results.schema.json" "$TEST_TMP/verdicts/inc/results.json"
+	if [ -n "$have_python" ]; then
+		check_results "$TEST_TMP/verdicts/inc"
 	fi
 '
 
