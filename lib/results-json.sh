@@ -126,8 +126,9 @@ json_num_or_null () {
 # per row. The columns, their order and their types are those of the
 # schema's $defs/row_TEST_TABLE, the header of FILE in docs/data.md
 # (tests/t80-render.sh checks that they agree); the file is read by those
-# names (lib/data.sh). auth.tables.methods is made from the METHOD_* keys
-# of data/auth.env (auth_rows).
+# names (lib/data.sh). auth.tables.methods and interactive.tables.clients
+# are made from the METHOD_* and CLIENT_* keys of their data files
+# (key_rows).
 JSON_TABLES="startup rounds startup-rounds.tsv
 rate sweep rate-sweep.tsv
 burst steps burst-steps.tsv
@@ -161,25 +162,42 @@ json_rows () {
 	}'
 }
 
-# auth_rows: one row per method of the auth test (its key methods), the
-# declared columns from the keys METHOD_COLUMN; the column method is the
-# method's name, used is METHOD_method (what ssh -v reported).
-auth_rows () {
-	local env="$DATA_DIR/auth.env" m c v cols row
-	cols=$(table_columns auth methods)
-	for m in $(get "$env" methods); do
+# key_rows TEST TABLE WORD...: one row per WORD (a method of auth, a
+# client of interactive), the declared columns from the keys WORD_COLUMN
+# of data/TEST.env; the table's first column is the word itself, and
+# auth's column used is METHOD_method (what ssh -v reported).
+key_rows () {
+	local test=$1 table=$2 env="$DATA_DIR/$1.env" w c v cols first row
+	shift 2
+	cols=$(table_columns "$test" "$table")
+	first=${cols%% *}
+	for w in "$@"; do
 		row=()
 		for c in $cols; do
-			case $c in
-			method) v=$m ;;
-			used) v=$(get "$env" "${m}_method") ;;
-			*) v=$(get "$env" "${m}_$c") ;;
+			case $test.$c in
+			"$test.$first") v=$w ;;
+			auth.used) v=$(get "$env" "${w}_method") ;;
+			*) v=$(get "$env" "${w}_$c") ;;
 			esac
 			v=${v//$'\t'/ }
 			row+=("${v:--}")
 		done
 		(IFS=$'\t'; printf '%s\n' "${row[*]}")
 	done
+}
+
+# key_table_words TEST: the rows of TEST's key table: auth's methods (its
+# key methods), interactive's clients (those that ran: CLIENT_exit set,
+# as the report's table).
+key_table_words () {
+	local c
+	case $1 in
+	auth) get "$DATA_DIR/auth.env" methods ;;
+	interactive)
+		for c in libssh ssh; do
+			[ -z "$(get "$DATA_DIR/interactive.env" "${c}_exit")" ] || printf '%s\n' "$c"
+		done ;;
+	esac
 }
 
 # test_tables NAME: the test's member "tables" (nothing when it has no
@@ -195,10 +213,12 @@ test_tables () {
 			printf '%s        %s: %s' "$sep" "$(json_str "$table")" "$(json_rows "$test" "$table" '        ' <"$ROWS")"
 			sep=$',\n'
 		done <<<"$JSON_TABLES"
-		if [ "$name" = auth ]; then
-			auth_rows >"$ROWS"
+		case $name in auth) table=methods ;; interactive) table=clients ;; *) table="" ;; esac
+		if [ -n "$table" ]; then
+			# shellcheck disable=SC2046 # the words are words
+			key_rows "$name" "$table" $(key_table_words "$name") >"$ROWS"
 			if [ -s "$ROWS" ]; then
-				printf '%s        "methods": %s' "$sep" "$(json_rows auth methods '        ' <"$ROWS")"
+				printf '%s        %s: %s' "$sep" "$(json_str "$table")" "$(json_rows "$name" "$table" '        ' <"$ROWS")"
 				sep=$',\n'
 			fi
 		fi

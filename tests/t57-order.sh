@@ -127,7 +127,7 @@ d = json.load(open(sys.argv[1] + \"/results.json\"))
 assert d[\"format_version\"] == 2, d[\"format_version\"]
 assert d[\"kit\"][\"version\"] == sys.argv[2] and d[\"kit\"][\"release\"], d[\"kit\"]
 t = d[\"tests\"]
-for name, table in ((\"startup\", \"rounds\"), (\"auth\", \"methods\"), (\"rate\", \"sweep\"), (\"burst\", \"steps\"), (\"transfer\", \"runs\"), (\"transfer\", \"ceiling\"), (\"sftp\", \"runs\")):
+for name, table in ((\"startup\", \"rounds\"), (\"auth\", \"methods\"), (\"interactive\", \"clients\"), (\"rate\", \"sweep\"), (\"burst\", \"steps\"), (\"transfer\", \"runs\"), (\"transfer\", \"ceiling\"), (\"sftp\", \"runs\")):
     assert len(t[name].get(\"tables\", {}).get(table, [])) > 0, (name, table, t[name][\"status\"])
 assert len(t[\"auth\"][\"tables\"][\"methods\"]) == 3
 assert d[\"environment\"][\"openssh_package\"] not in (\"\", None), d[\"environment\"]
