@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # results-json.sh RUN_DIR [PREVIOUS_RUN_DIR]: writes RUN_DIR/results.json
-# from the run's data files: the run, the verdict, the environment, every
-# setting and every key of every test. The format is documented in
+# from the run's data files: the kit, the run, the verdict, the
+# environment, every setting, every key of every test and the rows of the
+# report's tables (raw/*.tsv and the per-method and per-client keys). The format is documented in
 # docs/results-json.md and docs/results.schema.json. Called by lib/render.sh
 # after the verdict (data/verdict.env) and the warnings (data/warnings.txt)
 # are known. Needs only bash, sed and awk.
@@ -125,7 +126,7 @@ json_num_or_null () {
 # lines: tests.TEST.tables.TABLE holds the rows of raw/FILE, one object
 # per row. The columns, their order and their types are those of the
 # schema's $defs/row_TEST_TABLE, the header of FILE in docs/data.md
-# (tests/t80-render.sh checks that they agree); the file is read by those
+# (tests/t09-data.sh checks that they agree); the file is read by those
 # names (lib/data.sh). auth.tables.methods and interactive.tables.clients
 # are made from the METHOD_* and CLIENT_* keys of their data files
 # (key_rows).
