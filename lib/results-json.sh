@@ -2,8 +2,9 @@
 # results-json.sh RUN_DIR [PREVIOUS_RUN_DIR]: writes RUN_DIR/results.json
 # from the run's data files: the kit, the run, the verdict, the
 # environment, every setting, every key of every test and the rows of the
-# report's tables (raw/*.tsv and the per-method and per-client keys). The format is documented in
-# docs/results-json.md and docs/results.schema.json. Called by lib/render.sh
+# report's tables (raw/*.tsv and the per-method and per-client keys).
+# The format is documented in docs/results-json.md and
+# docs/results.schema.json. Called by lib/render.sh
 # after the verdict (data/verdict.env) and the warnings (data/warnings.txt)
 # are known. Needs only bash, sed and awk.
 #
