@@ -329,7 +329,7 @@ EOF
 	done
 	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
 	printf 'Reference: the example values of the validation run in the kit'"'"'s specification (a 32-core machine, OpenSSH 9.9p1 on AlmaLinux 9; in brackets the section), a point of comparison, not a target: your numbers will differ with the machine.\n'
-	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [%s](file://%s).\n' "$KIT_DIR/docs/glossary.md" "$KIT_DIR/docs/glossary.md"
+	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder.\n' 
 	if [ -n "$PREV_DIR" ]; then
 		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric. A few percent is within the noise of one run.\n' \
 			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "$(get "$PREV_DIR/data/run.env" started_local)"
@@ -347,8 +347,20 @@ probe_raw () {
 	done
 }
 
+# own_raw NAME: ", `raw/NAME-*`" when the run has such files: some tests
+# (cpu, memory, concurrent) only read the shared measurements and have
+# none, and the report names no file that is not there.
+own_raw () {
+	local f
+	for f in "$RUN_DIR/raw/$1"-*; do
+		[ -e "$f" ] || return 0
+		printf ', `raw/%s-*`' "$1"
+		return 0
+	done
+}
+
 sections () {
-	local name
+	local name raw
 	for name in $METRICS; do
 		[ -f "$DATA_DIR/$name.env" ] || continue
 		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${METRIC_TITLE[$name]}" "$name" "$(t "$name" status)"
@@ -361,7 +373,13 @@ sections () {
 				printf '\n*This section could not be shown completely; its data is in `data/%s.env` and `raw/`.*\n\n' "$name"
 		fi
 		chart_links "$name"
-		printf 'Raw samples: `raw/%s-*`%s. The test took %s s.\n\n' "$name" "$(probe_raw "$name")" "$(t "$name" seconds)"
+		raw=$(own_raw "$name")$(probe_raw "$name")
+		if [ -n "$raw" ]; then
+			printf 'Raw samples: %s. ' "${raw#, }"
+		else
+			printf 'No raw samples of its own. '
+		fi
+		printf 'The test took %s s.\n\n' "$(t "$name" seconds)"
 	done
 }
 
@@ -427,6 +445,10 @@ EOF
 	printf '```\n'
 }
 
+# The glossary goes with the run, so that the report's link works on any
+# machine the folder is copied to (all links are relative to the folder).
+cp -f "$KIT_DIR/docs/glossary.md" "$RUN_DIR/glossary.md" 2>/dev/null ||
+	printf 'render.sh: could not copy the glossary into %s\n' "$RUN_DIR" >&2
 charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the report has none\n' >&2
 {
 	header

@@ -388,7 +388,7 @@ test_expect 'INCONCLUSIVE: FAIL wins, then INCONCLUSIVE, then PASS; in report an
 	grep -F "(\`burst\`) |" "$f" | grep -q "\*\*INCONCLUSIVE\*\*: because INCONCLUSIVE" &&
 	test_grep "^\*\*Why INCONCLUSIVE:\*\* because INCONCLUSIVE" "$f" &&
 	test_grep "^  \"verdict\": \"INCONCLUSIVE\"," "$TEST_TMP/verdicts/inc/results.json" &&
-	test_grep "docs/glossary.md" "$f" && test -f "$KIT_DIR/docs/glossary.md" &&
+	test_grep -F "[glossary.md](glossary.md)" "$f" && test_cmp "$KIT_DIR/docs/glossary.md" "$TEST_TMP/verdicts/inc/glossary.md" &&
 	if [ -n "$have_python" ]; then
 		check_results "$TEST_TMP/verdicts/inc"
 	fi
