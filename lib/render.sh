@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# render.sh RUN_DIR [PREVIOUS_RUN_DIR]: writes RUN_DIR/report.md, the charts
+# render.sh RUN_DIR [PREVIOUS_RUN_DIR]: writes RUN_DIR/report.md (and its
+# HTML twin report.html, lib/report-html.sh), the charts
 # (RUN_DIR/charts/*.svg) and RUN_DIR/results.json from the data files the
 # tests left in RUN_DIR/data (key=value) and RUN_DIR/raw. With a previous
 # run (same host, lib/compare.sh previous_run), the summary shows the change
@@ -459,6 +460,9 @@ charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the rep
 	environment
 } >"$REPORT.tmp"
 mv -f "$REPORT.tmp" "$REPORT"
+# Its HTML twin, from the markdown: one source, two forms. A line outside
+# the markdown subset is named on stderr; the report stands all the same.
+"$KIT_DIR/lib/report-html.sh" "$REPORT" || true
 # The warnings go into results.json too.
 if [ "${#WARNINGS[@]}" -gt 0 ]; then
 	printf '%s\n' "${WARNINGS[@]}" >"$DATA_DIR/warnings.txt"

@@ -79,9 +79,12 @@ report_transfer () {
 	printf '**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s bytes, n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms) subtracted:\n\n' \
 		"$(t transfer cpu_cipher)" "$(t transfer cpu_bytes)" "$(t transfer cpu_login_sshd_ms)" "$(t transfer cpu_login_client_ms)"
 	printf '| | CPU seconds per GB |\n|---|---:|\n'
+	# A missing figure is "-" (an empty **** is no markdown).
+	local su ss st sc
+	su=$(t transfer cpu_sshd_user_s_per_gb) ss=$(t transfer cpu_sshd_system_s_per_gb)
+	st=$(t transfer cpu_sshd_s_per_gb) sc=$(t transfer cpu_client_s_per_gb)
 	printf '| sshd, user | %s |\n| sshd, system | %s |\n| **sshd, total** | **%s** |\n| ssh client (user + system) | %s |\n\n' \
-		"$(t transfer cpu_sshd_user_s_per_gb)" "$(t transfer cpu_sshd_system_s_per_gb)" \
-		"$(t transfer cpu_sshd_s_per_gb)" "$(t transfer cpu_client_s_per_gb)"
+		"${su:--}" "${ss:--}" "${st:--}" "${sc:--}"
 	[ -z "$(t transfer cpu_note)" ] || printf 'Note: %s.\n\n' "$(t transfer cpu_note)"
 	awk -v b="$(t transfer cpu_bytes)" 'BEGIN { if (b + 0 < 500e6) print "With less than 500 MB the CPU figures rest on few clock ticks (10 ms each) and are rough.\n" }'
 
