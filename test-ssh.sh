@@ -32,19 +32,26 @@ available_tests () {
 usage () {
 	cat <<EOF
 usage: $PROG [-q] [TEST ...]
+       $PROG --report RUN
        $PROG --compare RUN_A RUN_B
        $PROG --fleet DIR [--baseline RUN] [--factor F]
 
 Runs the named tests (default: all) against the test server set up by
-./start-ssh.sh, and writes RESULTS_DIR/<date-time>/report.md.
+./start-ssh.sh, and writes RESULTS_DIR/<date-time>/report.md and its
+HTML twin report.html (one file: charts and style inline).
 
 Tests: $(available_tests)
 
   -q   no progress lines; only the report's path at the end.
+  --report RUN
+       write the report of a stored run again from its data: report.md,
+       report.html, charts/ and results.json; prints the two reports'
+       paths. Needs no root and no test server.
   --compare RUN_A RUN_B
        compare two earlier runs (folders RESULTS_DIR/<date-time>): per
        metric A, B, the change in % and whether it is better or worse;
-       writes RUN_B/compare-<RUN_A>.md and prints its path. Needs no
+       writes RUN_B/compare-<RUN_A>.md and .html and prints the path
+       of the .md. Needs no
        root and no test server. A normal run compares itself with the
        previous run on the same host in its summary.
   --fleet DIR [--baseline RUN] [--factor F]
@@ -245,13 +252,32 @@ compare_runs () {
 	compare_report "$a" "$b" >"$out.tmp" 2>/dev/null ||
 		{ rm -f "$out.tmp"; die "cannot write $out; is $b writable?"; }
 	mv -f "$out.tmp" "$out"
+	"$KIT_DIR/lib/report-html.sh" "$out" || true
 	printf '%s\n' "$out"
+}
+
+# --report RUN: the reports of a stored run written again from its data
+# (after a change of the kit, or to get report.html for an older run).
+render_again () {
+	local run=${1%/}
+	[ -f "$run/data/run.env" ] ||
+		die "$run is not a run folder of the kit (no data/run.env); give a folder RESULTS_DIR/<date-time>"
+	{ [ -w "$run" ] && [ -w "$run/data" ]; } ||
+		die "$run is not writable; copy the run folder and render the copy: cp -R $run /tmp/ && $PROG --report /tmp/$(basename "$run")"
+	"$KIT_DIR/lib/render.sh" "$run" "$(previous_run "$run")" ||
+		die "writing the report of $run failed"
+	printf '%s\n' "$run/report.md" "$run/report.html"
 }
 
 QUIET=""
 while [ "$#" -gt 0 ]; do
 	case $1 in
 	-q) QUIET=1 ;;
+	--report)
+		[ "$#" -eq 2 ] || die "--report takes one run folder: $PROG --report RUN"
+		render_again "$2"
+		exit 0
+		;;
 	--compare)
 		[ "$#" -eq 3 ] || die "--compare takes two run folders: $PROG --compare RUN_A RUN_B"
 		compare_runs "$2" "$3"

@@ -39,7 +39,7 @@ test_expect 'help lists the tests of test-ssh.sh and the settings of the schema'
 '
 
 test_expect 'bad input: one line, exit 2 (no command, unknown command, option, setting, extra argument)' '
-	for args in "" "bogus" "--bogus" "start FOO=1" "stop LOGIN_SAMPLES=3" "status extra" "compare onlyone" "fleet" "help nosuch" "version x"; do
+	for args in "" "bogus" "--bogus" "start FOO=1" "stop LOGIN_SAMPLES=3" "status extra" "compare onlyone" "report" "report a b" "fleet" "help nosuch" "version x"; do
 		rc=0
 		# shellcheck disable=SC2086 # the words of one call
 		"$CMD" $args >"out" 2>"err" || rc=$?
@@ -72,8 +72,23 @@ test_expect 'compare A B: the same report and exit code as test-ssh.sh --compare
 	mv "$(cat out)" first.md &&
 	"$KIT_DIR/test-ssh.sh" --compare runs/2026-03-02_101500 runs/2026-03-03_091500 >out2 &&
 	test_cmp first.md "$(cat out2)" &&
+	test_grep "^<!DOCTYPE html>" runs/2026-03-03_091500/compare-2026-03-02_101500.html &&
 	rc=0; "$CMD" compare runs/nosuch runs/2026-03-03_091500 2>err || rc=$?
 	[ "$rc" -eq 2 ] && test_grep "^sshd-perf-kit compare: runs/nosuch is not a run folder" err
+'
+
+test_expect 'report RUN: both reports of a stored run again, as test-ssh.sh --report' '
+	mkdir -p rep && cp -R "$TEST_DIR/data/runs/2026-03-02_101500" rep/run &&
+	"$CMD" report rep/run >out &&
+	test_eq "$(cat out)" "rep/run/report.md
+rep/run/report.html" &&
+	test_grep "^# OpenSSH server performance report" rep/run/report.md &&
+	test_grep "^<!DOCTYPE html>" rep/run/report.html && test -s rep/run/results.json &&
+	mv rep/run/report.html first.html &&
+	"$KIT_DIR/test-ssh.sh" --report rep/run >out2 && test_cmp out out2 &&
+	test_cmp first.html rep/run/report.html &&
+	rc=0; "$CMD" report rep/nosuch 2>err || rc=$?
+	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && test_grep "^sshd-perf-kit report: rep/nosuch is not a run folder" err
 '
 
 test_expect 'fleet DIR: the same fleet report and exit code as test-ssh.sh --fleet' '
@@ -104,7 +119,7 @@ test_expect 'sshd-perf-kit(8) has the commands, host changes, exit codes, files 
 	for s in NAME SYNOPSIS DESCRIPTION COMMANDS "WHAT IT CHANGES ON THE HOST" "EXIT STATUS" FILES EXAMPLES "SEE ALSO"; do
 		test_grep -x "\.SH \"\?$s\"\?" "$MAN8" || { echo "no section $s"; return 1; }
 	done &&
-	for c in start status stop cleanup test compare fleet version help; do
+	for c in start status stop cleanup test report compare fleet version help; do
 		test_grep "^\.B.* $c\b\|^\.B $c$" "$MAN8" || { echo "command $c not described"; return 1; }
 	done
 '
@@ -176,7 +191,7 @@ complete_words () {
 test_expect 'bash completion: loads; commands, test names, settings as NAME=, help topics' '
 	bash -ic ". \"$KIT_DIR/completion/sshd-perf-kit\" && complete -p sshd-perf-kit" 2>/dev/null |
 		grep -qx "complete -F _sshd_perf_kit sshd-perf-kit" &&
-	test_eq "$(complete_words "$CMD" "" | tr "\n" " ")" "start status stop cleanup test compare fleet version help " &&
+	test_eq "$(complete_words "$CMD" "" | tr "\n" " ")" "start status stop cleanup test report compare fleet version help " &&
 	test_eq "$(complete_words "$CMD" st | tr "\n" " ")" "start status stop " &&
 	[ "$(complete_words "$CMD" test "" | tr "\n" " ")" = "$("$CMD" help tests | tr "\n" " ")" ] &&
 	test_eq "$(complete_words "$CMD" test -q bu)" burst &&
