@@ -139,19 +139,21 @@ header () {
 | Server | test sshd $(get "$env" openssh_server)$(package_text "$env") on 127.0.0.1:$(get "$env" test_port), $(mode_text "$(get "$env" service_mode)") |
 | OpenSSH build | $(build_text "$env" header) |
 | Kit | $(kit_text "$run") |
-| What | a second sshd with its own configuration, host keys and user \`$(get "$env" test_user)\`, next to the real one, which was not touched; clients on the same machine over loopback |
+| What was tested | a second sshd, started by the kit next to the real one (which was not touched), with its own host keys and user \`$(get "$env" test_user)\`; its configuration: $(server_config_text); the clients ran on the same machine, over loopback |
+| What it is not | the production sshd under its real load: not its users, their networks or their traffic. The figures say what this machine, this OpenSSH build and this configuration can do with the kit's own clients |
+| Accepted by (name, date) | |
 
 EOF
 }
 
 # package_text ENV: " (package P)" after the server's name: the package
 # release that tells two builds of one version apart; " (no package)" for
-# a build of one's own; nothing for runs of older kits.
+# a build of one's own; unknown for runs of older kits.
 package_text () {
 	local k
 	k=$(get "$1" openssh_package)
 	case $k in
-	'') ;;
+	'') printf ' (package release unknown: not recorded in this run)' ;;
 	none) printf ' (no package: a build of its own)' ;;
 	*) printf ' (package `%s`)' "$k" ;;
 	esac
@@ -191,7 +193,7 @@ build_text () {
 		printf "%s, the system's (server and clients)" "${b:-unknown}"
 	fi
 	case $k in
-	'') ;;
+	'') [ "${2:-}" = header ] || printf '; package release unknown (not recorded in this run)' ;;
 	none) printf '; no package: `ssh -V` says "%s"' "$(get "$1" openssh_client)" ;;
 	*) [ "${2:-}" = header ] || printf '; package `%s`' "$k" ;;
 	esac
