@@ -35,8 +35,10 @@ elif command -v apt-get >/dev/null 2>&1; then
 	# setools: sesearch and seinfo ask SELinux policies (t21);
 	# python3-jsonschema validates results.json against its schema (t57,
 	# t80; RHEL 9's 3.2 knows no draft 2020-12, so there the tests' own
-	# strict check, tests/lib/results-check.py, stands alone).
-	[ -z "$tests" ] || pkgs="$pkgs python3-jsonschema shellcheck debootstrap systemd-container rpm rpmlint policycoreutils semodule-utils setools perl util-linux procps iproute2 libxml2-utils libpam0g-dev zlib1g-dev autoconf libaudit-dev libkrb5-dev libfido2-dev libedit-dev libp11-kit-dev p11-kit-modules ansible-core ansible-lint"
+	# strict check, tests/lib/results-check.py, stands alone);
+	# chromium, poppler-utils: t81 opens report.html in a headless browser
+	# and reads the PDF it prints (pdftotext).
+	[ -z "$tests" ] || pkgs="$pkgs python3-jsonschema chromium poppler-utils shellcheck debootstrap systemd-container rpm rpmlint policycoreutils semodule-utils setools perl util-linux procps iproute2 libxml2-utils libpam0g-dev zlib1g-dev autoconf libaudit-dev libkrb5-dev libfido2-dev libedit-dev libp11-kit-dev p11-kit-modules ansible-core ansible-lint"
 	missing=""
 	for p in $pkgs; do
 		dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
