@@ -81,6 +81,10 @@ find templates units selinux ansible -type f ! -name '*~' ! -name '*.swp' ! -nam
 	done
 copy lib/settings.schema "$data/settings.schema"
 copy lib/metrics.tab "$libexec/lib/metrics.tab"
+# report.html's writer and style sheet (lib/report-html.sh reads them
+# beside itself).
+copy lib/report-html.awk "$libexec/lib/report-html.awk"
+copy lib/report.css "$libexec/lib/report.css"
 copy docs/results.schema.json "$data/results.schema.json"
 
 cat >"$DESTDIR$libexec/lib/paths.sh" <<EOF
