@@ -103,6 +103,13 @@ test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver 
 	case $(v "$r" status) in PASS | FAIL | INCONCLUSIVE) ;; *) return 1 ;; esac
 '
 
+# ssh -v ends its lines with "\r\n": nothing read from it may carry the
+# carriage return on (seen: "ssh_kex=sntrup761x25519-sha512\r").
+test_expect 'no control characters in the data files, the report or results.json' '
+	! grep -nP "[\\x00-\\x08\\x0b-\\x1f\\x7f]" "$RUN"/data/* "$RUN/report.md" "$RUN/results.json" &&
+	! grep -nE "\\\\(r|b|f|u00[01][0-9a-fA-F])" "$RUN/results.json"
+'
+
 test_expect 'a target above the knee and the CPU bound FAILs, with the knee in the reason' '
 	rc=0; TARGET_RATE_MIN=1000000 "$KIT_DIR/test-ssh.sh" -q rate >"$TEST_TMP/high.out" 2>&1 || rc=$?; [ "$rc" -eq 1 ] &&
 	r="$(dirname "$(tail -n 1 "$TEST_TMP/high.out")")/data/rate.env" &&

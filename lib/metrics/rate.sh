@@ -60,10 +60,18 @@ rate_ssh_g () {
 rate_ssh_negotiated () {
 	local log="$RAW_DIR/rate-ssh-v.txt"
 	timeout --kill-after=2 "${SETTING[LOGIN_TIMEOUT]}" "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true </dev/null >/dev/null 2>"$log" || true
-	result_set rate ssh_kex "$(sed -n 's/.*kex: algorithm: \([^ ]*\).*/\1/p' "$log" | head -n 1)"
-	result_set rate ssh_hostkey "$(sed -n 's/.*kex: host key algorithm: \([^ ]*\).*/\1/p' "$log" | head -n 1)"
-	result_set rate ssh_cipher "$(sed -n 's/.*kex: client->server cipher: \([^ ]*\) MAC: \([^ ]*\).*/\1/p' "$log" | head -n 1)"
-	result_set rate ssh_mac "$(sed -n 's/.*kex: client->server cipher: \([^ ]*\) MAC: \([^ ]*\).*/\2/p' "$log" | head -n 1)"
+	result_set rate ssh_kex "$(rate_ssh_v_field 's/.*kex: algorithm: \([^ ]*\).*/\1/p' "$log")"
+	result_set rate ssh_hostkey "$(rate_ssh_v_field 's/.*kex: host key algorithm: \([^ ]*\).*/\1/p' "$log")"
+	result_set rate ssh_cipher "$(rate_ssh_v_field 's/.*kex: client->server cipher: \([^ ]*\) MAC: \([^ ]*\).*/\1/p' "$log")"
+	result_set rate ssh_mac "$(rate_ssh_v_field 's/.*kex: client->server cipher: \([^ ]*\) MAC: \([^ ]*\).*/\2/p' "$log")"
+}
+
+# rate_ssh_v_field SED_SCRIPT LOG: the first match of SED_SCRIPT in an
+# `ssh -v` log. ssh ends its debug lines with "\r\n"; the carriage return
+# is cut here, where the names are read, so that it reaches neither
+# rate.env, results.json nor the driver's algorithm lists.
+rate_ssh_v_field () {
+	tr -d '\r' <"$2" | sed -n "$1" | head -n 1
 }
 
 # first_then LIST FIRST: FIRST, then the comma list without it (what ssh
