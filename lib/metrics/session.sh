@@ -28,8 +28,11 @@ session_master_pid () {
 session_processes () {
 	local p cp
 	cp=$(session_control_path)
+	# A process may end between the listing and the read: its cmdline is
+	# then gone. The 2> comes first so that it covers that failed open
+	# too (redirections apply left to right).
 	for p in /proc/[0-9]*; do
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "ControlPath=$cp" && printf '%s\n' "${p#/proc/}"
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "ControlPath=$cp" && printf '%s\n' "${p#/proc/}"
 	done
 	return 0
 }
