@@ -544,7 +544,7 @@ is_kit_sshd () {
 	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
 	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
 	case $exe in */sshd | */sshd\ \(deleted\)) ;; *) return 1 ;; esac
-	cmd=" $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) "
+	cmd=" $(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") "
 	case $cmd in *" $SSHD_CONFIG "*) return 0 ;; esac
 	return 1
 }

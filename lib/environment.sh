@@ -67,7 +67,7 @@ kv server_pid "$(server_pid)"
 # the type of its process context, with SELinux on.
 if [ "$selinux_mode" = enforcing ] || [ "$selinux_mode" = permissive ]; then
 	pid=$(server_pid)
-	[ -z "$pid" ] || kv server_domain "$(tr -d '\0' <"/proc/$pid/attr/current" 2>/dev/null | cut -d: -f3)"
+	[ -z "$pid" ] || kv server_domain "$(tr -d '\0' 2>/dev/null <"/proc/$pid/attr/current" | cut -d: -f3)"
 fi
 kv test_port "$(server_get PORT)"
 kv test_user "$(server_get USER)"

@@ -121,7 +121,7 @@ real_sshd_config () {
 		pid=${pid%/exe}
 		exe=$(readlink "$f" 2>/dev/null) || continue
 		case $exe in */sshd) ;; *) continue ;; esac
-		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || continue
 		case $cmd in *"$KIT_CONFIG_PREFIX"* | *sshd-session* | *"sshd: "*) continue ;; esac
 		# The listener: its parent is not an sshd.
 		case $(readlink "/proc/$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)/exe" 2>/dev/null) in */sshd) continue ;; esac

@@ -77,7 +77,7 @@ session_stop_master () {
 	timeout --kill-after=2 5 "$SSH" -F "$CLIENT_CONFIG" -o ControlPath="$(session_control_path)" \
 		-O exit "$HOST_ALIAS" </dev/null >>"$RAW_DIR/session-master.txt" 2>&1 || true
 	if [ -n "$pid" ] && ! session_wait_gone "$pid" 5; then
-		if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "ControlPath=$(session_control_path)"; then
+		if tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "ControlPath=$(session_control_path)"; then
 			kill "$pid" 2>/dev/null || true
 			session_wait_gone "$pid" 2 || kill -KILL "$pid" 2>/dev/null || true
 		fi
