@@ -397,6 +397,14 @@ trap on_interrupt INT TERM
 
 "$KIT_DIR/lib/environment.sh" >"$DATA_DIR/environment.env" 2>"$RAW_DIR/environment-errors.txt" || true
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# Whether other work keeps the machine busy: its CPU time over one quiet
+# second before the first test (the load average, kept for the record,
+# still carries minutes of earlier work and says nothing about now).
+cpu_before=$(machine_cpu_jiffies)
+sleep 1
+read -r cpu_busy_before cpu_steal_before <<<"$(machine_busy_between "$cpu_before" "$(machine_cpu_jiffies)")"
+# Now, so that an interrupted run keeps it too.
+printf 'cpu_busy_before_pct=%s\ncpu_steal_before_pct=%s\n' "$cpu_busy_before" "$cpu_steal_before" >>"$DATA_DIR/run.env"
 # A test server that ended stops the run: the test it happened in is an
 # ERROR that says so, the rest are marked as not run.
 for t in $selected; do

@@ -49,3 +49,23 @@ server_wait_settled () {
 		sleep 0.1
 	done
 }
+
+# The machine's CPU time so far, from /proc/stat's cpu line, as "busy
+# idle steal" jiffies (idle with iowait). Two of them around a stretch of
+# time give the busy share of that stretch (machine_busy_between); the
+# kit's warnings that the machine was busy rest on these, never on the
+# load average, which still carries minutes of earlier work.
+machine_cpu_jiffies () {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6, $9; exit }' /proc/stat
+}
+
+# machine_busy_between "B0 I0 S0" "B1 I1 S1": "busy steal" in percent of
+# the CPU time between the two samples ("0 0" when none passed).
+machine_busy_between () {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		t = (y[1] - x[1]) + (y[2] - x[2]) + (y[3] - x[3])
+		if (t <= 0) { print "0 0"; exit }
+		printf "%.0f %.0f\n", 100 * (y[1] - x[1]) / t, 100 * (y[3] - x[3]) / t
+	}'
+}

@@ -19,11 +19,6 @@ interactive_clients () {
 	esac
 }
 
-# The jiffies of /proc/stat's cpu line: "busy idle steal" (idle with iowait).
-interactive_cpu_jiffies () {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6, $9; exit }' /proc/stat
-}
-
 # interactive_run CLIENT: one timed run; its key=value lines become
 # CLIENT_KEY in the data file. Returns the helper's exit status.
 interactive_run () {
@@ -61,35 +56,29 @@ interactive_value () {
 }
 
 measure_interactive () {
-	local client main cores load busy idle steal b0 i0 s0 b1 i1 s1 total
+	local client main cores load busy idle steal before after
 	local rc p99 lost n err note=""
 	: >"$RAW_DIR/interactive-errors.txt"
 	cores=$(nproc)
 	load=$(cut -d' ' -f1 /proc/loadavg)
-	read -r b0 i0 s0 <<<"$(interactive_cpu_jiffies)"
+	# "The machine was busy" is decided on the CPU time of the test's own
+	# stretch (its echo clients included), not on the load average, which
+	# still carries the test before (issue 28: a warning at 1 % busy).
+	before=$(machine_cpu_jiffies)
 	for client in $(interactive_clients); do
 		progress_step "interactive: timing the echo through $client"
 		interactive_run "$client" || true
 	done
-	read -r b1 i1 s1 <<<"$(interactive_cpu_jiffies)"
-	total=$(( (b1 - b0) + (i1 - i0) + (s1 - s0) ))
-	if [ "$total" -gt 0 ]; then
-		busy=$(awk -v b="$((b1 - b0))" -v t="$total" 'BEGIN { printf "%.0f", 100 * b / t }')
-		steal=$(awk -v s="$((s1 - s0))" -v t="$total" 'BEGIN { printf "%.0f", 100 * s / t }')
-		idle=$(( 100 - busy - steal ))
-	else
-		busy=0 steal=0 idle=100
-	fi
+	after=$(machine_cpu_jiffies)
+	read -r busy steal <<<"$(machine_busy_between "$before" "$after")"
+	idle=$(( 100 - busy - steal ))
 	result_set interactive cores "$cores"
 	result_set interactive load_before "$load"
 	result_set interactive cpu_busy_pct "$busy"
 	result_set interactive cpu_steal_pct "$steal"
 	result_set interactive cpu_idle_pct "$idle"
-	if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > c * 0.5) }'; then
-		note="load average $load on $cores cores before the test"
-	fi
 	if [ "$idle" -lt 50 ]; then
-		note="${note:+$note; }the CPUs were ${busy}% busy during it"
+		note="the CPUs were ${busy}% busy during the test"
 	fi
 	if [ "$steal" -ge 5 ]; then
 		note="${note:+$note; }${steal}% of the CPU time was stolen by the hypervisor"

@@ -33,8 +33,8 @@ report_interactive () {
 		printf 'Negotiated by libssh: key exchange `%s`, cipher `%s`; the host key was checked against the kit'"'"'s pinned key.' \
 			"$(t interactive libssh_kex)" "$(t interactive libssh_cipher_out)"
 	fi
-	printf '\n\nDuring the test the CPUs were %s%% busy, %s%% stolen by a hypervisor (from /proc/stat); load average %s on %s cores before it.\n' \
-		"$(t interactive cpu_busy_pct)" "$(t interactive cpu_steal_pct)" "$(t interactive load_before)" "$(t interactive cores)"
+	printf '\n\nDuring the test the %s CPUs were %s%% busy (the echo clients included), %s%% stolen by a hypervisor: CPU time from /proc/stat over the test, which the warning uses.\n' \
+		"$(t interactive cores)" "$(t interactive cpu_busy_pct)" "$(t interactive cpu_steal_pct)"
 
 	printf '\n**How to read this result:**\n\n'
 	p50=$(t interactive "${main}_p50")
