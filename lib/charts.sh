@@ -13,11 +13,12 @@
 #
 # The charts and the data they read (a chart whose data is absent is not
 # drawn); the tables and their columns are declared in docs/data.md:
-#   login-phases.svg     data/login.env  PHASE_p50 (connect greeting kex auth session)
+#   login-phases.svg     data/login.env  PHASE_p50 (connect greeting kex auth session), total_p50 at the end
 #   NAME-latency.svg     data/NAME.env   p50 p90 p95 p99 max of the test's main
 #                        latency (login: total_*, session: p*, interactive:
-#                        libssh_* and ssh_*; auth and rate: the first
-#                        PREFIXp50 key with a matching PREFIXp95)
+#                        libssh_* and ssh_*; auth: ed25519_*, rsa_*,
+#                        password_*; rate: the first PREFIXp50 key with
+#                        a matching PREFIXp95)
 #   burst-accepted.svg   raw/burst-steps.tsv, columns clients and ok, next to
 #                        the MaxStartups model (lib/maxstartups.sh)
 #   transfer-ciphers.svg raw/transfer-runs.tsv, columns cipher, direction,
@@ -25,7 +26,8 @@
 #   rate-sweep-achieved.svg, rate-sweep-latency.svg
 #                        raw/rate-sweep.tsv, columns offered_per_s,
 #                        achieved_per_s, p50_ms, p95_ms
-#   memory-sessions.svg  data/memory.env rest_pss_kb, open_pss_kb,
+#   memory-sessions.svg  data/memory.env rest_pss_kb, open_pss_kb (drawn in
+#                        MB, 10^6 bytes, like the table),
 #                        sessions_open (concurrent-memory.svg: the same keys
 #                        of data/probe-hold.env, without a memory test)
 
@@ -139,14 +141,23 @@ svg_bars () {
 
 # svg_stacked OUT TITLE UNIT: one horizontal bar per row, its parts stacked
 # in the order of the columns; the part's value inside it when it fits,
-# the total at the end.
+# the total at the end: the sum of the parts, or, with a last column named
+# "=NAME", that column's value (a total measured on its own, such as a p50
+# of the whole, which the parts' p50s need not add up to).
 svg_stacked () {
 	awk -v title="$2" -v unit="$3" -v palette="$CHART_PALETTE" "$CHART_AWK"'
-	NR == 1 { ns = NF - 1; for (i = 2; i <= NF; i++) part[i - 1] = $i; next }
+	NR == 1 {
+		ns = NF - 1; for (i = 2; i <= NF; i++) part[i - 1] = $i
+		if ($NF ~ /^=/) { given = 1; ns-- }
+		next
+	}
 	NF >= 2 {
 		nr++; label[nr] = $1; sum = 0
 		for (i = 2; i <= ns + 1; i++) { v[nr, i - 1] = $i; if (num($i)) { sum += $i; have++ } }
-		total[nr] = sum; if (sum > max) max = sum
+		total[nr] = sum
+		if (given && num($(ns + 2))) total[nr] = $(ns + 2)
+		if (sum > max) max = sum
+		if (total[nr] > max) max = total[nr]
 	}
 	END {
 		if (!have || max <= 0) exit 1
@@ -269,6 +280,8 @@ latency_prefix () {
 	return 1
 }
 
+# The number at the bar's end is the complete login's p50 (total_p50), the
+# table's Total, not the sum of the phase p50s, which need not equal it.
 chart_login_phases () {
 	local env="$1/data/login.env" out="$1/charts/login-phases.svg" ph v row head="login"
 	row="p50 of $(chart_get "$env" total_n) logins"
@@ -278,7 +291,10 @@ chart_login_phases () {
 		head="$head	$ph"
 		row="$row	${v:--}"
 	done
-	printf '%s\n%s\n' "$head" "$row" | svg_stacked "$out" "Login phases: p50 of each phase (ms)" "ms"
+	v=$(chart_get "$env" total_p50)
+	head="$head	=total"
+	row="$row	${v:--}"
+	printf '%s\n%s\n' "$head" "$row" | svg_stacked "$out" "Login phases: p50 of each phase; at the end the p50 of the complete login (ms)" "ms"
 }
 
 # chart_latency RUN NAME [PREFIX:LABEL...]: the percentiles of the test's
@@ -374,7 +390,7 @@ chart_memory () {
 		sessions=$(chart_get "$env" sessions_open)
 		if is_number "$rest" && is_number "$open" && is_number "$sessions"; then
 			data=$(awk -v r="$rest" -v o="$open" -v s="$sessions" 'BEGIN {
-				printf "0\t%.1f\n%d\t%.1f\n", r / 1024, s, o / 1024 }')
+				printf "0\t%.1f\n%d\t%.1f\n", r * 1024 / 1e6, s, o * 1024 / 1e6 }')
 			break
 		fi
 	done
@@ -383,7 +399,7 @@ chart_memory () {
 	{
 		printf 'sessions\tPSS of the test server (MB)\n'
 		printf '%s\n' "$data" | sort -n
-	} | svg_lines "$out" "Memory of the test server vs open sessions" "open sessions" "MB (PSS)"
+	} | svg_lines "$out" "Memory of the test server vs open sessions" "open sessions" "MB (PSS, 10^6 bytes)"
 }
 
 # The rate test's open-loop sweep (raw/rate-sweep.tsv): the achieved rate
@@ -414,9 +430,8 @@ charts_write () {
 	chart_latency "$run" login "total_:login" || true
 	chart_latency "$run" session ":command over the open connection" || true
 	chart_latency "$run" interactive "libssh_:libssh client" "ssh_:ssh client" || true
-	for name in auth rate; do
-		chart_latency "$run" "$name" || true
-	done
+	chart_latency "$run" auth "ed25519_:ed25519 key" "rsa_:RSA key" "password_:password" || true
+	chart_latency "$run" rate || true
 	chart_rate_sweep "$run" || true
 	chart_burst "$run" || true
 	chart_transfer "$run" || true
