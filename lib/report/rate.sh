@@ -122,9 +122,9 @@ rate_report_capacity () {
 	fi
 	prose "$driver" "$(t rate sweep_step_seconds)" \
 		"$([ -n "$(t rate sweep_step_min_logins)" ] && printf ' (longer at low rates, so that every step has at least %s logins for its p95)' "$(t rate sweep_step_min_logins)")" \
-		"$(t rate sweep_threads)" "$each" "$(get "$DATA_DIR/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")" <<-'EOF'
-	The %s driver offered logins at a fixed rate, %s s per step%s, rising by a quarter each step;
-	a login is due at its time whether or not the earlier ones have ended, and its latency counts
+		"$(rate_sweep_steps_text)" "$(t rate sweep_threads)" "$each" "$(get "$DATA_DIR/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")" <<-'EOF'
+	The %s driver offered logins at a fixed rate, %s s per step%s; %s.
+	A login is due at its time whether or not the earlier ones have ended, and its latency counts
 	from that time, so a server that falls behind shows as latency and as an achieved rate below
 	the offered one. At most %s logins were in flight (the `MaxStartups` start value). %s The knee
 	is the last step where the achieved rate stayed at 95 %% of the offered one or more, no login
@@ -168,4 +168,24 @@ rate_report_capacity () {
 	printf '| Offered /s | Achieved /s | ok | failed | p50 ms | p95 ms | sshd CPU %% | driver CPU %% | machine busy %% |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 	{ tsv_select "$RUN_DIR/raw/rate-sweep.tsv" offered_per_s achieved_per_s ok failed p50_ms p95_ms sshd_cpu_pct client_cpu_pct machine_busy_pct || true; } | sed 's/\t/ | /g; s/^/| /; s/$/ |/'
 	printf '\n'
+}
+
+# What the sweep's steps were, from raw/rate-sweep.tsv in step order: the
+# steps that rose above every earlier one (by a quarter), then the steps
+# that halved the gap between the knee and the step that broke. Not a
+# fixed sentence: a sweep with refinement steps did not only rise.
+rate_sweep_steps_text () {
+	{ tsv_select "$RUN_DIR/raw/rate-sweep.tsv" step offered_per_s 2>/dev/null || true; } | sort -n -k1,1 |
+		awk -F'\t' '
+		$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ {
+			if (n == 0 || $2 + 0 > top) { top = $2 + 0; up++; last = $1; if (up == 1) first = $2 }
+			else { ref++; refs = refs (refs == "" ? "" : ", ") $2 }
+			n++
+		}
+		END {
+			if (n == 0) { printf "rising from step to step"; exit }
+			printf "%d step%s rising by a quarter each from %s logins/s", up, up == 1 ? "" : "s", first
+			if (ref > 0)
+				printf ", then %d step%s that halved the gap between the last step that kept up and the first that broke (%s logins/s offered)", ref, ref == 1 ? "" : "s", refs
+		}'
 }
