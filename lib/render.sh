@@ -445,7 +445,7 @@ environment () {
 | OpenSSL | $(get "$env" openssl) |
 | Crypto policy | $(get "$env" crypto_policy); FIPS mode $(get "$env" fips) |
 | SELinux | $(get "$env" selinux)$(selinux_domain_text "$env") |
-| Test server | $(mode_text "$(get "$env" service_mode)"), pid $(get "$env" server_pid) |
+| Test server | $(mode_text "$(get "$env" service_mode)"), listener pid $(get "$env" server_pid) at the start of the run (a test that restarts the server gives it a new one) |
 | Load average | $(get "$DATA_DIR/run.env" load_before) before the run, $(get "$DATA_DIR/run.env" load_after) after it (1, 5, 15 min; for the record, the warnings use CPU time)$(b=$(get "$DATA_DIR/run.env" cpu_busy_before_pct); [ -z "$b" ] || printf '; CPUs %s %% busy in the second before the first test' "$b") |
 | Server configuration | $(server_config_text) |
 | SSHD_OPTIONS | $(opts=$(get "$env" server_options); if [ -n "$opts" ]; then printf '`%s`' "$opts"; else printf 'none'; fi) |

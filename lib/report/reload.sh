@@ -29,8 +29,9 @@ report_reload () {
 	printf '| After the reload | ms | n |\n|---|---:|---:|\n'
 	printf '| A new connection gets the greeting | %s | 1 |\n' "$(ms "$greeting")"
 	printf '| A complete new login works (`ssh sshperf-test true`) | %s | 1 (%s tries) |\n\n' "$(ms "$login")" "$(t reload login_attempts)"
-	printf '| Open sessions | |\n|---|---|\n| Survived the reload (own line echoed afterwards) | **%s of %s** |\n| Listener pid before / after | %s / %s |\n\n' \
+	printf '| Open sessions | |\n|---|---|\n| Survived the reload (own line echoed afterwards) | **%s of %s** |\n| Listener pid just before / after the reload | %s / %s |\n\n' \
 		"${alive:-0}" "$n" "$(t reload pid_before)" "$(t reload pid_after)"
+	reload_pid_note
 	printf 'Each time is one measurement (n = 1): a reload is an event, not a stream; run the test again to see the spread.\n\n'
 	printf '**How to read this result:**\n\n'
 	awk -v g="${greeting:-}" -v l="${login:-}" -v alive="${alive:-0}" -v n="$n" 'BEGIN {
@@ -59,4 +60,18 @@ report_reload () {
 	configuration.
 
 	EOF
+}
+
+# Why the Environment's listener pid may differ from the one here: that
+# one is taken at the start of the run, and a test that stops and starts
+# the server on purpose (startup) gives the listener a new pid.
+reload_pid_note () {
+	local first m by=""
+	first=$(get "$DATA_DIR/environment.env" server_pid)
+	[ -n "$first" ] && [ -n "$(t reload pid_before)" ] && [ "$first" != "$(t reload pid_before)" ] || return 0
+	for m in $(get "$DATA_DIR/run.env" tests); do
+		case ",${METRIC_NEEDS[$m]:-}," in *,restarts-server,*) by="$by${by:+, }\`$m\`" ;; esac
+	done
+	printf 'The Environment section'"'"'s listener pid (%s) is the one at the start of the run; the server was started again since%s, so the listener the reload found had pid %s.\n\n' \
+		"$first" "${by:+ (by $by, which restarts it on purpose)}" "$(t reload pid_before)"
 }
