@@ -439,7 +439,7 @@ login_failure_cause () {
 }
 
 cmd_start () {
-	local pid mode out msg mark rc
+	local pid mode out msg mark rc real_conf real_from
 	need_root start
 	ensure_helpers
 	load_settings
@@ -486,6 +486,14 @@ cmd_start () {
 	server_set SERVER_CONFIG "${SETTING[SERVER_CONFIG]}"
 	server_set SSHD_OPTIONS "${SETTING[SSHD_OPTIONS]}"
 	server_set PAM_STACK "$(pam_stack_text)"
+	# The real server's configuration, with SERVER_CONFIG=kit too: the
+	# report sets this host's real sshd -T values next to the test
+	# server's (host_sshd_config has set it already with =host).
+	if [ "${SETTING[SERVER_CONFIG]}" != host ]; then
+		IFS=$'\t' read -r real_conf real_from < <(real_sshd_config)
+		server_set REAL_CONFIG "$real_conf"
+		server_set REAL_CONFIG_FROM "$real_from"
+	fi
 	[ "${SETTING[TEST_USER_EXISTING]}" = yes ] || server_set USER_SOURCE "files (created by the kit)"
 
 	out=$(wait_greeting "${SETTING[SERVER_START_TIMEOUT]}") || die "the test server does not answer on 127.0.0.1:${SETTING[TEST_PORT]}"

@@ -92,11 +92,15 @@ if [ "$(server_get SERVER_CONFIG)" = host ]; then
 	done <"$STATE_DIR/overrides.tsv" 2>/dev/null
 fi
 
-# The effective settings of the test server that matter for performance;
-# with SERVER_CONFIG=host the real server's too (realsshd_*), for the same
-# user and address.
+# The effective settings of the test server that matter for performance,
+# and the real server's (realsshd_*, for the same user and address) with
+# either SERVER_CONFIG: the report sets this host's real values next to
+# the test server's. Nothing of the real server when its configuration
+# cannot be read (sshd -T of it fails).
 server_effective_dump "$SSHD_CONFIG" 2>/dev/null | server_effective_kv
-if [ "$(server_get SERVER_CONFIG)" = host ]; then
-	server_effective_dump "$(server_get REAL_CONFIG)" 2>/dev/null |
+real=$(server_get REAL_CONFIG)
+if [ -n "$real" ] && [ -r "$real" ]; then
+	[ "$(server_get SERVER_CONFIG)" = host ] || kv real_sshd_config "$real (found through $(server_get REAL_CONFIG_FROM))"
+	server_effective_dump "$real" 2>/dev/null |
 		server_effective_kv | sed 's/^sshd_/realsshd_/'
 fi

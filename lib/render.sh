@@ -473,6 +473,13 @@ charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the rep
 	summary
 	sections
 	[ "$n_run" -eq 0 ] || ( report_capacity ) || true
+	# The specification's guidance for this run (lib/report/guidance.sh).
+	if [ "$n_run" -gt 0 ]; then
+		( report_uses ) || true
+		( report_offline ) || true
+		( report_settings ) || true
+		( report_limits ) || true
+	fi
 	warnings
 	environment
 } >"$REPORT.tmp"

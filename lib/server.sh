@@ -219,7 +219,7 @@ server_effective () {
 # performance, as sshd_KEY=value lines with the key in lower case (the
 # report's environment section).
 server_effective_kv () {
-	awk '{ $1 = tolower($1) } $1 ~ /^(ciphers|macs|kexalgorithms|hostkeyalgorithms|pubkeyacceptedalgorithms|maxstartups|maxsessions|logingracetime|usepam|usedns|gssapiauthentication|persourcepenalties|compression|clientaliveinterval|authorizedkeyscommand|authorizedkeysfile|passwordauthentication|loglevel)$/ {
+	awk '{ $1 = tolower($1) } $1 ~ /^(ciphers|macs|kexalgorithms|hostkeyalgorithms|pubkeyacceptedalgorithms|maxstartups|maxsessions|logingracetime|usepam|usedns|gssapiauthentication|persourcepenalties|compression|clientaliveinterval|authorizedkeyscommand|authorizedkeysfile|passwordauthentication|loglevel|printmotd)$/ {
 		k = $1; $1 = ""; sub(/^ /, ""); print "sshd_" k "=" $0 }'
 }
 

@@ -345,8 +345,11 @@ pam_stack_text () {
 		return 0
 	fi
 	# sshd's PAM service is its program name.
-	printf 'service %s (/etc/pam.d/%s): auth %s; account %s\n' "$(basename "$SSHD")" "$(basename "$SSHD")" \
-		"$(pam_modules "$(basename "$SSHD")" auth | paste -sd' ' -)" "$(pam_modules "$(basename "$SSHD")" account | paste -sd' ' -)"
+	# The session stack too: pam_motd, pam_systemd, pam_lastlog and the
+	# like run there, once per login, after authentication.
+	printf 'service %s (/etc/pam.d/%s): auth %s; account %s; session %s\n' "$(basename "$SSHD")" "$(basename "$SSHD")" \
+		"$(pam_modules "$(basename "$SSHD")" auth | paste -sd' ' -)" "$(pam_modules "$(basename "$SSHD")" account | paste -sd' ' -)" \
+		"$(pam_modules "$(basename "$SSHD")" session | paste -sd' ' -)"
 }
 
 # can_write_as USER DIR: true when USER may create files in DIR.
