@@ -1,0 +1,285 @@
+# shellcheck shell=bash disable=SC2016
+# (SC2016: backticks in the strings are markdown.)
+# The specification's guidance, applied to this run; sourced by
+# lib/render.sh, which prints these sections after the capacity one:
+#   report_uses      "What this means for your use": the uses of spec 6,
+#                    each with what this run's figures say about it
+#   report_settings  the sshd settings of spec 7: RHEL 9's default, the
+#                    test server's value and, where it differs, this
+#                    host's real sshd (sshd -T of both, environment.env)
+#   report_offline   the offline-network risks of spec 8 this run saw;
+#                    each is a function offline_risk_NAME printing table
+#                    rows, so another file can add its own (the client's
+#                    GSSAPI attempts are such a risk, kept elsewhere)
+#   report_limits    "Limits of this test": spec 9, for this run
+# Every figure is read from the tests' data files as they are; a test
+# that did not run gives "not measured", never a guess.
+
+# g_fig TEST: "FIGURE UNIT" of a test that has a figure, else nothing.
+g_fig () {
+	local f
+	f=$(t "$1" figure)
+	case $f in '' | -) return 0 ;; esac
+	printf '%s %s' "$f" "$(t "$1" unit)"
+}
+
+# g_ran TEST: true when TEST has a result in this run.
+g_ran () {
+	[ -f "$DATA_DIR/$1.env" ] && [ -n "$(t "$1" status)" ]
+}
+
+# The burst steps as "clients ok" lines, smallest first.
+g_burst_steps () {
+	{ tsv_select "$RUN_DIR/raw/burst-steps.tsv" clients ok 2>/dev/null || true; } |
+		awk -F'\t' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/' | sort -n -k1,1
+}
+
+# g_burst_text WANT: what the burst says for WANT clients at once.
+g_burst_text () {
+	local want=$1 ms
+	g_ran burst || { printf 'not measured (`burst` did not run)'; return 0; }
+	ms=$(get "$DATA_DIR/environment.env" sshd_maxstartups)
+	[ -n "$ms" ] || ms=$(get "$DATA_DIR/settings.env" MAX_STARTUPS | tr -d "'")
+	g_burst_steps | awk -F'\t' -v want="$want" -v ms="${ms:-?}" '
+		$2 == $1 { allok = $1 }
+		$2 < $1 && !lost { lost = $1; lostok = $2 }
+		$1 >= want && !at { at = $1; atok = $2 }
+		END {
+			if (at && atok == at)
+				printf "%d of %d released at once logged in: enough for %d at once", atok, at, want
+			else if (lost) {
+				printf "burst lost clients from %d at once (%d of %d logged in", lost, lostok, lost
+				if (at && at != lost) printf "; %d of %d at %d", atok, at, at
+				printf "); with `MaxStartups %s` raise its first value to at least %d", ms, want
+			} else if (allok)
+				printf "all clients logged in up to %d at once, the largest step; %d at once was not tried", allok, want
+			else
+				printf "no burst step has a result"
+		}'
+}
+
+# g_rate_text NEED: the measured login capacity against NEED logins/s.
+g_rate_text () {
+	local need=$1 knee
+	knee=$(t rate figure)
+	case $knee in
+	'' | -)
+		if [ -n "$(t rate status)" ]; then printf 'login capacity not measured (`rate` %s)' "$(t rate status)"
+		else printf 'login capacity not measured (`rate` did not run)'; fi
+		return 0 ;;
+	esac
+	awk -v k="$knee" -v n="$need" 'BEGIN {
+		if (k >= n) printf "capacity %s logins/s (the `rate` knee): enough for about %s per second", k, n
+		else printf "capacity %s logins/s (the `rate` knee): **below** about %s per second", k, n
+	}'
+	[ -z "$(g_fig cpu)" ] || printf '; sshd CPU per login %s' "$(g_fig cpu)"
+}
+
+report_uses () {
+	local login reload conc mem echo xfer sftp sess
+	login=$(g_fig login)
+	reload=$(t reload status)
+	sess=$(g_fig session)
+	conc=$(g_fig concurrent)
+	mem=$(t memory per_session_mb)
+	echo=$(g_fig interactive)
+	xfer=$(g_fig transfer)
+	sftp=$(g_fig sftp)
+	printf '## What this means for your use\n\n'
+	prose <<-'EOF'
+	The uses the specification gives as examples for an offline company network (its section 6),
+	each with what this run measured for it. The figures are this machine's, with clients on
+	the same machine (see "Limits of this test").
+
+	EOF
+	printf '| Use of the server | Needs | What this run says |\n|---|---|---|\n'
+	printf '| Normal server, admins log in | a few logins per hour, < 20 sessions | login %s; reload %s |\n' \
+		"${login:-not measured}$( [ -z "$login" ] || printf ' (%s, %s)' "$(t login figure_label)" "$(t login status)")" \
+		"${reload:-not measured}$( [ -z "$(g_fig reload)" ] || printf ' (%s: %s)' "$(t reload figure_label)" "$(g_fig reload)")"
+	printf '| Ansible target, 50 forks | bursts of 50 logins | %s |\n' "$(g_burst_text 50)"
+	printf '| Monitoring over SSH (1000 checks every 60 s) | about 17 logins per second | %s%s |\n' "$(g_rate_text 17)" \
+		"$( [ -z "$sess" ] || printf '; with ControlPersist a check is a command over an open connection: %s (p95)' "$sess")"
+	printf '| Jump host for 300 users | bursts at 9:00, 300 long sessions | %s; %s; %s; %s |\n' \
+		"$(g_burst_text 300)" \
+		"$( [ -n "$conc" ] && printf '%s (`concurrent`, %s)' "$conc" "$(t concurrent figure_label)" || printf 'sessions not measured')" \
+		"$( [ -n "$mem" ] && [ "$mem" != - ] && awk -v m="$mem" 'BEGIN { printf "300 sessions need about %.0f MB for sshd (%s MB each), plus the users'"'"' programs", 300 * m, m }' || printf 'memory not measured')" \
+		"$( [ -n "$echo" ] && printf 'keystroke echo %s (p99)' "$echo" || printf 'echo not measured')"
+	printf '| SFTP server for backups, 1 Gbit/s | 100 MB/s and more, a few logins | %s |\n' \
+		"$(awk -v x="${xfer%% *}" -v s="${sftp%% *}" 'BEGIN {
+			if (x != "") printf "one connection %s MB/s (`transfer`, %s)", x, (x >= 100 ? "enough" : "**below 100 MB/s**")
+			else printf "transfer not measured"
+			if (s != "") printf "; SFTP %s MB/s (%s)", s, (s >= 100 ? "enough" : "**below 100 MB/s**")
+			printf "; the disk is not part of these figures"
+		}')"
+	printf '| Build or CI host, git over SSH | 5-50 logins per second, many short | %s; %s |\n\n' "$(g_rate_text 50)" "$(g_burst_text 50)"
+}
+
+# g_val KEY: the test server's sshd -T value of KEY ("-" when unknown).
+g_val () {
+	local v
+	v=$(get "$DATA_DIR/environment.env" "sshd_$1")
+	printf '%s' "${v:--}"
+}
+
+# g_real KEY: this host's real sshd value of KEY when it differs from the
+# test server's; "same" when equal; "-" when the real one is unknown.
+g_real () {
+	local v
+	v=$(get "$DATA_DIR/environment.env" "realsshd_$1")
+	if [ -z "$v" ]; then printf -- '-'
+	elif [ "$v" = "$(g_val "$1")" ]; then printf 'same'
+	else printf '**`%s`**' "$v"
+	fi
+}
+
+# g_pam_cell TYPE: g_pam as a table cell.
+g_pam_cell () {
+	local m
+	m=$(g_pam "$1")
+	if [ -n "$m" ]; then printf '`%s`' "$m"; else printf 'not recorded'; fi
+}
+
+# g_pam TYPE: the modules of one PAM stack type, from pam_stack.
+g_pam () {
+	get "$DATA_DIR/environment.env" pam_stack | sed 's/^[^:]*: //' | tr ';' '\n' | sed -n "s/^ *$1 //p" | head -n 1
+}
+
+report_settings () {
+	local k row real_note=""
+	[ -n "$(get "$DATA_DIR/environment.env" sshd_maxstartups)" ] || return 0
+	grep -q '^realsshd_' "$DATA_DIR/environment.env" 2>/dev/null ||
+		real_note=" This host's real sshd could not be asked (\`sshd -T\` of its configuration), so its column is empty."
+	printf '## sshd settings that affect performance\n\n'
+	prose "$real_note" <<-'EOF'
+	The settings the specification names (its section 7), with RHEL 9's default, the value the
+	test server ran with and this host's real sshd (`sshd -T` of its configuration for the test
+	user from 127.0.0.1; "same" when it equals the test server's, bold when it differs). Check a
+	change with `sshd -t` before a reload.%s
+
+	EOF
+	printf '| Setting | RHEL 9 default | Test server | Real sshd | Effect | When to change |\n|---|---|---|---|---|---|\n'
+	while IFS='|' read -r k row; do
+		printf '| `%s` | %s | `%s` | %s | %s |\n' "$k" "$(printf '%s' "$row" | cut -d'|' -f1)" "$(g_val "${k,,}")" "$(g_real "${k,,}")" \
+			"$(printf '%s' "$row" | cut -d'|' -f2- | sed 's/|/ | /')"
+	done <<-'EOF'
+	MaxStartups|`10:30:100`|logins in progress before sshd refuses new ones at random|automation and jump hosts: `100:30:200`
+	LoginGraceTime|`120`|seconds a connection may take to log in, holding a MaxStartups slot|`30` on exposed servers
+	MaxSessions|`10`|sessions over one multiplexed (ControlMaster) connection|clients that multiplex heavily
+	UseDNS|`no`|a reverse DNS lookup of every client|keep `no`, above all offline
+	GSSAPIAuthentication|`yes`|Kerberos logins; DNS and KDC lookups that can time out|`no` where Kerberos is not used
+	UsePAM|`yes`|account checks, limits, SELinux, logind, through PAM|keep `yes` on RHEL; keep the modules fast
+	PrintMotd|`no`|sshd printing /etc/motd itself (pam_motd does it on RHEL)|leave `no`; see the PAM session stack below
+	Ciphers|crypto policy|CPU per byte|change the crypto policy (`update-crypto-policies`), not sshd_config
+	KexAlgorithms|crypto policy|CPU per login|the same: the crypto policy
+	Compression|`yes` (if the client asks)|CPU against bytes|keep; clients should not use `-C` on a LAN
+	ClientAliveInterval|`0`|finding dead clients|`300` with many long sessions
+	AuthorizedKeysCommand|not set (`none`)|an external key lookup (e.g. SSSD) at every key login|make sure it is fast and cached
+	EOF
+	printf '| PAM `session` stack | `pam_motd` among others | %s | - | modules run once per login after authentication: motd scripts (`/etc/motd.d`), `pam_systemd`, `pam_lastlog` | avoid slow motd scripts and modules that reach the network |\n' \
+		"$(g_pam_cell session)"
+	printf '| PAM `auth` / `account` stacks | `password-auth`: pam_unix, pam_sss, pam_faillock | %s / %s | - | password checks, account checks | with central accounts: SSSD `cache_credentials`, short time-outs |\n\n' \
+		"$(g_pam_cell auth)" "$(g_pam_cell account)"
+	prose <<-'EOF'
+	On RHEL 9 the crypto policy's include overrides `Ciphers` and `KexAlgorithms` in
+	`sshd_config`; the full `sshd -T` values are in the Environment section.
+
+	EOF
+}
+
+# ---- Offline-network risks (spec 8) -------------------------------------
+# offline_risk_NAME: table rows (| What this run saw | Why it matters
+# offline | Fix |) for one risk, nothing when the run did not see it.
+
+offline_risk_usedns () {
+	local who="" k
+	for k in sshd realsshd; do
+		[ "$(get "$DATA_DIR/environment.env" "${k}_usedns")" = yes ] || continue
+		who="$who${who:+ and }$( [ "$k" = sshd ] && printf 'the test server' || printf "this host's real sshd")"
+	done
+	[ -n "$who" ] || return 0
+	printf '| `UseDNS yes` in %s | sshd looks up the name of every client; without a reachable DNS server each login waits for the time-out after authentication | `UseDNS no` (the RHEL 9 default) |\n' "$who"
+}
+
+offline_risk_pam_directory () {
+	local mods
+	mods=$(printf '%s %s' "$(g_pam auth)" "$(g_pam account)" | tr ' ' '\n' | grep -xE 'pam_sss|pam_ldap|pam_krb5|pam_winbind' | sort -u | paste -sd' ' -)
+	[ -n "$mods" ] || return 0
+	printf '| PAM asks a directory (`%s`) | when SSSD, LDAP or Kerberos cannot reach its server, logins wait for its time-outs | SSSD `cache_credentials = True`, short time-outs; fix the directory server |\n' "$mods"
+}
+
+offline_risk_pam_session () {
+	local mods
+	mods=$(g_pam session | tr ' ' '\n' | grep -xE 'pam_motd|pam_exec|pam_mkhomedir' | sort -u | paste -sd' ' -)
+	[ -n "$mods" ] || return 0
+	printf '| PAM session modules that run scripts or make homes (`%s`) | a motd or pam_exec script that reaches the network delays every login; this test measures them only as far as a non-interactive login runs them | keep `/etc/motd.d` and pam_exec scripts local and fast |\n' "$mods"
+}
+
+offline_risk_faillock () {
+	printf '%s %s' "$(g_pam auth)" "$(g_pam account)" | tr ' ' '\n' | grep -qx pam_faillock || return 0
+	printf '| `pam_faillock` in the PAM stack | failed attempts lock the account for a while; automation with a wrong key or password locks itself out | watch `faillock --user USER`; use keys for automation |\n'
+}
+
+offline_risk_refusals () {
+	local refused
+	refused=$({ tsv_select "$RUN_DIR/raw/burst-steps.tsv" clients refused 2>/dev/null || true; } |
+		awk -F'\t' '$2 ~ /^[0-9]+$/ && $2 > 0 { printf "%s%d of %d", sep, $2, $1; sep = ", " }')
+	[ -n "$refused" ] || return 0
+	printf '| `MaxStartups` refused clients in `burst` (%s at once) | the clients see `kex_exchange_identification` errors, which look like a network fault | raise `MaxStartups` (section 4.5 of the specification, the `burst` section above) |\n' "$refused"
+}
+
+offline_risk_akc () {
+	local v
+	v=$(get "$DATA_DIR/environment.env" sshd_authorizedkeyscommand)
+	[ -n "$v" ] && [ "$v" != none ] || return 0
+	printf '| `AuthorizedKeysCommand %s` | an external program looks up the keys at every key login; when it needs the network it waits for its time-outs | make sure it is fast and caches |\n' "$v"
+}
+
+offline_risk_fips () {
+	case $(get "$DATA_DIR/environment.env" fips):$(get "$DATA_DIR/environment.env" crypto_policy) in
+	yes:* | *:FIPS*) ;;
+	*) return 0 ;;
+	esac
+	printf '| FIPS mode / the `FIPS` crypto policy | chacha20-poly1305 and curve25519 are not allowed: logins and transfers use the other algorithms (see `login` and `transfer`) | nothing to fix; expected with FIPS |\n'
+}
+
+report_offline () {
+	local f rows=""
+	for f in $(declare -F | awk '$3 ~ /^offline_risk_/ { print $3 }'); do
+		rows="$rows$("$f")"
+		[ -z "$rows" ] || [ "${rows: -1}" = $'\n' ] || rows="$rows"$'\n'
+	done
+	printf '## Risks on an offline network\n\n'
+	prose <<-'EOF'
+	On a network without Internet most slow logins are time-outs of something that tries to reach
+	a server that is not there (the specification's section 8). What this run saw of them:
+
+	EOF
+	if [ -z "$rows" ]; then
+		printf 'None of the risks the kit looks for (UseDNS, PAM modules that ask a directory or run scripts, pam_faillock, MaxStartups refusals, AuthorizedKeysCommand, FIPS) was seen in this run.\n\n'
+		return 0
+	fi
+	printf '| What this run saw | Why it matters offline | Fix |\n|---|---|---|\n%s\n' "$rows"
+	printf 'Also useful offline: hand out `ssh_known_hosts` (or SSH certificates) with your configuration management, and run an NTP server inside the network if you use SSH certificates or Kerberos.\n\n'
+}
+
+report_limits () {
+	local env="$DATA_DIR/environment.env" user mode
+	if [ "$(get "$env" test_user_existing)" = yes ]; then
+		user=$(printf 'the existing account `%s` (NSS source `%s`): its directory lookups, if any, are in the figures' "$(get "$env" test_user)" "$(get "$env" test_user_source)")
+	else
+		user=$(printf 'a local user the kit created (`%s` in `/etc/passwd`): with SSSD, LDAP or Kerberos users authentication and session take longer; test with such an account (`TEST_USER`, `TEST_USER_EXISTING=yes`)' "$(get "$env" test_user)")
+	fi
+	case $(get "$env" service_mode) in
+	systemd) mode='run by systemd as `sshd-perf-test.service`, a copy of the real `sshd.service`' ;;
+	direct) mode='started directly, without systemd (as in a container): what systemd adds to the real server (its cgroup, its unit) is not in the figures' ;;
+	*) mode='unknown' ;;
+	esac
+	printf '## Limits of this test\n\n'
+	printf -- '- **Clients and server share one machine** (%s cores): both sides encrypt on the same CPUs, and the load generator takes CPU that sshd would otherwise have.\n' "$(get "$env" cores)"
+	printf -- '- **Loopback, no network** (127.0.0.1:%s): a real login adds the network'"'"'s round trip several times (about 6-8 per login), and the delayed-ACK waits of the login phases can look different across a real network.\n' "$(get "$env" test_port)"
+	printf -- '- **The test user**: %s.\n' "$user"
+	printf -- '- **Non-interactive sessions**: the tests run `true` or `cat`, not a login shell; `/etc/profile`, `~/.bash_profile` and motd scripts are not measured (`ssh -t HOST exit` shows them by hand).\n'
+	printf -- '- **This OpenSSH**: %s%s; other versions differ a little in CPU and memory per session (OpenSSH 9.8 and later start a separate `sshd-session` per connection).\n' \
+		"$(get "$env" openssh_server)" "$( [ -z "$(get "$env" openssh_process_model)" ] || printf ' (%s)' "$(get "$env" openssh_process_model)")"
+	printf -- '- **The test server, not the real one**: a second sshd on its own port with its own host keys, %s; the real sshd and its load were not measured.\n\n' "$mode"
+}
