@@ -52,6 +52,18 @@ test_expect 'interactive: both clients timed all 50 keystrokes, none lost, kex a
 	[ "$(tail -n +2 "$(dirname "$report")/raw/interactive-libssh.tsv" | wc -l)" -eq 50 ]
 '
 
+# "The machine was busy" rests on the CPU time of the test itself
+# (/proc/stat over the echo run), never on the load average.
+test_expect 'interactive: busy follows the CPU time sampled over the test, not the load average' '
+	data=$(dirname "$(cat "$TEST_TMP/report-path")")/data/interactive.env &&
+	busy=$(sed -n "s/^cpu_busy_pct=//p" "$data") && idle=$(sed -n "s/^cpu_idle_pct=//p" "$data") &&
+	steal=$(sed -n "s/^cpu_steal_pct=//p" "$data") &&
+	[ -n "$busy" ] && [ -n "$idle" ] && [ -n "$steal" ] &&
+	if [ "$idle" -lt 50 ] || [ "$steal" -ge 5 ]; then want=yes; else want=no; fi &&
+	test_grep -x "busy=$want" "$data" &&
+	test_grep ! "^warning=.*load average" "$data"
+'
+
 test_expect 'session: 10 commands over the master, compared with a login' '
 	data=$(dirname "$(cat "$TEST_TMP/report-path")")/data/session.env &&
 	test_grep -x "runs=10" "$data" && test_grep -x "ok=10" "$data" && test_grep -x "failed=0" "$data" &&
