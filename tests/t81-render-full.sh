@@ -82,6 +82,18 @@ test_expect 'every raw/ path the docs name exists in a full run' '
 	test_eq "$missing" ""
 '
 
+# The docs also name raw and data files without the folder (`rate-sweep.tsv`):
+# every such name of a test or a shared measurement is in raw/ or data/.
+test_expect 'every file of a test the docs name bare exists in raw/ or data/ of a full run' '
+	names=$(awk -F"\t" "!/^#/ && NF > 3 && \$1 != \"name\" { printf \"%s|\", \$1 }" "$KIT_DIR/lib/metrics.tab") &&
+	[ -n "$names" ] &&
+	grep -ohE "\`(${names}probe)-[A-Za-z0-9_.-]*\.(tsv|txt|env)\`" "$KIT_DIR"/docs/*.md "$KIT_DIR/README.md" | tr -d "\`" | sort -u >named &&
+	test -s named &&
+	missing="" &&
+	while read -r f; do raw_exists "raw/$f" || raw_exists "data/$f" || missing="$missing $f"; done <named &&
+	test_eq "$missing" ""
+'
+
 test_expect 'login-phases.svg ends with the table.s Total p50, login-latency.svg has its percentiles' '
 	total=$(table_row "^\| \*\*Total\*\* \|" 4) &&
 	[ -n "$total" ] &&
