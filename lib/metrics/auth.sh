@@ -146,9 +146,12 @@ measure_auth () {
 			'BEGIN { if (a == "" || b == "") print "-"; else printf "%.1f", a - b }')"
 	done
 	result_set auth slowest "${slowest:--}"
+	[ -z "$slowest" ] || result_interval_order auth "$RAW_DIR/auth-$slowest.tsv" total_ms 95
 	result_verdict auth "${slowest:+$slowest_p95}" "<=" "${SETTING[TARGET_AUTH_P95_MS]}" ms \
 		"p95 of the slowest method${slowest:+ ($slowest)}" \
 		"$slowest p95 $slowest_p95 ms is above the target of ${SETTING[TARGET_AUTH_P95_MS]} ms"
+	result_noise_hint auth LOGIN_SAMPLES "$(noise_samples "${SETTING[LOGIN_SAMPLES]}" "$(result_or_dash auth figure_lo)" \
+		"$(result_or_dash auth figure_hi)" "${slowest_p95:-0}" "${SETTING[TARGET_AUTH_P95_MS]}")"
 	if [ "$failed" -gt 0 ]; then
 		first_error=$(for m in $methods; do tsv_select "$RAW_DIR/auth-$m.tsv" status error; done | awk -F'\t' '$1 != "ok" { print $2; exit }')
 		result_status auth FAIL "$failed of $((SETTING[LOGIN_SAMPLES] * $(echo "$methods" | wc -w))) logins failed (first error: ${first_error:-none recorded})$(
