@@ -57,7 +57,7 @@ ms () {
 # num VALUE: an interval bound as compact as the figure needs.
 num () {
 	awk -v v="$1" 'BEGIN { a = v < 0 ? -v : v
-		if (a >= 100) printf "%.1f", v; else if (a >= 1) printf "%.2f", v; else printf "%.3g", v }'
+		if (a >= 10) printf "%.1f", v; else if (a >= 1) printf "%.2f", v; else printf "%.3g", v }'
 }
 
 # interval_text TEST: the figure's 95 % interval for the summary,
