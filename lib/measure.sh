@@ -131,6 +131,19 @@ result_interval_order () {
 	result_interval "$test" "${lo:--}" "${hi:--}" "${n:-0}" order "raw/$(basename "$file") $col" "$note"
 }
 
+# result_interval_chunks TEST FILE: the interval of a rate from the
+# parts of one transfer (sshperf-xfer -k output in FILE): the order
+# interval of the median part's rate.
+result_interval_chunks () {
+	local out n lo hi
+	out=$(kv_get "$2" chunk_mbs | tr ',' '\n' | helper rank interval) || out=""
+	n=$(printf '%s\n' "$out" | sed -n 's/^n=//p')
+	lo=$(printf '%s\n' "$out" | sed -n 's/^p50_lo=//p')
+	hi=$(printf '%s\n' "$out" | sed -n 's/^p50_hi=//p')
+	result_interval "$1" "${lo:--}" "${hi:--}" "${n:-0}" chunks - \
+		"the transfer timed in ${n:-0} equal parts: the 95 % interval of the median part's rate$([ -n "$hi" ] && [ -n "$lo" ] || echo ", too few parts for both bounds")"
+}
+
 result_interval_holds () {
 	[ "$(interval_verdict "$(result_or_dash "$1" figure_lo)" "$(result_or_dash "$1" figure_hi)" "$2" "$3")" = HOLDS ]
 }
