@@ -156,6 +156,18 @@ result_noise_hint () {
 	result_set "$1" reason "$reason; $2=$3 would decide it"
 }
 
+# stage_plan BASE PCT: the sample counts of the stages, fixed before the
+# test starts: BASE; then twice BASE, or the fewest samples that give
+# both 95 % bounds of the PCT percentile when that is more; then four
+# times BASE, the cap. Each later stage is taken only while the interval
+# holds the target.
+stage_plan () {
+	awk -v b="$1" -v q="$2" 'BEGIN { q /= 100
+		need = log(0.025) / log(q); need = (need == int(need)) ? need : int(need) + 1
+		s2 = 2 * b; if (need > s2) s2 = need; if (s2 > 4 * b) s2 = 4 * b
+		printf "%d", b; if (s2 > b) printf " %d", s2; if (4 * b > s2) printf " %d", 4 * b; print "" }'
+}
+
 # noise_samples N LO HI FIGURE TARGET: how many samples would likely
 # decide a verdict whose interval (from N samples) holds the target: the
 # interval narrows as 1/sqrt(n), so until its half-width is below the

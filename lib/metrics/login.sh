@@ -17,20 +17,17 @@ login_negotiated () {
 	printf '%s\n' "${v:--}"
 }
 
-# The stages of samples, fixed in advance: LOGIN_SAMPLES, then up to 2x
-# and 4x as many in all, each taken only while the p95's interval holds
-# the target (docs/metrics.md, "Verdicts against the interval").
-LOGIN_STAGES="1 2 4"
-
 # login_staged TSV: the p95's interval, and more logins appended to TSV
-# (numbered on) while it holds the target; the phase figures over all.
+# (numbered on) in the stages of stage_plan (lib/measure.sh) while it
+# holds the target; the phase figures over all of them.
 login_staged () {
-	local tsv=$1 f stage=0 have more col
-	for f in $LOGIN_STAGES; do
+	local tsv=$1 want stage=0 have more col
+	for want in $(stage_plan "${SETTING[LOGIN_SAMPLES]}" 95); do
 		have=$(( $(wc -l <"$tsv") - 1 ))
-		more=$(( SETTING[LOGIN_SAMPLES] * f - have ))
+		more=$(( want - have ))
 		if [ "$stage" -gt 0 ]; then
 			result_interval_holds login "<=" "${SETTING[TARGET_LOGIN_P95_MS]}" || break
+			[ "$more" -gt 0 ] || continue
 			[ "$(tsv_select "$tsv" status | grep -cvx ok || true)" -eq 0 ] || break
 			progress_step "login: the p95's interval holds the target; $more more logins (stage $((stage + 1)))"
 			helper login -n "$more" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
