@@ -127,7 +127,8 @@ AUTH_STAGED_FAILED=0
 
 # auth_staged METHOD ALIAS: the slowest method's p95 interval, and more
 # logins of it in the stages of stage_plan while the interval holds the
-# target (a key method only: password logins may lock the account).
+# target. The password method's account is unlocked for each stage and
+# locked again after it, as for its first series.
 auth_staged () {
 	local m=$1 tsv="$RAW_DIR/auth-$1.tsv" want stage=0 have more
 	for want in $(stage_plan "${SETTING[LOGIN_SAMPLES]}" 95); do
@@ -139,9 +140,20 @@ auth_staged () {
 			more=$(( want - have ))
 			[ "$more" -gt 0 ] || continue
 			progress_step "auth: the $m p95's interval holds the target; $more more logins (stage $((stage + 1)))"
-			helper login -n "$more" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
-				-- "$SSH" -v -F "$CLIENT_CONFIG" "$2" true 2>>"$RAW_DIR/auth-errors.txt" |
-				awk -F'\t' -v OFS='\t' -v n="$have" '{ $1 = n + $1; print }' >>"$tsv" || true
+			if [ "$m" = password ]; then
+				# As in auth_method_run: valid for this stage only.
+				at_exit password_lock
+				password_unlock || { at_exit_pop; break; }
+				SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$PASSWORD_FILE" \
+					helper login -n "$more" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
+					-- "$SSH" -v -F "$CLIENT_CONFIG" "$2" true 2>>"$RAW_DIR/auth-errors.txt" |
+					awk -F'\t' -v OFS='\t' -v n="$have" '{ $1 = n + $1; print }' >>"$tsv" || true
+				at_exit_pop
+			else
+				helper login -n "$more" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
+					-- "$SSH" -v -F "$CLIENT_CONFIG" "$2" true 2>>"$RAW_DIR/auth-errors.txt" |
+					awk -F'\t' -v OFS='\t' -v n="$have" '{ $1 = n + $1; print }' >>"$tsv" || true
+			fi
 			helper summary -c total_ms -w status=ok -p "${m}_" "$tsv" >>"$DATA_DIR/auth.env"
 			helper summary -c auth_ms -w status=ok -p "${m}_authphase_" "$tsv" >>"$DATA_DIR/auth.env"
 		fi
@@ -193,7 +205,7 @@ measure_auth () {
 		case $slowest in
 		ed25519) auth_staged "$slowest" "$HOST_ALIAS" ;;
 		rsa) auth_staged "$slowest" "$HOST_ALIAS-rsa" ;;
-		*) auth_staged "$slowest" "" ;;
+		password) auth_staged "$slowest" "$HOST_ALIAS-password" ;;
 		esac
 		# More logins may have moved the slowest method's p95 below
 		# another's: the figure is the slowest one after the stages.
