@@ -250,6 +250,12 @@ test_expect 'result_interval_order: the ranks of sshperf-rank, and a note when n
 	test_cmp want got
 '
 
+test_expect 'stage_plan: 1x, then 2x or the fewest samples with both bounds, then the cap of 4x' '
+	mkdir -p data &&
+	api "stage_plan 30 95; stage_plan 3 95; stage_plan 200 95; stage_plan 100 99" >got &&
+	printf "30 72 120\n3 12\n200 400 800\n100 368 400\n" >want && test_cmp want got
+'
+
 test_expect 'the interval keys are written only through result_interval' '
 	! grep -nE "result_set [a-z]+ (figure_lo|figure_hi|figure_n|figure_method|figure_samples|figure_interval_note) " "$KIT_DIR"/lib/metrics/*.sh
 '
