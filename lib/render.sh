@@ -81,6 +81,7 @@ interval_sentence () {
 	local m note stages
 	m=$(t "$1" figure_method) note=$(t "$1" figure_interval_note) stages=$(t "$1" stages)
 	[ -n "$m" ] || return 0
+	case $(t "$1" figure) in '' | -) return 0 ;; esac
 	printf '**Figure:** %s %s' "$(t "$1" figure)" "$(t "$1" unit)"
 	if [ -n "$(interval_text "$1")" ]; then
 		case $m in

@@ -259,7 +259,7 @@ burst_model () {
 	out=$(maxstartups_outcomes "$1" "${SETTING[BURST_STEPS]}") || return 0
 	read -r lo hi p < <(printf '%s\n' "$out" | sort -n -k1,1 | awk -F'\t' -v r="$2" '
 		{ c += $3; if (lo == "" && c > 0.025) lo = $1; if (hi == "" && c >= 0.975) hi = $1; if ($1 == r) p = $3 }
-		END { printf "%s %s %s\n", lo == "" ? "-" : lo, hi == "" ? "-" : hi, p == "" ? 0 : p }')
+		END { printf "%s %s %s\n", lo == "" ? "-" : lo, hi == "" ? "-" : hi, p == "" ? 0 : sprintf("%.3g", p) }')
 	result_interval burst "$lo" "$hi" "$(wc -w <<<"${SETTING[BURST_STEPS]}")" model - \
 		"the range of results the MaxStartups $1 model gives when every step's clients arrive before any has authenticated; a probability of $p for $2"
 	result_set burst figure_probability "$p"
