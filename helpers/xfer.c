@@ -62,8 +62,61 @@ struct outcome {
 	char		 note[128];	/* what went wrong, if anything */
 };
 
+/*
+ * -k: the transfer timed in parts, for the interval of its rate. The bytes
+ * are split into k equal spans; each span's rate is taken when its last
+ * byte is counted (down) or written (up). Spans that end in the same
+ * read or write are timed together, as one part.
+ */
+#define MAX_CHUNKS		64
+
+struct chunks {
+	unsigned	 k;		/* 0: not asked for */
+	uint64_t	 total;		/* the bytes split into k spans */
+	unsigned	 next;		/* the span that ends next, 1-based */
+	uint64_t	 mark_bytes;	/* where the current part began */
+	uint64_t	 mark_ns;	/* and when; 0: not started */
+	unsigned	 n;		/* parts timed */
+	double		 mbs[MAX_CHUNKS];
+};
+
 static char *buf;
 static int devnull_fd = -1;
+static struct chunks chunks;
+
+/* Starts the clock of the first part (if not yet). */
+static void
+chunk_start(uint64_t t)
+{
+	if (chunks.k != 0 && chunks.mark_ns == 0) {
+		chunks.mark_ns = t;
+		chunks.next = 1;
+	}
+}
+
+/* bytes counted so far at time t: closes the parts whose end it passed. */
+static void
+chunk_mark(uint64_t bytes, uint64_t t)
+{
+	uint64_t end = 0;
+	int passed = 0;
+
+	if (chunks.k == 0 || chunks.mark_ns == 0 || chunks.total == 0)
+		return;
+	while (chunks.next <= chunks.k &&
+	    bytes >= (end = chunks.total / chunks.k * chunks.next +
+	    (chunks.next == chunks.k ? chunks.total % chunks.k : 0))) {
+		chunks.next++;
+		passed = 1;
+	}
+	if (!passed || t <= chunks.mark_ns || chunks.n >= MAX_CHUNKS)
+		return;
+	end = bytes < chunks.total ? bytes : chunks.total;
+	chunks.mbs[chunks.n++] = (double)(end - chunks.mark_bytes) / 1e6 /
+	    ((double)(t - chunks.mark_ns) / 1e9);
+	chunks.mark_bytes = end;
+	chunks.mark_ns = t;
+}
 
 static void
 count_bytes(struct counter *c, uint64_t n)
@@ -73,10 +126,13 @@ count_bytes(struct counter *c, uint64_t n)
 	if (n == 0)
 		return;
 	t = now_ns();
-	if (c->first_ns == 0)
+	if (c->first_ns == 0) {
 		c->first_ns = t;
+		chunk_start(t);
+	}
 	c->last_ns = t;
 	c->bytes += n;
+	chunk_mark(c->bytes, t);
 }
 
 /* "ok", "short" or "long": a stream compared with what was expected. */
@@ -345,8 +401,10 @@ run_up(const struct config *cf, char *argv[], struct outcome *o)
 				}
 			}
 			reply[reply_len] = '\0';
-			if (ready_ns == 0 && strncmp(reply, "ready\n", 6) == 0)
+			if (ready_ns == 0 && strncmp(reply, "ready\n", 6) == 0) {
 				ready_ns = now_ns();
+				chunk_start(ready_ns);
+			}
 		}
 		if (nfds == 2 && pfd[1].revents != 0) {
 			if (pfd[1].revents & (POLLERR | POLLHUP)) {
@@ -360,6 +418,7 @@ run_up(const struct config *cf, char *argv[], struct outcome *o)
 				n = write(in[1], buf, chunk);
 				if (n > 0) {
 					o->sent += (uint64_t)n;
+					chunk_mark(o->sent, now_ns());
 					continue;
 				}
 				if (n == -1 && errno == EINTR)
@@ -504,6 +563,14 @@ print_outcome(const struct config *cf, const struct outcome *o)
 	printf("client_system_s=%.3f\n", tv_s(o->ru.ru_stime));
 	printf("client_cpu_s=%.3f\n", tv_s(o->ru.ru_utime) +
 	    tv_s(o->ru.ru_stime));
+	if (chunks.k != 0) {
+		unsigned i;
+
+		printf("chunks=%u\nchunk_mbs=", chunks.n);
+		for (i = 0; i < chunks.n; i++)
+			printf("%s%.1f", i ? "," : "", chunks.mbs[i]);
+		printf("\n");
+	}
 	if (o->note[0] != '\0')
 		printf("note=%s\n", o->note);
 }
@@ -514,9 +581,10 @@ usage(void)
 	fprintf(stderr,
 	    "usage: sshperf-xfer source [-b buf_bytes] bytes\n"
 	    "       sshperf-xfer sink [-b buf_bytes] [-n bytes]\n"
-	    "       sshperf-xfer up -n bytes [-b buf_bytes] [-t seconds] "
-	    "-- command [arg ...]\n"
-	    "       sshperf-xfer down -n bytes [-b buf_bytes] [-t seconds] "
+	    "       sshperf-xfer up -n bytes [-b buf_bytes] [-k chunks] "
+	    "[-t seconds] -- command [arg ...]\n"
+	    "       sshperf-xfer down -n bytes [-b buf_bytes] [-k chunks] "
+	    "[-t seconds] "
 	    "-- command [arg ...]\n"
 	    "       sshperf-xfer run [-o] [-t seconds] -- command [arg ...]\n");
 	exit(2);
@@ -557,6 +625,9 @@ parse_mode(const char *s)
  *                  stderr, stdin and stderr are shared. With -o also
  *                  output_seconds: from the first byte the command
  *                  writes to its stdout to its exit (0 without output).
+ * up and down with -k K also time the bytes in K equal parts (up to 64)
+ * and print chunks (the parts timed; parts that end in one read or write
+ * are timed as one) and chunk_mbs, their rates, comma-separated.
  * The three modes with a command also print the command's exit status and
  * its own user and system CPU time (client_*_s, from wait4), and end it
  * after -t seconds (status=timeout). Exit 0 ok, 1 the transfer or command
@@ -581,11 +652,15 @@ main(int argc, char *argv[])
 	cf.mode = parse_mode(argv[1]);
 	argc--;
 	argv++;
-	while ((ch = getopt(argc, argv, "+b:n:ot:")) != -1) {
+	while ((ch = getopt(argc, argv, "+b:k:n:ot:")) != -1) {
 		switch (ch) {
 		case 'b':
 			cf.buf_bytes = (size_t)opt_u64("-b buf_bytes", optarg,
 			    4096, 64 * 1024 * 1024);
+			break;
+		case 'k':
+			chunks.k = (unsigned)opt_u64("-k chunks", optarg, 2,
+			    MAX_CHUNKS);
 			break;
 		case 'n':
 			cf.bytes = opt_u64("-n bytes", optarg, 0, UINT64_MAX);
@@ -606,6 +681,9 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (cf.from_output && cf.mode != MODE_RUN)
 		errx(2, "-o is for run only");
+	if (chunks.k != 0 && cf.mode != MODE_UP && cf.mode != MODE_DOWN)
+		errx(2, "-k is for up and down only");
+	chunks.total = cf.bytes;
 
 	if ((buf = calloc(1, cf.buf_bytes)) == NULL)
 		err(2, "calloc");

@@ -14,6 +14,11 @@
 #                              clients arrive at once and none has finished
 #                              authenticating yet. Nothing (status 1) for a
 #                              value maxstartups_parse refuses.
+#   maxstartups_outcomes SPEC N...
+#                              "N<TAB>P(all N let in)<TAB>P(N is the
+#                              largest step all let in)" per step N, the
+#                              steps run as separate bursts in this order,
+#                              then "0<TAB>-<TAB>P(no step)".
 #   maxstartups_of_run RUN     the MaxStartups the run's server had: the
 #                              burst test's, the environment's (sshd -T),
 #                              else the MAX_STARTUPS setting.
@@ -65,6 +70,29 @@ maxstartups_expected () {
 			e = 0; for (k in P) e += k * P[k]
 			printf "%d\t%.1f\n", N, e
 		}
+	}'
+}
+
+# The same model as maxstartups_expected: the chance that every one of N
+# clients is let in is the product of the chances of the connections
+# after the first start, each with the pending ones before it.
+maxstartups_outcomes () {
+	local parsed
+	parsed=$(maxstartups_parse "$1") || return 1
+	shift
+	awk -v spec="$parsed" -v steps="$*" 'BEGIN {
+		split(spec, m, " "); start = m[1] + 0; rate = m[2] + 0; full = m[3] + 0
+		ns = split(steps, st, " ")
+		for (s = 1; s <= ns; s++) {
+			all[s] = 1
+			for (k = 0; k < st[s] + 0; k++)
+				if (k >= full) all[s] = 0
+				else if (k >= start) all[s] *= 1 - (rate + (100 - rate) * (k - start) / (full - start)) / 100
+		}
+		none = 1
+		for (s = ns; s >= 1; s--) { res[s] = all[s] * none; none *= 1 - all[s] }
+		for (s = 1; s <= ns; s++) printf "%d\t%.6g\t%.6g\n", st[s], all[s], res[s]
+		printf "0\t-\t%.6g\n", none
 	}'
 }
 

@@ -54,16 +54,131 @@ result_import () {
 #   result_warn TEST TEXT
 #       a warning for the report, added to one already recorded.
 # A later call wins over an earlier one (the last value of a key wins).
+#
+# With an interval recorded first (result_interval), result_verdict
+# judges the interval, not the figure alone: PASS when all of it is on
+# the good side of the target, FAIL when all of it is on the bad side,
+# INCONCLUSIVE ("within the noise of the target") when it holds the
+# target; a missing bound reaches to the end of the scale.
 result_verdict () {
-	local test=$1 figure=$2 op=$3 target=$4 status
+	local test=$1 figure=$2 op=$3 target=$4 status lo hi
 	result_set "$test" figure "${figure:--}"
 	result_set "$test" unit "$5"
 	result_set "$test" figure_label "$6"
 	result_set "$test" target "$target"
 	result_set "$test" target_op "$op"
-	status=$(verdict "$figure" "$op" "$target")
+	lo=$(result_or_dash "$test" figure_lo)
+	hi=$(result_or_dash "$test" figure_hi)
+	# A model's range says what to expect, not how sure the figure is.
+	if [ -z "$figure" ] || [ "$figure" = - ] || { [ "$lo" = - ] && [ "$hi" = - ]; } ||
+		[ "$(result_get "$test" figure_method)" = model ]; then
+		status=$(verdict "$figure" "$op" "$target")
+	else
+		status=$(interval_verdict "$lo" "$hi" "$op" "$target")
+	fi
+	if [ "$status" = HOLDS ]; then
+		result_set "$test" status INCONCLUSIVE
+		[ "$lo" != - ] || lo="no lower bound"
+		[ "$hi" != - ] || hi="no upper bound"
+		result_set "$test" reason "within the noise of the target (interval $lo-$hi, target $target)"
+		return 0
+	fi
 	result_set "$test" status "$status"
 	[ "$status" = PASS ] || [ $# -lt 7 ] || result_set "$test" reason "$7"
+}
+
+# The interval of the headline figure (docs/data.md, "The headline
+# figure, its interval, its parts, its repeats"); before result_verdict.
+#   result_interval TEST LO HI N METHOD [SAMPLES [NOTE]]
+#       figure_lo, figure_hi (- when not known), figure_n, figure_method
+#       (order chunks windows steps model repeat), figure_samples
+#       ("raw/FILE.tsv COLUMN", - for none) and figure_interval_note.
+#   result_interval_order TEST FILE COLUMN PCT
+#       the order-statistic interval of the PCT percentile of COLUMN of
+#       the raw table FILE (rows with status ok when it has that column),
+#       from sshperf-rank interval; says when n is too small for a bound.
+#   result_interval_holds TEST OP TARGET
+#       true when the recorded interval holds the target: more samples
+#       would help (the staged tests take them, fixed stages, a cap).
+#   result_noise_hint TEST SETTING N
+#       an INCONCLUSIVE for noise gets "; SETTING=N would decide it".
+result_interval () {
+	result_set "$1" figure_lo "${2:--}"
+	result_set "$1" figure_hi "${3:--}"
+	result_set "$1" figure_n "${4:-0}"
+	result_set "$1" figure_method "$5"
+	[ -z "${6:-}" ] || [ "$6" = - ] || result_set "$1" figure_samples "$6"
+	[ -z "${7:-}" ] || result_set "$1" figure_interval_note "$7"
+}
+
+result_interval_order () {
+	local test=$1 file=$2 col=$3 pct=$4 out n lo hi note="" need
+	if tsv_select "$file" status >/dev/null 2>&1; then
+		out=$(tsv_select "$file" "$col" status | awk -F'\t' '$2 == "ok" { print $1 }' | helper rank interval)
+	else
+		out=$(tsv_select "$file" "$col" | helper rank interval)
+	fi || out=""
+	n=$(printf '%s\n' "$out" | sed -n 's/^n=//p')
+	lo=$(printf '%s\n' "$out" | sed -n "s/^p${pct}_lo=//p")
+	hi=$(printf '%s\n' "$out" | sed -n "s/^p${pct}_hi=//p")
+	if [ -z "$hi" ] || [ -z "$lo" ]; then
+		# The fewest samples that give both bounds at 95 %: the outer
+		# order statistics, X(1) and X(n), must be at least that sure.
+		need=$(awk -v q="$pct" 'BEGIN { q /= 100; a = log(0.025) / log(q); b = log(0.025) / log(1 - q)
+			m = a > b ? a : b; printf "%d", (m == int(m)) ? m : int(m) + 1 }')
+		note="${n:-0} samples are too few for a 95 % $([ -z "$hi" ] && echo upper || echo lower) bound of the p$pct (it needs at least $need)"
+	fi
+	result_interval "$test" "${lo:--}" "${hi:--}" "${n:-0}" order "raw/$(basename "$file") $col" "$note"
+}
+
+# result_interval_chunks TEST FILE: the interval of a rate from the
+# parts of one transfer (sshperf-xfer -k output in FILE): the order
+# interval of the median part's rate.
+result_interval_chunks () {
+	local out n lo hi
+	out=$(kv_get "$2" chunk_mbs | tr ',' '\n' | helper rank interval) || out=""
+	n=$(printf '%s\n' "$out" | sed -n 's/^n=//p')
+	lo=$(printf '%s\n' "$out" | sed -n 's/^p50_lo=//p')
+	hi=$(printf '%s\n' "$out" | sed -n 's/^p50_hi=//p')
+	result_interval "$1" "${lo:--}" "${hi:--}" "${n:-0}" chunks - \
+		"the transfer timed in ${n:-0} equal parts: the 95 % interval of the median part's rate$([ -n "$hi" ] && [ -n "$lo" ] || echo ", too few parts for both bounds")"
+}
+
+result_interval_holds () {
+	[ "$(interval_verdict "$(result_or_dash "$1" figure_lo)" "$(result_or_dash "$1" figure_hi)" "$2" "$3")" = HOLDS ]
+}
+
+result_noise_hint () {
+	local reason
+	[ "$(result_get "$1" status)" = INCONCLUSIVE ] || return 0
+	reason=$(result_get "$1" reason)
+	case $reason in "within the noise of the target"*) ;; *) return 0 ;; esac
+	result_set "$1" reason "$reason; $2=$3 would decide it"
+}
+
+# stage_plan BASE PCT: the sample counts of the stages, fixed before the
+# test starts: BASE; then twice BASE, or the fewest samples that give
+# both 95 % bounds of the PCT percentile when that is more; then four
+# times BASE, the cap. Each later stage is taken only while the interval
+# holds the target.
+stage_plan () {
+	awk -v b="$1" -v q="$2" 'BEGIN { q /= 100
+		need = log(0.025) / log(q); need = (need == int(need)) ? need : int(need) + 1
+		s2 = 2 * b; if (need > s2) s2 = need; if (s2 > 4 * b) s2 = 4 * b
+		printf "%d", b; if (s2 > b) printf " %d", s2; if (4 * b > s2) printf " %d", 4 * b; print "" }'
+}
+
+# noise_samples N LO HI FIGURE TARGET: how many samples would likely
+# decide a verdict whose interval (from N samples) holds the target: the
+# interval narrows as 1/sqrt(n), so until its half-width is below the
+# figure's distance to the target; at least 2N, 4N with a bound missing.
+noise_samples () {
+	awk -v n="$1" -v lo="$2" -v hi="$3" -v f="$4" -v t="$5" 'BEGIN {
+		d = f - t; if (d < 0) d = -d
+		if (lo == "-" || hi == "-" || d == 0) { print 4 * n; exit }
+		w = (hi - lo) / 2; m = n * (w / d) * (w / d) * 1.2
+		m = (m == int(m)) ? m : int(m) + 1
+		print (m < 2 * n) ? 2 * n : m }'
 }
 
 result_status () {
@@ -89,6 +204,22 @@ verdict () {
 		if (v == "" || v == "-") { print "FAIL"; exit }
 		ok = (op == "<=") ? (v + 0 <= t + 0) : (v + 0 >= t + 0)
 		print ok ? "PASS" : "FAIL" }'
+}
+
+# interval_verdict LO HI OP TARGET -> PASS, FAIL or HOLDS (the interval
+# holds the target). A bound "-" reaches to the end of the scale. For <=
+# PASS needs HI <= TARGET and FAIL LO > TARGET; for >= the mirror.
+interval_verdict () {
+	awk -v lo="$1" -v hi="$2" -v op="$3" -v t="$4" 'BEGIN {
+		if (op == "<=") {
+			if (hi != "-" && hi != "" && hi + 0 <= t + 0) print "PASS"
+			else if (lo != "-" && lo != "" && lo + 0 > t + 0) print "FAIL"
+			else print "HOLDS"
+		} else {
+			if (lo != "-" && lo != "" && lo + 0 >= t + 0) print "PASS"
+			else if (hi != "-" && hi != "" && hi + 0 < t + 0) print "FAIL"
+			else print "HOLDS"
+		} }'
 }
 
 # Progress on the console (not with -q): a test's start and end line.

@@ -55,6 +55,48 @@ ms () {
 	esac
 }
 
+# num VALUE: an interval bound as compact as the figure needs.
+num () {
+	awk -v v="$1" 'BEGIN { a = v < 0 ? -v : v
+		if (a >= 10) printf "%.1f", v; else if (a >= 1) printf "%.2f", v; else printf "%.3g", v }'
+}
+
+# interval_text TEST: the figure's 95 % interval for the summary,
+# compact: "[229.1-251.0, n=30]", "[229.1-?, n=30]" without an upper
+# bound, "[model 10-10, P(20)=0.0168]" for a model; nothing without one.
+interval_text () {
+	local lo hi n m
+	lo=$(t "$1" figure_lo) hi=$(t "$1" figure_hi) n=$(t "$1" figure_n) m=$(t "$1" figure_method)
+	{ [ -n "$lo" ] && [ "$lo" != - ]; } || { [ -n "$hi" ] && [ "$hi" != - ]; } || return 0
+	case $lo in '' | -) lo="?" ;; *) lo=$(num "$lo") ;; esac
+	case $hi in '' | -) hi="?" ;; *) hi=$(num "$hi") ;; esac
+	if [ "$m" = model ]; then
+		printf ' [model %s-%s, P(%s)=%s]' "$lo" "$hi" "$(t "$1" figure)" "$(t "$1" figure_probability)"
+	else
+		printf ' [%s-%s, n=%s]' "$lo" "$hi" "${n:-0}"
+	fi
+}
+
+# interval_sentence TEST: the section's line on how sure the figure is.
+interval_sentence () {
+	local m note stages
+	m=$(t "$1" figure_method) note=$(t "$1" figure_interval_note) stages=$(t "$1" stages)
+	[ -n "$m" ] || return 0
+	case $(t "$1" figure) in '' | -) return 0 ;; esac
+	printf '**Figure:** %s %s' "$(t "$1" figure)" "$(t "$1" unit)"
+	if [ -n "$(interval_text "$1")" ]; then
+		case $m in
+		order) printf ', 95 %% interval%s from order statistics of the samples' "$(interval_text "$1")" ;;
+		model) printf ', what the MaxStartups model expects%s' "$(interval_text "$1")" ;;
+		*) printf ', 95 %% interval%s (%s)' "$(interval_text "$1")" "$m" ;;
+		esac
+	fi
+	[ -z "$note" ] || printf '; %s' "$note"
+	[ -z "$stages" ] || [ "$stages" -le 1 ] ||
+		printf '; the interval held the target, so more samples were taken: %s stages, %s samples' "$stages" "$(t "$1" samples_final)"
+	printf '.\n\n'
+}
+
 # n_note N PERCENTILE: a marker when N samples are too few for it.
 n_note () {
 	local n=$1 p=$2
@@ -329,7 +371,7 @@ EOF
 		fi
 		status=$(t "$name" status)
 		fig=$(t "$name" figure)
-		[ -n "$fig" ] && [ "$fig" != - ] && fig="$fig $(t "$name" unit) ($(t "$name" figure_label))"
+		[ -n "$fig" ] && [ "$fig" != - ] && fig="$fig $(t "$name" unit)$(interval_text "$name") ($(t "$name" figure_label))"
 		if [ -n "$PREV_DIR" ]; then
 			change=$(test_change "$PREV_DIR" "$RUN_DIR" "$name")
 			prev_cell=" ${change:--} |"
@@ -379,6 +421,7 @@ sections () {
 		if [ -n "$(t "$name" reason)" ]; then
 			printf '**Why %s:** %s\n\n' "$(t "$name" status)" "$(t "$name" reason)"
 		fi
+		interval_sentence "$name"
 		if declare -F "report_$name" >/dev/null; then
 			# A section that breaks on odd data must not cost the report.
 			( "report_$name" ) ||

@@ -5,6 +5,10 @@
 # probe (lib/probes/bulk.sh). Needs lib/common.sh, lib/server.sh,
 # lib/sampler.sh, lib/kv.sh and a test run ($SSH, $CLIENT_CONFIG).
 
+# The parts one transfer is timed in (sshperf-xfer -k): 64 MB each of the
+# default 1024 MB, no extra bytes.
+TRANSFER_CHUNKS=16
+
 # Seconds one transfer may take: a minute plus 1 s per 5 MB (5 MB/s).
 transfer_timeout () {
 	printf '%s\n' "$((60 + $1 / 5000000))"
@@ -28,7 +32,8 @@ transfer_run () {
 	else
 		remote="exec head -c $bytes /dev/zero"
 	fi
-	helper xfer "$dir" -n "$bytes" -t "$(transfer_timeout "$bytes")" -- "${ssh_cmd[@]}" "$remote" \
+	# Timed in TRANSFER_CHUNKS parts too, for the interval of the rate.
+	helper xfer "$dir" -n "$bytes" -k "$TRANSFER_CHUNKS" -t "$(transfer_timeout "$bytes")" -- "${ssh_cmd[@]}" "$remote" \
 		>"$out" 2>"$out.err" </dev/null
 }
 

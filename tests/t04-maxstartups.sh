@@ -81,6 +81,26 @@ test_expect 'maxstartups_expected: nothing for a value sshd refuses' '
 	! maxstartups_expected "" 5 >out && test ! -s out
 '
 
+# The chance that all N get in, by hand for 10:30:100 and 20 clients:
+# the 11th to 20th connections each pass with 0.7 - 0.7 (k - 10) / 90,
+# k = 10..19; the product is 0.0168. Each step is its own burst, so the
+# result is 10 unless the step of 20 (or a larger one) all got in.
+test_expect 'maxstartups_outcomes: the chance that all of a step get in, and of each result' '
+	maxstartups_outcomes 10:30:100 5 10 20 50 >got &&
+	printf "5	1	0
+10	1	0.983182
+20	0.0168176	0.0168176
+50	2.10418e-11	2.10418e-11
+0	-	0
+" >want &&
+	test_cmp want got &&
+	maxstartups_outcomes 100:30:200 5 10 20 50 100 | tail -n 2 >got &&
+	printf "100	1	1
+0	-	0
+" >want && test_cmp want got &&
+	! maxstartups_outcomes 10:30 5 >out && test ! -s out
+'
+
 test_expect 'maxstartups_of_run: the burst test, then sshd -T, then the setting' '
 	mkdir -p run/data &&
 	printf "MAX_STARTUPS='"'"'7:30:70'"'"'\n" >run/data/settings.env &&

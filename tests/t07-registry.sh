@@ -176,4 +176,88 @@ test_expect 'no test writes its status, reason or warning but through the metric
 	! grep -nE "result_set [a-z]+ (status|reason|warning) " "$KIT_DIR"/lib/metrics/*.sh
 '
 
+# Verdicts against the interval (result_interval, then result_verdict):
+# real login p95 intervals from a default run, wholly below, wholly above
+# and holding a target of 300 ms; a bound missing reaches to the end.
+api () {
+	DATA_DIR=$PWD/data HELPER_DIR="$KIT_DIR/build" bash -c ". \"$KIT_DIR/lib/kv.sh\"; . \"$KIT_DIR/lib/data.sh\"
+		helper () { local n=\$1; shift; \"\$HELPER_DIR/sshperf-\$n\" \"\$@\"; }
+		. \"$KIT_DIR/lib/measure.sh\"; $1"
+}
+verdict_of () {
+	printf "%s %s=%s\n" "$1" status "$(kv_get_t "$1" status)"
+	printf "%s %s=%s\n" "$1" reason "$(kv_get_t "$1" reason)"
+}
+kv_get_t () {
+	DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/kv.sh\"; kv_get data/$1.env $2"
+}
+
+test_expect 'result_verdict judges the interval: wholly below, wholly above, holding the target' '
+	mkdir -p data &&
+	api "result_interval below 229.1 251.0 120 order
+		result_verdict below 240.4 \"<=\" 300 ms \"p95\" \"over\"
+		result_interval above 378.1 412.9 30 order
+		result_verdict above 401.4 \"<=\" 300 ms \"p95\" \"p95 over the target\"
+		result_interval holds 288.0 312.5 120 order
+		result_verdict holds 301.2 \"<=\" 300 ms \"p95\" \"over\"
+		result_noise_hint holds LOGIN_SAMPLES \$(noise_samples 120 288.0 312.5 301.2 300)
+		result_interval nohi 251.2 - 30 order
+		result_verdict nohi 262.5 \"<=\" 300 ms \"p95\" \"over\"
+		result_interval rate 41.0 47.5 6 steps
+		result_verdict rate 44.1 \">=\" 45 logins/s \"knee\" \"under\"
+		result_interval burst 10 10 5 model
+		result_verdict burst 5 \">=\" 10 clients \"all in\" \"fewer\"" &&
+	for t in below above holds nohi rate burst; do verdict_of $t; done >got &&
+	cat >want <<-\EOF &&
+	below status=PASS
+	below reason=
+	above status=FAIL
+	above reason=p95 over the target
+	holds status=INCONCLUSIVE
+	holds reason=within the noise of the target (interval 288.0-312.5, target 300); LOGIN_SAMPLES=15007 would decide it
+	nohi status=INCONCLUSIVE
+	nohi reason=within the noise of the target (interval 251.2-no upper bound, target 300)
+	rate status=INCONCLUSIVE
+	rate reason=within the noise of the target (interval 41.0-47.5, target 45)
+	burst status=FAIL
+	burst reason=fewer
+	EOF
+	test_cmp want got
+'
+
+test_expect 'result_interval_order: the ranks of sshperf-rank, and a note when n is too small for a bound' '
+	mkdir -p data &&
+	{ printf "sample\tstatus\ttotal_ms\n"; for i in $(seq 1 30); do printf "%d\tok\t%d\n" $i $((200 + i)); done
+	  printf "31\tfailed\t9999\n"; } >s30.tsv &&
+	{ printf "sample\tstatus\ttotal_ms\n"; for i in $(seq 1 120); do printf "%d\tok\t%d\n" $i $((200 + i)); done; } >s120.tsv &&
+	api "result_interval_order a s30.tsv total_ms 95; result_interval_order b s120.tsv total_ms 95" &&
+	for t in a b; do for k in figure_lo figure_hi figure_n figure_method figure_samples figure_interval_note; do
+		printf "%s %s=%s\n" $t $k "$(kv_get_t $t $k)"; done; done >got &&
+	cat >want <<-\EOF &&
+	a figure_lo=226
+	a figure_hi=-
+	a figure_n=30
+	a figure_method=order
+	a figure_samples=raw/s30.tsv total_ms
+	a figure_interval_note=30 samples are too few for a 95 % upper bound of the p95 (it needs at least 72)
+	b figure_lo=309
+	b figure_hi=319
+	b figure_n=120
+	b figure_method=order
+	b figure_samples=raw/s120.tsv total_ms
+	b figure_interval_note=
+	EOF
+	test_cmp want got
+'
+
+test_expect 'stage_plan: 1x, then 2x or the fewest samples with both bounds, then the cap of 4x' '
+	mkdir -p data &&
+	api "stage_plan 30 95; stage_plan 3 95; stage_plan 200 95; stage_plan 100 99" >got &&
+	printf "30 72 120\n3 12\n200 400 800\n100 368 400\n" >want && test_cmp want got
+'
+
+test_expect 'the interval keys are written only through result_interval' '
+	! grep -nE "result_set [a-z]+ (figure_lo|figure_hi|figure_n|figure_method|figure_samples|figure_interval_note) " "$KIT_DIR"/lib/metrics/*.sh
+'
+
 test_done

@@ -10,6 +10,9 @@
 # a warning with the counts.
 # Result: the highest step where every client logged in.
 
+# shellcheck source=lib/maxstartups.sh
+. "$KIT_DIR/lib/maxstartups.sh"
+
 BURST_SPREAD_GOAL_MS=5	# for 100 clients on 2 cores
 BURST_MAX_CLIENTS=2000	# sshperf-burst's own cap
 # The deciding step (the first of at least TARGET_BURST_MIN clients where
@@ -247,6 +250,21 @@ burst_is_deciding () {
 	[ "${BURST_ROW[clients]}" -ge "${SETTING[TARGET_BURST_MIN]}" ] && [ "${BURST_ROW[ok]}" = "${BURST_ROW[clients]}" ]
 }
 
+# burst_model SPEC RESULT: the range of results the MaxStartups model
+# gives for these steps (the outcomes between its 2.5 % and 97.5 %
+# points) and its probability of RESULT, as the figure's interval
+# (figure_method=model; the verdict stays on what was seen).
+burst_model () {
+	local out lo hi p
+	out=$(maxstartups_outcomes "$1" "${SETTING[BURST_STEPS]}") || return 0
+	read -r lo hi p < <(printf '%s\n' "$out" | sort -n -k1,1 | awk -F'\t' -v r="$2" '
+		{ c += $3; if (lo == "" && c > 0.025) lo = $1; if (hi == "" && c >= 0.975) hi = $1; if ($1 == r) p = $3 }
+		END { printf "%s %s %s\n", lo == "" ? "-" : lo, hi == "" ? "-" : hi, p == "" ? 0 : sprintf("%.3g", p) }')
+	result_interval burst "$lo" "$hi" "$(wc -w <<<"${SETTING[BURST_STEPS]}")" model - \
+		"the range of results the MaxStartups $1 model gives when every step's clients arrive before any has authenticated; a probability of $p for $2"
+	result_set burst figure_probability "$p"
+}
+
 measure_burst () {
 	local steps="$RAW_DIR/burst-steps.tsv" spec n result=0 over="" worst=0 other=0 \
 		unconfirmed="" list="" oks="" silent_step="" not_run="" stopped="" disagree="" fallback="" \
@@ -319,6 +337,7 @@ measure_burst () {
 	result_set burst steps "${list# }"
 	result_set burst result "$result"
 	result_set burst other_failures "$other"
+	burst_model "$spec" "$result"
 	result_verdict burst "$result" ">=" "${SETTING[TARGET_BURST_MIN]}" clients "most clients released at once that all logged in" \
 		"at most $result clients released at once all logged in; the target is ${SETTING[TARGET_BURST_MIN]} (MaxStartups $spec)${stopped:+; $stopped}"
 	burst_undecided "$spec"

@@ -125,6 +125,7 @@ measure_concurrent () {
 	concurrent_limits
 	concurrent_diagnose "$failed"
 
+	result_interval concurrent - - "$n" - "" "a count of the sessions alive, not an estimate: no interval"
 	result_verdict concurrent "${alive:-0}" ">=" "$n" sessions "alive of $n"
 	if [ "$(kv_get "$probe" state_open)" != yes ]; then
 		result_status concurrent ERROR "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/probe-hold-hold-errors.txt"

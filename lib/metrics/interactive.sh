@@ -98,8 +98,11 @@ measure_interactive () {
 	p99=$(result_get interactive "${main}_p99")
 	lost=$(result_get interactive "${main}_lost")
 	n=$(result_get interactive "${main}_n")
+	result_interval_order interactive "$RAW_DIR/interactive-$main.tsv" echo_ms 99
 	result_verdict interactive "$p99" "<=" "${SETTING[TARGET_ECHO_P99_MS]}" ms "p99 of the echo through $main, n=${n:-0}" \
 		"p99 $p99 ms is above the target of ${SETTING[TARGET_ECHO_P99_MS]} ms"
+	result_noise_hint interactive ECHO_COUNT "$(noise_samples "${n:-0}" "$(result_or_dash interactive figure_lo)" \
+		"$(result_or_dash interactive figure_hi)" "${p99:-0}" "${SETTING[TARGET_ECHO_P99_MS]}")"
 	err=$(grep -v '^$' "$RAW_DIR/interactive-errors.txt" | tail -n 1)
 	if [ -z "$n" ] || [ "$n" = 0 ]; then
 		result_status interactive FAIL "no echo was timed through $main: ${err:-the helper exited with status $rc}"

@@ -79,6 +79,7 @@ measure_memory () {
 	result_set memory estimate_500_users_mb "$(awk -v l="$listener" -v m="$manager" -v p="$per_kb" 'BEGIN { printf "%.0f", (l + 500 * (m + p)) * 1024 / 1e6 }')"
 	result_set memory available_mb "$(awk -v k="${avail:-0}" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }')"
 	result_set memory sessions_fit "$(awk -v a="${avail:-0}" -v p="$per_kb" 'BEGIN { if (p > 0) printf "%d", a / p; else print "-" }')"
+	result_interval memory - - "$sessions" - "" "one slope between the server at rest and with $sessions sessions open: no interval from it"
 	result_verdict memory "$per_mb" "<=" "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}" MB "PSS per open session" \
 		"$per_mb MB per session is above the target of ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB"
 	awk -v p="$per_kb" 'BEGIN { exit !(p <= 0) }' &&

@@ -260,6 +260,13 @@ rate_sweep () {
 		result_set rate knee_sshd_cpu_pct "$(rate_cell "$knee" sshd_cpu_pct)"
 		result_set rate knee_client_cpu_pct "$(rate_cell "$knee" client_cpu_pct)"
 		result_set rate knee_machine_busy_pct "$(rate_cell "$knee" machine_busy_pct)"
+		# How far the sweep pins the knee down: between what sshd did at
+		# the last step it kept up with and the offered rate of the first
+		# it did not (none: no step broke). A bracket from the steps, not
+		# a 95 % interval.
+		result_interval rate "$(rate_cell "$knee" achieved_per_s)" \
+			"$([ -n "$bad" ] && rate_cell "$bad" offered_per_s || echo -)" "$i" steps - \
+			"the sweep's bracket: sshd kept up at the knee's step, and $([ -n "$bad" ] && echo "not at the next one offered" || echo "no step broke, so there is no upper end")"
 	else
 		result_set rate knee_per_s 0
 	fi
@@ -334,6 +341,8 @@ measure_rate () {
 		# measured here, sshd could not reach the target: decided,
 		# whoever else used the machine.
 		result_status rate FAIL "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "${SETTING[RATE_CLIENT]}" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target"
+	elif [ "$(result_get rate status)" = INCONCLUSIVE ]; then
+		: # the target lies between the knee and the step that broke
 	elif [ "$limit" = machine ]; then
 		result_status rate INCONCLUSIVE "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, but at $(result_get rate break_offered_per_s) logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine"
 	else

@@ -145,8 +145,11 @@ measure_session () {
 	if [ -n "$login_p50" ] && [ -n "$p50" ] && awk -v p="$p50" 'BEGIN { exit !(p > 0) }'; then
 		result_set session speedup "$(awk -v l="$login_p50" -v p="$p50" 'BEGIN { printf "%.1f", l / p }')"
 	fi
+	result_interval_order session "$RAW_DIR/session-commands.tsv" total_ms 95
 	result_verdict session "$p95" "<=" "${SETTING[TARGET_SESSION_P95_MS]}" ms "p95 of a command over the open connection, n=${ok:-0}" \
 		"p95 $p95 ms is above the target of ${SETTING[TARGET_SESSION_P95_MS]} ms"
+	result_noise_hint session SESSION_COMMANDS "$(noise_samples "${ok:-0}" "$(result_or_dash session figure_lo)" \
+		"$(result_or_dash session figure_hi)" "${p95:-0}" "${SETTING[TARGET_SESSION_P95_MS]}")"
 	err=$(grep -v '^$' "$RAW_DIR/session-errors.txt" | tail -n 1)
 	not_run=$(result_get session not_run)
 	[ "${not_run:-0}" -eq 0 ] || err="${err:+$err; }stopped after $NO_ANSWER_STOP commands in a row got no answer within ${SETTING[LOGIN_TIMEOUT]}s, $not_run not run"

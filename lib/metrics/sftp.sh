@@ -398,6 +398,7 @@ measure_sftp () {
 	result_set sftp failed "$SFTP_FAILED"
 	# The figure is the slower direction; the small files have a target too.
 	missed="large file $up MB/s up and $down MB/s down (target >= ${SETTING[TARGET_SFTP_MBS]}), small files $fps files/s (target >= ${SETTING[TARGET_SFTP_FILES_PER_S]})"
+	result_interval sftp - - 1 - "" "one timed sftp copy per direction, not timed in parts: no interval"
 	result_verdict sftp "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
 		">=" "${SETTING[TARGET_SFTP_MBS]}" "MB/s" "$label" "$missed"
 	if [ "$SFTP_FAILED" -gt 0 ]; then

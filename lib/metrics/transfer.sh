@@ -57,7 +57,7 @@ transfer_tsv_row () {
 measure_transfer () {
 	local work bytes sel i=0 cipher mark dir f mac st mbs failed=0 first_fail="" \
 		default="" up down silent stopped="" total probe="$DATA_DIR/probe-bulk.env" k v
-	local -A row=()
+	local -A row=() default_file=()
 	work="$RAW_DIR/transfer-ciphers"
 	mkdir -p "$work"
 	bytes=$((SETTING[TRANSFER_MB] * 1000000))
@@ -129,6 +129,7 @@ measure_transfer () {
 			fi
 			if [ "$mark" = default ]; then
 				result_set transfer "default_${dir}_mbs" "$([ "$st" = ok ] && echo "$mbs" || echo -)"
+				default_file[$dir]=$f
 			fi
 			! transfer_no_answer "$f" || silent=$((silent + 1))
 		done
@@ -154,6 +155,10 @@ measure_transfer () {
 			result_status transfer ERROR "the default cipher $default was not measured (TRANSFER_CIPHERS=${SETTING[TRANSFER_CIPHERS]}); add it to judge the target"
 		fi
 	else
+		# The interval is the slower direction's, from its parts.
+		if [ "$up" != - ] && [ "$down" != - ]; then
+			result_interval_chunks transfer "${default_file[$(awk -v u="$up" -v d="$down" 'BEGIN { print (u + 0 < d + 0) ? "up" : "down" }')]}"
+		fi
 		result_verdict transfer "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
 			">=" "${SETTING[TARGET_TRANSFER_MBS]}" "MB/s" "$default, slower direction, MB = 10^6 bytes" \
 			"the default cipher $default reached $up MB/s up and $down MB/s down, below ${SETTING[TARGET_TRANSFER_MBS]} MB/s"

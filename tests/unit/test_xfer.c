@@ -222,6 +222,35 @@ test_commands(void)
 	    "stderr, so that stdout holds only the result");
 }
 
+/*
+ * -k: 100 MB in 4 parts of 25 MB; the clock in ns given by the test. The
+ * first part takes 0.25 s (100 MB/s), the second 0.5 s (50 MB/s); one
+ * count that passes the ends of both the third and fourth parts times
+ * them together (50 MB in 0.1 s, 500 MB/s), and nothing counts twice.
+ */
+static void
+test_chunks(void)
+{
+	memset(&chunks, 0, sizeof(chunks));
+	chunks.k = 4;
+	chunks.total = 100000000;
+	chunk_start(1000000000);
+	chunk_mark(10000000, 1100000000);
+	ok(chunks.n == 0, "no part ends before its last byte (got %u)",
+	    chunks.n);
+	chunk_mark(25000000, 1250000000);
+	chunk_mark(50000000, 1750000000);
+	chunk_mark(100000000, 1850000000);
+	chunk_mark(100000000, 1900000000);
+	ok(chunks.n == 3, "three parts timed (got %u)", chunks.n);
+	ok(chunks.n == 3 && chunks.mbs[0] > 99.9 && chunks.mbs[0] < 100.1 &&
+	    chunks.mbs[1] > 49.9 && chunks.mbs[1] < 50.1 &&
+	    chunks.mbs[2] > 499.9 && chunks.mbs[2] < 500.1,
+	    "parts at 100, 50 and 500 MB/s (got %.1f %.1f %.1f)",
+	    chunks.mbs[0], chunks.mbs[1], chunks.mbs[2]);
+	memset(&chunks, 0, sizeof(chunks));
+}
+
 int
 main(void)
 {
@@ -234,6 +263,7 @@ main(void)
 	test_counting();
 	test_parse_count();
 	test_commands();
+	test_chunks();
 	printf("1..%d\n", test_num);
 	return test_failed != 0;
 }
