@@ -17,6 +17,9 @@
 #   DELAY_PROGRAM SIDE [FILE]
 #                          counts the run, sleeps SIDE's delay, then prints
 #                          FILE (the keys an AuthorizedKeysCommand answers)
+#   DELAY_PROGRAM SIDE -- CMD [ARG...]
+#                          counts, sleeps, then runs CMD in its place: a
+#                          client whose first packet leaves that much later
 #   DELAY_SSHD_OPTIONS     SSHD_OPTIONS lines: sshd runs the program (side
 #                          server) for every public key it checks, twice a
 #                          login with ssh (the key's query, then its
@@ -32,11 +35,13 @@ delay_fixture () {
 	DELAY_PROGRAM=$DELAY_DIR/delay
 	cat >"$DELAY_PROGRAM" <<-EOF
 	#!/bin/sh
-	# sshperf test delay (tests/lib/delay.sh): SIDE [FILE]
+	# sshperf test delay (tests/lib/delay.sh): SIDE [FILE | -- CMD...]
 	echo run >>"$DELAY_DIR/runs-\$1"
 	ms=\$(cat "$DELAY_DIR/ms-\$1" 2>/dev/null || echo 0)
 	[ "\$ms" -eq 0 ] || sleep "\$(printf '%d.%03d' \$((ms / 1000)) \$((ms % 1000)))"
-	[ -z "\${2:-}" ] || cat "\$2"
+	shift
+	[ "\${1:-}" != -- ] || { shift; exec "\$@"; }
+	[ -z "\${1:-}" ] || cat "\$1"
 	EOF
 	chmod 0755 "$DELAY_PROGRAM"
 	DELAY_SSHD_OPTIONS="AuthorizedKeysFile none; AuthorizedKeysCommand $DELAY_PROGRAM server ${CLIENT_DIR:?}/authorized_keys; AuthorizedKeysCommandUser root"
