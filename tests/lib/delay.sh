@@ -10,9 +10,16 @@
 #                          else may write to; /tmp is not one), holding the
 #                          program DELAY_PROGRAM; removed when the test file
 #                          ends (test_atexit). Sets DELAY_SSHD_OPTIONS.
-#   delay_set SIDE MS      from now on each run of the program for SIDE (a
-#                          word: server, client) sleeps MS ms; 0: none
+#   delay_set SIDE MS [EVERY]
+#                          from now on each run of the program for SIDE (a
+#                          word: server, client) sleeps MS ms; 0: none.
+#                          With EVERY, only every EVERY-th run sleeps, the
+#                          first one included: EVERY=2 for the server's
+#                          two checks of a key makes one delay per login
 #   delay_runs SIDE        how often the program ran for SIDE so far
+#   delay_spent SIDE       the ms it spent so far for SIDE, from its start
+#                          to the end of its sleep (what it really held its
+#                          caller up, sleep's own start and wake-up included)
 #
 #   DELAY_PROGRAM SIDE [FILE]
 #                          counts the run, sleeps SIDE's delay, then prints
@@ -36,9 +43,12 @@ delay_fixture () {
 	cat >"$DELAY_PROGRAM" <<-EOF
 	#!/bin/sh
 	# sshperf test delay (tests/lib/delay.sh): SIDE [FILE | -- CMD...]
-	echo run >>"$DELAY_DIR/runs-\$1"
+	start=\$(date +%s%N)
 	ms=\$(cat "$DELAY_DIR/ms-\$1" 2>/dev/null || echo 0)
+	every=\$(cat "$DELAY_DIR/every-\$1" 2>/dev/null || echo 1)
+	[ \$((\$(cat "$DELAY_DIR/runs-\$1" 2>/dev/null | wc -l) % every)) -eq 0 ] || ms=0
 	[ "\$ms" -eq 0 ] || sleep "\$(printf '%d.%03d' \$((ms / 1000)) \$((ms % 1000)))"
+	echo "\$start \$(date +%s%N)" >>"$DELAY_DIR/runs-\$1"
 	shift
 	[ "\${1:-}" != -- ] || { shift; exec "\$@"; }
 	[ -z "\${1:-}" ] || cat "\$1"
@@ -49,7 +59,16 @@ delay_fixture () {
 }
 
 delay_set () {
+	printf '%s\n' "${3:-1}" >"$DELAY_DIR/every-$1"
 	printf '%s\n' "$2" >"$DELAY_DIR/ms-$1"
+}
+
+delay_spent () {
+	if [ -f "$DELAY_DIR/runs-$1" ]; then
+		awk '{ t += $2 - $1 } END { printf "%.3f\n", t / 1e6 }' "$DELAY_DIR/runs-$1"
+	else
+		echo 0
+	fi
 }
 
 delay_runs () {
