@@ -2,7 +2,7 @@
 # Whose time a login is (docs/metrics.md, "Whose time"), checked with
 # delays put on one side on purpose (tests/lib/delay.sh): a sleep in sshd
 # (an AuthorizedKeysCommand) shows in sshd's turns and not the client's; a
-# sleep in the client (a LocalCommand between two of its packets, a
+# sleep in the client (a KnownHostsCommand between two of its packets, a
 # wrapper that holds its first packet) in the client's and not sshd's. The
 # delay is the difference between logins with and without it, interleaved,
 # on one test server. The TCP waits found are Nagle's: a client with
@@ -201,15 +201,15 @@ test_expect 'a 50 ms sleep in sshd (AuthorizedKeysCommand) goes to sshd'"'"'s tu
 	found akc auth server client
 '
 
-# ssh runs a LocalCommand once a login, when it has logged in and before it
-# opens the session: between two packets, in a phase where the client has
-# little else to do (its key exchange work varies by more than 5 ms).
-test_expect 'a 30 ms sleep in the client between two packets (LocalCommand) goes to the client'"'"'s turns' '
-	N=24 alternating lcmd client 30 1 ssh -v -F "$CLIENT_CONFIG" -o PermitLocalCommand=yes \
-		-o "LocalCommand=$DELAY_PROGRAM client" "$HOST_ALIAS" true &&
-	shows lcmd session &&
-	test_eq "$(cat "$TEST_TMP/lcmd-runs")" 1.00 &&
-	found lcmd session client server
+# ssh runs its KnownHostsCommand twice a login, while it checks the host
+# key, between the server's key exchange reply and its own NEWKEYS; the
+# first run sleeps. (A LocalCommand would not do: it runs while Nagle
+# holds the client's last packet for a delayed ACK, which hides it.)
+test_expect 'a 30 ms sleep in the client'"'"'s key exchange (KnownHostsCommand) goes to the client'"'"'s turns' '
+	N=24 alternating khc client 30 2 ssh -v -F "$CLIENT_CONFIG" -o "KnownHostsCommand=$DELAY_PROGRAM client" "$HOST_ALIAS" true &&
+	shows khc kex &&
+	test_eq "$(cat "$TEST_TMP/khc-runs")" 2.00 &&
+	found khc kex client server
 '
 
 test_expect 'a client whose first packet is held 30 ms: 30 ms more of the client'"'"'s turns' '
