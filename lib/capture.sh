@@ -71,9 +71,9 @@ CAPTURE_WHOSE_COLUMNS="sample server_ms client_ms tcp_wait_ms connect_server_ms 
 capture_summary () {
 	local name=$1 test=$2 logins=$3 prefix=${4:+$4_} whose="$RAW_DIR/$1-whose.tsv" col
 	tsv_header "$CAPTURE_WHOSE_COLUMNS" >"$whose"
-	tsv_select "$logins" sample total_ms | awk -F'\t' -v cols="$CAPTURE_WHOSE_COLUMNS" '
-		FNR == NR { total[$1] = $2; next }
-		FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	awk -F'\t' -v cols="$CAPTURE_WHOSE_COLUMNS" -v logins="$logins" '
+		FNR == 1 { delete c; for (i = 1; i <= NF; i++) c[$i] = i; next }
+		FILENAME == logins { total[$c["sample"]] = $c["total_ms"]; next }
 		{
 			s = $c["sample"]
 			if (!(s in seen)) { seen[s] = 1; order[++n] = s }
@@ -94,7 +94,7 @@ capture_summary () {
 				for (j = 2; j <= k; j++) line = line sprintf("\t%.3f", v[s, name[j]])
 				print line
 			}
-		}' - "$RAW_DIR/$name-parts.tsv" >>"$whose"
+		}' "$logins" "$RAW_DIR/$name-parts.tsv" >>"$whose"
 	for col in server client tcp_wait rest kex_server kex_client kex_tcp_wait auth_server auth_client auth_tcp_wait \
 		session_server session_client session_tcp_wait; do
 		helper summary -c "${col}_ms" -p "$prefix${col}_" "$whose" | grep -E "^$prefix${col}_(n|p50|p95)=" >>"$DATA_DIR/$test.env"
