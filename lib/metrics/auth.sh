@@ -193,26 +193,40 @@ auth_gap () {
 	result_set auth gap_target "${SETTING[TARGET_AUTH_GAP_MS]}"
 }
 
-# auth_gap_split: when the password is the slow method, its gap split
-# into the hash check (one crypt(3) of the account's hash, the host's
+# auth_gap_split: the password's gap to the fastest method (gap_password_ms)
+# split into the hash check (one crypt(3) of the account's hash, the host's
 # policy: gap_hash_ms) and the rest (gap_rest_ms: PAM's other modules,
 # sshd, askpass, TCP); with both series' timelines the rest's parts, as
 # differences of p50s: sshd's turns beyond the hash check (gap_pam_ms),
 # the client's (gap_client_ms: askpass.sh, reading the prompt), TCP waits
 # (gap_tcp_wait_ms). gap_judged says what TARGET_AUTH_GAP_MS is judged
-# on: rest, or whole when the hash could not be read.
+# on: rest when the password is the slowest method and its hash was
+# read, else whole (the gap between the slowest and the fastest).
 auth_gap_split () {
-	local fast hash part a b
-	[ "$(result_get auth gap_slow)" = password ] || return 0
-	fast=$(result_get auth gap_fast)
-	hash=$(result_get auth password_hash_check_ms)
-	if [ -z "$hash" ]; then
+	auth_gap_parts
+	if [ "$(result_get auth gap_slow)" = password ] && [ -n "$(result_get auth gap_hash_ms)" ]; then
+		result_set auth gap_judged rest
+	else
 		result_set auth gap_judged whole
-		return 0
 	fi
-	result_set auth gap_judged rest
+}
+
+auth_gap_parts () {
+	local fast="" lo="" m p50 hash part a b
+	p50=$(result_get auth password_p50)
+	[ -n "$p50" ] && [ -n "$(result_get auth gap_p50_ms)" ] || return 0
+	for m in ed25519 rsa password; do
+		a=$(result_get auth "${m}_p50")
+		[ -n "$a" ] || continue
+		if [ -z "$lo" ] || awk -v a="$a" -v b="$lo" 'BEGIN { exit !(a < b) }'; then lo=$a fast=$m; fi
+	done
+	[ "$fast" != password ] || return 0
+	result_set auth gap_password_fast "$fast"
+	result_set auth gap_password_ms "$(awk -v a="$p50" -v b="$lo" 'BEGIN { printf "%.1f", a - b }')"
+	hash=$(result_get auth password_hash_check_ms)
+	[ -n "$hash" ] || return 0
 	result_set auth gap_hash_ms "$hash"
-	result_set auth gap_rest_ms "$(awk -v g="$(result_get auth gap_p50_ms)" -v h="$hash" 'BEGIN { printf "%.1f", g - h }')"
+	result_set auth gap_rest_ms "$(awk -v g="$(result_get auth gap_password_ms)" -v h="$hash" 'BEGIN { printf "%.1f", g - h }')"
 	[ "$(result_get auth password_timeline)" = yes ] && [ "$(result_get auth "${fast}_timeline")" = yes ] || return 0
 	for part in server client tcp_wait; do
 		a=$(result_get auth "password_${part}_p50") b=$(result_get auth "${fast}_${part}_p50")
