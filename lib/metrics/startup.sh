@@ -133,7 +133,7 @@ startup_round () {
 
 # startup_whose yes|no: the first logins of the rounds in one login table,
 # raw/startup-logins.tsv (the round as sample), and whose time they were
-# (lib/capture.sh: raw/startup-parts.tsv, raw/startup-whose.tsv).
+# (lib/capture.sh: the startup-parts and startup-whose tables of raw/).
 startup_whose () {
 	local timeline=$1 logins="$RAW_DIR/startup-logins.tsv" r f
 	: >"$logins"

@@ -70,8 +70,8 @@ startup_whose_table () {
 	*) return 0 ;;
 	esac
 	prose "$(t startup server_n)" <<-'EOF'
-	**Whose time.** The first logins' packets on `lo` (`raw/startup-parts.tsv`, %s logins; docs/metrics.md,
-	"Whose time"), p50 over the logins:
+	**Whose time.** From the first logins' packets on `lo` (%s logins; the tables startup-parts and
+	startup-whose in `raw/`; docs/metrics.md, "Whose time"), p50 over the logins:
 
 	| Part | whole login | key exchange | authentication | session |
 	|---|---:|---:|---:|---:|
