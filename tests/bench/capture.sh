@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # What the login timeline costs (lib/capture.sh): logins with the kit's
 # client against the running test server, with sshperf-capture recording
-# and without, in alternating blocks of 5 (interleaved, so both see the
-# same host), and then:
-#   capture_cpu_ms_per_login   the recorder's own CPU (user + system, from
-#                              /proc/PID/stat) over its logins, per login
+# and without, alternating login by login (so both see the same host; the
+# recorder starts and stops around each of its logins, outside the login's
+# clock), and then:
+#   capture_cpu_ms_per_login   the recorder's own CPU time (schedstat, ns)
+#                              over its logins, its start and end included,
+#                              per login
 #   turns_cpu_ms_per_login     `sshperf-capture turns` on them, per login
 #   p50_on_ms, p50_off_ms      the login's p50 (sshperf-login total_ms)
 #   p50_change_pct             (on - off) / off; goal: under 1 %
@@ -13,6 +15,7 @@
 # another instance's); without one it says so and exits 0.
 #
 #   tests/bench/capture.sh [logins_per_set]    default 30
+# BENCH_BLOCK=N alternates blocks of N logins instead.
 #
 # On a shared machine the p50s are noisy; the load average is printed
 # with them. No timed assertions.
@@ -20,7 +23,7 @@ set -u
 kit_dir=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$kit_dir/build}
 per_set=${1:-30}
-block=5
+block=${BENCH_BLOCK:-1}
 if [ "$(id -u)" -ne 0 ]; then
 	printf '# capture bench skipped: needs root\n'
 	exit 0
@@ -42,9 +45,10 @@ cleanup () {
 trap cleanup EXIT
 printf 'load_before=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 
-# cpu_ms PID: user + system CPU of a live process, in ms.
+# cpu_ms PID: the CPU time of a live process so far, in ms (its
+# schedstat: ns on a CPU; the tick-counted stat would round it to 10 ms).
 cpu_ms () {
-	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) * 1000 / hz }' "/proc/$1/stat"
+	awk '{ printf "%.3f", $1 / 1e6 }' "/proc/$1/schedstat"
 }
 
 # logins FILE: one block of logins, appended to FILE (one header).
