@@ -107,7 +107,7 @@ auth_gap_reason () {
 		printf '%s is %s ms slower than %s at p50, over TARGET_AUTH_GAP_MS=%s ms (%s)' "$slow" "$gap" "$fast" \
 			"${SETTING[TARGET_AUTH_GAP_MS]}" "$(case $slow in
 				password) printf 'the PAM stack (%s) and the password hash%s' "$(result_get auth pam_auth_modules)" \
-					"$( [ -z "$(result_get auth password_hash_note)" ] || printf ', which %s' "$(result_get auth password_hash_note | sed 's/^the kit //')")" ;;
+					"$( [ -z "$(result_get auth password_hash_note)" ] || printf '; %s, so the whole gap is judged' "$(result_get auth password_hash_note)")" ;;
 				rsa) printf 'RSA signing is slow for the client' ;;
 				*) printf 'a slow client for its key' ;;
 				esac)"
