@@ -10,6 +10,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/common.sh"
 # shellcheck source=lib/server.sh
 . "$KIT_DIR/lib/server.sh"
+# shellcheck source=lib/pam.sh
+. "$KIT_DIR/lib/pam.sh"
 # shellcheck source=lib/measure.sh
 . "$KIT_DIR/lib/measure.sh"
 # shellcheck source=lib/sampler.sh

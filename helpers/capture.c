@@ -13,7 +13,8 @@
  *	the end.
  *   sshperf-capture turns -p PORT PACKETS LOGINS
  *	Joins the packets with the login table of sshperf-login (one row per
- *	login, phases in ms) and splits every login into the server's turns,
+ *	login, phases in ms; a connection on which the client sent no data,
+ *	such as a poller's, is none of them) and splits every login into the server's turns,
  *	the client's turns and TCP waits, per phase (docs/metrics.md,
  *	"Whose time"). One row per login, phase and part.
  */
@@ -574,6 +575,24 @@ split_login(const struct login *l, const struct pkt *c, size_t n,
 	credit(parts, bound, prev, end, CLIENT);
 }
 
+/* Whether the client sent data on the connection that starts at t->p[i]. */
+static int
+client_sent(const struct table *t, size_t i)
+{
+	size_t j;
+
+	for (j = i + 1; j < t->n; j++) {
+		if (t->p[j].cport != t->p[i].cport)
+			continue;
+		if (t->p[j].c2s && (t->p[j].flags & TCP_SYN) &&
+		    !(t->p[j].flags & TCP_ACK) && t->p[j].seq != t->p[i].seq)
+			return 0;	/* the port's next connection */
+		if (t->p[j].c2s && t->p[j].len > 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 turns(unsigned port, const char *packets, const char *logins)
 {
@@ -596,6 +615,13 @@ turns(unsigned port, const char *packets, const char *logins)
 		    t.p[conn[nconn - 1]].cport != t.p[i].cport ||
 		    t.p[conn[nconn - 1]].seq != t.p[i].seq))
 			conn[nconn++] = i;
+	/* A connection that never carried the client's data (a poller's that
+	 * only read the greeting; a SYN refused while the server was down)
+	 * is no login. */
+	for (i = 0, j = 0; i < nconn; i++)
+		if (client_sent(&t, conn[i]))
+			conn[j++] = conn[i];
+	nconn = j;
 	for (i = 0; i < nl; i++)
 		reached += l[i].reached;
 	if (reached != nconn)

@@ -56,18 +56,24 @@ capture_parts () {
 }
 
 # The columns of raw/NAME-whose.tsv (docs/data.md): each part over the
-# whole login, then phase by phase, then their sum (the login's total).
-CAPTURE_WHOSE_COLUMNS="sample server_ms client_ms tcp_wait_ms connect_server_ms connect_client_ms connect_tcp_wait_ms greeting_server_ms greeting_client_ms greeting_tcp_wait_ms kex_server_ms kex_client_ms kex_tcp_wait_ms auth_server_ms auth_client_ms auth_tcp_wait_ms session_server_ms session_client_ms session_tcp_wait_ms parts_ms"
+# whole login, then phase by phase, then their sum, the login's total as
+# sshperf-login timed it, and the rest: the part of that total that no
+# packet gave to a side (total - sum; rounding, or a login whose end the
+# packets did not show).
+CAPTURE_WHOSE_COLUMNS="sample server_ms client_ms tcp_wait_ms connect_server_ms connect_client_ms connect_tcp_wait_ms greeting_server_ms greeting_client_ms greeting_tcp_wait_ms kex_server_ms kex_client_ms kex_tcp_wait_ms auth_server_ms auth_client_ms auth_tcp_wait_ms session_server_ms session_client_ms session_tcp_wait_ms parts_ms total_ms rest_ms"
 
-# capture_summary NAME TEST: the p50 and p95 over the logins of each part
-# of a whole login (server_ms, client_ms, tcp_wait_ms) and of each phase's
-# parts (kex_server_ms ...), as keys of the test's data file, from
-# raw/NAME-parts.tsv through raw/NAME-whose.tsv (one row per login).
+# capture_summary NAME TEST LOGINS [PREFIX]: the p50 and p95 over the
+# logins of each part of a whole login (server, client, tcp_wait, rest)
+# and of each phase's parts (kex_server ...), as keys PREFIX_PART_p50 ...
+# of the test's data file (docs/data.md, "Whose time"), from
+# raw/NAME-parts.tsv and the sshperf-login table LOGINS through
+# raw/NAME-whose.tsv (one row per login).
 capture_summary () {
-	local name=$1 test=$2 whose="$RAW_DIR/$1-whose.tsv" col
+	local name=$1 test=$2 logins=$3 prefix=${4:+$4_} whose="$RAW_DIR/$1-whose.tsv" col
 	tsv_header "$CAPTURE_WHOSE_COLUMNS" >"$whose"
-	awk -F'\t' -v cols="$CAPTURE_WHOSE_COLUMNS" '
-		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	awk -F'\t' -v cols="$CAPTURE_WHOSE_COLUMNS" -v logins="$logins" '
+		FNR == 1 { delete c; for (i = 1; i <= NF; i++) c[$i] = i; next }
+		FILENAME == logins { total[$c["sample"]] = $c["total_ms"]; next }
 		{
 			s = $c["sample"]
 			if (!(s in seen)) { seen[s] = 1; order[++n] = s }
@@ -79,13 +85,19 @@ capture_summary () {
 			k = split(cols, name, " ")
 			for (i = 1; i <= n; i++) {
 				s = order[i]; line = s
+				v[s, "total_ms"] = total[s]
+				# Rounding of the 15 3-decimal cells is no rest; a
+				# negative rest (parts longer than the login) stays,
+				# and helper summary counts no such row.
+				r = total[s] - v[s, "parts_ms"]
+				v[s, "rest_ms"] = (r > -0.01 && r < 0.01) ? 0 : r
 				for (j = 2; j <= k; j++) line = line sprintf("\t%.3f", v[s, name[j]])
 				print line
 			}
-		}' "$RAW_DIR/$name-parts.tsv" >>"$whose"
-	for col in server client tcp_wait kex_server kex_client kex_tcp_wait auth_server auth_client auth_tcp_wait \
+		}' "$logins" "$RAW_DIR/$name-parts.tsv" >>"$whose"
+	for col in server client tcp_wait rest kex_server kex_client kex_tcp_wait auth_server auth_client auth_tcp_wait \
 		session_server session_client session_tcp_wait; do
-		helper summary -c "${col}_ms" -p "${col}_" "$whose" | grep -E "^${col}_(n|p50|p95)=" >>"$DATA_DIR/$test.env"
+		helper summary -c "${col}_ms" -p "$prefix${col}_" "$whose" | grep -E "^$prefix${col}_(n|p50|p95)=" >>"$DATA_DIR/$test.env"
 	done
-	result_set "$test" tcp_waits "$(tsv_select "$whose" tcp_wait_ms | awk '$1 > 0' | wc -l | tr -d ' ')"
+	result_set "$test" "${prefix}tcp_waits" "$(tsv_select "$whose" tcp_wait_ms | awk '$1 > 0' | wc -l | tr -d ' ')"
 }

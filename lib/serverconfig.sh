@@ -4,6 +4,9 @@
 # from this host's real one (SERVER_CONFIG=host), and an account that
 # already exists (TEST_USER_EXISTING=yes). Sourced after lib/common.sh.
 
+# shellcheck source=lib/pam.sh
+. "$KIT_DIR/lib/pam.sh"
+
 # The kit-owned, root-owned keys file for an existing account. sshd reads
 # an AuthorizedKeysFile as the user, so it cannot live in the root-only
 # state folder; this folder and its files are 0755 / 0644, owned by root
@@ -303,38 +306,6 @@ user_nss_source () {
 	printf 'unknown\n'
 }
 
-# pam_modules SERVICE TYPE [DEPTH]: the modules of one type of a PAM
-# service, includes and substacks followed ("pam_unix pam_sss").
-pam_modules () {
-	local svc=$1 type=$2 depth=${3:-0} file line t ctl mod
-	file=/etc/pam.d/$svc
-	[ -f "$file" ] && [ "$depth" -le 8 ] || return 0
-	while read -r line; do
-		case $line in '' | '#'*) continue ;; esac
-		if [ "${line%% *}" = @include ]; then
-			pam_modules "${line#@include }" "$type" $((depth + 1))
-			continue
-		fi
-		t=${line%%[[:space:]]*}
-		[ "${t#-}" = "$type" ] || continue
-		line=${line#*[[:space:]]}
-		line=${line#"${line%%[![:space:]]*}"}
-		if [ "${line:0:1}" = '[' ]; then
-			ctl=${line%%]*}
-			line=${line#*]}
-		else
-			ctl=${line%%[[:space:]]*}
-			line=${line#"$ctl"}
-		fi
-		line=${line#"${line%%[![:space:]]*}"}
-		mod=${line%%[[:space:]]*}
-		case $ctl in
-		include | substack) pam_modules "$mod" "$type" $((depth + 1)) ;;
-		*) mod=${mod##*/}; printf '%s\n' "${mod%.so}" ;;
-		esac
-	done <"$file"
-}
-
 # pam_stack_text: which PAM stack the test server uses ("sshd: auth
 # pam_unix pam_sss; account ..."), or that PAM is off.
 pam_stack_text () {
@@ -496,7 +467,7 @@ host_kept_lines () {
 # fails.
 check_effective () {
 	local cand=$1 tmp i kw k miss pass from line opt msg="" real skip=" "
-	local -a lines=() bad=()
+	local -a lines=() bad=() pair=()
 	mapfile -t lines < <(sshd_option_lines)
 	[ "${#lines[@]}" -gt 0 ] || [ "${SETTING[SERVER_CONFIG]}" = host ] || return 0
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-effect.XXXXXX") || die "cannot create a temporary folder in ${TMPDIR:-/tmp}"
@@ -508,7 +479,15 @@ check_effective () {
 		return 1
 	fi
 	for i in "${!lines[@]}"; do
-		effect_config "$tmp" "$tmp/line$i" "${lines[i]}"
+		# sshd drops an AuthorizedKeysCommand (AuthorizedPrincipalsCommand)
+		# that has no ...CommandUser: the line alone goes with its user's line.
+		kw=$(option_keyword "${lines[i]}")
+		case $kw in
+		authorizedkeyscommand | authorizedprincipalscommand)
+			mapfile -t pair < <(printf '%s\n' "${lines[@]}" | grep -i "^[[:space:]]*${kw}user[[:space:]=]" || true) ;;
+		*) pair=() ;;
+		esac
+		effect_config "$tmp" "$tmp/line$i" "${lines[i]}" "${pair[@]}"
 		server_sshd_T "$tmp/line$i" >"$tmp/line$i.T" 2>/dev/null || cp "$tmp/base.T" "$tmp/line$i.T"
 		effect_keys "$tmp/base.T" "$tmp/line$i.T" "$(option_keyword "${lines[i]}")" >"$tmp/line$i.keys"
 		skip="$skip$(option_keyword "${lines[i]}") $(tr '\n' ' ' <"$tmp/line$i.keys")"

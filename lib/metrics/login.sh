@@ -58,7 +58,7 @@ measure_login () {
 	fi
 	result_set login timeline "$timeline"
 	if [ "$timeline" = yes ]; then
-		capture_summary login login
+		capture_summary login login "$tsv"
 	else
 		result_set login timeline_note "$CAPTURE_NOTE"
 	fi

@@ -131,19 +131,48 @@ startup_round () {
 	[ "$status" = ok ]
 }
 
+# startup_whose yes|no: the first logins of the rounds in one login table,
+# raw/startup-logins.tsv (the round as sample), and whose time they were
+# (lib/capture.sh: the startup-parts and startup-whose tables of raw/).
+startup_whose () {
+	local timeline=$1 logins="$RAW_DIR/startup-logins.tsv" r f
+	: >"$logins"
+	for r in $(seq 1 "${SETTING[STARTUP_ROUNDS]}"); do
+		f="$RAW_DIR/startup-round-$r-login.tsv"
+		[ -s "$f" ] || continue
+		[ -s "$logins" ] || head -n 1 "$f" >"$logins"
+		awk -F'\t' -v OFS='\t' -v r="$r" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sample") c = i; next } { $c = r; print }' "$f" >>"$logins"
+	done
+	[ -s "$logins" ] || { timeline=no; CAPTURE_NOTE="no round made a login"; }
+	[ "$timeline" = no ] || capture_parts startup "$logins" || timeline=no
+	result_set startup timeline "$timeline"
+	if [ "$timeline" = yes ]; then
+		capture_summary startup startup "$logins"
+	else
+		result_set startup timeline_note "$CAPTURE_NOTE"
+	fi
+}
+
 measure_startup () {
-	local tsv="$RAW_DIR/startup-rounds.tsv" r ok failed max p50
+	local tsv="$RAW_DIR/startup-rounds.tsv" r ok failed max p50 timeline=no
 	# The server runs again after this test, whatever happens: also when
 	# INT or TERM ends the job (its at_exit list).
 	exec 7>&1 8>&2
 	at_exit startup_restore
 	tsv_header "$STARTUP_ROUNDS_COLUMNS" >"$tsv"
+	# The timeline's capture runs over all rounds, started before the first
+	# stop so that it adds nothing to a round's clock; it keeps the logins'
+	# connections and drops the poller's (no data from the client).
+	capture_start startup $(( SETTING[STARTUP_ROUNDS] * (SETTING[SERVER_START_TIMEOUT] + SETTING[LOGIN_TIMEOUT] + 5) + 30 )) &&
+		timeline=yes
 	for r in $(seq 1 "${SETTING[STARTUP_ROUNDS]}"); do
 		progress_step "startup: round $r of ${SETTING[STARTUP_ROUNDS]}"
 		startup_round "$r" "$tsv" || true
 	done
+	[ "$timeline" = no ] || at_exit_pop
 	at_exit_pop
 	exec 7>&- 8>&-
+	startup_whose "$timeline"
 
 	ok=$(tsv_select "$tsv" status | grep -cx ok || true)
 	failed=$(tsv_select "$tsv" status | grep -cvx ok || true)

@@ -110,11 +110,12 @@ login_whose () {
 	| Part | whole login, p50 | p95 | key exchange | authentication | session |
 	|---|---:|---:|---:|---:|---:|
 	EOF
-	for part in server client tcp_wait; do
+	for part in server client tcp_wait rest; do
 		case $part in
 		server) label="sshd's turns" ;;
 		client) label="the client's turns (\`ssh\`)" ;;
 		tcp_wait) label="TCP waits (Nagle, delayed ACK)" ;;
+		rest) label="the rest (no packet shows whose)" ;;
 		esac
 		printf '| %s | %s | %s | %s | %s | %s |\n' "$label" "$(ms "$(t login "${part}_p50")")" \
 			"$(ms "$(t login "${part}_p95")")" "$(ms "$(t login "kex_${part}_p50")")" \

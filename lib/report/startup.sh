@@ -23,6 +23,7 @@ report_startup () {
 	printf '| First complete login | %s | %s | %s | %s |\n\n' "${n:-0}" \
 		"$(ms "$(t startup first_login_min)")" "$(ms "$(t startup first_login_p50)")" "$(ms "$(t startup first_login_max)")"
 	printf 'Times in ms; every round is in `raw/startup-rounds.tsv` (a failed round is listed there with its message and counted above as not ok).\n\n'
+	startup_whose_table
 	printf '**How to read this result:**\n\n'
 	awk -v g="$(t startup greeting_max)" -v l="$(t startup first_login_max)" -v lp="$(t startup first_login_p50)" \
 		-v gp="$(t startup greeting_p50)" -v failed="$(t startup failed)" -v ok="$(t startup ok)" 'BEGIN {
@@ -57,4 +58,33 @@ report_startup () {
 	first start after installation can take seconds once, while the host keys are generated.
 
 	EOF
+}
+
+# startup_whose_table: whose time the first logins were (lib/capture.sh);
+# one line why when there is none, nothing for a run from before.
+startup_whose_table () {
+	local part label
+	case $(t startup timeline) in
+	yes) ;;
+	no) printf 'No timeline of whose time the first logins were: %s.\n\n' "$(t startup timeline_note)"; return 0 ;;
+	*) return 0 ;;
+	esac
+	prose "$(t startup server_n)" <<-'EOF'
+	**Whose time.** From the first logins' packets on `lo` (%s logins; the tables startup-parts and
+	startup-whose in `raw/`; docs/metrics.md, "Whose time"), p50 over the logins:
+
+	| Part | whole login | key exchange | authentication | session |
+	|---|---:|---:|---:|---:|
+	EOF
+	for part in server client tcp_wait rest; do
+		case $part in
+		server) label="sshd's turns" ;;
+		client) label="the client's turns (\`ssh\`)" ;;
+		tcp_wait) label="TCP waits (Nagle, delayed ACK)" ;;
+		rest) label="the rest (no packet shows whose)" ;;
+		esac
+		printf '| %s | %s | %s | %s | %s |\n' "$label" "$(ms "$(t startup "${part}_p50")")" \
+			"$(ms "$(t startup "kex_${part}_p50")")" "$(ms "$(t startup "auth_${part}_p50")")" "$(ms "$(t startup "session_${part}_p50")")"
+	done
+	printf '\n'
 }

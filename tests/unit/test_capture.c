@@ -211,11 +211,25 @@ test_syn_again(void)
 	    "of 1012 ms, server %.3f of 8.05)", rc, total, server);
 	if ((f = fopen(packets, "ae")) == NULL)
 		err(2, "%s", packets);
-	fprintf(f, "1020000000\t40002\tc2s\tS\t900\t0\t0\n");
+	fprintf(f, "1020000000\t40002\tc2s\tS\t900\t0\t0\n"
+	    "1020050000\t40002\ts2c\tSA\t300\t901\t0\n"
+	    "1020100000\t40002\tc2s\tA\t901\t301\t0\n"
+	    "1020200000\t40002\ts2c\tPA\t301\t901\t20\n"
+	    "1020300000\t40002\tc2s\tFA\t901\t321\t0\n");
 	fclose(f);
 	rc = run_turns(packets, logins, out);
-	ok(rc == 1, "a second connection for one login: not matched, exit 1 "
-	    "(got %d)", rc);
+	total = rc == 0 ? sum_parts(out, 1, NULL) : -1;
+	ok(rc == 0 && fabs(total - 1012) < 0.01, "a connection on which the "
+	    "client sent nothing (a poller's): no login, the login's parts the "
+	    "same (exit %d, %.3f of 1012 ms)", rc, total);
+	if ((f = fopen(packets, "ae")) == NULL)
+		err(2, "%s", packets);
+	fprintf(f, "1030000000\t40003\tc2s\tS\t700\t0\t0\n"
+	    "1030100000\t40003\tc2s\tPA\t701\t0\t20\n");
+	fclose(f);
+	rc = run_turns(packets, logins, out);
+	ok(rc == 1, "a second connection with the client's data for one "
+	    "login: not matched, exit 1 (got %d)", rc);
 	unlink(packets);
 	unlink(logins);
 	unlink(out);

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# Whose time a login is (docs/metrics.md, "Whose time"), checked with
+# delays put on one side on purpose (tests/lib/delay.sh): a sleep in sshd
+# (an AuthorizedKeysCommand) shows in sshd's turns and not the client's; a
+# sleep in the client (a KnownHostsCommand between two of its packets, a
+# wrapper that holds its first packet) in the client's and not sshd's. The
+# delay is the difference between logins with and without it, interleaved,
+# on one test server. The TCP waits found are Nagle's: a client with
+# TCP_NODELAY from its first packet has none of its own, and each lasts a
+# delayed ACK. The parts of every
+# login add up to its total; the login test writes them and the report
+# shows them. On this host, as root, with the real sshd and ssh.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/snapshot.sh"
+. "$TEST_DIR/lib/delay.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
+
+host_kit_test 'whose time'
+export LOGIN_SAMPLES=10 RESULTS_DIR="$TEST_TMP/results"
+mkdir -p "$RESULTS_DIR"
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
+host_snapshot_save
+delay_fixture
+
+H=$KIT_DIR/build
+# Logins per series.
+N=10
+export H N
+
+# timed NAME CMD...: N logins of CMD timed by sshperf-login while
+# sshperf-capture records their packets (with EACH set, one sshperf-login
+# per login, the function EACH called with the login's number before it); $TEST_TMP/NAME-whose.tsv has one
+# row per ok login: sample, total, each part (server client tcp_wait),
+# their sum (parts), each phase (kex: its time from ssh -v) and its parts
+# (kex_server ...), in ms.
+timed () {
+	local name=$1 out=$TEST_TMP/$1 pid end
+	shift
+	"$H/sshperf-capture" record -p "$TEST_PORT" -i lo -d 120 -o "$out-packets.tsv" >/dev/null 2>"$out-capture.err" &
+	pid=$!
+	end=$((SECONDS + 5))
+	until [ -s "$out-packets.tsv" ]; do
+		if ! kill -0 "$pid" 2>/dev/null || [ "$SECONDS" -ge "$end" ]; then
+			echo "$name: the capture did not start: $(cat "$out-capture.err")"
+			return 1
+		fi
+		sleep 0.01
+	done
+	if [ -z "${EACH:-}" ]; then
+		"$H/sshperf-login" -H -n "$N" -t 10 -- "$@" >"$out-logins.tsv" 2>"$out-login.err" || true
+	else
+		for i in $(seq "$N"); do
+			"$EACH" "$i"
+			"$H/sshperf-login" -H -n 1 -t 10 -- "$@" >"$out-one.tsv" 2>>"$out-login.err" || true
+			[ "$i" -gt 1 ] || head -n 1 "$out-one.tsv" >"$out-logins.tsv"
+			awk -F'\t' -v OFS='\t' -v i="$i" 'NR == 1 { for (k = 1; k <= NF; k++) if ($k == "sample") c = k; next } { $c = i; print }' \
+				"$out-one.tsv" >>"$out-logins.tsv"
+		done
+	fi
+	kill "$pid"
+	wait "$pid" || true
+	"$H/sshperf-capture" turns -p "$TEST_PORT" "$out-packets.tsv" "$out-logins.tsv" >"$out-parts.tsv" || return 1
+	awk -F'\t' '
+		BEGIN { split("connect greeting kex auth session", ph, " ") }
+		FNR == 1 { for (i = 1; i <= NF; i++) c[FILENAME, $i] = i; next }
+		FILENAME ~ /logins/ {
+			if ($c[FILENAME, "status"] != "ok") next
+			s = $c[FILENAME, "sample"]; total[s] = $c[FILENAME, "total_ms"]
+			for (i = 1; i <= 5; i++) v[s, ph[i]] = $c[FILENAME, ph[i] "_ms"]
+			next
+		}
+		{
+			s = $c[FILENAME, "sample"]; w = $c[FILENAME, "whose"]; ms = $c[FILENAME, "ms"]
+			v[s, w] += ms; v[s, $c[FILENAME, "phase"] "_" w] += ms; v[s, "parts"] += ms
+		}
+		END {
+			k = split("server client tcp_wait parts", col, " ")
+			for (i = 1; i <= 5; i++) { col[++k] = ph[i]; col[++k] = ph[i] "_server"; col[++k] = ph[i] "_client"; col[++k] = ph[i] "_tcp_wait" }
+			line = "sample\ttotal"
+			for (j = 1; j <= k; j++) line = line "\t" col[j]
+			print line
+			for (s in total) {
+				line = s "\t" total[s]
+				for (j = 1; j <= k; j++) line = line sprintf("\t%.3f", v[s, col[j]])
+				print line
+			}
+		}' "$out-logins.tsv" "$out-parts.tsv" >"$out-whose.tsv"
+	ok=$(($(wc -l <"$out-whose.tsv") - 1))
+	[ "$ok" -eq "$N" ] || { echo "$name: $ok of $N logins ok"; cat "$out-login.err"; return 1; }
+}
+
+# pooled NAME...: the rows of the series NAME... under one header, on stdout.
+pooled () {
+	local f first=yes
+	for f in "$@"; do
+		if [ "$first" = yes ]; then cat "$TEST_TMP/$f-whose.tsv"; first=no; else sed 1d "$TEST_TMP/$f-whose.tsv"; fi
+	done
+}
+
+# p50 FILE COLUMN
+p50 () {
+	"$H/sshperf-summary" -c "$2" -p x_ "$1" | sed -n 's/^x_p50=//p'
+}
+
+# The kit's own login (word-split where it is used).
+SSH_CMD="ssh -v -F $CLIENT_CONFIG $HOST_ALIAS true"
+export SSH_CMD
+
+# alternating NAME SIDE MS EVERY CMD...: N logins of CMD, SIDE's delay 0
+# for the odd ones and MS (every EVERY-th run of the program, delay_set)
+# for the even ones, so both sets see the same host; the rows of each set
+# in $TEST_TMP/NAME-off.tsv and NAME-on.tsv. $TEST_TMP/NAME-runs holds the
+# program's runs per login with the delay on, NAME-delay the ms per login
+# it held its caller up more with the delay on than off (sleep's own
+# start and wake-up included).
+alternating () {
+	local name=$1
+	ALT_SIDE=$2 ALT_MS=$3 ALT_EVERY=$4 ALT_LOG=$TEST_TMP/$1-alt
+	shift 4
+	: >"$ALT_LOG"
+	EACH=alt_each timed "$name" "$@" || return 1
+	alt_each end
+	delay_set "$ALT_SIDE" 0
+	awk -F'\t' 'NR == 1 || $1 % 2 == 1' "$TEST_TMP/$name-whose.tsv" >"$TEST_TMP/$name-off.tsv"
+	awk -F'\t' 'NR == 1 || $1 % 2 == 0' "$TEST_TMP/$name-whose.tsv" >"$TEST_TMP/$name-on.tsv"
+	awk -v runs="$TEST_TMP/$name-runs" -v delay="$TEST_TMP/$name-delay" '
+		{ i[NR] = $1; t[NR] = $2; r[NR] = $3 }
+		END {
+			for (k = 1; k < NR; k++) {
+				on = i[k] % 2 == 0
+				d[on] += t[k + 1] - t[k]; n[on]++
+				if (on) runs_on += r[k + 1] - r[k]
+			}
+			printf "%.2f\n", runs_on / n[1] >runs
+			printf "%.1f\n", d[1] / n[1] - d[0] / n[0] >delay
+		}' "$ALT_LOG"
+}
+
+# alt_each I: before login I (end: after the last) of alternating.
+alt_each () {
+	if [ "$1" != end ] && [ $(($1 % 2)) -eq 0 ]; then
+		delay_set "$ALT_SIDE" "$ALT_MS" "$ALT_EVERY"
+	else
+		delay_set "$ALT_SIDE" 0
+	fi
+	printf '%s\t%s\t%s\n' "$1" "$(delay_spent "$ALT_SIDE")" "$(delay_runs "$ALT_SIDE")" >>"$ALT_LOG"
+}
+
+# mean FILE COLUMN
+mean () {
+	"$H/sshperf-summary" -c "$2" -p x_ "$1" | sed -n 's/^x_mean=//p'
+}
+
+# added NAME PART: the mean of PART with the delay minus without it. Means,
+# not p50s: the parts of every login add up to its phase, so their means
+# add up to the phase's mean, and what a delay adds to a phase is shared
+# out among its parts exactly; p50s of the parts need not add up.
+added () {
+	awk -v a="$(mean "$TEST_TMP/$1-on.tsv" "$2")" -v b="$(mean "$TEST_TMP/$1-off.tsv" "$2")" 'BEGIN { printf "%.1f\n", a - b }'
+}
+
+# within GOT WANT TOL: |GOT - WANT| <= TOL, else what it saw.
+within () {
+	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }' && return 0
+	echo "got $1 ms, expected $2 +- $3 ms"
+	return 1
+}
+
+test_expect 'the test server starts, sshd running the delay program for every key it checks' '
+	SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
+	runs=$(delay_runs server) &&
+	[ "$runs" -ge 1 ] || { echo "the delay program ran $runs times during the start'"'"'s login check"; false; }
+'
+
+# With and without the delay alternate login by login (24 logins). What a
+# delay adds is what its phase grew (ssh -v's clock, not the packets'): on
+# a busy host the login grows by more than the program's own clock says
+# (sshd resuming after the sleep), so that figure only shows the delay
+# landed. The comparisons are made in the phase the delay falls in: the other phases'"'"'
+# turns vary by more than 5 ms between two sets of 12 logins on a
+# busy host, which says nothing about whose the delay is. The whole
+# login'"'"'s parts are shown too.
+# shows NAME PHASE: what a delay added, whole login and PHASE, for the message.
+shows () {
+	printf 'ran %s times per login, %s ms added per login by its own clock; whole login: sshd %+.1f, client %+.1f, TCP waits %+.1f, total %+.1f ms; %s: %+.1f ms (ssh -v), sshd %+.1f, client %+.1f, TCP waits %+.1f ms\n' \
+		"$(cat "$TEST_TMP/$1-runs")" "$(cat "$TEST_TMP/$1-delay")" "$(added "$1" server)" "$(added "$1" client)" \
+		"$(added "$1" tcp_wait)" "$(added "$1" total)" "$2" "$(added "$1" "$2")" "$(added "$1" "$2_server")" \
+		"$(added "$1" "$2_client")" "$(added "$1" "$2_tcp_wait")"
+}
+
+# found NAME PHASE SIDE OTHER: the delay landed (PHASE grew by at least half
+# the program's own figure); SIDE's turns in PHASE grew by what PHASE
+# grew, +- 5 ms; OTHER's by less than 5 ms.
+found () {
+	local grew
+	grew=$(added "$1" "$2")
+	awk -v g="$grew" -v d="$(cat "$TEST_TMP/$1-delay")" 'BEGIN { exit !(g >= d / 2) }' ||
+		{ echo "$2 grew $grew ms, not even half the delay"; return 1; }
+	within "$(added "$1" "$2_$3")" "$grew" 5 && within "$(added "$1" "$2_$4")" 0 4.999
+}
+
+# sshd checks the key twice a login (its query, then its signature); the
+# first check of each login sleeps.
+test_expect 'a 50 ms sleep in sshd (AuthorizedKeysCommand) goes to sshd'"'"'s turns, not the client'"'"'s' '
+	N=24 alternating akc server 50 2 $SSH_CMD &&
+	shows akc auth &&
+	test_eq "$(cat "$TEST_TMP/akc-runs")" 2.00 &&
+	found akc auth server client
+'
+
+# ssh runs its KnownHostsCommand twice a login, while it checks the host
+# key, between the server's key exchange reply and its own NEWKEYS; the
+# first run sleeps. (A LocalCommand would not do: it runs while Nagle
+# holds the client's last packet for a delayed ACK, which hides it.)
+test_expect 'a 30 ms sleep in the client'"'"'s key exchange (KnownHostsCommand) goes to the client'"'"'s turns' '
+	N=24 alternating khc client 30 2 ssh -v -F "$CLIENT_CONFIG" -o "KnownHostsCommand=$DELAY_PROGRAM client" "$HOST_ALIAS" true &&
+	shows khc kex &&
+	test_eq "$(cat "$TEST_TMP/khc-runs")" 2.00 &&
+	found khc kex client server
+'
+
+test_expect 'a client whose first packet is held 30 ms: 30 ms more of the client'"'"'s turns' '
+	N=24 alternating wrap start 30 1 "$DELAY_PROGRAM" start -- $SSH_CMD &&
+	shows wrap connect &&
+	test_eq "$(cat "$TEST_TMP/wrap-runs")" 1.00 &&
+	found wrap connect client server
+'
+
+test_expect 'the parts of every login add up to its total (the rest within 2 %)' '
+	for f in "$TEST_TMP"/*-whose.tsv; do
+		tsv_select "$f" sample parts total | awk -v f="${f##*/}" "{ d = \$3 - \$2; if (d < 0) d = -d
+			if (d > 0.02 * \$3) { printf \"%s login %s: parts %s ms, total %s ms\\n\", f, \$1, \$2, \$3; bad = 1 } }
+			END { exit bad }" || return 1
+	done
+'
+
+# Nagle holds a small segment while the sender has data unacknowledged.
+# ssh and sshd set TCP_NODELAY only once the session starts; a client with
+# it from its first packet (tests/lib/nodelay.c, preloaded into ssh; sshd
+# untouched) no longer waits where the client held its data (after its
+# NEWKEYS), while sshd'"'"'s own wait (in the session phase here) stays.
+# Each wait lasts one delayed ACK: 40 ms at least on Linux
+# (TCP_DELACK_MIN), a few ms more for the timer'"'"'s tick.
+test_expect 'TCP waits are Nagle'"'"'s: the client'"'"'s go once it sets TCP_NODELAY, each lasts a delayed ACK' '
+	cc -std=c11 -Wall -Wextra -shared -fPIC -o "$TEST_TMP/nodelay.so" "$TEST_DIR/lib/nodelay.c" -ldl &&
+	for r in 1 2; do
+		timed nagle-$r $SSH_CMD && LD_PRELOAD=$TEST_TMP/nodelay.so timed nodelay-$r $SSH_CMD || return 1
+	done &&
+	pooled nagle-1 nagle-2 >"$TEST_TMP/nagle.tsv" && pooled nodelay-1 nodelay-2 >"$TEST_TMP/nodelay.tsv" &&
+	for f in nagle nodelay; do
+		for p in kex auth session; do printf "%s %s %s\n" "$f" "$p" "$(p50 "$TEST_TMP/$f.tsv" "${p}_tcp_wait")"; done
+	done >"$TEST_TMP/waits" &&
+	echo "p50 TCP waits per phase:" && cat "$TEST_TMP/waits" &&
+	echo "login p50 $(p50 "$TEST_TMP/nagle.tsv" total) ms, with TCP_NODELAY in ssh $(p50 "$TEST_TMP/nodelay.tsv" total) ms" &&
+	awk "{ w[\$1, \$2] = \$3 }
+		\$3 > 2 && (\$3 < 38 || \$3 > 50) { print \"a wait of \" \$3 \" ms is no delayed ACK\"; bad = 1 }
+		END {
+			if (w[\"nagle\", \"auth\"] < 38) { print \"no wait after the client'"'"'s NEWKEYS\"; bad = 1 }
+			if (w[\"nodelay\", \"auth\"] >= 2) { print \"the client'"'"'s wait stays with TCP_NODELAY\"; bad = 1 }
+			if ((w[\"nagle\", \"session\"] >= 38) != (w[\"nodelay\", \"session\"] >= 38)) { print \"sshd'"'"'s wait changed with the client'"'"'s TCP_NODELAY\"; bad = 1 }
+			exit bad
+		}" "$TEST_TMP/waits"
+'
+
+test_expect 'test-ssh.sh login: each part and the rest in the data file and the report' '
+	{ "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/run.out" 2>&1 || true; } &&
+	run=$(dirname "$(tail -n 1 "$TEST_TMP/run.out")") &&
+	env=$run/data/login.env &&
+	test_kv "$env" timeline yes &&
+	n=$(sed -n "s/^total_n=//p" "$env") &&
+	for k in server client tcp_wait rest; do test_kv "$env" "${k}_n" "$n" || return 1; done &&
+	rest=$(sed -n "s/^rest_p95=//p" "$env") && total=$(sed -n "s/^total_p50=//p" "$env") &&
+	awk -v r="$rest" -v t="$total" "BEGIN { exit !(r <= 0.02 * t && r >= -0.02 * t) }" &&
+	test_grep "^| the rest (no packet shows whose) |" "$run/report.md"
+'
+
+test_expect 'the host is as before after cleanup' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	host_unchanged
+'
+
+test_done
