@@ -228,11 +228,10 @@ make_sshd_config () {
 		# The burst test classifies refusals, and the tests count logins,
 		# from sshd's VERBOSE lines (the kit's template has the line);
 		# RHEL's own configuration logs at INFO.
+		# The host's PerSourcePenalties and PerSourceMaxStartups stay:
+		# the test clients come from addresses of their own
+		# (lib/sources.sh).
 		extra="LogLevel VERBOSE"
-		# All test clients come from 127.0.0.1; 9.8's penalties would
-		# lock the load test out (the kit's template has the line).
-		! version_ge 9.8 "$SSHD_VERSION" || extra="$extra
-PerSourcePenalties no"
 	fi
 	# The administrator's SSHD_OPTIONS (checked by check_sshd_options),
 	# after the kit's must-haves and before its defaults: they win.
@@ -259,11 +258,6 @@ $extra}"
 		grep -q '^loglevel	' "$OVERRIDES_FILE.new" ||
 			printf '%s\t%s\t%s\t%s\n' loglevel "the host's value or OpenSSH's default" "LogLevel VERBOSE" \
 				"the kit classifies burst refusals and counts logins from sshd's VERBOSE log lines" >>"$OVERRIDES_FILE.new"
-		case $extra in *PerSourcePenalties*)
-			grep -q '^persourcepenalties	' "$OVERRIDES_FILE.new" ||
-			printf '%s\t%s\t%s\t%s\n' persourcepenalties "the host's value or OpenSSH's default" "PerSourcePenalties no" \
-				"every test client comes from 127.0.0.1, and penalties would lock the load tests out" >>"$OVERRIDES_FILE.new" ;;
-		esac
 	else
 		rm -f "$OVERRIDES_FILE"
 		sftp_server=$(find_sftp_server)
@@ -338,7 +332,7 @@ make_client_config () {
 	render "$TEMPLATE_DIR/ssh_config.in" ALIAS="$HOST_ALIAS" \
 		PORT="${SETTING[TEST_PORT]}" USER="${SETTING[TEST_USER]}" CLIENT_DIR="$CLIENT_DIR" \
 		CLIENT_CONFIG="$CLIENT_CONFIG" KNOWN_HOSTS="$CLIENT_DIR/known_hosts" \
-		LOGIN_TIMEOUT="${SETTING[LOGIN_TIMEOUT]}" DEFAULT_KEY="$DEFAULT_KEY" \
+		LOGIN_TIMEOUT="${SETTING[LOGIN_TIMEOUT]}" DEFAULT_KEY="$DEFAULT_KEY" CLIENT_SOURCE="$CLIENT_SOURCE" \
 		CLIENT_INCLUDE="$(client_include)" >"$CLIENT_CONFIG"
 	# Pin the test server's own host keys: no trust on first use.
 	for t in $HOSTKEY_TYPES; do
