@@ -320,6 +320,11 @@ client_include () {
 		policy=$OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/openssh.config
 	if [ -z "$OPENSSH_BUILD_PREFIX" ]; then
 		printf 'Include /etc/ssh/ssh_config\n'
+	elif [ -f "$OPENSSH_BUILD_PREFIX/etc/ssh/ssh_config" ]; then
+		# A build in RHEL's layout has a client configuration of its
+		# own (RHEL's, with its 50-redhat.conf: the build's crypto
+		# policy and GSSAPIAuthentication yes): the client as shipped.
+		printf 'Include %s\n' "$OPENSSH_BUILD_PREFIX/etc/ssh/ssh_config"
 	elif [ -f "$policy" ]; then
 		printf 'Include %s\n' "$policy"
 	else

@@ -206,6 +206,16 @@ assert e[\"openssh_prefix\"] == sys.argv[3], e[\"openssh_prefix\"]" "$run/result
 		[ -s "$STATE/sshd.log" ] &&
 		! grep -E "(Unsupported|Deprecated) option|Bad configuration option" "$STATE/sshd.log"
 	'
+	# The test clients come from addresses of their own (lib/sources.sh),
+	# so per-source limits stay as configured: the kit writes no line of
+	# its own for them, and a 9.8+ build runs them (8.7, 9.2 have none).
+	test_expect "$bname: PerSourcePenalties as configured, not switched off by the kit" '
+		! grep -qi "^PerSourcePenalties" "$SSHD_CONFIG" &&
+		p=$("$mprefix/sbin/sshd" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.2,host=localhost" |
+			awk "tolower(\$1) == \"persourcepenalties\" { \$1 = \"\"; sub(/^ /, \"\"); print }") &&
+		echo "# $bname: persourcepenalties ${p:-(not known to this build)}" &&
+		[ "$p" != no ]
+	'
 	test_expect "$bname: the report's PAM stack and effective settings are the test server's" '
 		[ -n "$run" ] && server_facts "$run" "$mprefix/sbin/sshd"
 	'
