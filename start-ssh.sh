@@ -434,7 +434,15 @@ login_failure_cause () {
 	124 | 137) client="no answer within LOGIN_TIMEOUT=${SETTING[LOGIN_TIMEOUT]} s${client:+ ($client)}" ;;
 	*) client=${client:-"ssh exited $rc and printed nothing"} ;;
 	esac
-	printf '%s; sshd logged: %s\n' "$client" "${log:-nothing about it}"
+	printf '%s; sshd logged: %s' "$client" "${log:-nothing about it}"
+	# Red Hat's audit patch ends every login (in its own sshd process; the
+	# listener stays) whose audit record the kernel refuses for another
+	# reason than no audit support: as root without CAP_AUDIT_WRITE, EPERM.
+	case $log in
+	*"linux_audit_write_entry failed"* | *"cannot write into audit"* | *"cannot open audit"*)
+		printf ' (this sshd ends every login whose Linux audit record it cannot write, as RHEL'"'"'s does: give it CAP_AUDIT_WRITE, e.g. a container started with --cap-add=AUDIT_WRITE (podman, docker), or run the kit where the kernel'"'"'s audit takes its records)' ;;
+	esac
+	printf '\n'
 }
 
 cmd_start () {

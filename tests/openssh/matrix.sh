@@ -357,6 +357,20 @@ else
 			[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && grep -q "missing bin/sftp (" "$TEST_TMP/out" &&
 			host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
 		'
+		# Red Hat's audit patch ends a login whose audit record the
+		# kernel refuses for another reason than no audit support: as
+		# root without CAP_AUDIT_WRITE (EPERM), as in a container that
+		# drops the capability. It does so in that connection's own sshd
+		# process; the listener stays up. The kit's start then fails with
+		# sshd's line and the fix, and leaves the host as it was.
+		test_expect 'rhel9: without CAP_AUDIT_WRITE every login ends at the audit patch; start says so and how to fix it, exit 1, host unchanged' '
+			host_snapshot >"$TEST_TMP/before-audit" &&
+			expect_status 1 capsh --drop=cap_audit_write -- -c "OPENSSH_PREFIX=$prefix \"$KIT_DIR/start-ssh.sh\"" &&
+			grep -E "a login as $TEST_USER failed: .*sshd logged: .*(linux_audit_write_entry failed|cannot write into audit)" "$TEST_TMP/out" &&
+			grep -q "give it CAP_AUDIT_WRITE" "$TEST_TMP/out" &&
+			"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+			host_snapshot >"$TEST_TMP/after-audit" && test_cmp "$TEST_TMP/before-audit" "$TEST_TMP/after-audit"
+		'
 		measure "rhel9" "$prefix" 8.7p1 kit
 		[ -z "$run" ] || runs="$runs $run"
 		measure "rhel9 host" "$prefix" 8.7p1 host
