@@ -427,7 +427,10 @@ login_failure_cause () {
 	client=$(printf '%s\n' "$2" | tr -d '\r' | grep -v '^[[:space:]]*$' | tail -n 1)
 	# Not the greeting poll's own connection (kex_exchange_identification).
 	all=$(server_log_since "$3" 2>/dev/null | tr -d '\r' | grep -v -e '^[[:space:]]*$' -e kex_exchange_identification) || true
-	log=$(printf '%s\n' "$all" | grep -iE 'error|fatal|fail|refused|denied|invalid|not allowed|locked' | head -n 1)
+	# The audit patch's own line first: before it, sshd logs the key as
+	# "Failed publickey", which is not the cause.
+	log=$(printf '%s\n' "$all" | grep -E 'linux_audit_write_entry failed|cannot (write into|open) audit' | head -n 1)
+	[ -n "$log" ] || log=$(printf '%s\n' "$all" | grep -iE 'error|fatal|fail|refused|denied|invalid|not allowed|locked' | head -n 1)
 	[ -n "$log" ] || log=$(printf '%s\n' "$all" | grep -E 'Starting session|Accepted' | tail -n 1)
 	[ -n "$log" ] || log=$(printf '%s\n' "$all" | tail -n 1)
 	case $rc in
