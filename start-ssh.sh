@@ -228,11 +228,10 @@ make_sshd_config () {
 		# The burst test classifies refusals, and the tests count logins,
 		# from sshd's VERBOSE lines (the kit's template has the line);
 		# RHEL's own configuration logs at INFO.
+		# The host's PerSourcePenalties and PerSourceMaxStartups stay:
+		# the test clients come from addresses of their own
+		# (lib/sources.sh).
 		extra="LogLevel VERBOSE"
-		# All test clients come from 127.0.0.1; 9.8's penalties would
-		# lock the load test out (the kit's template has the line).
-		! version_ge 9.8 "$SSHD_VERSION" || extra="$extra
-PerSourcePenalties no"
 	fi
 	# The administrator's SSHD_OPTIONS (checked by check_sshd_options),
 	# after the kit's must-haves and before its defaults: they win.
@@ -259,11 +258,6 @@ $extra}"
 		grep -q '^loglevel	' "$OVERRIDES_FILE.new" ||
 			printf '%s\t%s\t%s\t%s\n' loglevel "the host's value or OpenSSH's default" "LogLevel VERBOSE" \
 				"the kit classifies burst refusals and counts logins from sshd's VERBOSE log lines" >>"$OVERRIDES_FILE.new"
-		case $extra in *PerSourcePenalties*)
-			grep -q '^persourcepenalties	' "$OVERRIDES_FILE.new" ||
-			printf '%s\t%s\t%s\t%s\n' persourcepenalties "the host's value or OpenSSH's default" "PerSourcePenalties no" \
-				"every test client comes from 127.0.0.1, and penalties would lock the load tests out" >>"$OVERRIDES_FILE.new" ;;
-		esac
 	else
 		rm -f "$OVERRIDES_FILE"
 		sftp_server=$(find_sftp_server)
@@ -326,6 +320,11 @@ client_include () {
 		policy=$OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/openssh.config
 	if [ -z "$OPENSSH_BUILD_PREFIX" ]; then
 		printf 'Include /etc/ssh/ssh_config\n'
+	elif [ -f "$OPENSSH_BUILD_PREFIX/etc/ssh/ssh_config" ]; then
+		# A build in RHEL's layout has a client configuration of its
+		# own (RHEL's, with its 50-redhat.conf: the build's crypto
+		# policy and GSSAPIAuthentication yes): the client as shipped.
+		printf 'Include %s\n' "$OPENSSH_BUILD_PREFIX/etc/ssh/ssh_config"
 	elif [ -f "$policy" ]; then
 		printf 'Include %s\n' "$policy"
 	else
@@ -338,7 +337,7 @@ make_client_config () {
 	render "$TEMPLATE_DIR/ssh_config.in" ALIAS="$HOST_ALIAS" \
 		PORT="${SETTING[TEST_PORT]}" USER="${SETTING[TEST_USER]}" CLIENT_DIR="$CLIENT_DIR" \
 		CLIENT_CONFIG="$CLIENT_CONFIG" KNOWN_HOSTS="$CLIENT_DIR/known_hosts" \
-		LOGIN_TIMEOUT="${SETTING[LOGIN_TIMEOUT]}" DEFAULT_KEY="$DEFAULT_KEY" \
+		LOGIN_TIMEOUT="${SETTING[LOGIN_TIMEOUT]}" DEFAULT_KEY="$DEFAULT_KEY" CLIENT_SOURCE="$CLIENT_SOURCE" \
 		CLIENT_INCLUDE="$(client_include)" >"$CLIENT_CONFIG"
 	# Pin the test server's own host keys: no trust on first use.
 	for t in $HOSTKEY_TYPES; do
@@ -428,14 +427,25 @@ login_failure_cause () {
 	client=$(printf '%s\n' "$2" | tr -d '\r' | grep -v '^[[:space:]]*$' | tail -n 1)
 	# Not the greeting poll's own connection (kex_exchange_identification).
 	all=$(server_log_since "$3" 2>/dev/null | tr -d '\r' | grep -v -e '^[[:space:]]*$' -e kex_exchange_identification) || true
-	log=$(printf '%s\n' "$all" | grep -iE 'error|fatal|fail|refused|denied|invalid|not allowed|locked' | head -n 1)
+	# The audit patch's own line first: before it, sshd logs the key as
+	# "Failed publickey", which is not the cause.
+	log=$(printf '%s\n' "$all" | grep -E 'linux_audit_write_entry failed|cannot (write into|open) audit' | head -n 1)
+	[ -n "$log" ] || log=$(printf '%s\n' "$all" | grep -iE 'error|fatal|fail|refused|denied|invalid|not allowed|locked' | head -n 1)
 	[ -n "$log" ] || log=$(printf '%s\n' "$all" | grep -E 'Starting session|Accepted' | tail -n 1)
 	[ -n "$log" ] || log=$(printf '%s\n' "$all" | tail -n 1)
 	case $rc in
 	124 | 137) client="no answer within LOGIN_TIMEOUT=${SETTING[LOGIN_TIMEOUT]} s${client:+ ($client)}" ;;
 	*) client=${client:-"ssh exited $rc and printed nothing"} ;;
 	esac
-	printf '%s; sshd logged: %s\n' "$client" "${log:-nothing about it}"
+	printf '%s; sshd logged: %s' "$client" "${log:-nothing about it}"
+	# Red Hat's audit patch ends every login (in its own sshd process; the
+	# listener stays) whose audit record the kernel refuses for another
+	# reason than no audit support: as root without CAP_AUDIT_WRITE, EPERM.
+	case $log in
+	*"linux_audit_write_entry failed"* | *"cannot write into audit"* | *"cannot open audit"*)
+		printf ' (this sshd ends every login whose Linux audit record it cannot write, as RHEL'"'"'s does: give it CAP_AUDIT_WRITE, e.g. a container started with --cap-add=AUDIT_WRITE (podman, docker), or run the kit where the kernel'"'"'s audit takes its records)' ;;
+	esac
+	printf '\n'
 }
 
 cmd_start () {

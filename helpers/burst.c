@@ -11,6 +11,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +79,7 @@ struct client {
 	int		 connected;	/* the gate reported its connect */
 	int		 connect_errno;
 	unsigned	 local_port;	/* of its connection, 0 unknown */
+	char		 local_addr[INET6_ADDRSTRLEN];	/* "" unknown */
 	int		 exit_code;	/* 0..255 or 128+signal */
 	int		 timed_out;
 	uint64_t	 ready_ns, woke_ns, connect_ns, done_ns;
@@ -86,6 +90,8 @@ struct burst {
 	uint64_t	 timeout_ns;	/* after the release */
 	uint64_t	 ready_timeout_ns;
 	const char	*gate;		/* -g: add it as ProxyCommand */
+	const char	*source;	/* -S/-M: the first source address */
+	int		 many;		/* -M: one address per client */
 	const char	*summary_path;
 	int		 header;
 	char		 dir[PATH_MAX - 16];
@@ -204,17 +210,20 @@ client_of(struct burst *b, const char *number)
 	return &b->c[i - 1];
 }
 
-/* One record from a gate: "R client pid" or "C client woke connect errno". */
+/*
+ * One record from a gate: "R client pid" or "C client woke connect errno
+ * [port [addr]]".
+ */
 static void
 gate_record(struct burst *b, char *rec, uint64_t arrived_ns)
 {
 	struct client *c;
-	char *f[7], *save = NULL;
+	char *f[8], *save = NULL;
 	const char *errstr;
 	uint64_t woke, conn, e, port = 0;
 	int nf = 0;
 
-	for (f[nf] = strtok_r(rec, " ", &save); f[nf] != NULL && nf < 6;
+	for (f[nf] = strtok_r(rec, " ", &save); f[nf] != NULL && nf < 7;
 	    f[nf] = strtok_r(NULL, " ", &save))
 		nf++;
 	if (nf < 2 || (c = client_of(b, f[1])) == NULL) {
@@ -227,12 +236,15 @@ gate_record(struct burst *b, char *rec, uint64_t arrived_ns)
 			c->ready_ns = arrived_ns;
 			b->n_ready++;
 		}
-	} else if (strcmp(f[0], "C") == 0 && (nf == 5 || nf == 6) &&
+	} else if (strcmp(f[0], "C") == 0 && nf >= 5 && nf <= 7 &&
 	    parse_u64(f[2], 0, UINT64_MAX, &woke, &errstr) == 0 &&
 	    parse_u64(f[3], 0, UINT64_MAX, &conn, &errstr) == 0 &&
 	    parse_u64(f[4], 0, 4095, &e, &errstr) == 0 &&
 	    (nf == 5 || parse_u64(f[5], 0, 65535, &port, &errstr) == 0)) {
 		c->local_port = (unsigned)port;
+		if (nf == 7 && strcmp(f[6], "-") != 0)
+			snprintf(c->local_addr, sizeof(c->local_addr), "%s",
+			    f[6]);
 		c->woke_ns = woke;
 		c->connect_ns = conn;
 		c->connect_errno = (int)e;
@@ -484,7 +496,7 @@ proxy_command(const char *gate, uint64_t timeout_ms)
 	return cmd;
 }
 
-/* environ without SSHPERF_GATE_*, plus the two for client i (set later). */
+/* environ without SSHPERF_GATE_*, plus the three for client i (set later). */
 static char **
 client_env(size_t *slot)
 {
@@ -493,7 +505,7 @@ client_env(size_t *slot)
 
 	while (environ[n] != NULL)
 		n++;
-	if ((env = calloc(n + 3, sizeof(*env))) == NULL)
+	if ((env = calloc(n + 4, sizeof(*env))) == NULL)
 		err(2, "calloc");
 	for (i = 0; i < n; i++)
 		if (strncmp(environ[i], "SSHPERF_GATE_", 13) != 0)
@@ -521,12 +533,35 @@ spawn_one(pid_t *pid, char **argv, int err_fd, const posix_spawnattr_t *attr,
 	    env);
 }
 
+/*
+ * The source address of client i (from 0): -S's for every client, or -M's
+ * plus i (IPv4, checked in main), or "" without either.
+ */
+static void
+source_of(const struct burst *b, uint64_t i, char *buf, size_t len)
+{
+	struct in_addr a;
+
+	if (b->source == NULL) {
+		buf[0] = '\0';
+		return;
+	}
+	if (!b->many || inet_pton(AF_INET, b->source, &a) != 1) {
+		snprintf(buf, len, "%s", b->source);
+		return;
+	}
+	a.s_addr = htonl(ntohl(a.s_addr) + (uint32_t)i);
+	if (inet_ntop(AF_INET, &a, buf, (socklen_t)len) == NULL)
+		err(2, "inet_ntop");
+}
+
 static void
 spawn_all(struct burst *b, char **argv)
 {
 	posix_spawnattr_t attr;
 	sigset_t none, dflt;
-	char **env, dir_var[PATH_MAX + 16], client_var[64];
+	char **env, dir_var[PATH_MAX + 16], client_var[64], source_var[80];
+	char source[INET6_ADDRSTRLEN];
 	size_t slot;
 	uint64_t i;
 	int pipefd[2], r;
@@ -535,6 +570,7 @@ spawn_all(struct burst *b, char **argv)
 	snprintf(dir_var, sizeof(dir_var), "SSHPERF_GATE_DIR=%s", b->dir);
 	env[slot] = dir_var;
 	env[slot + 1] = client_var;
+	env[slot + 2] = b->source != NULL ? source_var : NULL;
 	sigemptyset(&none);
 	sigemptyset(&dflt);
 	sigaddset(&dflt, SIGPIPE);
@@ -551,6 +587,9 @@ spawn_all(struct burst *b, char **argv)
 	for (i = 0; i < b->n; i++) {
 		snprintf(client_var, sizeof(client_var),
 		    "SSHPERF_GATE_CLIENT=%llu", (unsigned long long)(i + 1));
+		source_of(b, i, source, sizeof(source));
+		snprintf(source_var, sizeof(source_var),
+		    "SSHPERF_GATE_SOURCE=%s", source);
 		if (pipe2(pipefd, O_CLOEXEC) == -1)
 			err(2, "pipe2 (client %llu)", (unsigned long long)i + 1);
 		if (fcntl(pipefd[0], F_SETFL, O_NONBLOCK) == -1)
@@ -677,7 +716,7 @@ print_rows(const struct burst *b, FILE *out)
 
 	if (b->header)
 		fprintf(out, "client\toutcome\texit\twoke_ms\tconnect_ms\t"
-		    "done_ms\tmessage\tlocal_port\n");
+		    "done_ms\tmessage\tlocal_port\tlocal_addr\n");
 	for (i = 0; i < b->n; i++) {
 		c = &b->c[i];
 		o = outcome_of(c);
@@ -704,9 +743,11 @@ print_rows(const struct burst *b, FILE *out)
 			msg = "no message";
 		fprintf(out, "\t%s", msg);
 		if (c->local_port != 0)
-			fprintf(out, "\t%u\n", c->local_port);
+			fprintf(out, "\t%u", c->local_port);
 		else
-			fprintf(out, "\t-\n");
+			fprintf(out, "\t-");
+		fprintf(out, "\t%s\n", c->local_addr[0] != '\0' ?
+		    c->local_addr : "-");
 	}
 	if (fflush(out) == EOF || ferror(out))
 		err(2, "writing the result");
@@ -793,9 +834,11 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: sshperf-burst [-H] -n clients [-g gate] [-s summary_file] "
-	    "[-t timeout_s]\n"
-	    "                     [-w ready_timeout_s] -- command [arg ...]\n");
+	    "usage: sshperf-burst [-H] -n clients [-g gate] [-S source | -M "
+	    "first_source]\n"
+	    "                     [-s summary_file] [-t timeout_s] "
+	    "[-w ready_timeout_s]\n"
+	    "                     -- command [arg ...]\n");
 	exit(2);
 }
 
@@ -803,7 +846,9 @@ usage(void)
  * Starts `clients` copies of the command (normally "ssh ... host true"),
  * each with SSHPERF_GATE_DIR and SSHPERF_GATE_CLIENT in its environment;
  * -g GATE adds "-o ProxyCommand=GATE %h %p -o ProxyUseFdpass=yes" after the
- * command's name. Waits (at most -w s) until every client's gate reports
+ * command's name. -S ADDR: every gate connects from ADDR (one source, as
+ * an Ansible controller or a NAT); -M ADDR: client i from ADDR + i - 1
+ * (IPv4: many sources, as a fleet); SSHPERF_GATE_SOURCE tells the gate. Waits (at most -w s) until every client's gate reports
  * ready, releases all at once, waits (at most -t s after the release; then
  * TERM, and KILL 2 s later) until all exited, and prints one TSV row per
  * client: outcome (ok, refused by MaxStartups, failed, timeout), exit code,
@@ -831,13 +876,20 @@ main(int argc, char *argv[])
 	memset(&b, 0, sizeof(b));
 	b.timeout_ns = DEFAULT_TIMEOUT_S * NS_PER_S;
 	b.ready_timeout_ns = DEFAULT_READY_S * NS_PER_S;
-	while ((ch = getopt(argc, argv, "+Hg:n:s:t:w:")) != -1) {
+	while ((ch = getopt(argc, argv, "+HM:S:g:n:s:t:w:")) != -1) {
 		switch (ch) {
 		case 'H':
 			b.header = 1;
 			break;
 		case 'g':
 			b.gate = optarg;
+			break;
+		case 'M':
+		case 'S':
+			if (b.source != NULL)
+				errx(2, "-S and -M: one source option only");
+			b.source = optarg;
+			b.many = ch == 'M';
 			break;
 		case 'n':
 			b.n = opt_u64("-n clients", optarg, 1, MAX_CLIENTS);
@@ -871,6 +923,19 @@ main(int argc, char *argv[])
 		err(2, "-s %s", b.summary_path);
 	if (b.gate != NULL && access(b.gate, X_OK) == -1)
 		err(2, "-g %s", b.gate);
+	if (b.source != NULL) {
+		struct in_addr a;
+		struct in6_addr a6;
+
+		if (b.many && (inet_pton(AF_INET, b.source, &a) != 1 ||
+		    (uint64_t)ntohl(a.s_addr) + b.n - 1 > UINT32_MAX))
+			errx(2, "-M %s: not a numeric IPv4 address with %llu "
+			    "addresses after it", b.source,
+			    (unsigned long long)b.n);
+		if (!b.many && inet_pton(AF_INET, b.source, &a) != 1 &&
+		    inet_pton(AF_INET6, b.source, &a6) != 1)
+			errx(2, "-S %s: not a numeric address", b.source);
+	}
 
 	/* The command, with the gate's two options after its name. */
 	if ((cargv = calloc((size_t)argc + 5, sizeof(*cargv))) == NULL)

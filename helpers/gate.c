@@ -10,7 +10,8 @@
  *   DIR/ready  each gate writes "R client pid\n" when it waits; records
  *              are shorter than PIPE_BUF, so they never interleave.
  *   DIR/connects  a plain file; each gate appends (O_APPEND, one write)
- *              "C client woke_ns connect_ns errno local_port\n" after its
+ *              "C client woke_ns connect_ns errno local_port local_addr\n"
+ *              after its
  *              connect, CLOCK_MONOTONIC ns. A file, not a pipe: the write wakes
  *              nobody while the other gates are still connecting.
  *   DIR/go     each gate holds it open for reading; the releaser holds the
@@ -18,7 +19,11 @@
  *              the same moment.
  * DIR and the client number come from the environment (SSHPERF_GATE_DIR,
  * SSHPERF_GATE_CLIENT), which sshperf-burst sets for every client and ssh
- * passes on to its ProxyCommand.
+ * passes on to its ProxyCommand; so does the source address the client
+ * connects from (SSHPERF_GATE_SOURCE, numeric; unset: the kernel's choice).
+ * Per-source limits (OpenSSH 9.8's PerSourcePenalties, PerSourceMaxStartups)
+ * count by that address: a burst from one address is one controller, a
+ * burst from many is a fleet.
  */
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -117,17 +122,41 @@ wait_fd(const struct gate *g, int fd, short events)
  * Non-blocking connect with the gate's deadline. Returns the socket, or -1
  * with errno set (ETIMEDOUT at the deadline).
  */
-/* The socket, made before the barrier so that the release only connects. */
+/*
+ * The socket, made before the barrier so that the release only connects;
+ * bound to source (numeric, or NULL: the kernel's choice). The port is
+ * left to connect() (IP_BIND_ADDRESS_NO_PORT), so that a thousand gates
+ * on one source address share the ports as unbound sockets would.
+ */
 static int
-make_socket(const struct addrinfo *ai)
+make_socket(const struct addrinfo *ai, const char *source)
 {
-	int fd, one = 1;
+	struct addrinfo hints, *sa;
+	int fd, one = 1, gai;
 
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0);
 	if (fd == -1)
 		err(1, "socket");
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (source == NULL)
+		return fd;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = ai->ai_family;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+	if ((gai = getaddrinfo(source, "0", &hints, &sa)) != 0)
+		errx(2, "SSHPERF_GATE_SOURCE: \"%s\" is not a numeric address "
+		    "of the server's family (%s)", source, gai_strerror(gai));
+#ifdef IP_BIND_ADDRESS_NO_PORT
+	(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one,
+	    sizeof(one));
+#endif
+	if (bind(fd, sa->ai_addr, sa->ai_addrlen) == -1)
+		err(1, "bind to the source address %s (a loopback address "
+		    "such as 127.0.0.2 needs no configuration on Linux)",
+		    source);
+	freeaddrinfo(sa);
 	return fd;
 }
 
@@ -216,7 +245,7 @@ main(int argc, char *argv[])
 	help_option(argc, argv, usage);
 	struct addrinfo hints, *ai;
 	struct gate g;
-	char record[160];
+	char record[224], addr[INET6_ADDRSTRLEN];
 	uint64_t timeout_ms = DEFAULT_TIMEOUT_MS, woke_ns, connect_ns;
 	int ch, gai, fd, len, saved, sock;
 	unsigned lport;
@@ -255,7 +284,7 @@ main(int argc, char *argv[])
 		errx(2, "host: \"%s\" is not a numeric IPv4 or IPv6 address "
 		    "(%s)", argv[0], gai_strerror(gai));
 
-	sock = make_socket(ai);
+	sock = make_socket(ai, getenv("SSHPERF_GATE_SOURCE"));
 	/* The barrier first, so that "ready" means "will see the release". */
 	g.go_fd = open_in_dir(&g, "go", O_RDONLY);
 	g.connects_fd = open_in_dir(&g, "connects", O_WRONLY | O_APPEND);
@@ -291,26 +320,31 @@ main(int argc, char *argv[])
 		(void)sched_yield();
 	}
 	/*
-	 * The connection's local port: sshd names it in its log ("drop
-	 * connection #N from [127.0.0.1]:PORT", "Connection from 127.0.0.1
-	 * port PORT"), which is how the releaser matches the server's words
-	 * to this client. 0 when there is no connection.
+	 * The connection's local address and port: sshd names them in its
+	 * log ("drop connection #N from [127.0.0.5]:PORT", "Connection from
+	 * 127.0.0.5 port PORT"), which is how the releaser matches the
+	 * server's words to this client. Port 0 and address "-" when there
+	 * is no connection.
 	 */
 	lport = 0;
+	strcpy(addr, "-");
 	if (fd != -1) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 
-		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+		    getnameinfo((struct sockaddr *)&ss, sl, addr, sizeof(addr),
+		    NULL, 0, NI_NUMERICHOST) == 0) {
 			if (ss.ss_family == AF_INET)
 				lport = ntohs(((struct sockaddr_in *)&ss)->sin_port);
 			else if (ss.ss_family == AF_INET6)
 				lport = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-		}
+		} else
+			strcpy(addr, "-");
 	}
-	len = snprintf(record, sizeof(record), "C %s %llu %llu %d %u\n",
+	len = snprintf(record, sizeof(record), "C %s %llu %llu %d %u %s\n",
 	    g.client, (unsigned long long)woke_ns,
-	    (unsigned long long)connect_ns, saved, lport);
+	    (unsigned long long)connect_ns, saved, lport, addr);
 	report(g.connects_fd, record, (size_t)len);
 	close(g.connects_fd);
 	close(g.go_fd);

@@ -51,6 +51,7 @@ struct config {
 	const char	*host, *user, *key_path, *known_hosts;
 	unsigned int	 port;
 	const char	*kex, *ciphers, *macs, *hostkeys;
+	const char	*bind_addr;	/* -b: the source address, or NULL */
 	char		**argv;		/* command driver */
 };
 
@@ -129,7 +130,9 @@ libssh_login(struct login *l, ssh_key key)
 	    (ssh_options_set(s, SSH_OPTIONS_HMAC_C_S, cf.macs) != 0 ||
 	    ssh_options_set(s, SSH_OPTIONS_HMAC_S_C, cf.macs) != 0)) ||
 	    (cf.hostkeys != NULL &&
-	    ssh_options_set(s, SSH_OPTIONS_HOSTKEYS, cf.hostkeys) != 0)) {
+	    ssh_options_set(s, SSH_OPTIONS_HOSTKEYS, cf.hostkeys) != 0) ||
+	    (cf.bind_addr != NULL &&
+	    ssh_options_set(s, SSH_OPTIONS_BINDADDR, cf.bind_addr) != 0)) {
 		set_error(l, "setting libssh options", ssh_get_error(s));
 		goto out;
 	}
@@ -304,7 +307,8 @@ usage(void)
 	    "usage: sshperf-sweep -r logins_per_s -d seconds [-c threads] "
 	    "[-t timeout_s] [-g K] -o logins.tsv\n"
 	    "           -h host -p port -u user -i key -k known_hosts\n"
-	    "           [-x kex] [-C ciphers] [-m macs] [-H hostkey_algorithms]\n"
+	    "           [-x kex] [-C ciphers] [-m macs] [-H hostkey_algorithms]"
+	    " [-b source]\n"
 	    "       sshperf-sweep -r logins_per_s -d seconds [-c threads] "
 	    "[-t timeout_s] [-g K] -o logins.tsv -- command [arg ...]\n");
 	exit(2);
@@ -342,10 +346,11 @@ main(int argc, char *argv[])
 
 	memset(&cf, 0, sizeof(cf));
 	cf.threads = 10;
-	while ((ch = getopt(argc, argv, "+C:c:d:g:H:h:i:k:m:o:p:r:t:u:x:")) !=
+	while ((ch = getopt(argc, argv, "+C:b:c:d:g:H:h:i:k:m:o:p:r:t:u:x:")) !=
 	    -1) {
 		switch (ch) {
 		case 'C': cf.ciphers = optarg; break;
+		case 'b': cf.bind_addr = optarg; break;
 		case 'c':
 			cf.threads = opt_u64("-c threads", optarg, 1,
 			    MAX_THREADS);

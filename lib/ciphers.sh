@@ -5,7 +5,7 @@
 # them files), plus ciphers_record, which makes those files on this host.
 #
 # The files:
-#   sshd-T.txt  sshd -T -f CONFIG -C user=...,addr=127.0.0.1,host=localhost
+#   sshd-T.txt  sshd -T -f CONFIG -C user=...,addr=CLIENT_SOURCE,host=localhost
 #               (the server's effective settings, after the crypto policy)
 #   ssh-G.txt   ssh -G -F CLIENT_CONFIG ALIAS (the client's effective
 #               settings; on RHEL its crypto policy arrives through the

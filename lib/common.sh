@@ -42,6 +42,8 @@ fi
 
 # shellcheck source=lib/names.sh
 . "$KIT_DIR/lib/names.sh"
+# shellcheck source=lib/sources.sh
+. "$KIT_DIR/lib/sources.sh"
 
 # RHEL's FIPS mode refuses Ed25519 keys: there the kit's own keys are
 # ECDSA P-256 (host) and ECDSA (the default client key) instead.

@@ -59,6 +59,12 @@ else
 	kv crypto_policy "none (no update-crypto-policies on this host)"
 fi
 kv fips "$( [ "$(cat /proc/sys/crypto/fips_enabled 2>/dev/null)" = 1 ] && echo enabled || echo disabled)"
+# Whether this host has a way out (a default route, IPv4 or IPv6; the
+# kernel's tables, no command needed): without one it is offline, where a
+# client's GSSAPI/Kerberos lookups wait for time-outs (the guide's offline
+# section). IPv6's unreachable default on lo does not count.
+kv default_route "$(awk 'FILENAME ~ /ipv6/ { if ($1 ~ /^0+$/ && $2 == "00" && $10 != "lo") f = 1; next }
+	FNR > 1 && $2 == "00000000" && $8 == "00000000" { f = 1 } END { print f ? "yes" : "no" }' /proc/net/route /proc/net/ipv6_route 2>/dev/null)"
 selinux_mode=$(helper selinux mode 2>/dev/null | sed -n 's/^mode=//p')
 kv selinux "$selinux_mode"
 kv service_mode "$(server_get MODE)"

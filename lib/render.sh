@@ -271,7 +271,7 @@ sshd_t_table () {
 	local env="$DATA_DIR/environment.env" k v r line real=""
 	grep -q '^realsshd_' "$env" 2>/dev/null && real=1
 	if [ -n "$real" ]; then
-		printf '\nEffective settings (`sshd -T` for the test user from 127.0.0.1) of the test server and of the real server:\n\n'
+		printf '\nEffective settings (`sshd -T` for the test user, from the address the test clients connect from) of the test server and of the real server:\n\n'
 		printf '| Setting | Test server | Real server |\n|---|---|---|\n'
 	else
 		printf '\nEffective test server settings (`sshd -T`):\n\n| Setting | Value |\n|---|---|\n'

@@ -170,10 +170,11 @@ server_reload () {
 # in CamelCase ("UsePAM yes") where 9.x printed lower case ("usepam yes").
 
 # server_sshd_T CONFIG [USER]: sshd -T of CONFIG for USER (the test user)
-# connecting from 127.0.0.1, so that Match blocks apply as for the tests.
+# connecting from the test clients' address (CLIENT_SOURCE,
+# lib/sources.sh), so that Match blocks apply as for the tests.
 server_sshd_T () {
 	local user=${2:-${SETTING[TEST_USER]:-$(server_get USER)}}
-	"$SSHD" -T -f "$1" -C "user=${user:-root},addr=127.0.0.1,host=localhost"
+	"$SSHD" -T -f "$1" -C "user=${user:-root},addr=${CLIENT_SOURCE:-127.0.0.2},host=localhost"
 }
 
 # server_effective_dump CONFIG: what sshd -T prints for CONFIG. The test

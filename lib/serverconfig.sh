@@ -204,11 +204,6 @@ flatten_config () {
 		loglevel)
 			why="the kit classifies burst refusals and counts logins from sshd's VERBOSE log lines"
 			new="LogLevel VERBOSE" ;;
-		persourcepenalties)
-			if version_ge 9.8 "$SSHD_VERSION"; then
-				why="every test client comes from 127.0.0.1, and penalties would lock the load tests out"
-				new="PerSourcePenalties no"
-			fi ;;
 		esac
 		if [ -z "$why" ]; then
 			flat_emit "$line"

@@ -62,12 +62,12 @@ test_expect 'server_effective KEY FILE reads a recorded output' '
 	[ "$(server_effective persourcepenalties "$CAMEL")" = no ]
 '
 
-test_expect 'server_effective runs sshd -T for the test user from 127.0.0.1, once per configuration' '
+test_expect 'server_effective runs sshd -T for the test user from CLIENT_SOURCE, once per configuration' '
 	stand_in "$CAMEL" &&
 	[ "$(server_effective usepam)" = yes ] &&
 	[ "$(server_effective maxstartups)" = 10:30:100 ] &&
 	[ "$(wc -l <calls)" -eq 1 ] &&
-	grep -qx -- "-T -f $PWD/config -C user=sshperf,addr=127.0.0.1,host=localhost" calls &&
+	grep -qx -- "-T -f $PWD/config -C user=sshperf,addr=$CLIENT_SOURCE,host=localhost" calls &&
 	printf "UseDNS yes\n" >>config && sed "s/^UsePAM yes/UsePAM no/" "$CAMEL" >fixture &&
 	[ "$(server_effective usepam)" = no ] &&
 	[ "$(wc -l <calls)" -eq 2 ]

@@ -20,7 +20,7 @@ host_snapshot_save
 
 # effective: the test server's sshd -T (sshd itself, not the kit's reader).
 effective () {
-	sshd -T -f "$SSHD_CONFIG" -C user=$TEST_USER,addr=127.0.0.1,host=localhost
+	sshd -T -f "$SSHD_CONFIG" -C user="$TEST_USER",addr=127.0.0.1,host=localhost
 }
 
 # other_value OPTION: an SSHD_OPTIONS line that sets OPTION to another value
@@ -36,7 +36,6 @@ other_value () {
 	kbdinteractiveauthentication) echo "KbdInteractiveAuthentication yes" ;;
 	maxstartups) echo "MaxStartups 100:30:200" ;;
 	subsystem) echo "Subsystem t16 /bin/true" ;;
-	persourcepenalties) echo "PerSourcePenalties yes" ;;
 	loglevel) echo "LogLevel INFO" ;;
 	syslogfacility) echo "SyslogFacility LOCAL0" ;;
 	authorizedkeysfile) echo "AuthorizedKeysFile .ssh/authorized_keys .ssh/t16_keys" ;;
@@ -61,16 +60,12 @@ missing_other_values () {
 }
 
 # settable_lines: the other-value lines of every option the administrator
-# may set and the start's login survives (PerSourcePenalties only where
-# this sshd takes it).
+# may set and the start's login survives.
 settable_lines () {
 	local o v
 	template_options | while read -r o; do
 		v=$(other_value "$o")
 		case $v in kit | login) continue ;; esac
-		if [ "${o,,}" = persourcepenalties ] && ! grep -qi "^PerSourcePenalties" "$SSHD_CONFIG"; then
-			continue
-		fi
 		printf '%s\n' "$v"
 	done
 }

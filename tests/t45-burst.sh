@@ -8,6 +8,8 @@
 . "$TEST_DIR/lib/snapshot.sh"
 # shellcheck source=lib/data.sh
 . "$KIT_DIR/lib/data.sh"
+# shellcheck source=lib/sources.sh
+. "$KIT_DIR/lib/sources.sh"
 
 export RESULTS_DIR="$TEST_TMP/results" BURST_STEPS="2 3 8" TARGET_BURST_MIN=3
 mkdir -p "$RESULTS_DIR"
@@ -84,11 +86,48 @@ test_expect 'the step of 8: refusals counted as refused, not as other failures' 
 test_expect 'the refusals are the server log'"'"'s, client by client (direct mode)' '
 	test_eq "$(step_field 8 classified_by)" server &&
 	[ "$(step_field 8 log_drops)" -eq "$(step_field 8 refused)" ] &&
-	[ "$(grep -c "drop connection #.* past MaxStartups" "$(run_dir)/raw/burst-step-8-server.log")" -eq "$(step_field 8 refused)" ] &&
-	awk -F"\t" "NR > 1 && \$2 == \"refused\" { print \$8 }" "$(run_dir)/raw/burst-step-8.tsv" >ports &&
-	while read -r p; do
-		test_grep "drop connection #[0-9]* from \[127.0.0.1\]:$p on " "$(run_dir)/raw/burst-step-8-server.log" || return 1
+	[ "$(grep -ci "drop connection #.* on .*maxstartups" "$(run_dir)/raw/burst-step-8-server.log")" -eq "$(step_field 8 log_named)" ] &&
+	tsv_select "$(run_dir)/raw/burst-step-8.tsv" outcome local_port local_addr |
+		awk -F"\t" "\$1 == \"refused\" { print \$2, \$3 }" >ports &&
+	while read -r p a; do
+		test_grep "drop connection #[0-9]* from \[$a\]:$p on " "$(run_dir)/raw/burst-step-8-server.log" || return 1
 	done <ports
+'
+
+# lib/sources.sh: a fleet's clients each from an address of their own,
+# 127.1.0.1 and up, new ones at every step (2 + 3 clients before the 8).
+test_expect 'every client of a step connected from an address of its own, the step row names them' '
+	tsv_select "$(run_dir)/raw/burst-step-8.tsv" local_addr | grep -v "^-$" | sort >addrs &&
+	[ -s addrs ] && test_eq "$(sort -u addrs | wc -l)" "$(wc -l <addrs)" &&
+	! grep -qx 127.0.0.1 addrs &&
+	test_eq "$(step_field 2 sources)" 127.1.0.1-127.1.0.2 &&
+	r=$(step_field 8 sources) && first=${r%-*} &&
+	test_eq "${r#*-}" "$(source_plus "$first" 7)" &&
+	for i in 0 1 2 3 4 5 6 7; do source_plus "$first" $i; done | sort >want &&
+	test_cmp want addrs
+'
+
+# One source on a server with per-source limits (OpenSSH 9.8 and
+# later): the steps again, every client from 127.0.0.3, the drops
+# classified from the log as in the fleet's steps; on an older sshd not
+# run, saying why.
+test_expect 'one source: the steps again from 127.0.0.3 where sshd has per-source limits, else not run with the reason' '
+	env=$(run_dir)/data/burst.env &&
+	if "${OPENSSH_PREFIX:+$OPENSSH_PREFIX/sbin/}sshd" -T -f $SSHD_CONFIG -C user=$TEST_USER,addr=127.0.0.3,host=localhost 2>/dev/null | grep -qi "^persourcepenalties "; then
+		one=$(run_dir)/raw/burst-one-source-steps.tsv &&
+		test_eq "$(tsv_select "$one" clients | tr "\n" " ")" "2 3 8 " &&
+		test_eq "$(tsv_select "$one" sources | sort -u)" 127.0.0.3 &&
+		test_eq "$(tsv_select "$(run_dir)/raw/burst-one-step-8.tsv" local_addr | grep -v "^-$" | sort -u)" 127.0.0.3 &&
+		test_kv "$env" sources_one 127.0.0.3 &&
+		test_eq "$(tsv_select "$one" classified_by | sort -u)" server &&
+		tsv_select "$one" clients ok refused failed timeout log_drops |
+			awk -F"\t" "\$2 + \$3 + \$4 + \$5 != \$1 || \$3 != \$6 { print; bad = 1 } END { exit bad }" &&
+		test_grep "^The same steps with every client from one address (127.0.0.3)" "$(run_dir)/report.md"
+	else
+		test_kv "$env" sources_one - &&
+		test_grep "^one_source_not_run=this sshd has no per-source limits" "$env" &&
+		test_grep "^The same steps from one address were not run: this sshd has no per-source limits" "$(run_dir)/report.md"
+	fi
 '
 
 test_expect 'the report has the step rows and the MaxStartups table of this server' '

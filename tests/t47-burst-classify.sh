@@ -99,4 +99,21 @@ test_expect 'a client that logged in but the log does not name yet is pending, n
 	test_kv c.env pending 1 && test_kv c.env ok 2 && test_kv c.env refused 0
 '
 
+# Recorded on OpenSSH 9.9p1 with the clients of a fleet (lib/sources.sh):
+# each from an address of its own, 127.1.0.6 to 127.1.0.13. sshd names the
+# address with the port ("from [127.1.0.7]:34810"), and the two together
+# are the key; a recording without the local_addr column (from before the
+# sources) is classified by the port alone, with the same result here.
+test_expect 'OpenSSH 9.9p1, 8 clients from 8 addresses: each matched by address and port, 3 refused' '
+	burst_classify "$D/burst-openssh99-sources-step8.tsv" "$D/burst-openssh99-sources-step8-server.log" 11022 c &&
+	test_kv c.env log yes && test_kv c.env refused 3 && test_kv c.env ok 5 &&
+	test_kv c.env log_named 3 && test_kv c.env log_other_drops 0 &&
+	test_kv c.env disagree 0 && test_kv c.env pending 0 && test_kv c.env penalty 0 &&
+	test_eq "$(awk -F"\t" "NR > 1 && \$3 != \"server\"" c.tsv | wc -l)" 0 &&
+	tsv_select "$D/burst-openssh99-sources-step8.tsv" client outcome exit woke_ms connect_ms done_ms message local_port |
+		{ tsv_header "client outcome exit woke_ms connect_ms done_ms message local_port"; cat; } >noaddr.tsv &&
+	burst_classify noaddr.tsv "$D/burst-openssh99-sources-step8-server.log" 11022 p &&
+	test_cmp c.tsv p.tsv && test_cmp c.env p.env
+'
+
 test_done

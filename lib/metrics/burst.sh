@@ -24,7 +24,7 @@ BURST_MAX_CLIENTS=2000	# sshperf-burst's own cap
 BURST_DECIDING_TRIES=3
 # The columns of raw/burst-steps.tsv and raw/burst-step-N-class.tsv
 # (docs/data.md); each table is written whole from these.
-BURST_STEPS_COLUMNS="clients ok refused failed timeout ready release_spread_ms woke_spread_ms connect_p50_ms done_max_ms ready_ms log_drops log_confirmed client_refused classified_by log_named log_unnamed log_ratelimited penalty note"
+BURST_STEPS_COLUMNS="clients ok refused failed timeout ready release_spread_ms woke_spread_ms connect_p50_ms done_max_ms ready_ms log_drops log_confirmed client_refused classified_by log_named log_unnamed log_ratelimited penalty sources note"
 BURST_CLASS_COLUMNS="client class source outcome"
 
 about_burst () {
@@ -63,9 +63,11 @@ burst_wait_idle () {
 }
 
 # burst_classify CLIENTS_TSV SERVER_LOG PORT OUT: each client of a step
-# classified from the server's own log. Every gate reported the local port
-# of its connection (column local_port of CLIENTS_TSV), and sshd at LogLevel
-# VERBOSE names that port: "drop connection #N from [ADDR]:PORT on
+# classified from the server's own log. Every gate reported the local
+# address and port of its connection (columns local_addr, local_port of
+# CLIENTS_TSV; a recording older than the source addresses has the port
+# alone, and then the port decides), and sshd at LogLevel
+# VERBOSE names them: "drop connection #N from [ADDR]:PORT on
 # [ADDR]:TEST_PORT <reason>" when the listener turns the connection away
 # (MaxStartups; penalties from 9.8), "Connection from ADDR port PORT on
 # ADDR port TEST_PORT" when a session starts for it. A client that
@@ -84,7 +86,8 @@ burst_wait_idle () {
 # otherwise), pending (connected clients the log does not name yet).
 burst_classify () {
 	tsv_header "$BURST_CLASS_COLUMNS" >"$4.tsv"
-	tsv_select "$1" client outcome local_port |
+	{ tsv_select "$1" client outcome local_port local_addr ||
+		tsv_select "$1" client outcome local_port | sed 's/$/\t-/'; } |
 		awk -F'\t' -v tport="$3" -v cols="$BURST_CLASS_COLUMNS" -v env="$4.env" -v logfile="$2" '
 	function port_after(s, key,   i) {
 		i = index(s, key)
@@ -101,23 +104,25 @@ burst_classify () {
 				j = index(s, " from [")
 				if (j == 0) continue
 				s = substr(s, j + 7)
+				a = substr(s, 1, index(s, "]") - 1)
 				p = port_after(s, "]:")
 				k = index(s, " on [")
 				if (p == "" || k == 0) continue
 				s = substr(s, k + 5)
 				if (port_after(s, "]:") != tport + 0) continue
 				seen = 1
-				drop[p] = (tolower(s) ~ /maxstartups/) ? "maxstartups" : "other"
+				drop[a ":" p] = drop[p] = (tolower(s) ~ /maxstartups/) ? "maxstartups" : "other"
 				continue
 			}
 			if ((i = index(line, "Connection from ")) > 0) {
 				s = substr(line, i + 16)
+				a = substr(s, 1, index(s, " ") - 1)
 				p = port_after(s, " port ")
 				k = index(s, " on ")
 				if (p == "" || k == 0) continue
 				if (port_after(substr(s, k), " port ") != tport + 0) continue
 				seen = 1
-				adm[p] = 1
+				adm[a ":" p] = adm[p] = 1
 				continue
 			}
 			if ((i = index(line, "logging rate-limited: additional ")) > 0) {
@@ -129,6 +134,9 @@ burst_classify () {
 	}
 	{
 		client = $1; out = $2; lp = $3
+		# The address and port together where the gate gave both:
+		# clients from two sources may have the same port.
+		if ($4 != "-" && $4 != "" && lp != "-" && lp != "") { lp = $4 ":" lp; byaddr = 1 }
 		if (out == "refused") client_refused++
 		if (!seen) { cls = out; src = "client" }
 		else if (lp != "-" && lp != "" && (lp in drop)) {
@@ -148,7 +156,7 @@ burst_classify () {
 		for (i = 1; i <= n; i++) printf "%s%s", row[c[i]], (i < n ? "\t" : "\n")
 	}
 	END {
-		for (p in drop) if (!(p in mine)) other++
+		for (p in drop) if ((index(p, ":") > 0) == (byaddr == 1) && !(p in mine)) other++
 		printf "ok=%d\nrefused=%d\nfailed=%d\ntimeout=%d\n", count["ok"], count["refused"], count["failed"], count["timeout"] >env
 		printf "client_refused=%d\nlog=%s\nlog_named=%d\nlog_unnamed=%d\n", client_refused, seen ? "yes" : "no", named, unnamed >env
 		printf "log_other_drops=%d\nlog_ratelimited=%d\npenalty=%d\ndisagree=%d\npending=%d\n", other, ratelimited, penalty, disagree, pending >env
@@ -160,15 +168,40 @@ burst_class () {
 	kv_get "$1-class.env" "$2"
 }
 
-# One step of N clients; its row of the steps table in BURST_ROW (by
-# column name). Status 3 when no client of the step got an answer (each
-# timed out, at the helper's deadline or on ssh's own ConnectTimeout): the
-# server does not answer.
+# The sources of the steps (lib/sources.sh). many: a fleet, each client an
+# address of its own, new ones at every step (BURST_MANY_NEXT, so that a
+# penalty a client earned in one step does not meet the next step); one:
+# every client from BURST_ONE_SOURCE, as from an Ansible controller or
+# behind a NAT, the same address at every step, as a controller's is.
+BURST_MANY_NEXT=0
+
+# burst_has_per_source: true when the test server has per-source limits
+# (PerSourcePenalties, PerSourceMaxStartups: OpenSSH 9.8 and later), as
+# its sshd -T says; only then does one source differ from many.
+burst_has_per_source () {
+	[ -n "$(server_effective persourcepenalties)" ]
+}
+
+# One step of N clients from the sources of CASE (many, the default, or
+# one); its row of the steps table in BURST_ROW (by column name). The
+# files of a one-source step are raw/burst-one-step-N*. Status 3 when no
+# client of the step got an answer (each timed out, at the helper's
+# deadline or on ssh's own ConnectTimeout): the server does not answer.
 declare -gA BURST_ROW=()
 declare -ga BURST_ROWS=()
 burst_step () {
-	local n=$1 base="$RAW_DIR/burst-step-$1" mark rc=0 deadline k
+	local n=$1 case=${2:-many} base="$RAW_DIR/burst-step-$1" mark rc=0 deadline k first src
 	BURST_ROW=([clients]=$n [ok]=0 [refused]=0 [failed]=0 [timeout]=0)
+	if [ "$case" = one ]; then
+		base="$RAW_DIR/burst-one-step-$n"
+		src=(-S "$BURST_ONE_SOURCE")
+		BURST_ROW[sources]=$BURST_ONE_SOURCE
+	else
+		first=$(source_plus "$BURST_MANY_FIRST" "$BURST_MANY_NEXT")
+		BURST_MANY_NEXT=$((BURST_MANY_NEXT + n))
+		src=(-M "$first")
+		BURST_ROW[sources]="$first-$(source_plus "$first" $((n - 1)))"
+	fi
 	if [ "$n" -gt "$BURST_MAX_CLIENTS" ]; then
 		BURST_ROW[ready]=$n
 		BURST_ROW[note]="more than $BURST_MAX_CLIENTS clients: not run"
@@ -178,7 +211,7 @@ burst_step () {
 		warn "burst: connections of the previous step are still open after 60 s; $n clients start anyway"
 	fi
 	mark=$(server_log_mark)
-	helper burst -H -n "$n" -g "$HELPER_DIR/sshperf-gate" -s "$base.env" -w 60 \
+	helper burst -H -n "$n" -g "$HELPER_DIR/sshperf-gate" "${src[@]}" -s "$base.env" -w 60 \
 		-t "$((SETTING[LOGIN_TIMEOUT] + n / 2))" -- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
 		>"$base.tsv" 2>"$base.err" || rc=$?
 	if [ "$rc" -ge 2 ] || [ ! -s "$base.env" ]; then
@@ -216,6 +249,47 @@ burst_step () {
 	tsv_select "$base.tsv" outcome message | awk -F'\t' '{ n++; if ($1 == "timeout" || $2 ~ /timed out/) silent++ }
 		END { exit !(n > 0 && silent == n) }' && return 3
 	return 0
+}
+
+# burst_one_source SILENT_STEP: on a server with per-source limits, the
+# steps again with every client from one address: what PerSourcePenalties
+# and PerSourceMaxStartups do to an Ansible controller or the clients
+# behind a NAT. They decide nothing: the verdict is MaxStartups', from the
+# many-source steps (a fleet). Their rows: raw/burst-one-source-steps.tsv
+# (BURST_STEPS_COLUMNS). Not run when the server has no such limits, or
+# when a step of the fleet got no answer at all (SILENT_STEP).
+burst_one_source () {
+	local steps="$RAW_DIR/burst-one-source-steps.tsv" n oks="" penalty=0 refused=0 why=""
+	result_set burst sources_many "$BURST_MANY_FIRST and up, one address per client, new addresses at every step"
+	if ! burst_has_per_source; then
+		why="this sshd has no per-source limits (PerSourcePenalties, OpenSSH 9.8 and later), so one source is the same as many"
+	elif [ -n "$1" ]; then
+		why="the server did not answer the step of $1 clients"
+	fi
+	if [ -n "$why" ]; then
+		result_set burst sources_one "-"
+		result_set burst one_source_steps "-"
+		result_set burst one_source_penalty "-"
+		result_set burst one_source_not_run "$why"
+		return 0
+	fi
+	BURST_ROWS=()
+	burst_write_steps "$steps"
+	for n in ${SETTING[BURST_STEPS]}; do
+		progress_step "burst: $n clients from one source ($BURST_ONE_SOURCE)"
+		burst_step "$n" one || true
+		BURST_ROWS+=("$(tsv_row BURST_ROW "$BURST_STEPS_COLUMNS")")
+		burst_write_steps "$steps"
+		oks="$oks ${BURST_ROW[ok]}/$n"
+		penalty=$((penalty + ${BURST_ROW[penalty]:-0}))
+		refused=$((refused + ${BURST_ROW[refused]:-0}))
+	done
+	result_set burst sources_one "$BURST_ONE_SOURCE"
+	result_set burst one_source_steps "${oks# }"
+	result_set burst one_source_penalty "$penalty"
+	result_set burst one_source_not_run "-"
+	[ "$penalty" -eq 0 ] ||
+		result_warn burst "from one source address ($BURST_ONE_SOURCE, as an Ansible controller or a NAT) sshd refused $penalty of the $refused refused connection(s) for a per-source penalty (PerSourcePenalties), not for MaxStartups: automation from one host meets those limits before MaxStartups (raw/burst-one-source-steps.tsv)"
 }
 
 # burst_write_steps FILE: the steps table, whole: its header and the rows
@@ -353,4 +427,5 @@ measure_burst () {
 		result_warn burst "the server's log named none of the clients at${fallback} clients; there refusals are counted from the clients' own messages"
 	[ -z "$stopped" ] || [ "$(result_get burst status)" != PASS ] || result_warn burst "$stopped"
 	result_set burst summary "all logged in up to $result clients at once (steps:$oks logged in), $other other failures, MaxStartups $spec, target >= ${SETTING[TARGET_BURST_MIN]}"
+	burst_one_source "$silent_step"
 }

@@ -44,6 +44,35 @@ login_staged () {
 	result_set login samples_final "$(tsv_select "$tsv" status | grep -cx ok || true)"
 }
 
+# GSSAPI on the client: RHEL's ssh_config.d/50-redhat.conf turns it on,
+# so a RHEL client tries gssapi-with-mic before the key on every login.
+# The kit measures the client as configured (the system's ssh_config, or
+# a build's own): it does not pin GSSAPI off. Per login, from its
+# transcript: whether it tried gssapi-with-mic, and the ms from "Next
+# authentication method: gssapi-with-mic" to the next method (or to
+# "Authenticated to"), the part of the authentication phase it took.
+LOGIN_GSSAPI_COLUMNS="sample tried gssapi_ms"
+login_gssapi () {
+	local tsv="$RAW_DIR/login-gssapi.tsv" f n
+	{
+		tsv_header "$LOGIN_GSSAPI_COLUMNS"
+		for f in "$RAW_DIR"/login-transcripts/login-*.txt; do
+			[ -f "$f" ] || continue
+			n=${f##*/login-}
+			# A transcript line: the ns since the start, a tab, the line.
+			awk -v s="${n%.txt}" '
+				t0 == "" && index($0, "Next authentication method: gssapi-with-mic") { t0 = $1; next }
+				t0 != "" && end == "" && (index($0, "Next authentication method: ") || index($0, "Authenticated to ")) { end = $1 }
+				END { if (t0 == "") print s "\tno\t-"; else if (end == "") print s "\tyes\t-"; else printf "%s\tyes\t%.3f\n", s, (end - t0) / 1e6 }' "$f"
+		done | sort -n
+	} >"$tsv"
+	result_set login client_gssapi "$("$SSH" -G -F "$CLIENT_CONFIG" "$HOST_ALIAS" 2>/dev/null |
+		awk 'tolower($1) == "gssapiauthentication" { print $2; exit }')"
+	result_set login gssapi_logins "$(tsv_select "$tsv" tried | grep -c . || true)"
+	result_set login gssapi_tried "$(tsv_select "$tsv" tried | grep -cx yes || true)"
+	helper summary -c gssapi_ms -p gssapi_ "$tsv" >>"$DATA_DIR/login.env"
+}
+
 measure_login () {
 	local tsv="$RAW_DIR/login-samples.tsv" ok failed not_run col p50 p95 stopped="" timeline=no
 	mkdir -p "$RAW_DIR/login-transcripts"
@@ -69,6 +98,7 @@ measure_login () {
 	not_run=$((SETTING[LOGIN_SAMPLES] - ok - failed))
 	[ "$not_run" -le 0 ] ||
 		stopped="; stopped after $NO_ANSWER_STOP logins in a row got no answer within ${SETTING[LOGIN_TIMEOUT]}s, the other $not_run were not run"
+	login_gssapi
 	result_set login samples "${SETTING[LOGIN_SAMPLES]}"
 	result_set login ok "$ok"
 	result_set login failed "$failed"

@@ -85,7 +85,7 @@ rate_first_then () {
 
 # The driver's command line for one step (array RATE_DRIVER), after -r/-d.
 rate_driver_args () {
-	local kex ciphers macs hostkeys
+	local kex ciphers macs hostkeys bind
 	if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then
 		RATE_DRIVER=(-- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true)
 		return 0
@@ -101,6 +101,10 @@ rate_driver_args () {
 	[ -z "$ciphers" ] || RATE_DRIVER+=(-C "$ciphers")
 	[ -z "$macs" ] || RATE_DRIVER+=(-m "$macs")
 	[ -z "$hostkeys" ] || RATE_DRIVER+=(-H "$hostkeys")
+	# From the client's source address, as ssh (BindAddress,
+	# lib/sources.sh): the server's per-source limits see one client.
+	bind=$(rate_ssh_g bindaddress)
+	[ -z "$bind" ] || RATE_DRIVER+=(-b "$bind")
 }
 
 # rate_step_seconds OFFERED: how long a step at that rate lasts.

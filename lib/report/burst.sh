@@ -22,6 +22,47 @@ step () {
 	printf '%s' "${BURST_CELL[$1|$2]:-}"
 }
 
+# report_burst_sources STEPS: which source addresses the clients came
+# from, and on a server with per-source limits the same steps from one
+# address (raw/burst-one-source-steps.tsv).
+report_burst_sources () {
+	local many one n why
+	local -A ONE=()
+	many=$(t burst sources_many)
+	one=$(t burst sources_one)
+	# A run from before the source addresses (every client from
+	# 127.0.0.1) renders as it did.
+	[ -n "$many" ] || return 0
+	prose "$many" <<-'EOF'
+	**Sources.** The steps above are a fleet: every client connected from a loopback address of its
+	own (%s; the first and last of each step in `raw/burst-steps.tsv`), so sshd's per-source limits
+	(`PerSourcePenalties`, `PerSourceMaxStartups`, OpenSSH 9.8 and later) counted each client
+	alone and `MaxStartups` decided.
+
+	EOF
+	if [ -z "$one" ] || [ "$one" = - ]; then
+		why=$(t burst one_source_not_run)
+		printf 'The same steps from one address were not run: %s.\n\n' "${why:-not recorded}"
+		return 0
+	fi
+	tsv_load ONE "$RUN_DIR/raw/burst-one-source-steps.tsv" clients
+	prose "$one" "$(t burst one_source_penalty)" <<-'EOF'
+	The same steps with every client from one address (%s), as from an Ansible controller or from
+	clients behind a NAT: the server's per-source limits stay as configured, so they count all of
+	them as one client. These steps decide nothing; sshd refused %s of them for a penalty in all.
+
+	| Clients at once, one source | Logged in | Refused (MaxStartups) | Refused (penalty) | Other failures | Release spread ms |
+	|---:|---:|---:|---:|---:|---:|
+	EOF
+	for n in $1; do
+		[ -n "${ONE[$n|ok]:-}" ] || continue
+		printf '| %s | %s | %s | %s | %s | %s |\n' "$n" "${ONE[$n|ok]}" \
+			"$(( ${ONE[$n|refused]//[^0-9]/}+0 - ${ONE[$n|penalty]//[^0-9]/}+0 ))" "${ONE[$n|penalty]:-0}" \
+			"$(( ${ONE[$n|failed]//[^0-9]/}+0 + ${ONE[$n|timeout]//[^0-9]/}+0 ))" "$(ms "${ONE[$n|release_spread_ms]:-}")"
+	done
+	printf '\nEach client of these steps is in `raw/burst-one-step-N.tsv`, classified from the server log in `raw/burst-one-step-N-class.tsv`.\n\n'
+}
+
 report_burst () {
 	local spec steps n start='?' rate='?' full='?' model rec all rows confirmed spread goal mode oks other timeout
 	burst_load_steps "$RUN_DIR/raw/burst-steps.tsv"
@@ -100,6 +141,7 @@ report_burst () {
 			;;
 		esac
 	done
+	report_burst_sources "$steps"
 	for n in $steps; do
 		[ "$(step "$n" penalty)" -gt 0 ] 2>/dev/null &&
 			printf 'At %s clients sshd dropped %s connection(s) for a penalty (`PerSourcePenalties`, OpenSSH 9.8 and later), not for `MaxStartups`: the lines are in `raw/burst-step-%s-server.log`.\n\n' \

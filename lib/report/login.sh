@@ -31,6 +31,7 @@ report_login () {
 			"$(ms "$(t login "${phase}_p50")")" "$(ms "$(t login "${phase}_p95")")" "$(n_note "${n:-0}" p95)" \
 			"$(ms "$(t login "${phase}_p99")")" "$(n_note "${n:-0}" p99)" "$(ms "$(t login "${phase}_max")")"
 	done
+	login_gssapi_note
 	login_whose
 	printf '\n**How to read this result:**\n\n'
 	p50=$(t login total_p50)
@@ -121,4 +122,39 @@ login_whose () {
 			"$(ms "$(t login "${part}_p95")")" "$(ms "$(t login "kex_${part}_p50")")" \
 			"$(ms "$(t login "auth_${part}_p50")")" "$(ms "$(t login "session_${part}_p50")")"
 	done
+}
+
+# login_gssapi_note: whether the kit's client tried GSSAPI and what the try
+# cost (lib/metrics/login.sh measures the client as configured); on an
+# offline host (no default route) the guide's warning about GSSAPI
+# time-outs. Nothing for a run made before the kit recorded it.
+login_gssapi_note () {
+	local client tried
+	client=$(t login client_gssapi)
+	[ -n "$client" ] || return 0
+	tried=$(t login gssapi_tried)
+	if [ "${tried:-0}" -gt 0 ]; then
+		prose "$tried" "$(t login gssapi_logins)" "$(ms "$(t login gssapi_p50)")" "$(ms "$(t login gssapi_max)")" "$(t login gssapi_n)" <<-'EOF'
+
+		**GSSAPI.** The kit's client is measured as it is configured, with `GSSAPIAuthentication yes`
+		(RHEL's client sets it in `ssh_config.d/50-redhat.conf`), so %s of %s logins tried
+		`gssapi-with-mic` before the key. The try took %s ms at p50 (max %s ms, n = %s) of the
+		authentication phase: from `Next authentication method: gssapi-with-mic` to the next method
+		in `ssh -v`, per login in `raw/login-gssapi.tsv`. Without a Kerberos ticket it fails locally;
+		`GSSAPIAuthentication no` on clients that do not use Kerberos saves it.
+		EOF
+	elif [ "$client" = yes ]; then
+		printf '\n**GSSAPI.** The kit'"'"'s client has `GSSAPIAuthentication yes`, but no login tried `gssapi-with-mic`: the server did not offer it (or this ssh is built without GSSAPI).\n'
+	else
+		printf '\n**GSSAPI.** The kit'"'"'s client does not try GSSAPI: its configuration has `GSSAPIAuthentication %s`. A RHEL client as shipped has it on and would try `gssapi-with-mic` before the key on every login.\n' "$client"
+	fi
+	[ "${tried:-0}" -gt 0 ] && [ "$(get "$DATA_DIR/environment.env" default_route)" = no ] || return 0
+	prose <<-'EOF'
+
+	⚠ **This host is offline** (no default route) **and the client tries GSSAPI on every login.** On
+	an offline network a client with `GSSAPIAuthentication yes` can wait for Kerberos and DNS
+	look-ups that never get an answer: every login then waits exactly 5, 10 or 30 s before the
+	key or the password prompt. Set `GSSAPIAuthentication no` on the clients where Kerberos is
+	not used, or give them a working DNS and KDC (the guide, section "SSH on an offline network").
+	EOF
 }

@@ -206,6 +206,16 @@ assert e[\"openssh_prefix\"] == sys.argv[3], e[\"openssh_prefix\"]" "$run/result
 		[ -s "$STATE/sshd.log" ] &&
 		! grep -E "(Unsupported|Deprecated) option|Bad configuration option" "$STATE/sshd.log"
 	'
+	# The test clients come from addresses of their own (lib/sources.sh),
+	# so per-source limits stay as configured: the kit writes no line of
+	# its own for them, and a 9.8+ build runs them (8.7, 9.2 have none).
+	test_expect "$bname: PerSourcePenalties as configured, not switched off by the kit" '
+		! grep -qi "^PerSourcePenalties" "$SSHD_CONFIG" &&
+		p=$("$mprefix/sbin/sshd" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.2,host=localhost" |
+			awk "tolower(\$1) == \"persourcepenalties\" { \$1 = \"\"; sub(/^ /, \"\"); print }") &&
+		echo "# $bname: persourcepenalties ${p:-(not known to this build)}" &&
+		[ "$p" != no ]
+	'
 	test_expect "$bname: the report's PAM stack and effective settings are the test server's" '
 		[ -n "$run" ] && server_facts "$run" "$mprefix/sbin/sshd"
 	'
@@ -346,6 +356,20 @@ else
 			expect_status 2 env OPENSSH_PREFIX="$TEST_TMP/fake-rhel" "$KIT_DIR/start-ssh.sh" &&
 			[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && grep -q "missing bin/sftp (" "$TEST_TMP/out" &&
 			host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
+		'
+		# Red Hat's audit patch ends a login whose audit record the
+		# kernel refuses for another reason than no audit support: as
+		# root without CAP_AUDIT_WRITE (EPERM), as in a container that
+		# drops the capability. It does so in that connection's own sshd
+		# process; the listener stays up. The kit's start then fails with
+		# sshd's line and the fix, and leaves the host as it was.
+		test_expect 'rhel9: without CAP_AUDIT_WRITE every login ends at the audit patch; start says so and how to fix it, exit 1, host unchanged' '
+			host_snapshot >"$TEST_TMP/before-audit" &&
+			expect_status 1 capsh --drop=cap_audit_write -- -c "OPENSSH_PREFIX=$prefix \"$KIT_DIR/start-ssh.sh\"" &&
+			grep -E "a login as $TEST_USER failed: .*sshd logged: .*(linux_audit_write_entry failed|cannot write into audit)" "$TEST_TMP/out" &&
+			grep -q "give it CAP_AUDIT_WRITE" "$TEST_TMP/out" &&
+			"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+			host_snapshot >"$TEST_TMP/after-audit" && test_cmp "$TEST_TMP/before-audit" "$TEST_TMP/after-audit"
 		'
 		measure "rhel9" "$prefix" 8.7p1 kit
 		[ -z "$run" ] || runs="$runs $run"

@@ -262,14 +262,18 @@ count_rows(const char *out, const char *outcome)
 }
 
 /*
- * Every row's last column (local_port, 8) is a port, each a different one:
- * the gate reported the local end of its connection.
+ * Every row's last two columns (local_port, local_addr: 8, 9) are the
+ * local end of its connection, as the gate reported it: a port, and the
+ * source address, each pair a different one. many = 0: every client from
+ * first; many = 1: client i from first + i - 1 (IPv4).
  */
 static int
-all_rows_ported(const char *out, int rows)
+all_rows_sourced(const char *out, int rows, const char *first, int many)
 {
-	char copy[65536], *line, *save = NULL, *f[8], *fs;
-	long port, seen[256];
+	char copy[65536], *line, *save = NULL, *f[9], *fs, want[INET_ADDRSTRLEN];
+	char seen[256][64];
+	struct in_addr a;
+	long port, client;
 	int n = 0, k, i;
 
 	snprintf(copy, sizeof(copy), "%s", out);
@@ -277,18 +281,29 @@ all_rows_ported(const char *out, int rows)
 	    line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, "client\t", 7) == 0)
 			continue;
-		for (k = 0, fs = line; k < 8 && (f[k] = strsep(&fs, "\t")) !=
+		for (k = 0, fs = line; k < 9 && (f[k] = strsep(&fs, "\t")) !=
 		    NULL; k++)
 			;
-		if (k < 8 || fs != NULL || n >= 256)
+		if (k < 9 || fs != NULL || n >= 256)
 			return 0;
 		port = strtol(f[7], NULL, 10);
-		if (port < 1 || port > 65535)
+		client = strtol(f[0], NULL, 10);
+		if (port < 1 || port > 65535 || client < 1)
 			return 0;
-		for (i = 0; i < n; i++)
-			if (seen[i] == port)
+		snprintf(want, sizeof(want), "%s", first);
+		if (many) {
+			if (inet_pton(AF_INET, first, &a) != 1)
 				return 0;
-		seen[n++] = port;
+			a.s_addr = htonl(ntohl(a.s_addr) + (uint32_t)(client - 1));
+			inet_ntop(AF_INET, &a, want, sizeof(want));
+		}
+		if (strcmp(f[8], want) != 0)
+			return 0;
+		snprintf(seen[n], sizeof(seen[n]), "%s:%ld", f[8], port);
+		for (i = 0; i < n; i++)
+			if (strcmp(seen[i], seen[n]) == 0)
+				return 0;
+		n++;
 	}
 	return n == rows;
 }
@@ -344,9 +359,10 @@ test_all_released(void)
 	ok(strncmp(out, "client\toutcome\texit\twoke_ms\tconnect_ms\tdone_ms\t"
 	    "message\n", 52) == 0 && count_rows(out, "ok") == 20,
 	    "one TSV row per client after the header");
-	ok(strstr(out, "\tmessage\tlocal_port\n") != NULL &&
-	    all_rows_ported(out, 20), "every row ends with the local port of "
-	    "its connection, each a different one");
+	ok(strstr(out, "\tmessage\tlocal_port\tlocal_addr\n") != NULL &&
+	    all_rows_sourced(out, 20, "127.0.0.1", 0), "every row ends with "
+	    "the local port and address of its connection, each a different "
+	    "one (no source given: 127.0.0.1)");
 	ok(all_rows_timed(out, 20), "every client's wake and connect are "
 	    "timed from the release (>= 0, connect after wake)");
 	spread = summary_value(summary, "release_spread_ms");
@@ -355,6 +371,44 @@ test_all_released(void)
 	    "release spread measured: %s ms", spread);
 	ok(strtod(summary_value(summary, "ready_ms"), NULL) > 0,
 	    "ready_ms measured: %s", summary_value(summary, "ready_ms"));
+	kill(lpid, SIGKILL);
+	waitpid(lpid, NULL, 0);
+}
+
+/*
+ * -S: every client connects from one source address (a controller, a
+ * NAT); -M: client i from first + i - 1 (a fleet). Loopback 127/8 is all
+ * local on Linux: no address to configure.
+ */
+static void
+test_sources(void)
+{
+	char out[65536], port_s[16], summary[PATH_MAX];
+	pid_t lpid;
+	int port, rc;
+
+	lpid = start_listener(1000, &port);
+	snprintf(port_s, sizeof(port_s), "%d", port);
+	snprintf(summary, sizeof(summary), "%s/s-src", tmp_dir);
+	rc = run_burst(out, sizeof(out), (char *[]){ "-H", "-n", "5", "-g",
+	    gate_path, "-S", "127.0.0.3", "-s", summary, "-t", HANG_S, "-w",
+	    HANG_S, "--", self_path, "fake-ssh", "-p", port_s, NULL });
+	ok(rc == 0 && all_rows_sourced(out, 5, "127.0.0.3", 0),
+	    "-S 127.0.0.3: all 5 clients connect from 127.0.0.3 (exit %d)", rc);
+	if (rc != 0)
+		diag(out);
+	rc = run_burst(out, sizeof(out), (char *[]){ "-H", "-n", "5", "-g",
+	    gate_path, "-M", "127.1.0.254", "-s", summary, "-t", HANG_S, "-w",
+	    HANG_S, "--", self_path, "fake-ssh", "-p", port_s, NULL });
+	ok(rc == 0 && all_rows_sourced(out, 5, "127.1.0.254", 1),
+	    "-M 127.1.0.254: client i from 127.1.0.254 + i - 1, over the "
+	    "byte boundary (exit %d)", rc);
+	if (rc != 0)
+		diag(out);
+	rc = run_burst(out, sizeof(out), (char *[]){ "-n", "2", "-M", "::1",
+	    "--", "true", NULL });
+	ok(rc == 2 && out[0] == '\0', "-M with an IPv6 address: exit 2 "
+	    "before any client starts (got %d)", rc);
 	kill(lpid, SIGKILL);
 	waitpid(lpid, NULL, 0);
 }
@@ -510,14 +564,15 @@ main(int argc, char *argv[])
 	test_refused_classified();
 	test_failures();
 	test_gate_alone();
+	test_sources();
 	test_no_recursion();
 
 	{
-		const char *const files[] = { "s1", "s2", "s3" };
+		const char *const files[] = { "s1", "s2", "s3", "s-src" };
 		char path[PATH_MAX + 8];
 		size_t i;
 
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			snprintf(path, sizeof(path), "%s/%s", tmp_dir, files[i]);
 			(void)unlink(path);
 		}
