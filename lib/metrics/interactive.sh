@@ -100,7 +100,6 @@ measure_interactive () {
 	n=$(result_get interactive "${main}_n")
 	result_verdict interactive "$p99" "<=" "${SETTING[TARGET_ECHO_P99_MS]}" ms "p99 of the echo through $main, n=${n:-0}" \
 		"p99 $p99 ms is above the target of ${SETTING[TARGET_ECHO_P99_MS]} ms"
-	result_set interactive figure_samples "raw/interactive-$main.tsv echo_ms"
 	err=$(grep -v '^$' "$RAW_DIR/interactive-errors.txt" | tail -n 1)
 	if [ -z "$n" ] || [ "$n" = 0 ]; then
 		result_status interactive FAIL "no echo was timed through $main: ${err:-the helper exited with status $rc}"

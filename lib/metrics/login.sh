@@ -58,8 +58,6 @@ measure_login () {
 		sed 's/^kex: algorithm: //' | sort -u | paste -sd, -)"
 	p95=$(result_get login total_p95)
 	result_verdict login "$p95" "<=" "${SETTING[TARGET_LOGIN_P95_MS]}" ms "p95 of the complete login"
-	# The samples behind the figure, for the rank test of --compare.
-	result_set login figure_samples "raw/login-samples.tsv total_ms"
 	if [ "$ok" -eq 0 ]; then
 		result_status login FAIL "no login succeeded; first error: $(tsv_select "$tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')$stopped"
 	elif [ "$failed" -gt 0 ]; then

@@ -147,7 +147,6 @@ measure_session () {
 	fi
 	result_verdict session "$p95" "<=" "${SETTING[TARGET_SESSION_P95_MS]}" ms "p95 of a command over the open connection, n=${ok:-0}" \
 		"p95 $p95 ms is above the target of ${SETTING[TARGET_SESSION_P95_MS]} ms"
-	result_set session figure_samples "raw/session-commands.tsv total_ms"
 	err=$(grep -v '^$' "$RAW_DIR/session-errors.txt" | tail -n 1)
 	not_run=$(result_get session not_run)
 	[ "${not_run:-0}" -eq 0 ] || err="${err:+$err; }stopped after $NO_ANSWER_STOP commands in a row got no answer within ${SETTING[LOGIN_TIMEOUT]}s, $not_run not run"
