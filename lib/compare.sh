@@ -225,6 +225,16 @@ cmp_prefix () {
 	printf '%s' "${p:-the system OpenSSH}"
 }
 
+# cmp_load RUN: the 1-minute load average when the run started and ended
+# ("1.54, 11.41"): a significant change between runs of which one had
+# the machine busy may be the machine's, not the setting's.
+cmp_load () {
+	local b e
+	b=$(kv_get "$1/data/run.env" load_before)
+	e=$(kv_get "$1/data/run.env" load_after)
+	printf '%s, %s' "${b%% *}" "${e%% *}"
+}
+
 # config_differences A B: what differs in the test server's configuration
 # between two runs (its effective sshd -T settings, SSHD_OPTIONS, where its
 # configuration and its user came from), as a markdown list.
@@ -273,6 +283,7 @@ compare_report () {
 | OpenSSH server | $(kv_get "$a/data/environment.env" openssh_server) | $(kv_get "$b/data/environment.env" openssh_server) |
 | OpenSSH prefix | $(cmp_prefix "$a") | $(cmp_prefix "$b") |
 | Verdict | $(kv_get "$a/data/verdict.env" verdict) | $(kv_get "$b/data/verdict.env" verdict) |
+| Machine load (1 min) at start, at end | $(cmp_load "$a") | $(cmp_load "$b") |
 
 $(config_differences "$a" "$b")
 
@@ -284,7 +295,9 @@ samples (Mann-Whitney U, p < 0.05, with the Hodges-Lehmann shift B - A and
 its 95 % interval), of the rounds' figures of two repeated runs, or else
 whether the two figures' 95 % intervals are apart; and the change at least
 the metric's threshold (of A's figure: $(compare_threshold_text)). Anything
-less is "no significant change", whatever the Change column says.
+less is "no significant change", whatever the Change column says. A
+significant change between runs with very different machine loads (the
+table above) may be the machine's, not the configuration's.
 
 | Metric | Figure | A | B | Change | Significant | Better is | Verdict A | Verdict B |
 |---|---|---:|---:|---|---|---|---|---|
