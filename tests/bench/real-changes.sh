@@ -5,11 +5,12 @@
 # the test server that is set up is not touched. Each round runs, one
 # after another:
 #   base   the default setup: login and burst
-#   delay  a 50 ms sleep in sshd once per login (an AuthorizedKeysCommand,
-#          tests/lib/delay.sh): login
+#   none   sshd runs the delay program (an AuthorizedKeysCommand,
+#          tests/lib/delay.sh), sleeping 0 ms: login
+#   delay  the same program sleeping 50 ms once per login: login
 #   wide   MAX_STARTUPS=100:30:200: burst
-# Then per round --compare base delay (login: significantly worse, shift
-# 50-100 ms), base wide (burst: significantly better), and each setup
+# Then per round --compare none delay (login: significantly worse, shift
+# 50-100 ms: the sleep, not the program's own start), base wide (burst: significantly better), and each setup
 # against the next round's same setup (no significant change). Prints
 # each answer and the count per check. Minutes; no assertions: the
 # counts are the result. The runs stay in REAL_DIR (a new temporary
@@ -51,6 +52,7 @@ kit () {
 	shift 2
 	case $setup in
 	base) "$KIT_DIR/start-ssh.sh" -q >/dev/null ;;
+	none) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 0 ;;
 	delay) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 50 2 ;;
 	wide) MAX_STARTUPS=100:30:200 "$KIT_DIR/start-ssh.sh" -q >/dev/null ;;
 	esac || { echo "real-changes: starting the $setup setup failed" >&2; exit 1; }
@@ -63,6 +65,7 @@ kit () {
 
 for i in $(seq 1 "$runs"); do
 	kit base "$i" login burst
+	kit none "$i" login
 	kit delay "$i" login
 	kit wide "$i" burst
 done
@@ -91,13 +94,14 @@ check () {
 	printf '%s\t%s\t%s\t%s\n' "$name" "$a $b" "$ok" "$c" >>"$results"
 }
 for i in $(seq 1 "$runs"); do
-	check "login: 50 ms delay" '^significantly worse' "base-$i" "delay-$i" login
+	check "login: 50 ms delay" '^significantly worse' "none-$i" "delay-$i" login
 	check "burst: MaxStartups 100:30:200" '^significantly better' "base-$i" "wide-$i" burst
 	[ "$i" -lt "$runs" ] || continue
 	j=$((i + 1))
 	check "login: default vs default" '^no significant change' "base-$i" "base-$j" login
 	check "burst: default vs default" '^no significant change' "base-$i" "base-$j" burst
 	check "login: delay vs delay" '^no significant change' "delay-$i" "delay-$j" login
+	check "login: delay 0 vs delay 0" '^no significant change' "none-$i" "none-$j" login
 	check "burst: 100:30:200 vs itself" '^no significant change' "wide-$i" "wide-$j" burst
 done
 
