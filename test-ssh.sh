@@ -49,8 +49,8 @@ Tests: $(available_tests)
        write the report of a stored run again from its data: report.md,
        report.html, charts/ and results.json; prints the two reports'
        paths. Needs no root and no test server.
-  REPEAT=N (the setting; 1 to 20)
-       N rounds of the tests, every test once a round; the report gives
+  the setting REPEAT (1 to 20, default 1)
+       that many rounds of the tests, every test once a round; the report gives
        each figure's median of the rounds (rounds/K: each round's data).
   --compare RUN_A RUN_B
        compare two earlier runs (folders RESULTS_DIR/<date-time>): per
