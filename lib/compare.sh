@@ -95,6 +95,17 @@ compare_threshold_text () {
 	printf '%s' "$out"
 }
 
+# rank_helper: the path of sshperf-rank: HELPER_DIR when lib/common.sh set
+# it, else an installed copy's (lib/paths.sh), else the checkout's build/.
+rank_helper () {
+	local d=${HELPER_DIR:-}
+	if [ -z "$d" ] && [ -f "$KIT_DIR/lib/paths.sh" ]; then
+		# shellcheck source=/dev/null
+		d=$(. "$KIT_DIR/lib/paths.sh" && printf '%s' "${HELPER_DIR:-}")
+	fi
+	printf '%s/sshperf-rank' "${d:-$KIT_DIR/build}"
+}
+
 # judge_samples RUN TEST: the figure's own samples (figure_samples, "raw/
 # FILE.tsv COLUMN", rows whose status is ok when the table has one), one
 # per line; of every round of a repeated run (rounds/K/raw). Nothing when
@@ -158,7 +169,7 @@ test_judge () {
 		how="rank test of the rounds' figures"
 	fi
 	if [ "$(wc -l <"$tmp/a")" -ge 2 ] && [ "$(wc -l <"$tmp/b")" -ge 2 ]; then
-		out=$("${HELPER_DIR:-$KIT_DIR/build}/sshperf-rank" compare "$tmp/a" "$tmp/b" 2>/dev/null)
+		out=$("$(rank_helper)" compare "$tmp/a" "$tmp/b" 2>/dev/null)
 		rm -rf "$tmp"
 		printf '%s\n' "$out" | awk -F= -v dir="$dir" -v th="$th" -v unit="$unit" -v how="$how" '
 			{ v[$1] = substr($0, length($1) + 2) }
