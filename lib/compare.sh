@@ -78,21 +78,16 @@ test_change () {
 
 # The practical threshold: a change smaller than this share of A's figure
 # (or of the median of A's samples) is "no significant change" whatever
-# the test says (docs/metrics.md, "Is it a change or noise"). Per metric
-# where its figures move more than that between identical runs.
-COMPARE_THRESHOLD_DEFAULT=10
-declare -gA COMPARE_THRESHOLD_PCT=([interactive]=25)
+# the test says (docs/metrics.md, "Is it a change or noise"). One for
+# every metric: the registry (lib/metrics.tab) is the only list of them.
+COMPARE_THRESHOLD_PCT=10
 compare_threshold () {
-	printf '%s' "${COMPARE_THRESHOLD_PCT[$1]:-$COMPARE_THRESHOLD_DEFAULT}"
+	printf '%s' "$COMPARE_THRESHOLD_PCT"
 }
 
-# compare_threshold_text: the thresholds in words, for the reports.
+# compare_threshold_text: the threshold in words, for the reports.
 compare_threshold_text () {
-	local m out="$COMPARE_THRESHOLD_DEFAULT %"
-	for m in $(printf '%s\n' "${!COMPARE_THRESHOLD_PCT[@]}" | sort); do
-		out="$out, $m ${COMPARE_THRESHOLD_PCT[$m]} %"
-	done
-	printf '%s' "$out"
+	printf '%s %%' "$COMPARE_THRESHOLD_PCT"
 }
 
 # rank_helper: the path of sshperf-rank: HELPER_DIR when lib/common.sh set

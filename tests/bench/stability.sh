@@ -9,18 +9,36 @@
 # test or the two intervals, and the practical threshold; lib/compare.sh
 # test_judge). Minutes, not part of make check; no assertions.
 # The runs stay in STABILITY_DIR (a new temporary folder unless set).
+# STABILITY_REUSE=yes makes no runs: it judges the runs already in
+# STABILITY_DIR (1/, 2/, ...) again, with this kit's --compare (no root,
+# no test server).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 runs=${STABILITY_RUNS:-5}
 tests=${STABILITY_TESTS:-}
 case $runs in '' | *[!0-9]* | 0 | 1) echo "stability: STABILITY_RUNS must be a number of at least 2, not '$runs'" >&2; exit 2 ;; esac
-./start-ssh.sh status 2>/dev/null | grep -qx 'state=running' ||
-	{ echo "stability: no test server runs (KIT_INSTANCE=${KIT_INSTANCE:-}); run ./start-ssh.sh first" >&2; exit 2; }
+reuse=${STABILITY_REUSE:-no}
+if [ "$reuse" = yes ]; then
+	[ -d "${STABILITY_DIR:-}/1" ] || { echo "stability: STABILITY_REUSE=yes needs STABILITY_DIR with the runs (1/, 2/, ...)" >&2; exit 2; }
+else
+	./start-ssh.sh status 2>/dev/null | grep -qx 'state=running' ||
+		{ echo "stability: no test server runs (KIT_INSTANCE=${KIT_INSTANCE:-}); run ./start-ssh.sh first" >&2; exit 2; }
+fi
 dir=${STABILITY_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/sshperf-stability.XXXXXX")}
 mkdir -p "$dir"
-printf '# %s runs of %s in %s\n' "$runs" "${tests:-every test}" "$dir"
+if [ "$reuse" = yes ]; then
+	printf '# the %s runs in %s, judged again\n' "$runs" "$dir"
+else
+	printf '# %s runs of %s in %s\n' "$runs" "${tests:-every test}" "$dir"
+fi
 list=()
 for i in $(seq 1 "$runs"); do
+	if [ "$reuse" = yes ]; then
+		run=$(find "$dir/$i" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+		[ -n "$run" ] || { echo "stability: $dir/$i holds no run folder" >&2; exit 2; }
+		list+=("$run")
+		continue
+	fi
 	start=$(date +%s)
 	# Each run in a results folder of its own: its one run folder.
 	mkdir -p "$dir/$i"
