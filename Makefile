@@ -126,9 +126,12 @@ bench: all $(BENCH_FIXTURES)
 	tests/bench/run.sh
 
 # STABILITY_RUNS (5) identical runs against the set-up test server: the
-# spread of every figure, the verdicts seen, --compare's answer per pair.
+# spread of every figure, the verdicts seen, --compare's answer per pair;
+# then (unless STABILITY_REAL=no) REAL_RUNS (5) rounds of real changes on
+# an instance of their own: does --compare find them 5 times in 5.
 stability: all
 	tests/bench/stability.sh
+	[ "$${STABILITY_REAL:-yes}" = no ] || tests/bench/real-changes.sh
 
 # Every unit-test program STRESS_RUNS (20) times beside STRESS_LOAD (4)
 # busy loops, and once under nice -n 19: failures per program.

@@ -22,6 +22,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/ciphers.sh"
 # shellcheck source=lib/capture.sh
 . "$KIT_DIR/lib/capture.sh"
+# shellcheck source=lib/repeat.sh
+. "$KIT_DIR/lib/repeat.sh"
 
 # The tests this copy of the kit has: one lib/metrics/NAME.sh each.
 available_tests () {
@@ -49,6 +51,9 @@ Tests: $(available_tests)
        write the report of a stored run again from its data: report.md,
        report.html, charts/ and results.json; prints the two reports'
        paths. Needs no root and no test server.
+  the setting REPEAT (1 to 20, default 1)
+       that many rounds of the tests, every test once a round; the report gives
+       each figure's median of the rounds (rounds/K: each round's data).
   --compare RUN_A RUN_B
        compare two earlier runs (folders RESULTS_DIR/<date-time>): per
        metric A, B, the change in % and whether it is better or worse;
@@ -271,6 +276,17 @@ render_again () {
 	printf '%s\n' "$run/report.md" "$run/report.html"
 }
 
+# repeat_finish: after the rounds of a repeated run, the run's data/ and
+# raw/ again, with each test's median of the rounds (lib/repeat.sh).
+repeat_finish () {
+	[ "${ROUNDS:-1}" -gt 1 ] || return 0
+	DATA_DIR="$RUN_DIR/data"
+	RAW_DIR="$RUN_DIR/raw"
+	export DATA_DIR RAW_DIR
+	# shellcheck disable=SC2086 # a list of test names
+	repeat_combine $selected
+}
+
 QUIET=""
 while [ "$#" -gt 0 ]; do
 	case $1 in
@@ -390,7 +406,8 @@ on_interrupt () {
 		server_start >/dev/null || warn "the test server could not be started again; run ./start-ssh.sh"
 	fi
 	[ -z "$current" ] || { result_set "$current" status INTERRUPTED; result_set "$current" reason "interrupted by a signal"; }
-	printf 'interrupted=yes\n' >>"$DATA_DIR/run.env"
+	printf 'interrupted=yes\n' >>"$RUN_DIR/data/run.env"
+	repeat_finish
 	"$KIT_DIR/lib/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR" 2>/dev/null)" >/dev/null 2>&1 || true
 	warn "interrupted; partial report: $RUN_DIR/report.md"
 	exit 130
@@ -408,25 +425,44 @@ read -r cpu_busy_before cpu_steal_before <<<"$(machine_busy_between "$cpu_before
 # Now, so that an interrupted run keeps it too.
 printf 'cpu_busy_before_pct=%s\ncpu_steal_before_pct=%s\n' "$cpu_busy_before" "$cpu_steal_before" >>"$DATA_DIR/run.env"
 # A test server that ended stops the run: the test it happened in is an
-# ERROR that says so, the rest are marked as not run.
-for t in $selected; do
-	WATCH_PID=$(server_pid)
-	if [ -z "$WATCH_PID" ]; then
-		printf 'not_run_reason=%s\n' "the test server was not running any more when \`$t\` was due" >>"$DATA_DIR/run.env"
-		warn "the test server is not running any more; $t and the tests after it were not run"
-		break
+# ERROR that says so, the rest are marked as not run. With REPEAT=N the
+# selected tests run N rounds, each test once a round (round 1 of every
+# test, then round 2, ...), each round in rounds/K (lib/repeat.sh); the
+# run's data/ then gets each test's median of the rounds.
+ROUNDS=${SETTING[REPEAT]}
+round=1
+lost=""
+while [ "$round" -le "$ROUNDS" ] && [ -z "$lost" ]; do
+	if [ "$ROUNDS" -gt 1 ]; then
+		dir=$(repeat_round_dir "$round") || die "cannot create $RUN_DIR/rounds/$round (file system full?)"
+		DATA_DIR="$dir/data"
+		RAW_DIR="$dir/raw"
+		export DATA_DIR RAW_DIR
+		progress "round $round of $ROUNDS"
 	fi
-	# A test that stops and starts the server on purpose (lib/metrics.tab:
-	# needs restarts-server) is not watched.
-	! metric_needs "$t" restarts-server || WATCH_PID=""
-	current=$t
-	run_test "$t"
-	if [ -n "$SERVER_LOST" ]; then
-		printf 'not_run_reason=%s\n' "the test server ended during \`$t\`" >>"$DATA_DIR/run.env"
-		warn "the test server (sshd pid $SERVER_LOST) ended during $t; the tests after it were not run"
-		break
-	fi
+	for t in $selected; do
+		WATCH_PID=$(server_pid)
+		if [ -z "$WATCH_PID" ]; then
+			printf 'not_run_reason=%s\n' "the test server was not running any more when \`$t\` was due" >>"$RUN_DIR/data/run.env"
+			warn "the test server is not running any more; $t and the tests after it were not run"
+			lost=yes
+			break
+		fi
+		# A test that stops and starts the server on purpose (lib/metrics.tab:
+		# needs restarts-server) is not watched.
+		! metric_needs "$t" restarts-server || WATCH_PID=""
+		current=$t
+		run_test "$t"
+		if [ -n "$SERVER_LOST" ]; then
+			printf 'not_run_reason=%s\n' "the test server ended during \`$t\`" >>"$RUN_DIR/data/run.env"
+			warn "the test server (sshd pid $SERVER_LOST) ended during $t; the tests after it were not run"
+			lost=yes
+			break
+		fi
+	done
+	round=$((round + 1))
 done
+repeat_finish
 current=""
 {
 	printf 'finished=%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -76,6 +76,133 @@ test_change () {
 	metric_change "$(kv_get "$a" figure)" "$(kv_get "$b" figure)" "$(metric_direction "$2" "$3")"
 }
 
+# The practical threshold: a change smaller than this share of A's figure
+# (or of the median of A's samples) is "no significant change" whatever
+# the test says (docs/metrics.md, "Is it a change or noise"). One for
+# every metric: the registry (lib/metrics.tab) is the only list of them.
+COMPARE_THRESHOLD_PCT=10
+compare_threshold () {
+	printf '%s' "$COMPARE_THRESHOLD_PCT"
+}
+
+# compare_threshold_text: the threshold in words, for the reports.
+compare_threshold_text () {
+	printf '%s %%' "$COMPARE_THRESHOLD_PCT"
+}
+
+# rank_helper: the path of sshperf-rank: HELPER_DIR when lib/common.sh set
+# it, else an installed copy's (lib/paths.sh), else the checkout's build/.
+rank_helper () {
+	local d=${HELPER_DIR:-}
+	if [ -z "$d" ] && [ -f "$KIT_DIR/lib/paths.sh" ]; then
+		# shellcheck source=/dev/null
+		d=$(. "$KIT_DIR/lib/paths.sh" && printf '%s' "${HELPER_DIR:-}")
+	fi
+	printf '%s/sshperf-rank' "${d:-$KIT_DIR/build}"
+}
+
+# judge_samples RUN TEST: the figure's own samples (figure_samples, "raw/
+# FILE.tsv COLUMN", rows whose status is ok when the table has one), one
+# per line; of every round of a repeated run (rounds/K/raw). Nothing when
+# the run has none.
+judge_samples () {
+	local env="$1/data/$2.env" spec file col d
+	spec=$(kv_get "$env" figure_samples)
+	[ -n "$spec" ] && [ "$spec" != - ] || return 0
+	file=${spec%% *}
+	col=${spec#* }
+	[ "$file" != "$spec" ] || return 0
+	if [ "$(kv_get "$env" figure_method)" = repeat ] && [ -d "$1/rounds" ]; then
+		for d in "$1"/rounds/*/; do judge_column "$d$file" "$col"; done
+	else
+		judge_column "$1/$file" "$col"
+	fi
+}
+
+# judge_column FILE COLUMN: COLUMN's numbers, of the rows that are ok.
+judge_column () {
+	if tsv_select "$1" status >/dev/null 2>&1; then
+		tsv_select "$1" status "$2" | awk -F'\t' '$1 == "ok" && $2 != "-" && $2 != "" { print $2 }'
+	else
+		tsv_select "$1" "$2" | grep -v '^-\?$'
+	fi
+}
+
+# round_figures RUN TEST: the figures of TEST in each round of a repeated
+# run (raw/repeat-figures.tsv), one per line; nothing for a single run.
+round_figures () {
+	[ -f "$1/raw/repeat-figures.tsv" ] || return 0
+	tsv_select "$1/raw/repeat-figures.tsv" test figure status |
+		awk -F'\t' -v t="$2" '$1 == t && $3 ~ /^(PASS|FAIL|INCONCLUSIVE)$/ && $2 ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ { print $2 }'
+}
+
+# test_judge OLD_RUN NEW_RUN TEST -> whether TEST's figure changed beyond
+# the noise, as one phrase: "significantly better (...)", "significantly
+# worse (...)", "no significant change (...)" or "not judged: ...". Nothing
+# when test_change has no figure to compare. Two tests, by what the runs
+# hold:
+# - the figure's own samples in both runs (figure_samples; of every round
+#   of a repeated run), or else the rounds' figures of two repeated runs:
+#   the rank test (sshperf-rank compare, Mann-Whitney U) with the
+#   Hodges-Lehmann shift B - A and its 95 % interval;
+# - else the two 95 % intervals (figure_lo, figure_hi): apart or not.
+# Significant only when the test says so (p < 0.05; the intervals apart)
+# and the change is at least the threshold (compare_threshold).
+test_judge () {
+	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how
+	[ -n "$(test_change "$1" "$2" "$3")" ] || return 0
+	dir=$(metric_direction "$2" "$3")
+	th=$(compare_threshold "$3")
+	unit=$(kv_get "$b" unit)
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-judge.XXXXXX") || return 0
+	judge_samples "$1" "$3" >"$tmp/a"
+	judge_samples "$2" "$3" >"$tmp/b"
+	how="rank test of the samples"
+	if [ ! -s "$tmp/a" ] || [ ! -s "$tmp/b" ]; then
+		round_figures "$1" "$3" >"$tmp/a"
+		round_figures "$2" "$3" >"$tmp/b"
+		how="rank test of the rounds' figures"
+	fi
+	if [ "$(wc -l <"$tmp/a")" -ge 2 ] && [ "$(wc -l <"$tmp/b")" -ge 2 ]; then
+		out=$("$(rank_helper)" compare "$tmp/a" "$tmp/b" 2>/dev/null)
+		rm -rf "$tmp"
+		printf '%s\n' "$out" | awk -F= -v dir="$dir" -v th="$th" -v unit="$unit" -v how="$how" '
+			{ v[$1] = substr($0, length($1) + 2) }
+			END {
+				if (v["p"] == "" || v["shift"] == "") { printf "too few samples: not judged\n"; exit }
+				base = v["p50_a"] + 0
+				pct = base != 0 ? v["shift"] / base * 100 : 0
+				sig = (v["p"] + 0 < 0.05) && (pct >= th || pct <= -th)
+				ci = (v["shift_lo"] == "" || v["shift_hi"] == "") ? "95 % interval not known" : \
+					sprintf("95 %% %+.4g to %+.4g", v["shift_lo"], v["shift_hi"])
+				detail = sprintf("%s: shift %+.4g %s (%+.1f %% of the median), %s, p %.2g, n %d and %d; threshold %s %%", \
+					how, v["shift"], unit, pct, ci, v["p"], v["n_a"], v["n_b"], th)
+				if (!sig) { printf "no significant change (%s)\n", detail; exit }
+				better = (dir == "higher") ? (v["shift"] > 0) : (v["shift"] < 0)
+				printf "significantly %s (%s)\n", better ? "better" : "worse", detail
+			}'
+		return 0
+	fi
+	rm -rf "$tmp"
+	awk -v alo="$(kv_get "$a" figure_lo)" -v ahi="$(kv_get "$a" figure_hi)" \
+		-v blo="$(kv_get "$b" figure_lo)" -v bhi="$(kv_get "$b" figure_hi)" \
+		-v fa="$(kv_get "$a" figure)" -v fb="$(kv_get "$b" figure)" -v dir="$dir" -v th="$th" '
+		function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
+		BEGIN {
+			if (!num(alo) || !num(blo) || !num(ahi) || !num(bhi)) {
+				# One-sided intervals (too few samples for the upper
+				# bound) cannot show two figures apart.
+				print "no interval: not judged"; exit
+			}
+			pct = fa + 0 != 0 ? (fb - fa) / fa * 100 : 0
+			apart = (bhi + 0 < alo + 0) || (blo + 0 > ahi + 0)
+			detail = sprintf("intervals %s-%s and %s-%s %s; threshold %s %%", alo, ahi, blo, bhi, apart ? "apart" : "overlap", th)
+			if (!apart || (pct < th && pct > -th)) { printf "no significant change (%s)\n", detail; exit }
+			better = (dir == "higher") ? (fb > fa) : (fb < fa)
+			printf "significantly %s (%s)\n", better ? "better" : "worse", detail
+		}'
+}
+
 # previous_run RUN_DIR -> the newest earlier run in the same results folder
 # that was rendered (has results.json) on the same host; nothing if none.
 # Run folders are named by date and time, so name order is time order.
@@ -104,6 +231,16 @@ cmp_prefix () {
 	printf '%s' "${p:-the system OpenSSH}"
 }
 
+# cmp_load RUN: the 1-minute load average when the run started and ended
+# ("1.54, 11.41"): a significant change between runs of which one had
+# the machine busy may be the machine's, not the setting's.
+cmp_load () {
+	local b e
+	b=$(kv_get "$1/data/run.env" load_before)
+	e=$(kv_get "$1/data/run.env" load_after)
+	printf '%s, %s' "${b%% *}" "${e%% *}"
+}
+
 # config_differences A B: what differs in the test server's configuration
 # between two runs (its effective sshd -T settings, SSHD_OPTIONS, where its
 # configuration and its user came from), as a markdown list.
@@ -129,7 +266,7 @@ config_differences () {
 
 # compare_report A B: the comparison report (markdown) of two runs on stdout.
 compare_report () {
-	local a="$1" b="$2" name ea eb fa fb unit label change dir sa sb note
+	local a="$1" b="$2" name ea eb fa fb unit label change judged dir sa sb note
 	local ba bb
 	ba=$(kv_get "$a/data/environment.env" openssh_build)
 	[ -n "$ba" ] || ba=$(kv_get "$a/data/environment.env" openssh_server)
@@ -152,15 +289,24 @@ compare_report () {
 | OpenSSH server | $(kv_get "$a/data/environment.env" openssh_server) | $(kv_get "$b/data/environment.env" openssh_server) |
 | OpenSSH prefix | $(cmp_prefix "$a") | $(cmp_prefix "$b") |
 | Verdict | $(kv_get "$a/data/verdict.env" verdict) | $(kv_get "$b/data/verdict.env" verdict) |
+| Machine load (1 min) at start, at end | $(cmp_load "$a") | $(cmp_load "$b") |
 
 $(config_differences "$a" "$b")
 
 Change = (B - A) / A of each metric's main figure; better or worse follows
 the metric's direction (for times and CPU lower is better, for rates,
-speeds and sessions higher is better).
+speeds and sessions higher is better). Significant says whether the change
+is more than the noise of the two runs: the rank test of the figure's own
+samples (Mann-Whitney U, p < 0.05, with the Hodges-Lehmann shift B - A and
+its 95 % interval), of the rounds' figures of two repeated runs, or else
+whether the two figures' 95 % intervals are apart; and the change at least
+the metric's threshold (of A's figure: $(compare_threshold_text)). Anything
+less is "no significant change", whatever the Change column says. A
+significant change between runs with very different machine loads (the
+table above) may be the machine's, not the configuration's.
 
-| Metric | Figure | A | B | Change | Better is | Verdict A | Verdict B |
-|---|---|---:|---:|---|---|---|---|
+| Metric | Figure | A | B | Change | Significant | Better is | Verdict A | Verdict B |
+|---|---|---:|---:|---|---|---|---|---|
 EOF
 	for name in $METRICS; do
 		ea="$a/data/$name.env"
@@ -177,6 +323,7 @@ EOF
 		dir=$(metric_direction "$b" "$name")
 		[ -f "$eb" ] || dir=$(metric_direction "$a" "$name")
 		change=$(test_change "$a" "$b" "$name")
+		judged=$(test_judge "$a" "$b" "$name")
 		note=""
 		if [ -z "$change" ]; then
 			if [ ! -f "$ea" ]; then note="not measured in A"
@@ -188,14 +335,12 @@ EOF
 			fi
 			change=$note
 		fi
-		printf '| `%s` | %s (%s) | %s | %s | %s | %s | %s | %s |\n' "$name" "${label:--}" "${unit:--}" \
-			"${fa:--}" "${fb:--}" "$change" "$dir" "${sa:--}" "${sb:--}"
+		printf '| `%s` | %s (%s) | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "${label:--}" "${unit:--}" \
+			"${fa:--}" "${fb:--}" "$change" "${judged:--}" "$dir" "${sa:--}" "${sb:--}"
 	done
 	cat <<EOF
 
-A change of a few percent is within the noise of one run, more so on a
-machine that does other work; repeat both runs before acting on it. A
-metric that was not PASS, FAIL or INCONCLUSIVE in both runs (skipped,
+A metric that was not PASS, FAIL or INCONCLUSIVE in both runs (skipped,
 interrupted, no result), or whose unit differs between the runs, is not
 compared.
 EOF

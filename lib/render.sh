@@ -374,6 +374,7 @@ EOF
 		[ -n "$fig" ] && [ "$fig" != - ] && fig="$fig $(t "$name" unit)$(interval_text "$name") ($(t "$name" figure_label))"
 		if [ -n "$PREV_DIR" ]; then
 			change=$(test_change "$PREV_DIR" "$RUN_DIR" "$name")
+			[ -z "$change" ] || change="$change; $(test_judge "$PREV_DIR" "$RUN_DIR" "$name")"
 			prev_cell=" ${change:--} |"
 		fi
 		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "$name" \
@@ -385,8 +386,8 @@ EOF
 	printf 'Reference: the example values of the validation run in the kit'"'"'s specification (a 32-core machine, OpenSSH 9.9p1 on AlmaLinux 9; in brackets the section), a point of comparison, not a target: your numbers will differ with the machine.\n'
 	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder.\n' 
 	if [ -n "$PREV_DIR" ]; then
-		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric. A few percent is within the noise of one run.\n' \
-			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "$(get "$PREV_DIR/data/run.env" started_local)"
+		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric; whether it is more than the noise of the two runs as in --compare (docs/try-a-change.md): a rank test of the samples or the two 95 %% intervals, and a change of at least %s.\n' \
+			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "$(get "$PREV_DIR/data/run.env" started_local)" "$(compare_threshold_text)"
 	fi
 	printf '\n'
 }

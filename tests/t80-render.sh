@@ -138,10 +138,10 @@ test_expect 'the Change column only with a previous run, with % and direction' '
 	test_grep "| Verdict | Change |$" "$RES/$B/report.md" &&
 	test_grep ! "| Change |" "$RES/$A/report.md" &&
 	test_grep ! "| Change |" "$RES/$X/report.md" &&
-	row "$B" login | grep -q "| +98.2 % (worse) |$" &&
-	row "$B" session | grep -q "| -20.0 % (better) |$" &&
-	row "$B" burst | grep -q "| -7.7 % (worse) |$" &&
-	row "$B" concurrent | grep -q "| -10.0 % (worse) |$" &&
+	row "$B" login | grep -q "| +98.2 % (worse); no interval: not judged |$" &&
+	row "$B" session | grep -q "| -20.0 % (better); no interval: not judged |$" &&
+	row "$B" burst | grep -q "| -7.7 % (worse); no interval: not judged |$" &&
+	row "$B" concurrent | grep -q "| -10.0 % (worse); no interval: not judged |$" &&
 	row "$B" rate | grep -q "| - |$" &&
 	row "$B" interactive | grep -q "| - |$" &&
 	test_grep "(../$A/report.md)" "$RES/$B/report.md"
@@ -295,8 +295,8 @@ assert m[0][\"status\"] is None and m[0][\"authphase_p50\"] is None, m" "$TEST_T
 		test "$(previous_run "$TEST_TMP/v1/$B")" = "$TEST_TMP/v1/$A" &&
 		"$KIT_DIR/test-ssh.sh" --compare "$TEST_TMP/v1/$A" "$TEST_TMP/v1/$B" >out.txt &&
 		c="$TEST_TMP/v1/$B/compare-$A.md" &&
-		test_grep "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | lower | PASS | FAIL |$" "$c" &&
-		test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | higher | PASS | PASS |$" "$c" &&
+		test_grep "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | no interval: not judged | lower | PASS | FAIL |$" "$c" &&
+		test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | no interval: not judged | higher | PASS | PASS |$" "$c" &&
 		"$KIT_DIR/test-ssh.sh" --compare "$TEST_TMP/v1/$B" "$TEST_TMP/v1/$A" >/dev/null &&
 		test_grep "^| \`session\` | .* | 10.0 | 12.5 | +25.0 % (worse) |" "$TEST_TMP/v1/$A/compare-$B.md" &&
 		test_grep "^  \"format_version\": 1,$" "$TEST_TMP/v1/$A/results.json" &&
@@ -350,12 +350,12 @@ test_expect '--compare A B: %, direction, not compared, bad input' '
 	"$KIT_DIR/test-ssh.sh" --compare "$RES/$A" "$RES/$B" >out.txt &&
 	test "$(cat out.txt)" = "$RES/$B/compare-$A.md" &&
 	c="$RES/$B/compare-$A.md" &&
-	test_grep "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | lower | PASS | FAIL |$" "$c" &&
-	test_grep "^| \`session\` | .* | 12.5 | 10.0 | -20.0 % (better) | lower | PASS | PASS |$" "$c" &&
-	test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | higher | PASS | PASS |$" "$c" &&
-	test_grep "^| \`concurrent\` | .* | 200 | 180 | -10.0 % (worse) | higher | PASS | FAIL |$" "$c" &&
-	test_grep "^| \`rate\` | .* | not compared: ERROR in B | higher |" "$c" &&
-	test_grep "^| \`transfer\` | .* | not measured in B | higher |" "$c" &&
+	test_grep "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | no interval: not judged | lower | PASS | FAIL |$" "$c" &&
+	test_grep "^| \`session\` | .* | 12.5 | 10.0 | -20.0 % (better) | no interval: not judged | lower | PASS | PASS |$" "$c" &&
+	test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | no interval: not judged | higher | PASS | PASS |$" "$c" &&
+	test_grep "^| \`concurrent\` | .* | 200 | 180 | -10.0 % (worse) | no interval: not judged | higher | PASS | FAIL |$" "$c" &&
+	test_grep "^| \`rate\` | .* | not compared: ERROR in B | - | higher |" "$c" &&
+	test_grep "^| \`transfer\` | .* | not measured in B | - | higher |" "$c" &&
 	test_grep "^| \`auth\` | .* | not measured in A |" "$c" &&
 	"$KIT_DIR/test-ssh.sh" --compare "$RES/$B" "$RES/$A" >/dev/null &&
 	test_grep "^| \`session\` | .* | 10.0 | 12.5 | +25.0 % (worse) |" "$RES/$A/compare-$B.md" &&
@@ -424,7 +424,65 @@ test_expect 'INCONCLUSIVE: FAIL wins, then INCONCLUSIVE, then PASS; in report an
 
 test_expect '--compare compares an INCONCLUSIVE figure' '
 	"$KIT_DIR/test-ssh.sh" --compare "$RES/$A" "$TEST_TMP/verdicts/inc" >/dev/null &&
-	test_grep "^| \`burst\` | .* | 26 | 26 | 0.0 % (same) | higher | PASS | INCONCLUSIVE |$" "$TEST_TMP/verdicts/inc/compare-$A.md"
+	test_grep "^| \`burst\` | .* | 26 | 26 | 0.0 % (same) | no interval: not judged | higher | PASS | INCONCLUSIVE |$" "$TEST_TMP/verdicts/inc/compare-$A.md"
+'
+
+# judge_pair NAME: copies of run A as NAME-a and NAME-b, for test_judge.
+judge_pair () {
+	rm -rf "$TEST_TMP/j/$1-a" "$TEST_TMP/j/$1-b" && mkdir -p "$TEST_TMP/j" &&
+	cp -R "$RES/$A" "$TEST_TMP/j/$1-a" && cp -R "$RES/$A" "$TEST_TMP/j/$1-b"
+}
+
+# shift_logins RUN MS: every login of RUN's raw/login-samples.tsv MS longer,
+# and the login figure naming those samples.
+shift_logins () {
+	awk -F'\t' -v d="$2" 'BEGIN { OFS = "\t" } NR == 1 { for (i = 1; i <= NF; i++) if ($i == "total_ms") c = i }
+		NR > 1 && $c != "-" { $c = $c + d } { print }' "$TEST_TMP/j/$1/raw/login-samples.tsv" >"$TEST_TMP/j/s.tsv" &&
+	mv "$TEST_TMP/j/s.tsv" "$TEST_TMP/j/$1/raw/login-samples.tsv" &&
+	echo "figure_samples=raw/login-samples.tsv total_ms" >>"$TEST_TMP/j/$1/data/login.env"
+}
+
+test_expect 'significance: the rank test of the samples, and the threshold' '
+	judge_pair rank && shift_logins rank-a 0 && shift_logins rank-b 80 &&
+	c=$(test_judge "$TEST_TMP/j/rank-a" "$TEST_TMP/j/rank-b" login) &&
+	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"threshold 10 %)") ;; *) echo "80 ms later: $c"; false ;; esac &&
+	c=$(test_judge "$TEST_TMP/j/rank-b" "$TEST_TMP/j/rank-a" login) &&
+	case $c in "significantly better (rank test of the samples: shift -80 ms"*) ;; *) echo "80 ms sooner: $c"; false ;; esac &&
+	judge_pair small && shift_logins small-a 0 && shift_logins small-b 1 &&
+	c=$(test_judge "$TEST_TMP/j/small-a" "$TEST_TMP/j/small-b" login) &&
+	case $c in "no significant change (rank test of the samples: shift +1 ms"*) ;; *) echo "1 ms later: $c"; false ;; esac &&
+	c=$(test_judge "$TEST_TMP/j/rank-a" "$TEST_TMP/j/rank-a" login) &&
+	case $c in "no significant change (rank test"*"p 1,"*) ;; *) echo "itself: $c"; false ;; esac
+'
+
+test_expect 'significance: two intervals apart, overlapping, one-sided, missing' '
+	judge_pair iv &&
+	printf "figure=26\nfigure_lo=24\nfigure_hi=28\n" >>"$TEST_TMP/j/iv-a/data/burst.env" &&
+	printf "figure=40\nfigure_lo=36\nfigure_hi=44\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
+	test_eq "$c" "significantly better (intervals 24-28 and 36-44 apart; threshold 10 %)" &&
+	printf "figure=27\nfigure_lo=25\nfigure_hi=29\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
+	test_eq "$c" "no significant change (intervals 24-28 and 25-29 overlap; threshold 10 %)" &&
+	printf "figure=27\nfigure_lo=28.1\nfigure_hi=29\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
+	test_eq "$c" "no significant change (intervals 24-28 and 28.1-29 apart; threshold 10 %)" &&
+	printf "figure_hi=-\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
+	test_eq "$c" "no interval: not judged" &&
+	test_eq "$(test_judge "$RES/$A" "$RES/$B" transfer)" ""
+'
+
+test_expect 'significance: two repeated runs, by the rounds'"'"' figures' '
+	judge_pair rep &&
+	for r in rep-a rep-b; do
+		{ printf "round\ttest\tfigure\tfigure_lo\tfigure_hi\tstatus\n"
+		  for k in 1 2 3 4 5; do
+			printf "%s\tburst\t%s\t-\t-\tPASS\n" "$k" "$([ "$r" = rep-a ] && echo $((20 + k)) || echo $((40 + k)))"
+		  done; } >"$TEST_TMP/j/$r/raw/repeat-figures.tsv" || return 1
+	done &&
+	c=$(test_judge "$TEST_TMP/j/rep-a" "$TEST_TMP/j/rep-b" burst) &&
+	case $c in "significantly better (rank test of the rounds'"'"' figures: shift +20 clients"*"n 5 and 5;"*) ;; *) echo "$c"; false ;; esac
 '
 
 test_expect 'the exit status tells PASS, FAIL and INCONCLUSIVE apart (--help, docs)' '

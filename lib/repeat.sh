@@ -1,0 +1,124 @@
+# shellcheck shell=bash
+# Repeated runs (REPEAT=N, docs/data.md "The headline figure, its
+# interval, its parts, its repeats"): the rounds of one run and the one
+# figure per test they give. Sourced by test-ssh.sh.
+#
+#   repeat_round_dir K   RUN_DIR/rounds/K: round K's own data/ and raw/,
+#                        made with the run's description files
+#                        (run.env, environment.env, settings.env) copied in
+#   repeat_combine TEST... the run's data/TEST.env from the rounds: the data
+#                        file of the round whose figure is the median's
+#                        nearest (its details, its raw files copied to
+#                        raw/), with figure = the median of the measured
+#                        rounds, its 95 % interval from order statistics
+#                        (sshperf-rank interval), figure_n = the rounds
+#                        measured, figure_method = repeat; and
+#                        raw/repeat-figures.tsv, every round's figure.
+
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
+
+# raw/repeat-figures.tsv: one row per round and test.
+REPEAT_FIGURES_COLUMNS="round test figure figure_lo figure_hi status"
+
+repeat_round_dir () {
+	local dir="$RUN_DIR/rounds/$1" f
+	mkdir -p "$dir/data" "$dir/raw" || return 1
+	for f in run.env environment.env settings.env; do
+		[ ! -f "$RUN_DIR/data/$f" ] || cp "$RUN_DIR/data/$f" "$dir/data/$f"
+	done
+	printf '%s\n' "$dir"
+}
+
+# repeat_table: raw/repeat-figures.tsv of the rounds made so far.
+repeat_table () {
+	local k t env
+	declare -A row
+	{
+		tsv_header "$REPEAT_FIGURES_COLUMNS"
+		for k in $(repeat_rounds); do
+			for t in "$@"; do
+				env="$RUN_DIR/rounds/$k/data/$t.env"
+				[ -f "$env" ] || continue
+				# shellcheck disable=SC2034 # read by tsv_row
+				row=([round]="$k" [test]="$t" [figure]="$(kv_get "$env" figure)"
+					[figure_lo]="$(kv_get "$env" figure_lo)" [figure_hi]="$(kv_get "$env" figure_hi)"
+					[status]="$(kv_get "$env" status)")
+				tsv_row row "$REPEAT_FIGURES_COLUMNS"
+			done
+		done
+	} >"$RUN_DIR/raw/repeat-figures.tsv"
+}
+
+# repeat_rounds: the round numbers there are, in order.
+repeat_rounds () {
+	local d
+	for d in "$RUN_DIR"/rounds/*/; do
+		[ -d "$d" ] || continue
+		d=${d%/}
+		printf '%s\n' "${d##*/}"
+	done | sort -n
+}
+
+repeat_combine () {
+	local t figs median pick env lo hi n k out
+	repeat_table "$@"
+	for t in "$@"; do
+		# The measured rounds' figures: "round figure" lines.
+		figs=$(tsv_select "$RUN_DIR/raw/repeat-figures.tsv" round test figure status |
+			awk -F'\t' -v t="$t" '$2 == t && $4 ~ /^(PASS|FAIL|INCONCLUSIVE)$/ &&
+				$3 ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ { print $1, $3 }')
+		if [ -z "$figs" ]; then
+			# Nothing measured: the last round's result says why.
+			pick=$(tsv_select "$RUN_DIR/raw/repeat-figures.tsv" round test |
+				awk -F'\t' -v t="$t" '$2 == t { k = $1 } END { print k }')
+			[ -z "$pick" ] || repeat_take "$t" "$pick"
+			continue
+		fi
+		median=$(printf '%s\n' "$figs" | awk '{ print $2 }' | sort -g |
+			awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.6g\n", m }')
+		pick=$(printf '%s\n' "$figs" | awk -v m="$median" '
+			{ d = $2 - m; if (d < 0) d = -d; if (best == "" || d < bd) { best = $1; bd = d } }
+			END { print best }')
+		repeat_take "$t" "$pick"
+		env="$DATA_DIR/$t.env"
+		out=$(printf '%s\n' "$figs" | awk '{ print $2 }' | helper rank interval)
+		lo=$(printf '%s\n' "$out" | sed -n 's/^p50_lo=//p')
+		hi=$(printf '%s\n' "$out" | sed -n 's/^p50_hi=//p')
+		n=$(printf '%s\n' "$figs" | wc -l)
+		kv_set "$env" figure "$median"
+		kv_set "$env" figure_lo "${lo:--}"
+		kv_set "$env" figure_hi "${hi:--}"
+		kv_set "$env" figure_n "$n"
+		kv_set "$env" figure_method repeat
+		if [ -z "$lo" ] || [ -z "$hi" ]; then
+			kv_set "$env" figure_interval_note "$n rounds are too few for a 95 % interval of their median (it needs 6)"
+		fi
+		k=$(printf '%s\n' "$figs" | awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $2 }')
+		kv_set "$env" summary "median of $n rounds ($k $(kv_get "$env" unit); verdicts $(repeat_verdicts "$t")), details of round $pick: $(kv_get "$env" summary)"
+	done
+}
+
+# repeat_take TEST K: round K's data file of TEST (and the probes' it
+# used) and its raw files become the run's.
+repeat_take () {
+	local t=$1 dir="$RUN_DIR/rounds/$2" f p
+	cp "$dir/data/$t.env" "$DATA_DIR/$t.env"
+	for p in ${METRIC_USES[$t]//,/ }; do
+		[ "$p" != - ] || continue
+		[ ! -f "$dir/data/probe-$p.env" ] || cp "$dir/data/probe-$p.env" "$DATA_DIR/"
+		for f in "$dir/raw/probe-$p-"* "$dir/raw/probe-$p."*; do
+			[ ! -e "$f" ] || cp -R "$f" "$RAW_DIR/"
+		done
+	done
+	for f in "$dir/raw/$t-"* "$dir/raw/$t."*; do
+		[ ! -e "$f" ] || cp -R "$f" "$RAW_DIR/"
+	done
+}
+
+# repeat_verdicts TEST: "PASS 4, FAIL 1": the rounds' verdicts counted.
+repeat_verdicts () {
+	tsv_select "$RUN_DIR/raw/repeat-figures.tsv" test status |
+		awk -F'\t' -v t="$1" '$1 == t { if (!($2 in c)) o[++n] = $2; c[$2]++ }
+			END { for (i = 1; i <= n; i++) printf "%s%s %d", (i > 1 ? ", " : ""), o[i], c[o[i]] }'
+}

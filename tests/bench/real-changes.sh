@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Part of make stability: does --compare find real changes, REAL_RUNS (5)
+# times in 5, and leave identical setups alone? On an instance of its own
+# (KIT_INSTANCE=REAL_INSTANCE, default "real"), removed at the end, so
+# the test server that is set up is not touched. Each round runs, one
+# after another:
+#   base   the default setup: login and burst
+#   none   sshd runs the delay program (an AuthorizedKeysCommand,
+#          tests/lib/delay.sh), sleeping 0 ms: login
+#   delay  the same program sleeping 50 ms once per login: login
+#   wide   MAX_STARTUPS=100:30:200: burst
+# Then per round --compare none delay (login: significantly worse, shift
+# 50-100 ms: the sleep, not the program's own start), base wide (burst: significantly better), and each setup
+# against the next round's same setup (no significant change). Prints
+# each answer and the count per check. Minutes; no assertions: the
+# counts are the result. The runs stay in REAL_DIR (a new temporary
+# folder unless set). Needs root.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+KIT_DIR=$(pwd)
+runs=${REAL_RUNS:-5}
+case $runs in '' | *[!0-9]* | 0 | 1) echo "real-changes: REAL_RUNS must be a number of at least 2, not '$runs'" >&2; exit 2 ;; esac
+[ "$(id -u)" -eq 0 ] || { echo "real-changes: needs root (it starts a test server of its own)" >&2; exit 2; }
+dir=${REAL_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/sshperf-real.XXXXXX")}
+mkdir -p "$dir/results"
+export KIT_INSTANCE=${REAL_INSTANCE:-real} RESULTS_DIR="$dir/results"
+# shellcheck source=lib/names.sh
+. "$KIT_DIR/lib/names.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
+kit_names "$KIT_INSTANCE"
+
+# tests/lib/delay.sh's fixture registers its cleanup with test_atexit
+# (the test harness's); here one list run at exit.
+cleanups=()
+test_atexit () { cleanups+=("$1"); }
+finish () {
+	local c
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1
+	for c in "${cleanups[@]}"; do eval "$c"; done
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+# shellcheck source=tests/lib/delay.sh
+. "$KIT_DIR/tests/lib/delay.sh"
+delay_fixture
+
+# kit SETUP I TEST...: start the instance for SETUP, run TEST...; the run
+# folder in $dir/SETUP-I.
+kit () {
+	local setup=$1 i=$2 out
+	shift 2
+	case $setup in
+	base) "$KIT_DIR/start-ssh.sh" -q >/dev/null ;;
+	none) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 0 ;;
+	delay) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 50 2 ;;
+	wide) MAX_STARTUPS=100:30:200 "$KIT_DIR/start-ssh.sh" -q >/dev/null ;;
+	esac || { echo "real-changes: starting the $setup setup failed" >&2; exit 1; }
+	out=$("$KIT_DIR/test-ssh.sh" -q "$@" 2>"$dir/$setup-$i.err" | tail -n 1)
+	[ "$setup" != delay ] || delay_set server 0
+	[ -f "$out" ] || { echo "real-changes: the $setup run $i wrote no report ($dir/$setup-$i.err)" >&2; exit 1; }
+	dirname "$out" >"$dir/$setup-$i"
+	printf '# round %d: %s %s: %s\n' "$i" "$setup" "$*" "$(basename "$(dirname "$out")")"
+}
+
+for i in $(seq 1 "$runs"); do
+	kit base "$i" login burst
+	kit none "$i" login
+	kit delay "$i" login
+	kit wide "$i" burst
+done
+
+# answer A B TEST: the Significant cell of TEST in --compare A B.
+answer () {
+	local out
+	out=$("$KIT_DIR/test-ssh.sh" --compare "$(cat "$dir/$1")" "$(cat "$dir/$2")") || return 0
+	awk -F' [|] ' -v t="| \`$3\`" 'index($0, t) == 1 { print $6 }' "$out"
+}
+
+# check NAME WANT A B TEST: one comparison, counted for NAME when its
+# answer matches WANT (an awk pattern; for "delay" also the shift).
+results="$dir/answers.tsv"
+printf 'check\tpair\tfound\tanswer\n' >"$results"
+check () {
+	local name=$1 want=$2 a=$3 b=$4 t=$5 c ok=no s
+	c=$(answer "$a" "$b" "$t")
+	if printf '%s\n' "$c" | grep -Eq "$want"; then
+		ok=yes
+		if [ "$name" = "login: 50 ms delay" ]; then
+			s=$(printf '%s\n' "$c" | sed -n 's/.*shift \([-+0-9.e]*\) ms.*/\1/p')
+			awk -v s="$s" 'BEGIN { exit !(s >= 50 && s <= 100) }' || ok=no
+		fi
+	fi
+	printf '%s\t%s\t%s\t%s\n' "$name" "$a $b" "$ok" "$c" >>"$results"
+}
+for i in $(seq 1 "$runs"); do
+	check "login: 50 ms delay" '^significantly worse' "none-$i" "delay-$i" login
+	check "burst: MaxStartups 100:30:200" '^significantly better' "base-$i" "wide-$i" burst
+	[ "$i" -lt "$runs" ] || continue
+	j=$((i + 1))
+	check "login: default vs default" '^no significant change' "base-$i" "base-$j" login
+	check "burst: default vs default" '^no significant change' "base-$i" "base-$j" burst
+	check "login: delay vs delay" '^no significant change' "delay-$i" "delay-$j" login
+	check "login: delay 0 vs delay 0" '^no significant change' "none-$i" "none-$j" login
+	check "burst: 100:30:200 vs itself" '^no significant change' "wide-$i" "wide-$j" burst
+done
+
+printf '\n| check | found | pairs |\n|---|---:|---:|\n'
+tsv_select "$results" check found | awk -F'\t' '
+	{ if (!($1 in n)) o[++k] = $1; n[$1]++; if ($2 == "yes") y[$1]++ }
+	END { for (i = 1; i <= k; i++) printf "| %s | %d | %d |\n", o[i], y[o[i]] + 0, n[o[i]] }'
+printf '\nEvery answer: %s\n' "$results"
