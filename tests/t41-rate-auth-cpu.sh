@@ -58,6 +58,20 @@ test_expect 'sshd CPU per login is above 0, split into user and system' '
 	test_eq "$(v "$RUN/data/cpu.env" sshd_cpu_ms_per_login)" "$c"
 '
 
+test_expect 'sshd CPU per login has its interval from the run s windows, and the figure is inside it' '
+	c="$RUN/data/cpu.env" &&
+	test_eq "$(v "$c" figure_method)" windows &&
+	n=$(v "$c" figure_n) && lo=$(v "$c" figure_lo) && hi=$(v "$c" figure_hi) && f=$(v "$c" figure) &&
+	echo "figure $f, interval $lo - $hi over $n windows" &&
+	[ "$n" -ge 2 ] && [ "$n" -le 5 ] &&
+	awk -v lo="$lo" -v f="$f" -v hi="$hi" "BEGIN { exit !(lo != \"-\" && hi != \"-\" && lo + 0 <= f + 0 && f + 0 <= hi + 0 && lo < hi) }" &&
+	test_eq "$(tsv_select "$RUN/raw/probe-loginload-windows.tsv" window | tr "\n" " ")" "1 2 3 4 5 drain " &&
+	test_grep "its 95 % interval over the run.s $n windows .* | $lo - $hi ms |" "$RUN/report.md" &&
+	for k in window_busy_pct window_sshd_pct window_client_pct window_other_pct window_steal_pct; do
+		awk -v x="$(v "$c" "$k")" "BEGIN { exit !(x != \"\" && x >= 0 && x <= 100) }" || { echo "$k=$(v "$c" "$k")"; return 1; }
+	done
+'
+
 test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload for its per-GB figure' '
 	[ "$(grep -c "^test-ssh.sh: probe loginload:" "$TEST_TMP/run.out")" -eq 1 ] &&
 	[ "$(grep -c "^test-ssh.sh: probe bulk:" "$TEST_TMP/run.out")" -eq 1 ] &&

@@ -22,6 +22,14 @@ report_cpu () {
 	printf '| Figure | Value | Target |\n|---|---:|---|\n'
 	printf '| sshd CPU per login (user + system) | %s ms (%s + %s) | <= %s ms |\n' "$(t cpu sshd_cpu_ms_per_login)" \
 		"$(t cpu sshd_user_ms_per_login)" "$(t cpu sshd_system_ms_per_login)" "$(get "$DATA_DIR/settings.env" TARGET_CPU_MS_PER_LOGIN | tr -d "'")"
+	case $(t cpu figure_lo) in '' | -) ;; *)
+		printf '| its 95 %% interval over the run'"'"'s %s windows (`raw/probe-loginload-windows.tsv`) | %s - %s ms | - |\n' \
+			"$(t cpu figure_n)" "$(t cpu figure_lo)" "$(t cpu figure_hi)" ;;
+	esac
+	case $(t cpu window_busy_pct) in '' | -) ;; *)
+		printf '| the CPUs meanwhile (all cores, `/proc/stat`): busy / sshd / its clients / other processes / steal | %s %% / %s %% / %s %% / %s %% / %s %% | - |\n' \
+			"$(t cpu window_busy_pct)" "$(t cpu window_sshd_pct)" "$(t cpu window_client_pct)" "$(t cpu window_other_pct)" "$(t cpu window_steal_pct)" ;;
+	esac
 	case $(t cpu sshd_manager_cpu_ms) in '' | -) ;; *)
 		printf '| of it: the test user'"'"'s systemd manager (`user@UID.service`, once per user) | %s ms (%s ms in all) | - |\n' \
 			"$(t cpu sshd_manager_ms_per_login)" "$(t cpu sshd_manager_cpu_ms)" ;;
