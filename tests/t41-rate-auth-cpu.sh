@@ -124,6 +124,16 @@ test_expect 'no control characters in the data files, the report or results.json
 	! grep -nE "\\\\(r|b|f|u00[01][0-9a-fA-F])" "$RUN/results.json"
 '
 
+test_expect 'one CPU-bound capacity at the clients key exchange, the same string in every section' '
+	b=$(v "$RUN/data/cpu.env" capacity_logins_per_s) && echo "CPU bound $b logins/s" &&
+	awk -v b="$b" -v m="$(v "$RUN/data/cpu.env" sshd_cpu_ms_per_login)" -v c="$(v "$RUN/data/cpu.env" cores)" \
+		"BEGIN { exit !(b == sprintf(\"%.1f\", c * 1000 / m)) }" &&
+	test_eq "$(v "$RUN/data/rate.env" capacity_logins_per_s)" "$b" &&
+	test_grep "carry about $b logins/s" "$RUN/report.md" &&
+	test_grep "^| Complete logins per second (all cores busy with logins) | about $b |" "$RUN/report.md" &&
+	test_grep "^| CPU bound at the clients. key exchange: .* | $b logins/s |" "$RUN/report.md"
+'
+
 test_expect 'a target above the knee and the CPU bound FAILs, with the knee in the reason' '
 	rc=0; TARGET_RATE_MIN=1000000 "$KIT_DIR/test-ssh.sh" -q rate >"$TEST_TMP/high.out" 2>&1 || rc=$?; [ "$rc" -eq 1 ] &&
 	r="$(dirname "$(tail -n 1 "$TEST_TMP/high.out")")/data/rate.env" &&

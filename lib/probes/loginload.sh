@@ -104,7 +104,7 @@ probe_loginload () {
 		END {
 			if (ok > 0) printf "client_cpu_ms_per_login=%.2f\n", v["client_cpu_ms"] / ok
 			if (v["sshd_cpu_ms_per_login"] > 0)
-				printf "capacity_logins_per_s=%.0f\n", cores * 1000 / v["sshd_cpu_ms_per_login"]
+				printf "capacity_logins_per_s=%.1f\n", cores * 1000 / v["sshd_cpu_ms_per_login"]
 		}' "$DATA_DIR/$p.env")
 	printf '%s\n' "$derived" >>"$DATA_DIR/$p.env"
 	loginload_windows "$raw" "$p"
