@@ -12,7 +12,7 @@
 host_kit_test 'rate auth cpu'
 # shellcheck disable=SC2034 # used in the test bodies
 STATE=$STATE_DIR
-export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RATE_STEP_SECONDS=1 TRANSFER_MB=8 RESULTS_DIR="$TEST_TMP/results"
+export RATE_WORKERS=2 DURATION=5 LOGIN_SAMPLES=3 RATE_STEP_SECONDS=1 TRANSFER_MB=8 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'

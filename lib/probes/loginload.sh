@@ -133,7 +133,7 @@ loginload_windows_start () {
 		start=$EPOCHREALTIME k=1
 		while [ "$k" -le "$LOGINLOAD_WINDOWS" ]; do
 			sleep "$(awk -v s="$start" -v e="$each" -v k="$k" -v now="$EPOCHREALTIME" \
-				'BEGIN { d = s + k * e - now; printf "%.3f", d > 0 ? d : 0 }')"
+				'BEGIN { d = s + k * e - now; printf "%.3f", (d > 0 ? d : 0) }')"
 			sample_server >"$raw-server-window$k.env" 2>/dev/null || rm -f "$raw-server-window$k.env"
 			k=$((k + 1))
 		done
@@ -162,7 +162,7 @@ loginload_windows_end () {
 # loginload_windows RAW PROBE: raw/probe-loginload-windows.tsv from the
 # samples and the logins, and the interval of sshd's CPU per login in
 # PROBE's data: the run's figure +- t(0.975, n-1) x the windows' standard
-# deviation / sqrt(n) (the drain, and a window with less than one
+# deviation / sqrt(n) (the drain, and a window with less than half a
 # login's time, left out). Keys cpu_windows (n), sshd_cpu_ms_per_login_lo,
 # _hi, _sd.
 loginload_windows () {
@@ -196,7 +196,7 @@ loginload_windows () {
 				r["start_ms"] = sprintf("%.1f", t[w]); r["end_ms"] = sprintf("%.1f", t[w + 1])
 				r["sshd_cpu_ms"] = sprintf("%.1f", cpu[w + 1] - cpu[w])
 				r["logins"] = sprintf("%.2f", share)
-				r["sshd_cpu_ms_per_login"] = share >= 1 ? sprintf("%.2f", (cpu[w + 1] - cpu[w]) / share) : "-"
+				r["sshd_cpu_ms_per_login"] = share >= 0.5 ? sprintf("%.2f", (cpu[w + 1] - cpu[w]) / share) : "-"
 				r["machine_busy_pct"] = d > 0 ? sprintf("%.1f", 100 * (busy[w + 1] - busy[w]) / d) : "-"
 				r["steal_pct"] = d > 0 ? sprintf("%.1f", 100 * (steal[w + 1] - steal[w]) / d) : "-"
 				for (j = 1; j <= nc; j++) printf "%s%s", r[c[j]], (j < nc ? "\t" : "\n")
