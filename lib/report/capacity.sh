@@ -47,12 +47,12 @@ report_capacity () {
 			"$(t rate knee_per_s)" "$(t rate knee_p95_ms)" "$(t rate sweep_driver)"
 		rows=$((rows + 1))
 	fi
-	if [ -n "$(t rate knee_clients_kex_per_s)" ]; then
+	if [ -n "$(t rate knee_clients_kex_per_s)" ] && [ "$(t rate knee_clients_kex_per_s)" != - ]; then
 		printf '| Complete logins per second at the clients'"'"' key exchange (`%s`) | %s | the knee %s x %s ms / %s ms sshd CPU per login (the `rate` section) |\n' \
 			"$(t rate ssh_kex)" "$(t rate knee_clients_kex_per_s)" "$(t rate knee_per_s)" "$(t rate sweep_sshd_cpu_ms_per_login)" "$(t rate sshd_cpu_ms_per_login)"
 		rows=$((rows + 1))
 	fi
-	if [ -n "$bound" ] && [ -n "$ms_login" ] && [ "$ms_login" != - ]; then
+	if [ -n "$bound" ] && [ "$bound" != - ] && [ -n "$ms_login" ] && [ "$ms_login" != - ]; then
 		printf '| Complete logins per second (all cores busy with logins) | about %s | %s cores x 1000 / %s ms sshd CPU per login |\n' \
 			"$bound" "$cores" "$ms_login"
 		rows=$((rows + 1))

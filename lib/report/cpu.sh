@@ -48,7 +48,7 @@ report_cpu () {
 	awk -v l="$(t cpu sshd_cpu_ms_per_login)" -v c="$(t cpu client_cpu_ms_per_login)" -v cores="$(t cpu cores)" \
 		-v bound="$(t cpu capacity_logins_per_s)" 'BEGIN {
 		if (l == "") exit
-		if (bound != "")
+		if (bound != "" && bound != "-")
 			printf "- %s ms per login means these %d cores carry about %s logins/s when they do nothing else (%d x 1000 / %s).\n", l, cores, bound, cores, l
 		if (l > 100)
 			print "- Over 100 ms is a lot for a login: look at the PAM session stack (motd, lastlog, `pam_exec`), a heavy key exchange, or a slow CPU (no AES-NI, a crypto library built for the wrong CPU)."

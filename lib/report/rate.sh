@@ -146,11 +146,11 @@ rate_report_capacity () {
 
 	printf '| CPU bound at this key exchange: %s cores x 1000 / %s ms | %s logins/s (the knee is %s %% of it) |\n' \
 		"$(get "$DATA_DIR/environment.env" cores)" "$(td rate sweep_sshd_cpu_ms_per_login)" "$(td rate cpu_bound_per_s)" "$(td rate knee_of_cpu_bound_pct)"
-	if [ -n "$(t rate knee_clients_kex_per_s)" ]; then
+	if [ "$(td rate knee_clients_kex_per_s)" != - ]; then
 		printf '| **Capacity at the clients'"'"' key exchange** (`%s`), scaled: the knee %s x %s ms / %s ms sshd CPU per login | **%s logins/s** |\n' \
 			"$(td rate ssh_kex)" "$knee" "$(td rate sweep_sshd_cpu_ms_per_login)" "$(td rate sshd_cpu_ms_per_login)" "$(t rate knee_clients_kex_per_s)"
 	fi
-	if [ -n "$(t rate capacity_logins_per_s)" ]; then
+	if [ "$(td rate capacity_logins_per_s)" != - ]; then
 		printf '| CPU bound at the clients'"'"' key exchange: %s cores x 1000 / %s ms (the closed-loop run) | %s logins/s |\n' \
 			"$(get "$DATA_DIR/environment.env" cores)" "$(td rate sshd_cpu_ms_per_login)" "$(t rate capacity_logins_per_s)"
 	fi
