@@ -202,3 +202,29 @@ tsv_cell(const char *row, int index, char *buf, size_t len)
 	buf[n] = '\0';
 	return buf;
 }
+
+void
+read_machine_cpu(struct machine_cpu *m)
+{
+	unsigned long long v[10] = { 0 };
+	char line[512];
+	FILE *f;
+	int i, n;
+
+	memset(m, 0, sizeof(*m));
+	if ((f = fopen("/proc/stat", "re")) == NULL)
+		err(2, "/proc/stat");
+	if (fgets(line, sizeof(line), f) == NULL)
+		errx(2, "/proc/stat: empty");
+	fclose(f);
+	n = sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+	    "%llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+	    &v[8], &v[9]);
+	if (n < 4)
+		errx(2, "/proc/stat: no cpu line");
+	/* user nice system idle iowait irq softirq steal (guest is in user) */
+	for (i = 0; i < n && i < 8; i++)
+		m->total += v[i];
+	m->busy = m->total - v[3] - (n > 4 ? v[4] : 0);
+	m->steal = n > 7 ? v[7] : 0;
+}

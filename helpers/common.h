@@ -62,4 +62,17 @@ void sleep_until_ns(uint64_t deadline_ns);
 int tsv_column(char *header, const char *name);
 const char *tsv_cell(const char *row, int index, char *buf, size_t len);
 
+/*
+ * The machine's CPU in jiffies since boot, from /proc/stat's "cpu" line
+ * (all CPUs): busy (not idle or iowait), steal (time the hypervisor gave
+ * to others while this machine wanted to run) and total. Exits 2 when
+ * /proc/stat cannot be read.
+ */
+struct machine_cpu {
+	uint64_t	 busy;
+	uint64_t	 steal;
+	uint64_t	 total;
+};
+void read_machine_cpu(struct machine_cpu *m);
+
 #endif

@@ -46,37 +46,6 @@ struct worker {
 	struct proc_tail tail;
 };
 
-/* Busy and total jiffies of the machine, from /proc/stat's "cpu" line. */
-struct machine_cpu {
-	uint64_t	 busy;
-	uint64_t	 total;
-};
-
-static void
-read_machine_cpu(struct machine_cpu *m)
-{
-	unsigned long long v[10] = { 0 };
-	char line[512];
-	FILE *f;
-	int i, n;
-
-	memset(m, 0, sizeof(*m));
-	if ((f = fopen("/proc/stat", "re")) == NULL)
-		err(2, "/proc/stat");
-	if (fgets(line, sizeof(line), f) == NULL)
-		errx(2, "/proc/stat: empty");
-	fclose(f);
-	n = sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
-	    "%llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-	    &v[8], &v[9]);
-	if (n < 4)
-		errx(2, "/proc/stat: no cpu line");
-	/* user nice system idle iowait irq softirq steal (guest is in user) */
-	for (i = 0; i < n && i < 8; i++)
-		m->total += v[i];
-	m->busy = m->total - v[3] - (n > 4 ? v[4] : 0);
-}
-
 static uint64_t
 tv_ns(struct timeval tv)
 {
@@ -156,8 +125,9 @@ usage(void)
  * failed client's stderr. Prints key=value lines: logins, ok, failed,
  * wall_ms, logins_per_s (ok logins / wall time), the clients' CPU
  * (client_user_ms, client_system_ms: every finished client's rusage), the
- * machine's busy share (machine_busy_pct from /proc/stat), cores and
- * client_cpu_pct (client CPU / (cores x wall)).
+ * machine's busy share and its steal (machine_busy_pct, steal_pct from
+ * /proc/stat), cores, client_cpu_pct (client CPU / (cores x wall)) and
+ * t0_mono_ns, the CLOCK_MONOTONIC time start_ms and end_ms count from.
  * Exit 0 when every login was ok, 1 when one was not, 2 usage error,
  * 126/127 when the command cannot be run.
  */
@@ -295,6 +265,11 @@ main(int argc, char *argv[])
 	printf("machine_busy_pct=%.1f\n", m1.total > m0.total ?
 	    100.0 * (double)(m1.busy - m0.busy) / (double)(m1.total - m0.total)
 	    : 0.0);
+	printf("steal_pct=%.1f\n", m1.total > m0.total ?
+	    100.0 * (double)(m1.steal - m0.steal) /
+	    (double)(m1.total - m0.total) : 0.0);
+	/* The clock of start_ms and end_ms, for samples taken meanwhile. */
+	printf("t0_mono_ns=%" PRIu64 "\n", t0_ns);
 	free(w);
 	free(pfd);
 	free(slot);

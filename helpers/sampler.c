@@ -97,6 +97,8 @@ struct sample {
 	size_t		 processes;
 	struct part	 part[ROLES];	/* the same, split by role ("once") */
 	uint64_t	 manager_cpu_ns;	/* user@UID.service; 0 when not running */
+	/* The whole machine (all CPUs, /proc/stat): busy, steal, total. */
+	uint64_t	 machine_busy_ns, machine_steal_ns, machine_total_ns;
 };
 
 /* The state kept between samples. */
@@ -662,6 +664,7 @@ static int
 take_sample(struct sampler *s, struct sample *out)
 {
 	char dir[PATH_MAX];
+	struct machine_cpu m;
 	struct cpu mc;
 	pid_t main_pid;
 	char *cg;
@@ -724,6 +727,10 @@ take_sample(struct sampler *s, struct sample *out)
 	}
 	sum_memory(s, out);
 	out->mono_ns = now_ns();
+	read_machine_cpu(&m);
+	out->machine_busy_ns = m.busy * (NS_PER_S / (uint64_t)s->clk_tck);
+	out->machine_steal_ns = m.steal * (NS_PER_S / (uint64_t)s->clk_tck);
+	out->machine_total_ns = m.total * (NS_PER_S / (uint64_t)s->clk_tck);
 	return 0;
 }
 
@@ -752,6 +759,9 @@ print_keys(const struct sample *x)
 	printf("\nsession_cpu_from=%s\n", x->session.total_from);
 	printf("pss_kb=%" PRIu64 "\nrss_kb=%" PRIu64 "\nprocesses=%zu\n",
 	    x->pss_kb, x->rss_kb, x->processes);
+	printf("machine_busy_ms=%.3f\nmachine_steal_ms=%.3f\n"
+	    "machine_total_ms=%.3f\n", ns_to_ms(x->machine_busy_ns),
+	    ns_to_ms(x->machine_steal_ns), ns_to_ms(x->machine_total_ns));
 }
 
 /* The memory split by role, and the manager's CPU ("once"). */
@@ -892,7 +902,9 @@ list_processes(int argc, char *argv[])
  * "once" also split by role: the listener, the test user's manager
  * (user@UID.service) and everything else.
  * "once" prints key=value lines (-P: one TSV row per process instead,
- * with its role).
+ * with its role), with the whole machine's busy, steal and total CPU time
+ * since boot (machine_*_ms, /proc/stat) taken at the same moment, so that
+ * two samples also tell how busy the machine was between them.
  * "tree PID" lists PID and every process below it, "group PGID" the
  * processes of a process group, "ps PID..." those of the pids that exist
  * (list_processes).

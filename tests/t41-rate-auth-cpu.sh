@@ -12,7 +12,7 @@
 host_kit_test 'rate auth cpu'
 # shellcheck disable=SC2034 # used in the test bodies
 STATE=$STATE_DIR
-export RATE_WORKERS=2 DURATION=3 LOGIN_SAMPLES=3 RATE_STEP_SECONDS=1 TRANSFER_MB=8 RESULTS_DIR="$TEST_TMP/results"
+export RATE_WORKERS=2 DURATION=5 LOGIN_SAMPLES=3 RATE_STEP_SECONDS=1 TRANSFER_MB=8 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
@@ -56,6 +56,20 @@ test_expect 'sshd CPU per login is above 0, split into user and system' '
 	echo "cpu $c = user $u + system $s" &&
 	awk -v c="$c" -v u="$u" -v s="$s" "BEGIN { exit !(c > 0 && u >= 0 && s >= 0 && u + s > c * 0.9 && u + s < c * 1.1) }" &&
 	test_eq "$(v "$RUN/data/cpu.env" sshd_cpu_ms_per_login)" "$c"
+'
+
+test_expect 'sshd CPU per login has its interval from the run s windows, and the figure is inside it' '
+	c="$RUN/data/cpu.env" &&
+	test_eq "$(v "$c" figure_method)" windows &&
+	n=$(v "$c" figure_n) && lo=$(v "$c" figure_lo) && hi=$(v "$c" figure_hi) && f=$(v "$c" figure) &&
+	echo "figure $f, interval $lo - $hi over $n windows" &&
+	[ "$n" -ge 2 ] && [ "$n" -le 5 ] &&
+	awk -v lo="$lo" -v f="$f" -v hi="$hi" "BEGIN { exit !(lo != \"-\" && hi != \"-\" && lo + 0 <= f + 0 && f + 0 <= hi + 0 && lo < hi) }" &&
+	test_eq "$(tsv_select "$RUN/raw/probe-loginload-windows.tsv" window | tr "\n" " ")" "1 2 3 4 5 drain " &&
+	test_grep "its 95 % interval over the run.s $n windows .* | $lo - $hi ms |" "$RUN/report.md" &&
+	for k in window_busy_pct window_sshd_pct window_client_pct window_other_pct window_steal_pct; do
+		awk -v x="$(v "$c" "$k")" "BEGIN { exit !(x != \"\" && x >= 0 && x <= 100) }" || { echo "$k=$(v "$c" "$k")"; return 1; }
+	done
 '
 
 test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload for its per-GB figure' '
@@ -108,6 +122,16 @@ test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver 
 test_expect 'no control characters in the data files, the report or results.json' '
 	! grep -nP "[\\x00-\\x08\\x0b-\\x1f\\x7f]" "$RUN"/data/* "$RUN/report.md" "$RUN/results.json" &&
 	! grep -nE "\\\\(r|b|f|u00[01][0-9a-fA-F])" "$RUN/results.json"
+'
+
+test_expect 'one CPU-bound capacity at the clients key exchange, the same string in every section' '
+	b=$(v "$RUN/data/cpu.env" capacity_logins_per_s) && echo "CPU bound $b logins/s" &&
+	awk -v b="$b" -v m="$(v "$RUN/data/cpu.env" sshd_cpu_ms_per_login)" -v c="$(v "$RUN/data/cpu.env" cores)" \
+		"BEGIN { exit !(b == sprintf(\"%.1f\", c * 1000 / m)) }" &&
+	test_eq "$(v "$RUN/data/rate.env" capacity_logins_per_s)" "$b" &&
+	test_grep "carry about $b logins/s" "$RUN/report.md" &&
+	test_grep "^| Complete logins per second (all cores busy with logins) | about $b |" "$RUN/report.md" &&
+	test_grep "^| CPU bound at the clients. key exchange: .* | $b logins/s |" "$RUN/report.md"
 '
 
 test_expect 'a target above the knee and the CPU bound FAILs, with the knee in the reason' '

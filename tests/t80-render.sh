@@ -24,6 +24,8 @@ cp -R "$TEST_DIR/data/runs/." "$RES/"
 
 # shellcheck source=lib/compare.sh
 . "$KIT_DIR/lib/compare.sh"
+# shellcheck source=lib/kv.sh
+. "$KIT_DIR/lib/kv.sh"
 # shellcheck source=lib/charts.sh
 . "$KIT_DIR/lib/charts.sh"
 
@@ -586,6 +588,44 @@ test_expect 'SELinux: a test sshd in another domain than sshd_t is named; sshd_t
 	printf "server_domain=sshd_t\n" >>"$TEST_TMP/dom/$A/data/environment.env" &&
 	"$KIT_DIR/lib/render.sh" "$TEST_TMP/dom/$A" "" &&
 	! grep "^| SELinux | .*runs as" "$TEST_TMP/dom/$A/report.md"
+'
+
+# A recorded run of rate and cpu (2-core VM, libssh driver at
+# curve25519, the ssh client at sntrup761x25519), in its own results
+# folder: the capacity figures and the CPU interval.
+C=2026-12-02_133119
+mkdir -p "$TEST_TMP/cap"
+cp -R "$TEST_DIR/data/runs-capacity/$C" "$TEST_TMP/cap/"
+
+test_expect 'one CPU-bound capacity at the clients key exchange: the same string in the rate, cpu and capacity sections' '
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/cap/$C" "" &&
+	r="$TEST_TMP/cap/$C/report.md" &&
+	b=$(kv_get "$TEST_TMP/cap/$C/data/cpu.env" capacity_logins_per_s) && m=$(kv_get "$TEST_TMP/cap/$C/data/cpu.env" sshd_cpu_ms_per_login) &&
+	test_eq "$b" "$(kv_get "$TEST_TMP/cap/$C/data/rate.env" capacity_logins_per_s)" &&
+	test_grep "^| CPU bound at the clients. key exchange: 2 cores x 1000 / $m ms (the closed-loop run) | $b logins/s |" "$r" &&
+	test_grep "^- $m ms per login means these 2 cores carry about $b logins/s" "$r" &&
+	test_grep "^| Complete logins per second (all cores busy with logins) | about $b | 2 cores x 1000 / $m ms" "$r" &&
+	# Every line that divides by this CPU per login shows the one figure.
+	grep -F "1000 / $m" "$r" >"$TEST_TMP/cap/bound.txt" && [ "$(wc -l <"$TEST_TMP/cap/bound.txt")" -eq 3 ] &&
+	test_grep ! -v -F "$b" "$TEST_TMP/cap/bound.txt"
+'
+
+test_expect 'the capacity at the clients key exchange: the knee scaled by the two CPU costs, shown with its scaling' '
+	r="$TEST_TMP/cap/$C/report.md" e="$TEST_TMP/cap/$C/data/rate.env" &&
+	k=$(kv_get "$e" knee_per_s) d=$(kv_get "$e" sweep_sshd_cpu_ms_per_login) c=$(kv_get "$e" sshd_cpu_ms_per_login) &&
+	s=$(awk -v k="$k" -v d="$d" -v c="$c" "BEGIN { printf \"%.1f\", k * d / c }") &&
+	test_eq "$(kv_get "$e" knee_clients_kex_per_s)" "$s" &&
+	test_grep "scaled: the knee $k x $d ms / $c ms sshd CPU per login | \*\*$s logins/s\*\* |" "$r" &&
+	test_grep "^| Complete logins per second at the clients. key exchange (.sntrup761x25519-sha512.) | $s | the knee $k x $d ms / $c ms" "$r"
+'
+
+test_expect 'sshd CPU per login shows its interval from the windows, the figure inside it, and the CPUs meanwhile' '
+	r="$TEST_TMP/cap/$C/report.md" e="$TEST_TMP/cap/$C/data/cpu.env" &&
+	test_eq "$(kv_get "$e" figure_method)" windows &&
+	lo=$(kv_get "$e" figure_lo) hi=$(kv_get "$e" figure_hi) f=$(kv_get "$e" figure) &&
+	awk -v lo="$lo" -v f="$f" -v hi="$hi" "BEGIN { exit !(lo + 0 <= f + 0 && f + 0 <= hi + 0) }" &&
+	test_grep "^| its 95 % interval over the run.s $(kv_get "$e" figure_n) windows .* | $lo - $hi ms | - |" "$r" &&
+	test_grep "^| the CPUs meanwhile .* | $(kv_get "$e" window_busy_pct) % / $(kv_get "$e" window_sshd_pct) % / .* / $(kv_get "$e" window_steal_pct) % | - |" "$r"
 '
 
 test_done

@@ -30,7 +30,8 @@ measure_cpu () {
 	result_set cpu login_from "the closed-loop login run of this run ($(kv_get "$probe" workers) clients, $(kv_get "$probe" duration_s | cut -d. -f1) s)"
 	for key in ok failed logins_per_s sshd_cpu_ms_per_login sshd_user_ms_per_login sshd_system_ms_per_login \
 		client_cpu_ms_per_login cpu_source cpu_total_from cpu_split_from sshd_unit_cpu_ms sshd_session_cpu_ms \
-		capacity_logins_per_s cores generator_limited sshd_manager_cpu_ms sshd_manager_ms_per_login manager_cpu_lost; do
+		capacity_logins_per_s cores generator_limited sshd_manager_cpu_ms sshd_manager_ms_per_login manager_cpu_lost \
+		cpu_windows sshd_cpu_ms_per_login_sd window_busy_pct window_steal_pct window_sshd_pct window_client_pct window_other_pct; do
 		# A key the probe did not write (no systemd manager, say) is
 		# not known: "-", as everywhere, not an empty value.
 		val=$(kv_get "$probe" "$key")
@@ -41,6 +42,13 @@ measure_cpu () {
 	# Cores needed for 20 logins/s and 500 MB/s with this host's figures.
 	result_set cpu cores_for_example "$(awk -v l="${per_login:-0}" -v g="${per_gb:-0}" \
 		'BEGIN { printf "%.2f", 20 * l / 1000 + 500 * g / 1000 }')"
+	# The interval from the run's windows (lib/probes/loginload.sh), before
+	# the verdict so that a verdict on intervals finds it: the keys of
+	# docs/data.md, set here as result_interval (not on main yet) sets them.
+	result_set cpu figure_lo "$(kv_get "$probe" sshd_cpu_ms_per_login_lo | sed 's/^$/-/')"
+	result_set cpu figure_hi "$(kv_get "$probe" sshd_cpu_ms_per_login_hi | sed 's/^$/-/')"
+	result_set cpu figure_n "$(kv_get "$probe" cpu_windows | sed 's/^$/0/')"
+	result_set cpu figure_method windows
 	result_verdict cpu "$per_login" "<=" "${SETTING[TARGET_CPU_MS_PER_LOGIN]}" ms "sshd CPU per login" \
 		"sshd used $per_login ms CPU per login, above ${SETTING[TARGET_CPU_MS_PER_LOGIN]} ms"
 	if [ -z "$per_login" ] || [ "$(result_get cpu ok)" = 0 ]; then

@@ -360,8 +360,14 @@ measure_rate () {
 		[ "$(result_get rate libssh_kex)" != "$(result_get rate ssh_kex)" ]; then
 		result_set rate kex_differs yes
 	fi
+	# The knee at the real clients' key exchange: scaled by the two
+	# measured CPU costs per login (the sweep's, the closed-loop run's).
+	if [ "$(result_get rate kex_differs)" = yes ] && [ -n "$(result_get rate knee_step)" ]; then
+		result_set rate knee_clients_kex_per_s "$(awk -v k="$knee" -v d="$(result_get rate sweep_sshd_cpu_ms_per_login)" \
+			-v c="$(result_get rate sshd_cpu_ms_per_login)" 'BEGIN { if (c > 0 && d > 0) printf "%.1f", k * d / c }')"
+	fi
 	if [ -n "$(result_get rate knee_step)" ]; then
-		knee_text="knee $knee logins/s (p95 $(result_get rate knee_p95_ms) ms, sshd $(result_get rate knee_sshd_cpu_pct) % of the CPUs, ${SETTING[RATE_CLIENT]} driver; CPU bound $(result_get rate cpu_bound_per_s | sed 's/^$/-/') logins/s)"
+		knee_text="knee $knee logins/s (p95 $(result_get rate knee_p95_ms) ms, sshd $(result_get rate knee_sshd_cpu_pct) % of the CPUs, ${SETTING[RATE_CLIENT]} driver; CPU bound $(result_get rate cpu_bound_per_s | sed 's/^$/-/') logins/s at its key exchange$( [ -z "$(result_get rate knee_clients_kex_per_s)" ] || printf '; %s logins/s at the clients'"'"' key exchange, scaled' "$(result_get rate knee_clients_kex_per_s)"))"
 	else
 		knee_text="no knee: the first step, $(result_get rate break_offered_per_s) logins/s offered, broke ($(result_get rate break_why))"
 	fi

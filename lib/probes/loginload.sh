@@ -9,8 +9,26 @@
 #   data/probe-loginload.env          status, reason, and the figures
 #   raw/probe-loginload-logins.tsv    one row per login (sshperf-rate)
 #   raw/probe-loginload-errors.txt    the failed logins
+#   raw/probe-loginload-windows.tsv   sshd's CPU per login in each window
 #   raw/probe-loginload-driver.env, -driver-errors.txt, -server-before.env,
-#   -server-after.env                 the driver's and the sampler's output
+#   -server-window*.env, -server-after.env
+#                                     the driver's and the sampler's output
+
+# The run is cut into this many windows of equal length, the server
+# sampled at each edge: sshd's CPU per login in each window gives the
+# figure's interval (docs/metrics.md, "cpu"). After the last one, the
+# drain (the logins running at DURATION end, their sessions close) is a
+# window of its own, in the figure but not in the interval: it holds the
+# ends of logins only, which cost more than their share of time (seen:
+# 90-150 ms against 62-86 ms in the windows before).
+LOGINLOAD_WINDOWS=5
+# The columns of raw/probe-loginload-windows.tsv (docs/data.md). logins
+# counts each ok login by the share of its time that fell in the window:
+# a login's CPU is spent while it runs, not when it ends.
+LOGINLOAD_WINDOWS_COLUMNS="window start_ms end_ms sshd_cpu_ms logins sshd_cpu_ms_per_login machine_busy_pct steal_pct"
+# Before the run, the previous test's sessions get this long to end (their
+# CPU would count for these logins).
+LOGINLOAD_SETTLE_S=10
 
 about_probe_loginload () {
 	printf '%s ssh clients logging in again and again for %s s\n' "${SETTING[RATE_WORKERS]}" "${SETTING[DURATION]}"
@@ -21,14 +39,20 @@ probe_loginload () {
 	before="$raw-server-before.env"
 	after="$raw-server-after.env"
 	driver="$raw-driver.env"
+	# What the previous test left (sessions still ending) first ends:
+	# only the listener then.
+	server_wait_settled "$LOGINLOAD_SETTLE_S" 1 ||
+		warn "loginload: sshd processes of an earlier test still ran after ${LOGINLOAD_SETTLE_S} s; their CPU counts for these logins"
 	base=$(server_sshd_processes)
 	if ! sample_server >"$before"; then
 		result_set "$p" status ERROR
 		result_set "$p" reason "the test server could not be sampled before the login load"
 		return 1
 	fi
+	loginload_windows_start "$raw"
 	helper rate -w "${SETTING[RATE_WORKERS]}" -d "${SETTING[DURATION]}" -t "${SETTING[LOGIN_TIMEOUT]}" -o "$raw-logins.tsv" \
 		-- "$SSH" -F "$CLIENT_CONFIG" "$HOST_ALIAS" true >"$driver" 2>"$raw-driver-errors.txt" || true
+	loginload_windows_stop
 	if [ ! -s "$driver" ]; then
 		result_set "$p" status ERROR
 		result_set "$p" reason "the login driver did not run: $(tail -n 1 "$raw-driver-errors.txt") (raw/probe-loginload-driver-errors.txt)"
@@ -80,9 +104,11 @@ probe_loginload () {
 		END {
 			if (ok > 0) printf "client_cpu_ms_per_login=%.2f\n", v["client_cpu_ms"] / ok
 			if (v["sshd_cpu_ms_per_login"] > 0)
-				printf "capacity_logins_per_s=%.0f\n", cores * 1000 / v["sshd_cpu_ms_per_login"]
+				printf "capacity_logins_per_s=%.1f\n", cores * 1000 / v["sshd_cpu_ms_per_login"]
 		}' "$DATA_DIR/$p.env")
 	printf '%s\n' "$derived" >>"$DATA_DIR/$p.env"
+	loginload_windows "$raw" "$p"
+	loginload_machine "$before" "$after" "$p"
 	# The clients run on the same machine: when they (or everything
 	# together) filled the CPUs, the load generator set the limit.
 	if awk -v c="$(result_get "$p" client_cpu_pct)" -v m="$(result_get "$p" machine_busy_pct)" 'BEGIN { exit !(c >= 90 || m >= 95) }'; then
@@ -91,4 +117,123 @@ probe_loginload () {
 		result_set "$p" generator_limited no
 	fi
 	result_set "$p" status ok
+}
+
+# loginload_windows_start RAW: samples the server at the end of each
+# window while the driver runs (RAW-server-windowK.env, K = 1 ..
+# LOGINLOAD_WINDOWS), in the background; the before sample is the first
+# edge, the after sample the drain's end.
+LOGINLOAD_WINDOWS_PID=""
+loginload_windows_start () {
+	local raw=$1 each
+	each=$(awk -v d="${SETTING[DURATION]}" -v n="$LOGINLOAD_WINDOWS" 'BEGIN { printf "%.3f", d / n }')
+	(
+		# Each edge at its due time from the start: a sample takes
+		# a few hundred ms on a busy machine, which must not add up.
+		start=$EPOCHREALTIME k=1
+		while [ "$k" -le "$LOGINLOAD_WINDOWS" ]; do
+			sleep "$(awk -v s="$start" -v e="$each" -v k="$k" -v now="$EPOCHREALTIME" \
+				'BEGIN { d = s + k * e - now; printf "%.3f", (d > 0 ? d : 0) }')"
+			sample_server >"$raw-server-window$k.env" 2>/dev/null || rm -f "$raw-server-window$k.env"
+			k=$((k + 1))
+		done
+	) &
+	LOGINLOAD_WINDOWS_PID=$!
+	at_exit loginload_windows_end
+}
+
+# It has ended by itself soon after the driver (its last sample is due
+# at DURATION, when the drain begins); a driver that stopped early ends it.
+loginload_windows_stop () {
+	local end=$(( $(date +%s) + 5 ))
+	while kill -0 "$LOGINLOAD_WINDOWS_PID" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.05
+	done
+	at_exit_pop
+}
+
+loginload_windows_end () {
+	[ -n "$LOGINLOAD_WINDOWS_PID" ] || return 0
+	end_pids 5 "$LOGINLOAD_WINDOWS_PID"
+	wait "$LOGINLOAD_WINDOWS_PID" 2>/dev/null || true
+	LOGINLOAD_WINDOWS_PID=""
+}
+
+# loginload_windows RAW PROBE: raw/probe-loginload-windows.tsv from the
+# samples and the logins, and the interval of sshd's CPU per login in
+# PROBE's data: the run's figure +- t(0.975, n-1) x the windows' standard
+# deviation / sqrt(n) (the drain, and a window with less than half a
+# login's time, left out). Keys cpu_windows (n), sshd_cpu_ms_per_login_lo,
+# _hi, _sd.
+loginload_windows () {
+	local raw=$1 p=$2 tsv="$1-windows.tsv" f samples=("$1-server-before.env") k=1
+	while [ "$k" -le "$LOGINLOAD_WINDOWS" ]; do
+		[ ! -s "$raw-server-window$k.env" ] || samples+=("$raw-server-window$k.env")
+		k=$((k + 1))
+	done
+	samples+=("$raw-server-after.env")
+	{
+		for f in "${samples[@]}"; do
+			printf 'edge\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(kv_get "$f" mono_ns)" "$(kv_get "$f" cpu_total_ms)" \
+				"$(kv_get "$f" session_cpu_ms)" "$(kv_get "$f" machine_busy_ms)" "$(kv_get "$f" machine_steal_ms)" "$(kv_get "$f" machine_total_ms)"
+		done
+		tsv_select "$raw-logins.tsv" start_ms end_ms status | awk -F'\t' '$3 == "ok" { print "login\t" $1 "\t" $2 }'
+	} | awk -F'\t' -v t0="$(kv_get "$raw-driver.env" t0_mono_ns)" -v cols="$LOGINLOAD_WINDOWS_COLUMNS" '
+		function n0(x) { return (x == "" || x == "-") ? 0 : x }
+		$1 == "edge" { e++; t[e] = ($2 - t0) / 1e6; cpu[e] = n0($3) + n0($4); busy[e] = $5; steal[e] = $6; tot[e] = $7; next }
+		$1 == "login" { l++; ls[l] = $2; le[l] = $3 }
+		END {
+			nc = split(cols, c, " ")
+			for (w = 1; w < e; w++) {
+				share = 0
+				for (i = 1; i <= l; i++) {
+					a = ls[i] > t[w] ? ls[i] : t[w]
+					b = le[i] < t[w + 1] ? le[i] : t[w + 1]
+					if (b > a && le[i] > ls[i]) share += (b - a) / (le[i] - ls[i])
+				}
+				d = tot[w + 1] - tot[w]
+				r["window"] = w < e - 1 ? w : "drain"
+				r["start_ms"] = sprintf("%.1f", t[w]); r["end_ms"] = sprintf("%.1f", t[w + 1])
+				r["sshd_cpu_ms"] = sprintf("%.1f", cpu[w + 1] - cpu[w])
+				r["logins"] = sprintf("%.2f", share)
+				r["sshd_cpu_ms_per_login"] = share >= 0.5 ? sprintf("%.2f", (cpu[w + 1] - cpu[w]) / share) : "-"
+				r["machine_busy_pct"] = d > 0 ? sprintf("%.1f", 100 * (busy[w + 1] - busy[w]) / d) : "-"
+				r["steal_pct"] = d > 0 ? sprintf("%.1f", 100 * (steal[w + 1] - steal[w]) / d) : "-"
+				for (j = 1; j <= nc; j++) printf "%s%s", r[c[j]], (j < nc ? "\t" : "\n")
+			}
+		}' | { tsv_header "$LOGINLOAD_WINDOWS_COLUMNS"; cat; } >"$tsv"
+	tsv_select "$tsv" window sshd_cpu_ms_per_login | awk -F'\t' -v f="$(result_get "$p" sshd_cpu_ms_per_login)" '
+		$1 != "drain" && $2 != "-" { n++; x[n] = $2; s += $2 }
+		END {
+			printf "cpu_windows=%d\n", n
+			if (n < 2 || f == "") exit
+			m = s / n
+			for (i = 1; i <= n; i++) q += (x[i] - m) ^ 2
+			sd = sqrt(q / (n - 1))
+			# t(0.975) for n - 1 = 1 .. 9 degrees of freedom, then about 2.
+			split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26", tq, " ")
+			tv = n - 1 <= 9 ? tq[n - 1] : 2.0
+			h = tv * sd / sqrt(n)
+			printf "sshd_cpu_ms_per_login_sd=%.2f\nsshd_cpu_ms_per_login_lo=%.2f\nsshd_cpu_ms_per_login_hi=%.2f\n", sd, (f - h > 0 ? f - h : 0), f + h
+		}' >>"$DATA_DIR/$p.env"
+}
+
+# loginload_machine BEFORE AFTER PROBE: how busy the whole machine was
+# between the two samples, and with what: steal (the hypervisor ran other
+# machines), sshd, the clients and every other process. Other work on
+# the CPUs makes sshd's own CPU time per login larger (shared caches,
+# memory bandwidth), so the report shows it next to the figure.
+loginload_machine () {
+	awk -F= -v sshd="$(result_get "$3" sshd_cpu_ms)" -v client="$(result_get "$3" client_cpu_ms)" '
+		FNR == NR { b[$1] = $2; next }
+		{ a[$1] = $2 }
+		END {
+			d = a["machine_total_ms"] - b["machine_total_ms"]
+			if (b["machine_total_ms"] == "" || d <= 0) exit
+			busy = 100 * (a["machine_busy_ms"] - b["machine_busy_ms"]) / d
+			steal = 100 * (a["machine_steal_ms"] - b["machine_steal_ms"]) / d
+			s = 100 * sshd / d; c = 100 * client / d
+			o = busy - steal - s - c
+			printf "window_busy_pct=%.1f\nwindow_steal_pct=%.1f\nwindow_sshd_pct=%.1f\nwindow_client_pct=%.1f\nwindow_other_pct=%.1f\n", busy, steal, s, c, (o > 0 ? o : 0)
+		}' "$1" "$2" >>"$DATA_DIR/$3.env"
 }

@@ -4,7 +4,7 @@
 # computed from this run's own figures; sourced by lib/render.sh.
 
 report_capacity () {
-	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail avail_from fit spec start mbs rows=0
+	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail avail_from fit spec start mbs bound rows=0
 	cores=$(get "$env" cores)
 	# The memory section's figure (MB = 10^6 bytes, just before the
 	# sessions opened), so the report gives one available-RAM figure;
@@ -19,8 +19,14 @@ report_capacity () {
 		avail=$(get "$env" ram_available_mb)
 		avail_from="available at the start of the run"
 	fi
+	# The CPU bound: the closed-loop run's figure (lib/probes/loginload.sh),
+	# the same string as in the cpu and rate sections.
 	ms_login=$(t cpu sshd_cpu_ms_per_login)
-	[ -n "$ms_login" ] || ms_login=$(t rate sshd_cpu_ms_per_login)
+	bound=$(t cpu capacity_logins_per_s)
+	if [ -z "$ms_login" ]; then
+		ms_login=$(t rate sshd_cpu_ms_per_login)
+		bound=$(t rate capacity_logins_per_s)
+	fi
 	per_gb=$(t cpu cpu_sshd_s_per_gb)
 	[ -n "$per_gb" ] && [ "$per_gb" != - ] || per_gb=$(t transfer cpu_sshd_s_per_gb)
 	mem_mb=$(t memory per_session_mb)
@@ -41,9 +47,14 @@ report_capacity () {
 			"$(t rate knee_per_s)" "$(t rate knee_p95_ms)" "$(t rate sweep_driver)"
 		rows=$((rows + 1))
 	fi
-	if [ -n "$ms_login" ] && [ "$ms_login" != - ]; then
+	if [ -n "$(t rate knee_clients_kex_per_s)" ] && [ "$(t rate knee_clients_kex_per_s)" != - ]; then
+		printf '| Complete logins per second at the clients'"'"' key exchange (`%s`) | %s | the knee %s x %s ms / %s ms sshd CPU per login (the `rate` section) |\n' \
+			"$(t rate ssh_kex)" "$(t rate knee_clients_kex_per_s)" "$(t rate knee_per_s)" "$(t rate sweep_sshd_cpu_ms_per_login)" "$(t rate sshd_cpu_ms_per_login)"
+		rows=$((rows + 1))
+	fi
+	if [ -n "$bound" ] && [ "$bound" != - ] && [ -n "$ms_login" ] && [ "$ms_login" != - ]; then
 		printf '| Complete logins per second (all cores busy with logins) | about %s | %s cores x 1000 / %s ms sshd CPU per login |\n' \
-			"$(awk -v c="$cores" -v m="$ms_login" 'BEGIN { if (m > 0) printf "%d", c * 1000 / m; else print "-" }')" "$cores" "$ms_login"
+			"$bound" "$cores" "$ms_login"
 		rows=$((rows + 1))
 	fi
 	if [ -n "$start" ]; then

@@ -22,6 +22,14 @@ report_cpu () {
 	printf '| Figure | Value | Target |\n|---|---:|---|\n'
 	printf '| sshd CPU per login (user + system) | %s ms (%s + %s) | <= %s ms |\n' "$(t cpu sshd_cpu_ms_per_login)" \
 		"$(t cpu sshd_user_ms_per_login)" "$(t cpu sshd_system_ms_per_login)" "$(get "$DATA_DIR/settings.env" TARGET_CPU_MS_PER_LOGIN | tr -d "'")"
+	case $(t cpu figure_lo) in '' | -) ;; *)
+		printf '| its 95 %% interval over the run'"'"'s %s windows (`raw/probe-loginload-windows.tsv`) | %s - %s ms | - |\n' \
+			"$(t cpu figure_n)" "$(t cpu figure_lo)" "$(t cpu figure_hi)" ;;
+	esac
+	case $(t cpu window_busy_pct) in '' | -) ;; *)
+		printf '| the CPUs meanwhile (all cores, `/proc/stat`): busy / sshd / its clients / other processes / steal | %s %% / %s %% / %s %% / %s %% / %s %% | - |\n' \
+			"$(t cpu window_busy_pct)" "$(t cpu window_sshd_pct)" "$(t cpu window_client_pct)" "$(t cpu window_other_pct)" "$(t cpu window_steal_pct)" ;;
+	esac
 	case $(t cpu sshd_manager_cpu_ms) in '' | -) ;; *)
 		printf '| of it: the test user'"'"'s systemd manager (`user@UID.service`, once per user) | %s ms (%s ms in all) | - |\n' \
 			"$(t cpu sshd_manager_ms_per_login)" "$(t cpu sshd_manager_cpu_ms)" ;;
@@ -37,9 +45,11 @@ report_cpu () {
 	printf 'For 20 logins/s and 500 MB/s on this host: 20 x %s ms + 500 x %s s / 1000 ≈ **%s cores**%s.\n\n' \
 		"$(t cpu sshd_cpu_ms_per_login)" "${gb:-0}" "$(t cpu cores_for_example)" "$( [ -n "$gb" ] || printf ' (logins only; the per-GB part was not measured)')"
 	printf '**How to read this result:**\n\n'
-	awk -v l="$(t cpu sshd_cpu_ms_per_login)" -v c="$(t cpu client_cpu_ms_per_login)" -v cores="$(t cpu cores)" 'BEGIN {
+	awk -v l="$(t cpu sshd_cpu_ms_per_login)" -v c="$(t cpu client_cpu_ms_per_login)" -v cores="$(t cpu cores)" \
+		-v bound="$(t cpu capacity_logins_per_s)" 'BEGIN {
 		if (l == "") exit
-		printf "- %.0f ms per login means one core carries about %.0f logins/s, these %d cores about %.0f.\n", l, 1000 / l, cores, cores * 1000 / l
+		if (bound != "" && bound != "-")
+			printf "- %s ms per login means these %d cores carry about %s logins/s when they do nothing else (%d x 1000 / %s).\n", l, cores, bound, cores, l
 		if (l > 100)
 			print "- Over 100 ms is a lot for a login: look at the PAM session stack (motd, lastlog, `pam_exec`), a heavy key exchange, or a slow CPU (no AES-NI, a crypto library built for the wrong CPU)."
 		else

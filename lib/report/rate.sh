@@ -144,8 +144,16 @@ rate_report_capacity () {
 	fi
 	printf '| sshd CPU per login (%s key exchange) | %s ms |\n' "$(if [ "$driver" = libssh ]; then t rate libssh_kex; else t rate ssh_kex; fi)" "$(td rate sweep_sshd_cpu_ms_per_login)"
 
-	printf '| CPU bound: %s cores x 1000 / sshd CPU ms per login | %s logins/s (the knee is %s %% of it) |\n' \
-		"$(get "$DATA_DIR/environment.env" cores)" "$(td rate cpu_bound_per_s)" "$(td rate knee_of_cpu_bound_pct)"
+	printf '| CPU bound at this key exchange: %s cores x 1000 / %s ms | %s logins/s (the knee is %s %% of it) |\n' \
+		"$(get "$DATA_DIR/environment.env" cores)" "$(td rate sweep_sshd_cpu_ms_per_login)" "$(td rate cpu_bound_per_s)" "$(td rate knee_of_cpu_bound_pct)"
+	if [ "$(td rate knee_clients_kex_per_s)" != - ]; then
+		printf '| **Capacity at the clients'"'"' key exchange** (`%s`), scaled: the knee %s x %s ms / %s ms sshd CPU per login | **%s logins/s** |\n' \
+			"$(td rate ssh_kex)" "$knee" "$(td rate sweep_sshd_cpu_ms_per_login)" "$(td rate sshd_cpu_ms_per_login)" "$(t rate knee_clients_kex_per_s)"
+	fi
+	if [ "$(td rate capacity_logins_per_s)" != - ]; then
+		printf '| CPU bound at the clients'"'"' key exchange: %s cores x 1000 / %s ms (the closed-loop run) | %s logins/s |\n' \
+			"$(get "$DATA_DIR/environment.env" cores)" "$(td rate sshd_cpu_ms_per_login)" "$(t rate capacity_logins_per_s)"
+	fi
 	printf '| Driver CPU per login (%s) | %s ms |\n\n' "$driver" "$(td rate sweep_client_cpu_ms_per_login)"
 	if [ "$driver" = libssh ]; then
 		differs=""
@@ -154,7 +162,9 @@ rate_report_capacity () {
 				"$(td rate sshd_cpu_ms_per_login)" "$(td rate sweep_sshd_cpu_ms_per_login)" <<-'EOF'
 			**libssh cannot do the client's key exchange `%s`** and used `%s`; sshd's CPU per login
 			with the real client's key exchange is in the closed-loop table below (%s ms against %s
-			ms here), so the capacity with real clients is lower by about that ratio.
+			ms here). The capacity at the clients' key exchange above is the knee scaled by that
+			ratio: it assumes that the knee is set by sshd's CPU, as the sshd share at the step that
+			broke tells.
 			EOF
 			)
 		prose "$(td rate libssh_kex)" "$(td rate libssh_cipher)" "$(td rate libssh_mac)" "$(td rate libssh_hostkey)" \

@@ -259,6 +259,32 @@ test_clock(void)
 	    "(%.3f ms)", ns_to_ms(b - a));
 }
 
+/*
+ * The machine's CPU counters: busy and steal are parts of the total, and
+ * a busy loop of this process moves busy and total forward.
+ */
+static void
+test_machine_cpu(void)
+{
+	struct machine_cpu a, b;
+	uint64_t end;
+	volatile uint64_t spin = 0;
+
+	read_machine_cpu(&a);
+	ok(a.total > 0 && a.busy <= a.total && a.steal <= a.busy,
+	    "read_machine_cpu: busy %llu and steal %llu within total %llu",
+	    (unsigned long long)a.busy, (unsigned long long)a.steal,
+	    (unsigned long long)a.total);
+	end = now_ns() + 50 * NS_PER_MS;
+	while (now_ns() < end)
+		spin++;
+	read_machine_cpu(&b);
+	ok(b.total > a.total && b.busy > a.busy && b.steal >= a.steal,
+	    "read_machine_cpu: 50 ms of work move busy (%llu) and total (%llu) "
+	    "forward", (unsigned long long)(b.busy - a.busy),
+	    (unsigned long long)(b.total - a.total));
+}
+
 int
 main(void)
 {
@@ -268,6 +294,7 @@ main(void)
 	test_opt_double();
 	test_version_option();
 	test_clock();
+	test_machine_cpu();
 	printf("1..%d\n", test_num);
 	return test_failed != 0;
 }
