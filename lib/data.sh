@@ -21,8 +21,10 @@
 # Tables: columns are picked by their header names, never by position.
 #   tsv_select FILE NAME...  the named columns of every row, tab-separated,
 #                        in the order named, without the header; status 1
-#                        (and nothing) when the file or a column is missing.
-#                        FILE - is stdin.
+#                        (and nothing) when the file or a column is missing;
+#                        with TSV_ABSENT set, a missing column is that value
+#                        in every row (a table of a run made before the
+#                        column was declared). FILE - is stdin.
 #   tsv_load ARRAY FILE KEY  every cell of FILE into the associative array
 #                        ARRAY, as ARRAY[VALUE OF KEY|COLUMN] (through
 #                        tsv_select); ARRAY is emptied first, and stays
@@ -81,16 +83,20 @@ tsv_select () {
 	local file=$1
 	shift
 	[ "$file" = - ] || [ -f "$file" ] || return 1
-	awk -F'\t' -v want="$*" '
+	awk -F'\t' -v want="$*" -v absent="${TSV_ABSENT-}" -v tolerate="${TSV_ABSENT+1}" '
 	NR == 1 {
 		n = split(want, w, " ")
 		for (i = 1; i <= NF; i++) at[$i] = i
-		for (i = 1; i <= n; i++) { if (!(w[i] in at)) exit 1; col[i] = at[w[i]] }
+		for (i = 1; i <= n; i++) {
+			if (w[i] in at) col[i] = at[w[i]]
+			else if (tolerate) col[i] = 0
+			else exit 1
+		}
 		next
 	}
 	{
 		line = ""
-		for (i = 1; i <= n; i++) line = line (i > 1 ? "\t" : "") $col[i]
+		for (i = 1; i <= n; i++) line = line (i > 1 ? "\t" : "") (col[i] ? $col[i] : absent)
 		print line
 	}' "$file"
 }

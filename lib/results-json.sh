@@ -203,15 +203,15 @@ key_table_words () {
 }
 
 # test_tables NAME: the test's member "tables" (nothing when it has no
-# table in this run). A table whose file is missing, or lacks a declared
-# column (a run of an older kit), is left out.
+# table in this run). A table whose file is missing is left out; a
+# declared column its file lacks (a run of an older kit) is null.
 test_tables () {
 	local name=$1 test table file sep=""
 	{
 		while read -r test table file; do
 			[ "$test" = "$name" ] || continue
 			# shellcheck disable=SC2046 # the column names are words
-			tsv_select "$RUN_DIR/raw/$file" $(table_columns "$test" "$table") >"$ROWS" || continue
+			TSV_ABSENT=- tsv_select "$RUN_DIR/raw/$file" $(table_columns "$test" "$table") >"$ROWS" || continue
 			printf '%s        %s: %s' "$sep" "$(json_str "$table")" "$(json_rows "$test" "$table" '        ' <"$ROWS")"
 			sep=$',\n'
 		done <<<"$JSON_TABLES"
