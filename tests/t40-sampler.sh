@@ -18,7 +18,7 @@ test_expect 'the test server starts' '
 '
 # The sampler's target options, as lib/sampler.sh picks them.
 if [ "$(sed -n 's/^MODE=//p' "$STATE/server.env" | tail -n 1)" = systemd ]; then
-	TARGET="-u $UNIT_NAME -U $(id -u $TEST_USER)"
+	TARGET="-u $UNIT_NAME -U $(id -u "$TEST_USER")"
 else
 	TARGET="-p $(cat "$PID_FILE" 2>/dev/null)"
 fi

@@ -22,7 +22,9 @@
 # Runs of two builds compare with a first line that says so. Without the
 # sources every test is skipped, with the reason.
 . "$(dirname "$0")/../lib/harness.sh"
+# shellcheck source=tests/lib/snapshot.sh
 . "$TEST_DIR/lib/snapshot.sh"
+# shellcheck source=tests/lib/procs.sh
 . "$TEST_DIR/lib/procs.sh"
 # shellcheck source=lib/data.sh
 . "$KIT_DIR/lib/data.sh"
