@@ -43,12 +43,9 @@ measure_cpu () {
 	result_set cpu cores_for_example "$(awk -v l="${per_login:-0}" -v g="${per_gb:-0}" \
 		'BEGIN { printf "%.2f", 20 * l / 1000 + 500 * g / 1000 }')"
 	# The interval from the run's windows (lib/probes/loginload.sh), before
-	# the verdict so that a verdict on intervals finds it: the keys of
-	# docs/data.md, set here as result_interval (not on main yet) sets them.
-	result_set cpu figure_lo "$(kv_get "$probe" sshd_cpu_ms_per_login_lo | sed 's/^$/-/')"
-	result_set cpu figure_hi "$(kv_get "$probe" sshd_cpu_ms_per_login_hi | sed 's/^$/-/')"
-	result_set cpu figure_n "$(kv_get "$probe" cpu_windows | sed 's/^$/0/')"
-	result_set cpu figure_method windows
+	# the verdict so that the verdict on the interval finds it.
+	result_interval cpu "$(kv_get "$probe" sshd_cpu_ms_per_login_lo)" \
+		"$(kv_get "$probe" sshd_cpu_ms_per_login_hi)" "$(kv_get "$probe" cpu_windows)" windows
 	result_verdict cpu "$per_login" "<=" "${SETTING[TARGET_CPU_MS_PER_LOGIN]}" ms "sshd CPU per login" \
 		"sshd used $per_login ms CPU per login, above ${SETTING[TARGET_CPU_MS_PER_LOGIN]} ms"
 	if [ -z "$per_login" ] || [ "$(result_get cpu ok)" = 0 ]; then
