@@ -73,7 +73,7 @@ LIBEXEC=/usr/libexec/sshd-perf-kit SHARE=/usr/share/sshd-perf-kit DOC=/usr/share
 	awk -v shared=" $shared " -v d="$LIBEXEC" '$2 ~ /^helpers\/[^\/]*\.c$/ && index(shared, " " $2 " ") == 0 {
 		n = $2; sub(/^helpers\//, "", n); sub(/\.c$/, "", n)
 		print "-rwxr-xr-x " d "/sshperf-" n }' "$TEST_TMP/tree"
-	awk -v d="$LIBEXEC" '($2 ~ /^lib\/.*\.sh$/ && $2 != "lib/paths.sh") || $2 == "lib/metrics.tab" || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" || $2 == "sshd-perf-kit" {
+	awk -v d="$LIBEXEC" '($2 ~ /^lib\/.*\.sh$/ && $2 != "lib/paths.sh") || $2 == "lib/metrics.tab" || $2 == "lib/report-html.awk" || $2 == "lib/report.css" || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" || $2 == "sshd-perf-kit" {
 		print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
 	echo "-rw-r--r-- $LIBEXEC/lib/paths.sh"
 } | sort >"$TEST_TMP/expect.libexec"
@@ -376,14 +376,16 @@ test_expect 'sshd-perf-kit start: the unit runs, a login works' '
 	[ "$(ct ssh -F /var/lib/sshd-perf-kit/state/client/ssh_config sshperf-test id -un)" = sshperf ]
 '
 
+# Exit 3 is INCONCLUSIVE: 3 logins (12 after the stages) give the p95 no
+# upper bound, so a figure under the target cannot be called a PASS.
 test_expect 'sshd-perf-kit test login LOGIN_SAMPLES=3: report in /var/lib/sshd-perf-kit/results/<date-time>/' '
 	rc=0; kit test login LOGIN_SAMPLES=3 >"$TEST_TMP/t.out" 2>&1 || rc=$? &&
-	[ "$rc" -le 1 ] &&
+	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	case $report in /var/lib/sshd-perf-kit/results/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]_*/report.md) ;; *) false ;; esac &&
 	ct test -f "$report" &&
 	ct cat "$report" >"$TEST_TMP/report.md" &&
-	grep -qE "\*\*(PASS|FAIL)\*\*" "$TEST_TMP/report.md" &&
+	grep -qE "\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$TEST_TMP/report.md" &&
 	ct grep -qx "LOGIN_SAMPLES=.\?3.\?" "${report%/report.md}/data/settings.env" &&
 	ct grep -qx "TARGET_LOGIN_P95_MS=.\?4321.\?" "${report%/report.md}/data/settings.env" &&
 	ct grep -qx "kit_dir=/usr/libexec/sshd-perf-kit" "${report%/report.md}/data/run.env" &&
