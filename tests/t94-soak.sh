@@ -44,18 +44,20 @@ kit_left () {
 	return 0
 }
 
-# The run's report and results.json are complete for the tests asked for.
+# The run's report and results.json are complete for the tests asked for:
+# each has a verdict, INCONCLUSIVE included (a small sample count may not
+# decide a figure near its target; docs/metrics.md).
 report_complete () {
 	local run=$1 t
 	for t in $TESTS; do
-		test_grep -E "\(\`$t\`\) \| .* \| \*\*(PASS|FAIL)\*\*" "$run/report.md" || { echo "no row with a verdict for $t"; return 1; }
-		test_grep -xE "status=(PASS|FAIL)" "$run/data/$t.env" || { echo "no status for $t"; return 1; }
+		test_grep -E "\(\`$t\`\) \| .* \| \*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$run/report.md" || { echo "no row with a verdict for $t"; return 1; }
+		test_grep -xE "status=(PASS|FAIL|INCONCLUSIVE)" "$run/data/$t.env" || { echo "no status for $t"; return 1; }
 	done
 	test_grep '^## Warnings' "$run/report.md" &&
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 for t in sys.argv[2].split():
-    assert d["tests"][t]["status"] in ("PASS", "FAIL"), t' "$run/results.json" "$TESTS"
+    assert d["tests"][t]["status"] in ("PASS", "FAIL", "INCONCLUSIVE"), t' "$run/results.json" "$TESTS"
 }
 
 host_snapshot_save
@@ -67,7 +69,7 @@ while [ "$cycle" -lt "$CYCLES" ]; do
 	test_expect "cycle $cycle of $CYCLES: start, test-ssh.sh $TESTS, cleanup; report complete" '
 		"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 		rc=0 && "$KIT_DIR/test-ssh.sh" -q $TESTS >"$TEST_TMP/run.out" 2>&1 || rc=$? &&
-		[ "$rc" -le 1 ] &&
+		{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 		report_complete "$(dirname "$(tail -n 1 "$TEST_TMP/run.out")")" &&
 		"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null
 	'
