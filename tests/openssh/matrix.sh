@@ -111,7 +111,7 @@ thirteen () {
 		esac
 	done
 	[ -z "$bad" ] || { echo "not a verdict:$bad"; return 1; }
-	[ "$(grep -cE '^\| [0-9]+ \| \[.*\*\*(PASS|FAIL)\*\*' "$run/report.md")" -eq "$(wc -w <<<"$tests")" ]
+	[ "$(grep -cE '^\| [0-9]+ \| \[.*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*' "$run/report.md")" -eq "$(wc -w <<<"$tests")" ]
 }
 
 # fake_prefix FROM TO WITHOUT: a prefix of symlinks to FROM's programs,
