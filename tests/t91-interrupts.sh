@@ -73,9 +73,9 @@ interrupt () {
 	[ -f "$run/report.md" ] &&
 	test_grep -x "interrupted=yes" "$run/data/run.env" &&
 	test_grep -x "status=INTERRUPTED" "$run/data/$name.env" &&
-	test_grep -xE "status=(PASS|FAIL)" "$run/data/login.env" &&
+	test_grep -xE "status=(PASS|FAIL|INCONCLUSIVE)" "$run/data/login.env" &&
 	test_grep "INTERRUPTED" "$run/report.md" &&
-	test_grep -E "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL)\*\*" "$run/report.md" &&
+	test_grep -E "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$run/report.md" &&
 	# The test server runs and takes logins.
 	[ "$(kit_processes | wc -l)" -ge 1 ] &&
 	"$KIT_DIR/start-ssh.sh" status >/dev/null &&
