@@ -142,7 +142,8 @@ server_facts () {
 		"service $svc (/etc/pam.d/$svc): auth "?*"; account "?*) ;;
 		*) echo "report: \"| PAM stack | $row |\", but the test server runs with UsePAM yes (sshd -T), PAM service $svc (/etc/pam.d/$svc)"; return 1 ;;
 		esac
-		for m in $(printf '%s' "$row" | sed 's/^[^:]*: auth \([^;]*\); account \(.*\)$/\1 \2/'); do
+		# Every module the row names, of its auth, account and session parts.
+		for m in $(printf '%s' "${row#*: }" | grep -oE 'pam_[A-Za-z0-9_]+' | sort -u); do
 			grep -rqw -- "$m" /etc/pam.d || { echo "report: PAM module $m, which no file of /etc/pam.d names"; return 1; }
 		done
 	else
