@@ -55,6 +55,17 @@ ms () {
 	esac
 }
 
+# whose_label PART: the report's name for a whose-time part (docs/data.md:
+# server, client, tcp_wait, rest), the same in every section.
+whose_label () {
+	case $1 in
+	server) printf '%s' "sshd's turns" ;;
+	client) printf '%s' "the client's turns (\`ssh\`)" ;;
+	tcp_wait) printf '%s' "TCP waits (Nagle, delayed ACK)" ;;
+	rest) printf '%s' "the rest (no packet shows whose)" ;;
+	esac
+}
+
 # num VALUE: an interval bound as compact as the figure needs.
 num () {
 	awk -v v="$1" 'BEGIN { a = v < 0 ? -v : v

@@ -94,7 +94,7 @@ login_on_rhel () {
 # timeline of lib/capture.sh); one line why when there is none, nothing
 # for a run made before the kit had it.
 login_whose () {
-	local part label
+	local part
 	case $(t login timeline) in
 	yes) ;;
 	no) printf '\nNo timeline of whose time the logins were: %s.\n' "$(t login timeline_note)"; return 0 ;;
@@ -112,13 +112,7 @@ login_whose () {
 	|---|---:|---:|---:|---:|---:|
 	EOF
 	for part in server client tcp_wait rest; do
-		case $part in
-		server) label="sshd's turns" ;;
-		client) label="the client's turns (\`ssh\`)" ;;
-		tcp_wait) label="TCP waits (Nagle, delayed ACK)" ;;
-		rest) label="the rest (no packet shows whose)" ;;
-		esac
-		printf '| %s | %s | %s | %s | %s | %s |\n' "$label" "$(ms "$(t login "${part}_p50")")" \
+		printf '| %s | %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "$(t login "${part}_p50")")" \
 			"$(ms "$(t login "${part}_p95")")" "$(ms "$(t login "kex_${part}_p50")")" \
 			"$(ms "$(t login "auth_${part}_p50")")" "$(ms "$(t login "session_${part}_p50")")"
 	done

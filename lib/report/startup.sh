@@ -63,7 +63,7 @@ report_startup () {
 # startup_whose_table: whose time the first logins were (lib/capture.sh);
 # one line why when there is none, nothing for a run from before.
 startup_whose_table () {
-	local part label
+	local part
 	case $(t startup timeline) in
 	yes) ;;
 	no) printf 'No timeline of whose time the first logins were: %s.\n\n' "$(t startup timeline_note)"; return 0 ;;
@@ -77,13 +77,7 @@ startup_whose_table () {
 	|---|---:|---:|---:|---:|
 	EOF
 	for part in server client tcp_wait rest; do
-		case $part in
-		server) label="sshd's turns" ;;
-		client) label="the client's turns (\`ssh\`)" ;;
-		tcp_wait) label="TCP waits (Nagle, delayed ACK)" ;;
-		rest) label="the rest (no packet shows whose)" ;;
-		esac
-		printf '| %s | %s | %s | %s | %s |\n' "$label" "$(ms "$(t startup "${part}_p50")")" \
+		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "$(t startup "${part}_p50")")" \
 			"$(ms "$(t startup "kex_${part}_p50")")" "$(ms "$(t startup "auth_${part}_p50")")" "$(ms "$(t startup "session_${part}_p50")")"
 	done
 	printf '\n'
