@@ -14,6 +14,13 @@
 #                               phase and part) from the packets and the
 #                               sshperf-login table LOGINS; false, with
 #                               CAPTURE_NOTE, when they do not match
+#   capture_whose NAME TEST LOGINS yes|no
+#                               capture_parts and capture_summary for a
+#                               test's logins, the keys timeline and
+#                               timeline_note
+#   capture_login_append TABLE SAMPLE
+#                               one sshperf-login -H table on stdin added
+#                               to TABLE, for logins timed one at a time
 
 CAPTURE_PID=""
 CAPTURE_NOTE=""
@@ -100,4 +107,32 @@ capture_summary () {
 		helper summary -c "${col}_ms" -p "$prefix${col}_" "$whose" | grep -E "^$prefix${col}_(n|p50|p95)=" >>"$DATA_DIR/$test.env"
 	done
 	result_set "$test" "${prefix}tcp_waits" "$(tsv_select "$whose" tcp_wait_ms | awk '$1 > 0' | wc -l | tr -d ' ')"
+}
+
+# capture_whose NAME TEST LOGINS yes|no: whose time the logins of the
+# sshperf-login table LOGINS were, when the capture ran over them (yes):
+# raw/NAME-parts.tsv, raw/NAME-whose.tsv and TEST's keys of
+# capture_summary. TEST's key timeline says whether there is one,
+# timeline_note why not (CAPTURE_NOTE).
+capture_whose () {
+	local name=$1 test=$2 logins=$3 timeline=$4
+	[ "$timeline" = no ] || capture_parts "$name" "$logins" || timeline=no
+	result_set "$test" timeline "$timeline"
+	if [ "$timeline" = yes ]; then
+		capture_summary "$name" "$test" "$logins"
+	else
+		result_set "$test" timeline_note "$CAPTURE_NOTE"
+	fi
+}
+
+# capture_login_append TABLE SAMPLE: the rows of the sshperf-login -H
+# table on stdin added to TABLE (its header first when TABLE is empty),
+# their sample set to SAMPLE: logins timed one sshperf-login at a time
+# (startup's first logins, reload's tries) in one table for capture_parts.
+capture_login_append () {
+	local table=$1 head=yes
+	[ ! -s "$table" ] || head=no
+	awk -F'\t' -v OFS='\t' -v s="$2" -v head="$head" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sample") c = i; if (c && head == "yes") print; next }
+		c { $c = s; print }' >>"$table"
 }

@@ -139,18 +139,11 @@ startup_whose () {
 	: >"$logins"
 	for r in $(seq 1 "${SETTING[STARTUP_ROUNDS]}"); do
 		f="$RAW_DIR/startup-round-$r-login.tsv"
-		[ -s "$f" ] || continue
-		[ -s "$logins" ] || head -n 1 "$f" >"$logins"
-		awk -F'\t' -v OFS='\t' -v r="$r" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sample") c = i; next } { $c = r; print }' "$f" >>"$logins"
+		[ ! -s "$f" ] || capture_login_append "$logins" "$r" <"$f"
 	done
+	# shellcheck disable=SC2034 # read by capture_whose (lib/capture.sh)
 	[ -s "$logins" ] || { timeline=no; CAPTURE_NOTE="no round made a login"; }
-	[ "$timeline" = no ] || capture_parts startup "$logins" || timeline=no
-	result_set startup timeline "$timeline"
-	if [ "$timeline" = yes ]; then
-		capture_summary startup startup "$logins"
-	else
-		result_set startup timeline_note "$CAPTURE_NOTE"
-	fi
+	capture_whose startup startup "$logins" "$timeline"
 }
 
 measure_startup () {
