@@ -21,6 +21,8 @@
 #   capture_login_append TABLE SAMPLE
 #                               one sshperf-login -H table on stdin added
 #                               to TABLE, for logins timed one at a time
+#   capture_mismatched NAME     the logins of raw/NAME-whose.tsv whose
+#                               parts miss their total by more than 2 %
 
 CAPTURE_PID=""
 CAPTURE_NOTE=""
@@ -135,4 +137,16 @@ capture_login_append () {
 	awk -F'\t' -v OFS='\t' -v s="$2" -v head="$head" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sample") c = i; if (c && head == "yes") print; next }
 		c { $c = s; print }' >>"$table"
+}
+
+# capture_mismatched NAME: how many logins of raw/NAME-whose.tsv do not
+# add up: sshd's turns, the client's, the TCP waits and the rest more than
+# 2 % away from the login's total, or a rest (what no packet gave to a
+# side) over 2 % of it. The packets of such a login were not all seen, or
+# were matched to the wrong login.
+capture_mismatched () {
+	tsv_select "$RAW_DIR/$1-whose.tsv" server_ms client_ms tcp_wait_ms rest_ms total_ms | awk -F'\t' '
+		function abs(x) { return x < 0 ? -x : x }
+		{ d = $1 + $2 + $3 + $4 - $5; if (abs(d) > 0.02 * $5 || abs($4) > 0.02 * $5) n++ }
+		END { print n + 0 }'
 }

@@ -136,7 +136,8 @@ rate sweep rate-sweep.tsv
 burst steps burst-steps.tsv
 transfer runs transfer-runs.tsv
 transfer ceiling transfer-ceiling.tsv
-sftp runs sftp-runs.tsv"
+sftp runs sftp-runs.tsv
+reload whose reload-whose.tsv"
 
 # table_columns TEST TABLE: the declared columns of the table, in order.
 table_columns () {

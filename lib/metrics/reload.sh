@@ -3,7 +3,11 @@
 # (server_reload: sshd -t first; systemd ReloadUnit, else SIGHUP); from the
 # moment of the reload, the time until a new greeting is answered and
 # until a complete new login works; then every open session must still
-# carry data. A config that sshd -t rejects is not reloaded.
+# carry data. A config that sshd -t rejects is not reloaded. Each try of a
+# new login is ssh -v timed by sshperf-login, its packets captured from
+# just before the reload (lib/capture.sh), so the login that works is
+# split into whose time it was: raw/reload-logins.tsv (every try), and
+# the reload-packets, reload-parts and reload-whose tables of raw/.
 # shellcheck source=lib/hold.sh
 . "$KIT_DIR/lib/hold.sh"
 
@@ -49,6 +53,7 @@ reload_check_sessions () {
 measure_reload () {
 	local n=${SETTING[RELOAD_SESSIONS]} p=${SETTING[CONCURRENT_LOGIN_PARALLEL]} out rc=0 t0 t1 pid_before pid_after
 	local inode_before end greeting login_ms attempts=0 deadline_s reason label="a new login works after the reload"
+	local logins="$RAW_DIR/reload-logins.tsv" row timeline=no mismatched
 	result_set reload sessions "$n"
 	# No figure until a login after the reload is timed.
 	result_verdict reload "" "<=" "${SETTING[TARGET_RELOAD_MS]}" ms "$label"
@@ -64,6 +69,12 @@ measure_reload () {
 		return 1
 	fi
 
+	# The capture starts before the reload, so that it adds nothing to the
+	# clock of the greeting or the login; it keeps only connections that
+	# carried the client's data (the greeting poller's and refused tries'
+	# are none), and ends before the sessions are checked.
+	deadline_s=$(awk -v t="${SETTING[TARGET_RELOAD_MS]}" 'BEGIN { printf "%d", t * 3 / 1000 + 10 }')
+	capture_start reload $(( deadline_s * 2 + 40 )) && timeline=yes
 	pid_before=$(server_pid)
 	inode_before=$(listen_inode)
 	result_set reload pid_before "$pid_before"
@@ -80,6 +91,7 @@ measure_reload () {
 			result_set reload still_serving no
 			reason="refused to reload: $reason; and the server no longer answers"
 		fi
+		[ "$timeline" = no ] || at_exit_pop
 		reload_check_sessions "$n"
 		result_set reload refused yes
 		result_status reload ERROR "$reason"
@@ -97,24 +109,39 @@ measure_reload () {
 		sleep 0.001
 	done
 	result_set reload socket_replaced "$( [ "$(listen_inode)" != "$inode_before" ] && echo yes || echo no)"
-	deadline_s=$(awk -v t="${SETTING[TARGET_RELOAD_MS]}" 'BEGIN { printf "%d", t * 3 / 1000 + 10 }')
 	helper connect -i 1000 -t "$(( deadline_s * 1000 ))" -T "$t0" 127.0.0.1 "${SETTING[TEST_PORT]}" \
 		>"$RAW_DIR/reload-greeting.txt" 2>>"$RAW_DIR/reload-errors.txt" || true
 	greeting=$(kv_get "$RAW_DIR/reload-greeting.txt" greeting_ms)
 	result_set reload greeting_ms "${greeting:--}"
 
-	# A complete login, again and again until one works.
+	# A complete login, again and again until one works; each try one row
+	# of the login table (the try as sample).
 	end=$(( $(date +%s) + deadline_s ))
 	login_ms=""
+	: >"$logins"
 	while [ "$(date +%s)" -lt "$end" ]; do
 		attempts=$((attempts + 1))
-		if try_login >/dev/null 2>>"$RAW_DIR/reload-login-errors.txt"; then
-			t1=$(mono_ns)
+		row=$(helper login -H -n 1 -t "${SETTING[LOGIN_TIMEOUT]}" -- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true \
+			</dev/null 2>>"$RAW_DIR/reload-login-errors.txt") || true
+		t1=$(mono_ns)
+		[ -z "$row" ] || printf '%s\n' "$row" | capture_login_append "$logins" "$attempts"
+		if [ "$(tsv_select "$logins" status | tail -n 1)" = ok ]; then
 			login_ms=$(reload_ms "$t0" "$t1")
 			break
 		fi
+		tsv_select "$logins" status error | tail -n 1 | tr '\t' ' ' >>"$RAW_DIR/reload-login-errors.txt"
 		sleep 0.01
 	done
+	[ "$timeline" = no ] || at_exit_pop
+	# shellcheck disable=SC2034 # read by capture_whose (lib/capture.sh)
+	[ -s "$logins" ] || { timeline=no; CAPTURE_NOTE="no login was tried"; }
+	capture_whose reload reload "$logins" "$timeline"
+	if [ "$(result_get reload timeline)" = yes ]; then
+		mismatched=$(capture_mismatched reload)
+		result_set reload whose_mismatched "$mismatched"
+		[ "$mismatched" -eq 0 ] ||
+			result_warn reload "whose time: the parts of $mismatched login(s) miss their total by more than 2 %; see raw/reload-whose.tsv"
+	fi
 	result_set reload login_ms "${login_ms:--}"
 	result_set reload login_attempts "$attempts"
 	pid_after=$(server_pid)

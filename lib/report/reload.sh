@@ -33,6 +33,7 @@ report_reload () {
 		"${alive:-0}" "$n" "$(t reload pid_before)" "$(t reload pid_after)"
 	reload_pid_note
 	printf 'Each time is one measurement (n = 1): a reload is an event, not a stream; run the test again to see the spread.\n\n'
+	reload_whose_table
 	printf '**How to read this result:**\n\n'
 	awk -v g="${greeting:-}" -v l="${login:-}" -v alive="${alive:-0}" -v n="$n" 'BEGIN {
 		if (alive == n)
@@ -74,4 +75,37 @@ reload_pid_note () {
 	done
 	printf 'The Environment section'"'"'s listener pid (%s) is the one at the start of the run; the server was started again since%s, so the listener the reload found had pid %s.\n\n' \
 		"$first" "${by:+ (by $by, which restarts it on purpose)}" "$(t reload pid_before)"
+}
+
+# reload_whose_table: whose time the login that worked after the reload
+# was (lib/capture.sh); one line why when there is none, nothing for a
+# run from before.
+reload_whose_table () {
+	local part n
+	case $(t reload timeline) in
+	yes) ;;
+	no) printf 'No timeline of whose time the new login was: %s.\n\n' "$(t reload timeline_note)"; return 0 ;;
+	*) return 0 ;;
+	esac
+	n=$(t reload server_n)
+	if [ "${n:-0}" -eq 0 ]; then
+		printf 'No whose time: no login worked after the reload.\n\n'
+		return 0
+	fi
+	prose "$n" "$(t reload login_attempts)" <<-'EOF'
+	**Whose time.** The login that worked after the reload, split by its packets on `lo` (docs/metrics.md,
+	"Whose time"; the tables reload-logins, reload-parts and reload-whose in `raw/`). It rests on
+	%s login, the one that worked (tries: %s; a try the server refused carries no login): each cell
+	is that login's own time, not a spread. It is the first login the re-executed sshd served:
+
+	| Part | whole login | key exchange | authentication | session |
+	|---|---:|---:|---:|---:|
+	EOF
+	for part in server client tcp_wait rest; do
+		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "$(t reload "${part}_p50")")" \
+			"$(ms "$(t reload "kex_${part}_p50")")" "$(ms "$(t reload "auth_${part}_p50")")" "$(ms "$(t reload "session_${part}_p50")")"
+	done
+	printf '\n'
+	[ "$(t reload whose_mismatched)" = 0 ] || [ -z "$(t reload whose_mismatched)" ] ||
+		printf 'The parts of %s login(s) miss the login'"'"'s total by more than 2 %%: their packets were not all seen; `raw/reload-whose.tsv` has each login'"'"'s parts.\n\n' "$(t reload whose_mismatched)"
 }
