@@ -2,9 +2,11 @@
 # The startup test on the real test server: 2 stop/start rounds, each with
 # a greeting and a first login timed from the start; the server runs again
 # afterwards, also when the run is stopped in the middle; report row;
-# cleanup leaves the host as before.
+# cleanup leaves the host as before; whose time the first logins were,
+# their parts adding up to each login's total.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
+. "$TEST_DIR/lib/whose.sh"
 
 host_kit_test 'startup'
 STATE=$STATE_DIR
@@ -26,6 +28,15 @@ test_expect 'test-ssh.sh startup: 2 rounds, greeting before the first login, bot
 	tsv=$(cat "$TEST_TMP/run")/raw/startup-rounds.tsv &&
 	[ "$(awk -F"\t" "NR > 1 && \$2 == \"ok\" && \$5 == \"yes\" && \$3 > 0 && \$4 > \$3" "$tsv" | wc -l)" -eq 2 ] &&
 	test_grep -E "^test-ssh.sh: startup: greeting p50 [0-9.]+ ms; first login p50 [0-9.]+ ms, max [0-9.]+ ms over 2 of 2 restarts.* -> PASS$" "$TEST_TMP/t.out"
+'
+
+test_expect 'whose time of the 2 first logins: the parts exist and add up to each total within 2 %' '
+	run=$(cat "$TEST_TMP/run") &&
+	env=$run/data/startup.env &&
+	test_kv "$env" timeline yes &&
+	test_kv "$env" server_n 2 &&
+	whose_adds_up "$run" startup startup-logins.tsv 2 &&
+	test_grep "^| sshd.s turns | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* |\$" "$run/report.md"
 '
 
 test_expect 'the server runs again afterwards and takes logins' '

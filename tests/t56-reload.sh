@@ -2,8 +2,11 @@
 # reload on the real test server: sessions survive, a new login comes
 # back; a config that sshd -t rejects is not reloaded and the server keeps
 # serving with the same pid; the config file is restored byte for byte.
+# The login that worked after the reload is split into whose time it was,
+# and its parts add up to its total.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
+. "$TEST_DIR/lib/whose.sh"
 
 host_kit_test 'reload'
 # shellcheck disable=SC2034 # used in the test bodies
@@ -44,6 +47,26 @@ test_expect 'reload: all 5 sessions survive, a new login comes back' '
 	test_eq "$(get good reload socket_replaced)" yes &&
 	case $(get good reload status) in PASS | FAIL) ;; *) false ;; esac &&
 	test_grep "^| Survived the reload (own line echoed afterwards) | \*\*5 of 5\*\* |" "$(cat "$TEST_TMP/good")/report.md"
+'
+
+# The tries before the one that worked (refused while sshd re-executed)
+# are in the login table but are no login of the packets.
+test_expect 'whose time of the new login: the parts exist and add up to its total within 2 %' '
+	run=$(cat "$TEST_TMP/good") &&
+	test_eq "$(get good reload timeline)" yes &&
+	test_eq "$(get good reload server_n)" 1 &&
+	test_eq "$(get good reload whose_mismatched)" 0 &&
+	test_eq "$(($(wc -l <"$run/raw/reload-logins.tsv") - 1))" "$(get good reload login_attempts)" &&
+	whose_adds_up "$run" reload reload-logins.tsv 1 &&
+	for k in server client tcp_wait rest kex_server auth_server session_server; do
+		[ -n "$(get good reload "${k}_p50")" ] || { echo "no ${k}_p50"; return 1; }
+	done &&
+	test_grep "^| sshd.s turns | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* |\$" "$run/report.md" &&
+	test_grep -F "It rests on 1 login, the one that worked (tries: $(get good reload login_attempts);" "$run/report.md" &&
+	test_grep "\"whose\": \[" "$run/results.json" &&
+	if command -v python3 >/dev/null 2>&1; then
+		python3 "$TEST_DIR/lib/results-check.py" "$KIT_DIR/docs/results.schema.json" "$run"
+	fi
 '
 
 test_expect 'after the reload the server still serves, with its pid' '
