@@ -276,6 +276,7 @@ $extra}"
 			BUILD="$OPENSSH_BUILD ${OPENSSH_BUILD_PREFIX:-(the system OpenSSH)}" \
 			CRYPTO_POLICY="$crypto" >"$new"
 	fi
+	options_replace_subsystems "$new"
 	chmod 0600 "$new"
 	probe_sshd_config "$new" || return 1
 
