@@ -42,7 +42,7 @@ EOF
 
 # Refuses, before anything is changed, what the kit must not take over.
 check_before_start () {
-	local prev_user running_pid prev_port f
+	local prev_user running_pid prev_port f other other_dir
 	prev_user=$(state_list user | tail -n 1)
 	if [ -n "$prev_user" ] && [ "$prev_user" != "${SETTING[TEST_USER]}" ]; then
 		die "the test server was set up for TEST_USER=$prev_user; run ./start-ssh.sh cleanup before changing TEST_USER to ${SETTING[TEST_USER]}"
@@ -77,6 +77,10 @@ check_before_start () {
 			die "$f exists but sshd-perf-kit has no record of creating it; remove it by hand if it is left from an earlier run of the kit, then run $PROG again"
 		fi
 	done
+	IFS=$'\t' read -r other other_dir < <(port_owner "${SETTING[TEST_PORT]}") || true
+	if [ -n "${other_dir:-}" ]; then
+		die "TEST_PORT=${SETTING[TEST_PORT]} is the port of the kit's ${other:+instance }${other:-default instance} (its state: $other_dir); two instances never share a port: give this one its own, TEST_PORT=port KIT_INSTANCE=${SETTING[KIT_INSTANCE]} $PROG"
+	fi
 	running_pid=$(server_pid)
 	prev_port=$(server_get PORT)
 	if { [ -z "$running_pid" ] || [ "$prev_port" != "${SETTING[TEST_PORT]}" ]; } && port_in_use "${SETTING[TEST_PORT]}"; then
@@ -276,6 +280,7 @@ $extra}"
 			BUILD="$OPENSSH_BUILD ${OPENSSH_BUILD_PREFIX:-(the system OpenSSH)}" \
 			CRYPTO_POLICY="$crypto" >"$new"
 	fi
+	options_replace_subsystems "$new"
 	chmod 0600 "$new"
 	probe_sshd_config "$new" || return 1
 

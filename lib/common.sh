@@ -570,6 +570,24 @@ server_pid () {
 
 # Is something listening on TCP port $1 (any address)? From /proc, so it
 # needs no extra tool.
+# port_owner PORT: the other instance of the kit on this host whose
+# recorded server (STATE/server.env) has PORT, as "NAME<TAB>STATE": two
+# instances must never share a port, and two names can map to the same
+# port offset (lib/names.sh). Nothing when none has it.
+port_owner () {
+	local env dir name
+	for env in "$STATE_BASE/state/server.env" "$STATE_BASE"-*/state/server.env; do
+		[ -f "$env" ] || continue
+		dir=${env%/server.env}
+		[ "$dir" != "$STATE_DIR" ] || continue
+		[ "$(kv_get "$env" PORT)" = "$1" ] || continue
+		name=${dir%/state}
+		name=${name#"$STATE_BASE"}
+		printf '%s\t%s\n' "${name#-}" "$dir"
+		return 0
+	done
+}
+
 port_in_use () {
 	local hex
 	hex=$(printf '%04X' "$1")

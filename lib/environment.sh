@@ -68,6 +68,8 @@ kv default_route "$(awk 'FILENAME ~ /ipv6/ { if ($1 ~ /^0+$/ && $2 == "00" && $1
 selinux_mode=$(helper selinux mode 2>/dev/null | sed -n 's/^mode=//p')
 kv selinux "$selinux_mode"
 kv service_mode "$(server_get MODE)"
+# The unit of the instance in use (docs/instances.md): the report names it.
+kv service_unit "$UNIT_NAME"
 kv server_pid "$(server_pid)"
 # The SELinux domain the test sshd runs in (the real sshd runs as sshd_t):
 # the type of its process context, with SELinux on.

@@ -45,12 +45,22 @@ maxstartups_parse () {
 
 # sshd drops the next connection with probability
 # rate + (100 - rate) * (pending - start) / (full - start) percent once
-# start connections are pending, and every one at full.
+# start connections are pending, and every one at full. That formula, once,
+# as an awk function of the pending count (start, rate and full are the
+# awk program's globals): the chance that the next connection is let in.
+MAXSTARTUPS_LET_IN_AWK='
+function let_in(pending) {
+	if (pending < start) return 1
+	if (pending >= full) return 0
+	return 1 - (rate + (100 - rate) * (pending - start) / (full - start)) / 100
+}'
+
 maxstartups_expected () {
 	local parsed
 	parsed=$(maxstartups_parse "$1") || return 1
 	shift
-	awk -v spec="$parsed" -v steps="$*" 'BEGIN {
+	awk -v spec="$parsed" -v steps="$*" "$MAXSTARTUPS_LET_IN_AWK"'
+	BEGIN {
 		split(spec, m, " "); start = m[1] + 0; rate = m[2] + 0; full = m[3] + 0
 		ns = split(steps, st, " ")
 		for (s = 1; s <= ns; s++) {
@@ -60,9 +70,7 @@ maxstartups_expected () {
 				delete Q
 				for (key in P) {
 					k = key + 0
-					if (k < start) pin = 1
-					else if (k >= full) pin = 0
-					else pin = 1 - (rate + (100 - rate) * (k - start) / (full - start)) / 100
+					pin = let_in(k)
 					Q[k + 1] += P[key] * pin; Q[k] += P[key] * (1 - pin)
 				}
 				delete P; for (k in Q) P[k] = Q[k]
@@ -80,14 +88,14 @@ maxstartups_outcomes () {
 	local parsed
 	parsed=$(maxstartups_parse "$1") || return 1
 	shift
-	awk -v spec="$parsed" -v steps="$*" 'BEGIN {
+	awk -v spec="$parsed" -v steps="$*" "$MAXSTARTUPS_LET_IN_AWK"'
+	BEGIN {
 		split(spec, m, " "); start = m[1] + 0; rate = m[2] + 0; full = m[3] + 0
 		ns = split(steps, st, " ")
 		for (s = 1; s <= ns; s++) {
 			all[s] = 1
 			for (k = 0; k < st[s] + 0; k++)
-				if (k >= full) all[s] = 0
-				else if (k >= start) all[s] *= 1 - (rate + (100 - rate) * (k - start) / (full - start)) / 100
+				all[s] *= let_in(k)
 		}
 		none = 1
 		for (s = ns; s >= 1; s--) { res[s] = all[s] * none; none *= 1 - all[s] }

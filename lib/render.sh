@@ -329,9 +329,18 @@ selinux_domain_text () {
 	printf '; the test sshd runs as `%s`, not `sshd_t` as the real sshd (%s): the figures leave out what SELinux costs the real server' "$d" "$why"
 }
 
+# unit_text: the test server's unit, as the run recorded it (an instance
+# has its own, docs/instances.md); a run recorded before service_unit was
+# a key names none, and its unit is the default instance's.
+unit_text () {
+	local u
+	u=$(get "$DATA_DIR/environment.env" service_unit)
+	printf '%s' "${u:-sshd-perf-test.service}"
+}
+
 mode_text () {
 	case $1 in
-	systemd) printf 'run by systemd as sshd-perf-test.service' ;;
+	systemd) printf 'run by systemd as %s' "$(unit_text)" ;;
 	direct) printf 'started directly (no systemd on this host)' ;;
 	*) printf 'unknown' ;;
 	esac

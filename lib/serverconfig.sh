@@ -426,24 +426,50 @@ effect_missing () {
 	effect_lines "$1" "$3" | grep -vxF -f "$2.$3" | paste -sd';' - || true
 }
 
-# effect_make_win CANDIDATE KEYWORD N: comments out the lines of KEYWORD
-# that follow the N lines of the "# SSHD_OPTIONS" block (global lines
-# only: before the first Match), saying why; prints each as
-# "FILE<TAB>LINE" (FILE: the host's file it came from, or the template).
+# effect_make_win CANDIDATE KEYWORD N [NAME [WHY]]: comments out the lines
+# of KEYWORD (with NAME: those whose first argument is NAME) that follow
+# the N lines of the "# SSHD_OPTIONS" block (global lines only: before the
+# first Match), saying why; prints each as "FILE<TAB>LINE" (FILE: the
+# host's file it came from, or the template).
 effect_make_win () {
-	awk -v kw="$2" -v n="$3" -v out="$1.win" '
+	awk -v kw="$2" -v n="$3" -v name="${4:-}" -v why="${5:-sshd keeps its last value}" -v out="$1.win" '
 		left > 0 { left--; print > out; next }
 		$0 == "# SSHD_OPTIONS" { left = n; after = 1; print > out; next }
 		/^# ---- from / { from = substr($0, 13) }
-		{ k = $1; sub(/=.*/, "", k); k = tolower(k) }
+		{ k = $1; sub(/=.*/, "", k); k = tolower(k)
+		  a = $0; sub(/^[[:space:]]*[^[:space:]=]+[[:space:]=]+/, "", a); split(a, w, /[[:space:]]+/) }
 		k == "match" { inmatch = 1 }
-		after && !inmatch && k == kw {
-			print "# sshd-perf-kit: SSHD_OPTIONS sets " kw " and sshd keeps its last value: " $0 > out
+		after && !inmatch && k == kw && (name == "" || w[1] == name) {
+			print "# sshd-perf-kit: SSHD_OPTIONS sets " kw (name == "" ? "" : " " name) " and " why ": " $0 > out
 			print (from == "" ? "the kit'"'"'s template" : from) "\t" $0
 			next
 		}
 		{ print > out }' "$1"
 	mv -f "$1.win" "$1"
+}
+
+# options_replace_subsystems CANDIDATE: a Subsystem of SSHD_OPTIONS
+# replaces the candidate's own Subsystem of the same name (the template's
+# sftp, or the host's with SERVER_CONFIG=host): OpenSSH before 9.5 refuses
+# a second Subsystem of a name ("already defined", sshd -t fails), later
+# ones keep the first. Says so, and notes it as an override with
+# SERVER_CONFIG=host.
+options_replace_subsystems () {
+	local cand=$1 opt name from line n
+	local -a lines=()
+	mapfile -t lines < <(sshd_option_lines)
+	n=${#lines[@]}
+	for opt in "${lines[@]}"; do
+		[ "$(option_keyword "$opt")" = subsystem ] || continue
+		name=$(printf '%s\n' "$opt" | sed 's/^[[:space:]]*[^[:space:]=]*[[:space:]=]*//; s/[[:space:]].*//')
+		[ -n "$name" ] || continue
+		while IFS=$'\t' read -r from line; do
+			say "SSHD_OPTIONS \"$opt\" replaces \"$(printf '%s' "$line" | sed 's/^[[:space:]]*//')\" of $from (sshd takes one Subsystem $name)"
+			if [ "${SETTING[SERVER_CONFIG]}" = host ]; then
+				override "$line" "$from" "$opt" "set by SSHD_OPTIONS; sshd takes one Subsystem of a name"
+			fi
+		done < <(effect_make_win "$cand" subsystem "$n" "$name" "sshd takes one Subsystem of a name")
+	done
 }
 
 # host_kept_lines CANDIDATE: the host's lines that the test server keeps,

@@ -220,11 +220,10 @@ stop_all () {
 	local i
 	for ((i = 1; i <= N; i++)); do use "$i"; container_stop; done
 	if [ -n "$HOLDER" ]; then kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null; HOLDER=""; fi
-	rm -rf "$TEST_TMP"
 }
-trap stop_all EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
+# The harness's one cleanup path: it runs this at the end of the file
+# (INT and TERM included) and removes TEST_TMP after it.
+test_atexit stop_all
 
 t0=$(date +%s)
 # The RPM: built here unless FLEET_RPM names one (to try a change quickly).

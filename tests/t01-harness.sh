@@ -157,4 +157,13 @@ test_expect 'a TERM during a test: its test_when_finished and the file'"'"'s tes
 	printf "finished\natexit\n" >want && test_cmp want term.log
 '
 
+
+# docs/testing.md: cleanup is the harness's (test_atexit); a test file's own
+# trap would replace the harness's EXIT trap, and its test_atexit commands
+# and the removal of TEST_TMP would never run.
+test_expect 'no test file sets a trap of its own (test_atexit is the one cleanup)' '
+	{ grep -nE "(^|[;&|({][[:space:]]*)trap[[:space:]]" "$TEST_DIR"/t[0-9]*.sh "$TEST_DIR"/check-*.sh >traps || :; } &&
+	test_cmp /dev/null traps
+'
+
 test_done

@@ -101,6 +101,13 @@ test_expect 'maxstartups_outcomes: the chance that all of a step get in, and of 
 	! maxstartups_outcomes 10:30 5 >out && test ! -s out
 '
 
+test_expect 'sshd'"'"'s drop formula is written once, and both models use it' '
+	grep -c -F "(full - start)) / 100" "$KIT_DIR/lib/maxstartups.sh" >count &&
+	test_eq "$(cat count)" 1 &&
+	declare -f maxstartups_expected | grep -q MAXSTARTUPS_LET_IN_AWK &&
+	declare -f maxstartups_outcomes | grep -q MAXSTARTUPS_LET_IN_AWK
+'
+
 test_expect 'maxstartups_of_run: the burst test, then sshd -T, then the setting' '
 	mkdir -p run/data &&
 	printf "MAX_STARTUPS='"'"'7:30:70'"'"'\n" >run/data/settings.env &&

@@ -88,6 +88,16 @@ test_expect 'instance second: every name with -second, port TEST_PORT + N, user 
 	[ "$(second timeout 30 ssh -F /var/lib/sshd-perf-kit-second/state/client/ssh_config sshperf-test-second id -un </dev/null)" = sshperf-second ]
 '
 
+# xbhz and second have the same port offset (cksum of the name % 999).
+test_expect 'an instance whose port is another instance'"'"'s is refused, naming that one, nothing changed' '
+	test_eq "$(instance_port_offset xbhz)" "$(instance_port_offset second)" &&
+	expect_status 2 env -u TEST_PORT -u TEST_USER KIT_INSTANCE=xbhz "$KIT_DIR/start-ssh.sh" &&
+	test_eq "$(grep -c . "$TEST_TMP/out")" 1 &&
+	test_grep "TEST_PORT=$((11022 + $(instance_port_offset second))) is the port of the kit.s instance second (its state: /var/lib/sshd-perf-kit-second/state); two instances never share a port: give this one its own, TEST_PORT=port KIT_INSTANCE=xbhz" "$TEST_TMP/out" &&
+	[ ! -e /var/lib/sshd-perf-kit-xbhz ] && ! getent passwd sshperf-xbhz &&
+	env -u TEST_PORT -u TEST_USER KIT_INSTANCE=xbhz "$KIT_DIR/start-ssh.sh" -q cleanup
+'
+
 test_expect 'stop and cleanup of instance second leave the administrator s server alone' '
 	second "$KIT_DIR/start-ssh.sh" -q stop &&
 	admin "$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/admin.st3" &&

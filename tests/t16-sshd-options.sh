@@ -110,6 +110,21 @@ test_expect 'MaxStartups in SSHD_OPTIONS wins over MAX_STARTUPS (sshd keeps its 
 	grep -q "^# sshd-perf-kit: SSHD_OPTIONS sets maxstartups .*: MaxStartups 10:30:100" "$SSHD_CONFIG"
 '
 
+test_expect 'Subsystem sftp in SSHD_OPTIONS replaces the kit'"'"'s one (sshd takes one Subsystem of a name), and sftp uses it' '
+	SSHD_OPTIONS="Subsystem sftp internal-sftp" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
+	test_grep "SSHD_OPTIONS \"Subsystem sftp internal-sftp\" replaces \"Subsystem sftp .*\" of the kit.s template" out &&
+	effective >T && grep -i "^subsystem sftp " T >sftp &&
+	test_eq "$(tr "[:upper:]" "[:lower:]" <sftp)" "subsystem sftp internal-sftp" &&
+	test_grep "^# sshd-perf-kit: SSHD_OPTIONS sets subsystem sftp and sshd takes one Subsystem of a name: Subsystem sftp " "$SSHD_CONFIG" &&
+	echo pwd | sftp -q -b - -F "$STATE_DIR/client/ssh_config" $HOST_ALIAS >sftp.out 2>&1
+'
+
+test_expect 'SERVER_CONFIG=host: Subsystem sftp in SSHD_OPTIONS replaces the host'"'"'s one' '
+	SERVER_CONFIG=host SSHD_OPTIONS="Subsystem sftp internal-sftp" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
+	effective >T && grep -i "^subsystem sftp " T >sftp &&
+	test_eq "$(tr "[:upper:]" "[:lower:]" <sftp)" "subsystem sftp internal-sftp"
+'
+
 test_expect 'every template option the administrator may set: the administrator'"'"'s value is what sshd runs' '
 	settable_lines >want && [ "$(wc -l <want)" -ge 12 ] &&
 	SSHD_OPTIONS="$(paste -sd";" want | sed "s/;/; /g")" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&

@@ -394,6 +394,16 @@ test_expect 'systemd mode: no sentence that belongs to direct mode' '
 	! grep -n -E "started directly|without systemd|Without systemd|Read from /proc|sshd.log. in the state folder" "$f"
 '
 
+test_expect 'systemd mode, a named instance: the report names that instance'"'"'s unit, never the default'"'"'s' '
+	mode_run second systemd cgroup &&
+	d="$TEST_TMP/modes/second" &&
+	printf "service_unit=sshd-perf-test-second.service\n" >>"$d/data/environment.env" &&
+	"$KIT_DIR/lib/render.sh" "$d" >/dev/null &&
+	test_grep "run by systemd as sshd-perf-test-second.service" "$d/report.md" &&
+	test_grep "run by systemd as .sshd-perf-test-second.service., a copy" "$d/report.md" &&
+	test_grep ! "sshd-perf-test\.service" "$d/report.md"
+'
+
 # verdict_run NAME STATUS...: a copy of run A with the burst, rate and
 # session statuses set (in that order), rendered.
 verdict_run () {

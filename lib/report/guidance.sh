@@ -270,7 +270,7 @@ report_limits () {
 		user=$(printf 'a local user the kit created (`%s` in `/etc/passwd`): with SSSD, LDAP or Kerberos users authentication and session take longer; test with such an account (`TEST_USER`, `TEST_USER_EXISTING=yes`)' "$(get "$env" test_user)")
 	fi
 	case $(get "$env" service_mode) in
-	systemd) mode='run by systemd as `sshd-perf-test.service`, a copy of the real `sshd.service`' ;;
+	systemd) mode="run by systemd as \`$(unit_text)\`, a copy of the real \`sshd.service\`" ;;
 	direct) mode='started directly, without systemd (as in a container): what systemd adds to the real server (its cgroup, its unit) is not in the figures' ;;
 	*) mode='unknown' ;;
 	esac

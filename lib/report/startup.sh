@@ -26,12 +26,12 @@ report_startup () {
 	startup_whose_table
 	printf '**How to read this result:**\n\n'
 	awk -v g="$(t startup greeting_max)" -v l="$(t startup first_login_max)" -v lp="$(t startup first_login_p50)" \
-		-v gp="$(t startup greeting_p50)" -v failed="$(t startup failed)" -v ok="$(t startup ok)" 'BEGIN {
+		-v gp="$(t startup greeting_p50)" -v failed="$(t startup failed)" -v ok="$(t startup ok)" -v unit="$(unit_text)" 'BEGIN {
 		if (ok == 0)
 
 			print "- No round ended with a login: the server never answered or the login failed." \
 				" Check the configuration with `sshd -t -f /etc/ssh/sshd_config_perf_test` and the" \
-				" server log (`journalctl -u sshd-perf-test.service`, or `sshd.log` in the state" \
+				" server log (`journalctl -u " unit "`, or `sshd.log` in the state" \
 				" folder)."
 		else {
 			if (failed > 0)
