@@ -106,8 +106,10 @@ check: all unit-tests
 # built once into OPENSSH_CACHE (default /var/cache/sshd-perf-kit-ci/openssh).
 # With an empty cache the four builds take most of 15 minutes on 2 cores:
 # 40 minutes before run.sh gives up on it.
+# Then the RHEL build under systemd in a booted container
+# (tests/openssh/systemd-rhel9.sh: Type=notify, READY, reload, audit).
 check-openssh: all
-	TEST_FILE_TIMEOUT=$${TEST_FILE_TIMEOUT:-2400} tests/run.sh tests/openssh/matrix.sh
+	TEST_FILE_TIMEOUT=$${TEST_FILE_TIMEOUT:-2400} tests/run.sh tests/openssh/matrix.sh tests/openssh/systemd-rhel9.sh
 
 # The Ansible role and playbook against booted systemd containers (minutes).
 # A busy machine makes it slow: 30 minutes before run.sh gives up on it.
