@@ -4,10 +4,13 @@
 # stability, tests/bench/stability.sh STABILITY_REAL=1):
 # - a 50 ms sleep in sshd's AuthorizedKeysCommand (tests/lib/delay.sh,
 #   once per login) against the same program sleeping 0 ms: login
-#   significantly worse, by a shift of at least 40 ms (the sleep adds 50
-#   to every login by construction; how much more a loaded machine adds
-#   is not the code's to bound, so the 50-100 ms band of issue 27 is
-#   measured by tests/bench/real-changes.sh, not asserted here);
+#   significantly worse, and every login of the delayed run spends at
+#   least the 50 ms in its authentication phase (by construction). The
+#   shift between two runs is not the code's to bound: the sleep can
+#   overlap the client's delayed-ACK wait, and the load can change
+#   between the runs (+35.8 ms was seen on a fresh machine whose load
+#   fell during the pair), so the 50-100 ms band of issue 27 is measured
+#   by tests/bench/real-changes.sh, not asserted here;
 # - MaxStartups 100:30:200 against the default 10:30:100: burst
 #   significantly better (where burst gives an interval);
 # - two runs of the default setup: no significant change for either.
@@ -74,7 +77,7 @@ test_expect 'the default setup against itself: no significant change' '
 # The delay's "none" is the same program sleeping 0 ms: what the login
 # gains is the sleep, not the program's own start (a shell and a few
 # commands per check, many ms on a loaded machine).
-test_expect 'a 50 ms sleep in sshd once per login: login significantly worse, by at least 40 ms' '
+test_expect 'a 50 ms sleep in sshd once per login: login significantly worse, the sleep inside every delayed login' '
 	SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 	delay_set server 0 &&
 	kit_run nodelay login &&
@@ -83,7 +86,12 @@ test_expect 'a 50 ms sleep in sshd once per login: login significantly worse, by
 	c=$(judged nodelay delay1 login) &&
 	has "$c" "significantly worse (rank test of the samples" &&
 	s=$(shift_ms "$c") &&
-	awk -v s="$s" "BEGIN { exit !(s >= 40) }" || { echo "shift ${s:-none}: $c"; false; }
+	awk -v s="$s" "BEGIN { exit !(s > 0) }" || { echo "shift ${s:-none}: $c"; false; } &&
+	# What the code does bound: the sleep is inside every login of the
+	# delayed run, in its authentication phase.
+	min=$(tsv_select "$(cat "$TEST_TMP/delay1")/raw/login-samples.tsv" auth_ms status |
+		awk -F"\t" "\$2 == \"ok\" { if (m == \"\" || \$1 < m) m = \$1 } END { print m }") &&
+	awk -v m="$min" "BEGIN { exit !(m != \"\" && m >= 50) }" || { echo "shortest authentication of the delayed run: ${min:-none} ms"; false; }
 '
 
 test_expect 'the delayed setup against itself: no significant change' '
@@ -118,7 +126,9 @@ test_expect 'REPEAT=2 login: two rounds, the median of their figures, its table'
 	want=$(tsv_select "$r/raw/repeat-figures.tsv" figure | sort -g | awk "{ v[NR] = \$1 } END { printf \"%.6g\", (v[1] + v[2]) / 2 }") &&
 	test_kv "$r/data/login.env" figure "$want" &&
 	c=$(judged rep rep login) &&
-	has "$c" "n 10 and 10"
+	# Both rounds'"'"' logins, each round staged up to 4x LOGIN_SAMPLES.
+	n=$(awk -F"\t" "FNR > 1 && \$2 == \"ok\"" "$r"/rounds/*/raw/login-samples.tsv | wc -l) &&
+	[ "$n" -ge 10 ] && has "$c" "n $n and $n"
 '
 
 test_expect 'REPEAT=0: one line, exit 2, no run folder' '
