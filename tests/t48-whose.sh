@@ -268,9 +268,12 @@ test_expect 'test-ssh.sh login: each part and the rest in the data file and the 
 	run=$(dirname "$(tail -n 1 "$TEST_TMP/run.out")") &&
 	env=$run/data/login.env &&
 	test_kv "$env" timeline yes &&
-	n=$(sed -n "s/^total_n=//p" "$env") &&
+	# The parts rest on the first stage'"'"'s logins, the ones timed with the
+	# capture; a login whose interval holds the target takes more stages
+	# without it, and total_n is set again for each (the last value wins).
+	n=$(sed -n "s/^total_n=//p" "$env" | head -n 1) &&
 	for k in server client tcp_wait rest; do test_kv "$env" "${k}_n" "$n" || return 1; done &&
-	rest=$(sed -n "s/^rest_p95=//p" "$env") && total=$(sed -n "s/^total_p50=//p" "$env") &&
+	rest=$(sed -n "s/^rest_p95=//p" "$env" | tail -n 1) && total=$(sed -n "s/^total_p50=//p" "$env" | tail -n 1) &&
 	awk -v r="$rest" -v t="$total" "BEGIN { exit !(r <= 0.02 * t && r >= -0.02 * t) }" &&
 	test_grep "^| the rest (no packet shows whose) |" "$run/report.md"
 '
