@@ -66,6 +66,17 @@ whose_label () {
 	esac
 }
 
+# whose_rows TEST: the four rows of a whose-time table, one per part
+# (whose_label): its p50 over the whole login, then in the key exchange,
+# the authentication and the session, from TEST's data.
+whose_rows () {
+	local part
+	for part in server client tcp_wait rest; do
+		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "$(t "$1" "${part}_p50")")" \
+			"$(ms "$(t "$1" "kex_${part}_p50")")" "$(ms "$(t "$1" "auth_${part}_p50")")" "$(ms "$(t "$1" "session_${part}_p50")")"
+	done
+}
+
 # num VALUE: an interval bound as compact as the figure needs.
 num () {
 	awk -v v="$1" 'BEGIN { a = v < 0 ? -v : v

@@ -81,7 +81,7 @@ reload_pid_note () {
 # was (lib/capture.sh); one line why when there is none, nothing for a
 # run from before.
 reload_whose_table () {
-	local part n
+	local n
 	case $(t reload timeline) in
 	yes) ;;
 	no) printf 'No timeline of whose time the new login was: %s.\n\n' "$(t reload timeline_note)"; return 0 ;;
@@ -101,10 +101,7 @@ reload_whose_table () {
 	| Part | whole login | key exchange | authentication | session |
 	|---|---:|---:|---:|---:|
 	EOF
-	for part in server client tcp_wait rest; do
-		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "$(t reload "${part}_p50")")" \
-			"$(ms "$(t reload "kex_${part}_p50")")" "$(ms "$(t reload "auth_${part}_p50")")" "$(ms "$(t reload "session_${part}_p50")")"
-	done
+	whose_rows reload
 	printf '\n'
 	[ "$(t reload whose_mismatched)" = 0 ] || [ -z "$(t reload whose_mismatched)" ] ||
 		printf 'The parts of %s login(s) miss the login'"'"'s total by more than 2 %%: their packets were not all seen; `raw/reload-whose.tsv` has each login'"'"'s parts.\n\n' "$(t reload whose_mismatched)"

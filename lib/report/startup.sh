@@ -63,7 +63,6 @@ report_startup () {
 # startup_whose_table: whose time the first logins were (lib/capture.sh);
 # one line why when there is none, nothing for a run from before.
 startup_whose_table () {
-	local part
 	case $(t startup timeline) in
 	yes) ;;
 	no) printf 'No timeline of whose time the first logins were: %s.\n\n' "$(t startup timeline_note)"; return 0 ;;
@@ -76,9 +75,6 @@ startup_whose_table () {
 	| Part | whole login | key exchange | authentication | session |
 	|---|---:|---:|---:|---:|
 	EOF
-	for part in server client tcp_wait rest; do
-		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "$(t startup "${part}_p50")")" \
-			"$(ms "$(t startup "kex_${part}_p50")")" "$(ms "$(t startup "auth_${part}_p50")")" "$(ms "$(t startup "session_${part}_p50")")"
-	done
+	whose_rows startup
 	printf '\n'
 }
