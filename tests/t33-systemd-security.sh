@@ -322,7 +322,7 @@ test_expect 'test-ssh.sh login auth runs while argument lists and environments a
 	report=$(tail -n 1 "$TEST_TMP/sampled.out") && [ -f "$report" ] &&
 	test_grep -E "\(\`auth\`\) \| .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&
 	run=$(dirname "$report") &&
-	[ "$(sed -n "s/^password_ok=//p" "$run/data/auth.env")" -ge 1 ] &&
+	[ "$(sed -n "s/^password_ok=//p" "$run/data/auth.env" | tail -n 1)" -ge 1 ] &&
 	test_grep "sshperf-test-password" "$TEST_TMP/sampling/ps" &&
 	test_grep "valid only during the password logins" "$report"
 '

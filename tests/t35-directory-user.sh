@@ -35,11 +35,26 @@ figures () {
 	printf '# figures %s: login p50 %s p95 %s ms (n=%s); auth p50 ed25519 %s, rsa %s, password %s ms; password ok/failed %s/%s\n' "$2" \
 		"$(sed -n 's/^total_p50=//p' "$d/login.env" | tail -n 1)" "$(sed -n 's/^total_p95=//p' "$d/login.env" | tail -n 1)" \
 		"$(sed -n 's/^total_n=//p' "$d/login.env" | tail -n 1)" \
-		"$(sed -n 's/^ed25519_p50=//p' "$d/auth.env")" "$(sed -n 's/^rsa_p50=//p' "$d/auth.env")" \
-		"$(sed -n 's/^password_p50=//p' "$d/auth.env")" "$(sed -n 's/^password_ok=//p' "$d/auth.env")" \
-		"$(sed -n 's/^password_failed=//p' "$d/auth.env")"
+		"$(sed -n 's/^ed25519_p50=//p' "$d/auth.env" | tail -n 1)" "$(sed -n 's/^rsa_p50=//p' "$d/auth.env" | tail -n 1)" \
+		"$(sed -n 's/^password_p50=//p' "$d/auth.env" | tail -n 1)" "$(sed -n 's/^password_ok=//p' "$d/auth.env" | tail -n 1)" \
+		"$(sed -n 's/^password_failed=//p' "$d/auth.env" | tail -n 1)"
 }
 mkdir -p "$TEST_TMP/results"
+
+# logins REPORT METHOD: how many logins auth made with METHOD in the run
+# of REPORT: LOGIN_SAMPLES, or for the method the stages added to
+# (staged_method, when the slowest p95's interval held its target) the
+# count of the last stage taken, from the plan fixed in advance.
+logins () {
+	local d=${1%/*}/data staged stages
+	staged=$(sed -n 's/^staged_method=//p' "$d/auth.env" | tail -n 1)
+	stages=$(sed -n 's/^stages=//p' "$d/auth.env" | tail -n 1)
+	if [ "$2" = "$staged" ] && [ "${stages:-1}" -gt 1 ]; then
+		(. "$KIT_DIR/lib/measure.sh" && stage_plan "$SAMPLES" 95) | cut -d " " -f "$stages"
+	else
+		echo "$SAMPLES"
+	fi
+}
 
 # ---- The directory: slapd with one user, SSSD in front of it --------------
 cat >"$TEST_TMP/slapd.conf" <<'EOF'
@@ -157,7 +172,7 @@ test_expect 'the local account bob: login and auth (for comparison)' '
 	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } && report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	echo "$(dirname "$report")" >"$TEST_TMP/run-bob" &&
 	test_grep "an existing account (NSS source \`files\`)" "$report" &&
-	test_grep -E "^\| password \(PAM\) \| password \| $SAMPLES / 0 " "$report" &&
+	test_grep -E "^\| password \(PAM\) \| password \| $(logins "$report" password) / 0 " "$report" &&
 	ct "$KIT_DIR/start-ssh.sh" -q cleanup
 '
 
@@ -169,8 +184,8 @@ test_expect 'the directory user lucy, slapd up: key and password (pam_sss) login
 	echo "$(dirname "$report")" >"$TEST_TMP/run-lucy-up" && cp "$report" "$TEST_TMP/report-lucy-up.md" &&
 	test_grep "an existing account (NSS source \`sss\`)" "$report" &&
 	test_grep -E "PAM stack \| service sshd \(/etc/pam.d/sshd\): auth [a-z_ ]*pam_sss" "$report" &&
-	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $SAMPLES / 0 " "$report" &&
-	test_grep -E "^\| password \(PAM\) \| password \| $SAMPLES / 0 " "$report"
+	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $(logins "$report" ed25519) / 0 " "$report" &&
+	test_grep -E "^\| password \(PAM\) \| password \| $(logins "$report" password) / 0 " "$report"
 '
 
 test_expect 'slapd stopped: SSSD is offline; key logins work from its cache, password logins are measured' '
@@ -179,7 +194,7 @@ test_expect 'slapd stopped: SSSD is offline; key logins work from its cache, pas
 	rc=0; ct env $LUCY "$KIT_DIR/test-ssh.sh" login auth >"$TEST_TMP/t.out" 2>&1 || rc=$?
 	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } && report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	echo "$(dirname "$report")" >"$TEST_TMP/run-lucy-down" && cp "$report" "$TEST_TMP/report-lucy-down.md" &&
-	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $SAMPLES / 0 " "$report" &&
+	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $(logins "$report" ed25519) / 0 " "$report" &&
 	test_grep -E "^\| password \(PAM\) \| password \| [0-9]+ / [0-9]+ " "$report"
 '
 

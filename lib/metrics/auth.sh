@@ -307,6 +307,7 @@ auth_staged () {
 		result_interval_order auth "$tsv" total_ms 95
 	done
 	result_set auth stages "$stage"
+	result_set auth staged_method "$m"
 	result_set auth samples_final "$(tsv_select "$tsv" status | grep -cx ok || true)"
 	if [ "$stage" -gt 1 ]; then
 		# The staged logins count like the first ones.

@@ -118,22 +118,22 @@ auth_password_gap () {
 	fi
 	printf -- '- The password login is %s ms slower than the %s key at p50: **%s ms** for checking the password hash and **%s ms** of the rest.\n' \
 		"$gap" "$fast" "$(ms "$(t auth gap_hash_ms)")" "$(t auth gap_rest_ms)"
-	printf -- '  - The hash check: one check of the test user'"'"'s %s hash (%s) costs %s ms on this host (p50 of %s checks of a throwaway phrase with the account'"'"'s own setting, `sshperf-hashcost`); pam_unix pays it once per password login. It is host policy, not slowness: %s.\n' \
+	printf -- '- The hash check: one check of the test user'"'"'s %s hash (%s) costs %s ms on this host (p50 of %s checks of a throwaway phrase with the account'"'"'s own setting, `sshperf-hashcost`); pam_unix pays it once per password login. It is host policy, not slowness: %s.\n' \
 		"$(t auth password_hash)" "$(t auth password_hash_params)" "$(t auth gap_hash_ms)" "$(t auth password_hash_checks)" \
 		"$(t auth password_hash_policy)"
 	if [ -n "$(t auth gap_server_ms)" ]; then
-		printf -- '  - The rest, from the packets (differences of p50s with the %s logins, so they need not add up): sshd'"'"'s turns %+.1f ms, of which the hash check is %s ms, leaving **%s ms** for the other PAM modules and sshd (this stack: %s); the client'"'"'s turns %+.1f ms (ssh starting `askpass.sh` and answering the prompt); TCP waits %+.1f ms.\n' \
+		printf -- '- The rest, from the packets (differences of p50s with the %s logins, so they need not add up): sshd'"'"'s turns %+.1f ms, of which the hash check is %s ms, leaving **%s ms** for the other PAM modules and sshd (this stack: %s); the client'"'"'s turns %+.1f ms (ssh starting `askpass.sh` and answering the prompt); TCP waits %+.1f ms.\n' \
 			"$fast" "$(t auth gap_server_ms)" "$(t auth gap_hash_ms)" "$(t auth gap_pam_ms)" \
 			"$(printf '%s' "${mods:-none}" | sed 's/\([^ ]*\)/`\1`/g; s/ /, /g')" "$(t auth gap_client_ms)" "$(t auth gap_tcp_wait_ms)"
 	else
-		printf -- '  - The rest: the other PAM modules (this stack: %s), the client starting `askpass.sh`, and TCP; no timeline splits it here.\n' \
+		printf -- '- The rest: the other PAM modules (this stack: %s), the client starting `askpass.sh`, and TCP; no timeline splits it here.\n' \
 			"$(printf '%s' "${mods:-none}" | sed 's/\([^ ]*\)/`\1`/g; s/ /, /g')"
 	fi
 	if [ "$(t auth gap_judged)" = rest ]; then
-		printf -- '  - `TARGET_AUTH_GAP_MS=%s` is judged on the rest (%s ms): the hash check is what the host asks of every password login, whatever the test server does.\n' \
+		printf -- '- `TARGET_AUTH_GAP_MS=%s` is judged on the rest (%s ms): the hash check is what the host asks of every password login, whatever the test server does.\n' \
 			"$(t auth gap_target)" "$(t auth gap_rest_ms)"
 	else
-		printf -- '  - `TARGET_AUTH_GAP_MS=%s` is judged on the gap between the slowest method (%s) and the fastest, %s ms.\n' \
+		printf -- '- `TARGET_AUTH_GAP_MS=%s` is judged on the gap between the slowest method (%s) and the fastest, %s ms.\n' \
 			"$(t auth gap_target)" "$(t auth gap_slow)" "$(t auth gap_p50_ms)"
 	fi
 }
