@@ -3,8 +3,7 @@
 # `make check`; `make soak` runs 10) of start, a quick test run and
 # cleanup, one after another. After every cycle the host snapshot equals
 # the one before the first, nothing of the kit still runs, no file was
-# left in the kit's TMPDIR, /run, or by the kit's names in /tmp or
-# /var/tmp, and the cycle's report and results.json
+# left in the kit's TMPDIR or /run, and the cycle's report and results.json
 # are complete. A leak that grows a little per cycle shows here, where
 # one cycle (t10) would not see it.
 . "$(dirname "$0")/lib/harness.sh"
@@ -25,23 +24,18 @@ esac
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 # Where the kit leaves temporary files. The kit's commands get a TMPDIR of
-# their own, which must be empty after every cycle: every temporary
-# folder or file of the kit is made with mktemp under TMPDIR. In the
-# shared folders, /run is compared whole (nothing but the kit changes it
-# during a cycle), and /tmp and /var/tmp by the names the kit gives its
-# temporary files, in case a part of it forgot TMPDIR: the machine's
-# other work (a compiler, another test runner) makes files there too,
-# and they are not the kit's. Listed before sorting: sort's own
-# temporary file is not the kit's.
+# their own, which must be empty after every cycle: the kit makes every
+# temporary folder or file with mktemp under TMPDIR. Of the shared
+# folders /run is compared whole (nothing but the kit changes it during
+# a cycle); /tmp and /var/tmp are not, since the machine's other work (a
+# compiler, another test runner, a render test of a second checkout)
+# makes and removes files there at any time. Listed before sorting:
+# sort's own temporary file is not the kit's.
 KIT_TMP=$TEST_TMP/kit-tmp
 mkdir -p "$KIT_TMP"
 export TMPDIR=$KIT_TMP
 scratch () {
-	{
-		find "$KIT_TMP" /run -mindepth 1 -maxdepth 1 -printf '%p\n'
-		find /tmp /var/tmp -mindepth 1 -maxdepth 1 \( -name 'sshperf-*' -o -name 'sshd-perf*' -o -name 'results-json.*' \) \
-			! -name 'sshperf-run.*' ! -name 'sshperf-test.*' -printf '%p\n'
-	} >"$TEST_TMP/.scratch" 2>/dev/null
+	find "$KIT_TMP" /run -mindepth 1 -maxdepth 1 -printf '%p\n' >"$TEST_TMP/.scratch" 2>/dev/null
 	sort "$TEST_TMP/.scratch"
 }
 
