@@ -39,6 +39,13 @@ kv openssh_prefix "${OPENSSH_BUILD_PREFIX:-}"
 # else what the build says of itself (ssh -V in full; with the prefix).
 pkg=$(openssh_package "$SSHD")
 kv openssh_package "${pkg:-none}"
+# A build of one's own may say what it is in PREFIX/openssh-release, one
+# line ("openssh 8.7p1-34.el9_3.3 (Red Hat's sources)", as
+# tests/openssh/build-rhel9.sh writes it): no package knows it, and its
+# ssh -V names the upstream version only.
+if [ -n "${OPENSSH_BUILD_PREFIX:-}" ] && [ -f "$OPENSSH_BUILD_PREFIX/openssh-release" ]; then
+	kv openssh_origin "$(head -n 1 "$OPENSSH_BUILD_PREFIX/openssh-release" | tr -d '`|')"
+fi
 kv openssh_sshd "$SSHD"
 kv openssh_ssh "$SSH"
 # Which processes serve one connection (they follow from the programs

@@ -242,14 +242,16 @@ kit_text () {
 
 # build_text ENV [header]: which OpenSSH build was measured (server and
 # clients). Then the package release, else what the build says of itself
-# (runs of older kits have neither); in the header the package is named
-# in the Server row already (package_text), so only a build without one
-# says more here.
+# (runs of older kits have neither): its ssh -V, and the line of its
+# PREFIX/openssh-release where it has one (openssh_origin); in the header
+# the package is named in the Server row already (package_text), so only
+# a build without one says more here.
 build_text () {
-	local b p k
+	local b p k o
 	b=$(get "$1" openssh_build)
 	p=$(get "$1" openssh_prefix)
 	k=$(get "$1" openssh_package)
+	o=$(get "$1" openssh_origin)
 	[ -n "$b" ] || b=$(get "$1" openssh_server)
 	if [ -n "$p" ]; then
 		printf '%s, installed below `%s` (OPENSSH_PREFIX; server and clients from this build)' "${b:-unknown}" "$p"
@@ -258,7 +260,10 @@ build_text () {
 	fi
 	case $k in
 	'') [ "${2:-}" = header ] || printf '; package release unknown (not recorded in this run)' ;;
-	none) printf '; no package: `ssh -V` says "%s"' "$(get "$1" openssh_client)" ;;
+	none)
+		printf '; no package: `ssh -V` says "%s"' "$(get "$1" openssh_client)"
+		[ -z "$o" ] || printf '; its `openssh-release` says "%s"' "$o"
+		;;
 	*) [ "${2:-}" = header ] || printf '; package `%s`' "$k" ;;
 	esac
 }

@@ -382,9 +382,9 @@ make_existing_user () {
 # ---- What the administrator sets is what sshd runs --------------------------
 #
 # sshd -t accepts a line that sshd then ignores: sshd keeps the first value
-# of most options, but the last of some (tried: OpenSSH 9.2 and 9.9p1
-# MaxStartups, PerSourceNetBlockSize, IPQoS, StreamLocalBindMask; 10.5p1
-# only StreamLocalBindMask of these), and adds up others (AcceptEnv,
+# of most options, but the last of some (tried: OpenSSH 8.7p1, 9.2 and
+# 9.9p1 MaxStartups, PerSourceNetBlockSize, IPQoS, StreamLocalBindMask;
+# 10.5p1 only StreamLocalBindMask of these), and adds up others (AcceptEnv,
 # Subsystem). So each line is asked of sshd
 # itself, with no table: what sshd -T says for the line alone (in a config
 # of only the listener's lines) must be in what it says for the candidate

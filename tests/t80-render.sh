@@ -600,6 +600,22 @@ test_expect 'SELinux: a test sshd in another domain than sshd_t is named; sshd_t
 	! grep "^| SELinux | .*runs as" "$TEST_TMP/dom/$A/report.md"
 '
 
+test_expect 'direct mode on an enforcing host: the unconfined domain and why; a build of its own names its openssh-release' '
+	mkdir -p "$TEST_TMP/dom2" && cp -R "$RES/$A" "$TEST_TMP/dom2/$A" &&
+	printf "%s\n" selinux=enforcing server_domain=unconfined_t service_mode=direct openssh_prefix=/opt/rhel-8.7p1 \
+		openssh_build=OpenSSH_8.7p1 "openssh_client=OpenSSH_8.7p1, OpenSSL 3.0.11 19 Sep 2023" openssh_package=none \
+		"openssh_origin=openssh 8.7p1-34.el9_3.3 (Red Hat'"'"'s sources)" >>"$TEST_TMP/dom2/$A/data/environment.env" &&
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/dom2/$A" "" &&
+	grep "^| SELinux | " "$TEST_TMP/dom2/$A/report.md" >"$TEST_TMP/dom2/row" &&
+	test_grep -F "| SELinux | enforcing; the test sshd runs as \`unconfined_t\`, not \`sshd_t\` as the real sshd (started directly, nothing moves it into sshd_t): the figures leave out what SELinux costs the real server |" "$TEST_TMP/dom2/row" &&
+	grep "^| OpenSSH build | " "$TEST_TMP/dom2/$A/report.md" >"$TEST_TMP/dom2/build" &&
+	[ "$(grep -c . "$TEST_TMP/dom2/build")" -eq 2 ] &&
+	test_grep -F "no package: \`ssh -V\` says \"OpenSSH_8.7p1, OpenSSL 3.0.11 19 Sep 2023\"; its \`openssh-release\` says \"openssh 8.7p1-34.el9_3.3 (Red Hat'"'"'s sources)\"" "$TEST_TMP/dom2/build" &&
+	if [ -n "$have_python" ]; then
+		test_eq "$(json_file "$TEST_TMP/dom2/$A/results.json" "d[\"environment\"][\"openssh_origin\"]")" "openssh 8.7p1-34.el9_3.3 (Red Hat'"'"'s sources)"
+	fi
+'
+
 # A recorded run of rate and cpu (2-core VM, libssh driver at
 # curve25519, the ssh client at sntrup761x25519), in its own results
 # folder: the capacity figures and the CPU interval.

@@ -22,6 +22,13 @@
 #   open{ssh,sshserver}.config -> share/crypto-policies/POLICY/*.txt, and
 #   etc/pam.d/sshd, RHEL's PAM service file with password-auth and
 #   postlogin mapped to Debian's common-* files.
+# And PREFIX/openssh-release (in both prefixes), the build's own line for
+# the report: "openssh VERSION-RELEASE (Red Hat's sources)", from the
+# spec's Version and Release, with the dist tag of the RHEL release the
+# sources were published for (RHEL_OPENSSH_DIST, default .el9_3: their
+# README has 8.7p1-34.el9_3.3), which the spec leaves to the build root:
+# the kit cannot ask rpm -qf about a build from sources, and ssh -V says
+# OpenSSH_8.7p1 as upstream's does.
 #
 # The cache key is the sha256 of everything the build reads: the
 # tarball's sha256, every file of RHEL_SOURCES and this script. A new
@@ -70,7 +77,7 @@ series () {
 }
 
 build () {
-	local src=$dir/src n f p
+	local src=$dir/src n f p release
 	rm -rf "$src" "$dir/build" "$dir/compat" "$prefix" "$prefix-fips"
 	mkdir -p "$src" "$dir/build" "$dir/compat/openssl" || return 1
 	tar -xzf "$tarball" -C "$src" --strip-components=1 || return 1
@@ -119,12 +126,32 @@ build () {
 		"$prefix/bin/ssh-keygen" -q -t "$f" -N '' -C '' -f "$prefix/etc/ssh/ssh_host_${f}_key" || return 1
 	done
 	mkdir -p "$prefix/empty.sshd" "$prefix/run" && chmod 0711 "$prefix/empty.sshd"
+	release=$(spec_release "$rhel/SPECS/openssh.spec" "${RHEL_OPENSSH_DIST-.el9_3}") || return 1
+	printf "openssh %s (Red Hat's sources)\n" "$release" >"$prefix/openssh-release"
 	# The FIPS variant: the same programs, its own etc/.
 	mkdir -p "$prefix-fips" || return 1
-	for f in bin sbin libexec share empty.sshd run; do
+	for f in bin sbin libexec share empty.sshd run openssh-release; do
 		ln -s "$prefix/$f" "$prefix-fips/$f" || return 1
 	done
 	install_rhel_files "$prefix-fips" FIPS
+}
+
+# spec_release SPEC DIST: the main package's VERSION-RELEASE, its
+# %{name} and %global macros expanded, %{?dist} as DIST.
+spec_release () {
+	awk -v dist="$2" '
+		function expand(s,   m, k) {
+			while (match(s, /%\{\??[A-Za-z0-9_]+\}/)) {
+				k = substr(s, RSTART + 2, RLENGTH - 3); sub(/^\?/, "", k)
+				m = (k == "dist") ? dist : (k in mac) ? mac[k] : ""
+				s = substr(s, 1, RSTART - 1) m substr(s, RSTART + RLENGTH)
+			}
+			return s
+		}
+		$1 == "%global" || $1 == "%define" { mac[$2] = $3; next }
+		$1 == "Version:" && v == "" { v = expand($2) }
+		$1 == "Release:" && r == "" { r = expand($2) }
+		END { if (v == "" || r == "") exit 1; print v "-" r }' "$1"
 }
 
 # install_rhel_files PREFIX POLICY: RHEL's configuration below PREFIX,

@@ -28,6 +28,8 @@
 . "$TEST_DIR/lib/procs.sh"
 # shellcheck source=lib/data.sh
 . "$KIT_DIR/lib/data.sh"
+# shellcheck source=lib/pam.sh
+. "$KIT_DIR/lib/pam.sh"
 
 SOURCES=${OPENSSH_SOURCES:-$KIT_DIR/../shared/vendor/openssh}
 host_kit_test 'OpenSSH version matrix' direct
@@ -68,31 +70,119 @@ step_col () {
 	tsv_select "$1" clients "$3" | awk -F'\t' -v n="$2" '$1 == n { print $2 }'
 }
 
-# burst_equals_log RUN: at every step, the refusals classified are the
-# refusals in sshd's log, and each drop line names one of the clients.
+# burst_equals_log RUN STEPS BASE: at every step of the table STEPS (the
+# fleet's raw/burst-steps.tsv, or raw/burst-one-source-steps.tsv) whose
+# clients are in BASE-N.tsv (raw/burst-step-N, raw/burst-one-step-N): the
+# refusals classified are the refusals in sshd's log, each drop line
+# names one of the clients, the drops split into MaxStartups and penalty
+# as the reasons of the log's drop lines do (a drop without a line of its
+# own counts as MaxStartups, so the log must not say that penalty lines
+# were rate-limited), and no refused client had a session.
 burst_equals_log () {
-	local run=$1 tsv=$1/raw/burst-steps.tsv n refused drops named unnamed lines ports p
+	local run=$1 tsv=$2 base=$3 n refused drops named unnamed penalty lines ms log clients c
 	for n in $BURST_STEPS; do
+		log=$base-$n-server.log
 		refused=$(step_col "$tsv" "$n" refused)
 		drops=$(step_col "$tsv" "$n" log_drops)
 		named=$(step_col "$tsv" "$n" log_named)
 		unnamed=$(step_col "$tsv" "$n" log_unnamed)
-		[ "$(step_col "$tsv" "$n" classified_by)" = server ] || { echo "step $n: not classified from the server log"; return 1; }
-		[ "$refused" = "$drops" ] || { echo "step $n: $refused refused, the log $drops"; return 1; }
-		[ "$drops" -eq $((named + unnamed)) ] || { echo "step $n: $drops != $named + $unnamed"; return 1; }
-		lines=$(grep -c "drop connection #.* on \[127.0.0.1\]:$TEST_PORT " "$run/raw/burst-step-$n-server.log" || true)
-		[ "$lines" -eq "$named" ] || { echo "step $n: $lines drop lines in the log, $named matched to clients"; return 1; }
-		# Every refused client: its port in a drop line, or in no line at all.
-		ports=$(awk -F'\t' 'NR == FNR { if ($2 == "refused") r[$1] = 1; next }
-			FNR > 1 && ($1 in r) { print $8 }' "$run/raw/burst-step-$n-class.tsv" "$run/raw/burst-step-$n.tsv")
-		for p in $ports; do
-			if grep -q "Connection from 127.0.0.1 port $p on " "$run/raw/burst-step-$n-server.log"; then
-				echo "step $n: client port $p counted refused, but sshd started a session for it"
+		penalty=$(step_col "$tsv" "$n" penalty)
+		[ "$(step_col "$tsv" "$n" classified_by)" = server ] || { echo "$tsv, step $n: not classified from the server log"; return 1; }
+		[ "$refused" = "$drops" ] || { echo "$tsv, step $n: $refused refused, the log $drops"; return 1; }
+		[ "$drops" -eq $((named + unnamed)) ] || { echo "$tsv, step $n: $drops != $named + $unnamed"; return 1; }
+		lines=$(grep -c "drop connection #.* on \[127.0.0.1\]:$TEST_PORT " "$log" || true)
+		[ "$lines" -eq "$named" ] || { echo "$tsv, step $n: $lines drop lines in the log, $named matched to clients"; return 1; }
+		ms=$(grep "drop connection #.* on \[127.0.0.1\]:$TEST_PORT " "$log" | grep -ci "maxstartups" || true)
+		[ "$penalty" -eq $((lines - ms)) ] ||
+			{ echo "$tsv, step $n: $penalty drops classified as penalty, the log gives $((lines - ms)) of its $lines drop lines another reason than MaxStartups"; return 1; }
+		if [ "$unnamed" -gt 0 ] && grep -q "PerSourcePenalties logging rate-limited" "$log"; then
+			echo "$tsv, step $n: $unnamed drops without a line, counted as MaxStartups, but sshd rate-limited its penalty lines"
+			return 1
+		fi
+		# Every refused client: its address and port in a drop line, or in
+		# no line at all.
+		clients=$(awk -F'\t' 'NR == FNR { if ($2 == "refused") r[$1] = 1; next }
+			FNR > 1 && ($1 in r) { print $9 "/" $8 }' "$base-$n-class.tsv" "$base-$n.tsv")
+		for c in $clients; do
+			if grep -q "Connection from ${c%/*} port ${c#*/} on " "$log"; then
+				echo "$tsv, step $n: client ${c%/*} port ${c#*/} counted refused, but sshd started a session for it"
 				return 1
 			fi
 		done
-		[ "$(grep -c '^disagree=' "$run/raw/burst-step-$n-class.env")" = 1 ] || return 1
+		[ "$(grep -c '^disagree=' "$base-$n-class.env")" = 1 ] || return 1
+		printf '%s %s: %s refused (%s MaxStartups, %s penalty), %s without a line; ' "$(basename "$tsv" .tsv)" "$n" "$refused" "$((refused - penalty))" "$penalty" "$unnamed"
 	done
+}
+
+# ip_int ADDR: an IPv4 address as a number.
+ip_int () {
+	awk -v a="$1" 'BEGIN { split(a, o, "."); printf "%d\n", ((o[1] * 256 + o[2]) * 256 + o[3]) * 256 + o[4] }'
+}
+
+# burst_sources RUN PER_SOURCE: which addresses burst's clients came
+# from, as the data, the tables and the report say, and as the clients'
+# own connections show. The fleet's steps (raw/burst-steps.tsv): each
+# step's range FIRST-LAST holds one address per client, new ones at every
+# step, and every client that connected came from its range, each from
+# an address of its own. With PER_SOURCE=yes (a 9.8+ build, per-source
+# limits) the same steps from one address (raw/burst-one-source-steps.tsv):
+# every client from that address, the report's one-source table with the
+# table's counts; with no, the report says why they were not run.
+burst_sources () {
+	local run=$1 per=$2 env=$1/data/burst.env many one oks="" n range lo hi prev=-1 addrs a ok refused penalty failed timeout
+	many=$(kv_get "$env" sources_many)
+	one=$(kv_get "$env" sources_one)
+	[ -n "$many" ] || { echo "data/burst.env names no sources_many"; return 1; }
+	if ! grep -qF "**Sources.** The steps above are a fleet" "$run/report.md" || ! grep -qF "($many;" "$run/report.md"; then
+		echo "report.md does not name the fleet's sources ($many)"
+		return 1
+	fi
+	for n in $BURST_STEPS; do
+		range=$(step_col "$run/raw/burst-steps.tsv" "$n" sources)
+		lo=$(ip_int "${range%-*}")
+		hi=$(ip_int "${range#*-}")
+		if [ "$((hi - lo + 1))" -ne "$n" ] || [ "$lo" -le "$prev" ]; then
+			echo "step $n: sources $range are not $n new addresses"
+			return 1
+		fi
+		[ "$prev" != -1 ] || case $many in "${range%-*} "*) ;; *) echo "sources_many \"$many\" does not start at the first step's ${range%-*}"; return 1 ;; esac
+		prev=$hi
+		addrs=$(tsv_select "$run/raw/burst-step-$n.tsv" local_addr | grep -v '^-$' || true)
+		[ -n "$addrs" ] || { echo "step $n: no client connected"; return 1; }
+		[ "$(sort <<<"$addrs" | uniq -d | wc -l)" -eq 0 ] || { echo "step $n: two clients from one address"; return 1; }
+		for a in $addrs; do
+			a=$(ip_int "$a")
+			[ "$a" -ge "$lo" ] || { echo "step $n: a client outside $range"; return 1; }
+			[ "$a" -le "$hi" ] || { echo "step $n: a client outside $range"; return 1; }
+		done
+	done
+	if [ "$per" = no ]; then
+		if [ "$one" != - ] || [ -e "$run/raw/burst-one-source-steps.tsv" ] ||
+			! grep -qF "The same steps from one address were not run: this sshd has no per-source limits" "$run/report.md"; then
+			echo "a build without per-source limits: the one-source steps must not run, and the report must say why"
+			return 1
+		fi
+		return 0
+	fi
+	if [ -z "$one" ] || [ "$one" = - ] || [ "$(kv_get "$env" one_source_not_run)" != - ]; then
+		echo "a build with per-source limits: no one-source steps (sources_one=$one, not run: $(kv_get "$env" one_source_not_run))"
+		return 1
+	fi
+	grep -qF "The same steps with every client from one address ($one)" "$run/report.md" ||
+		{ echo "report.md does not name the one source $one"; return 1; }
+	for n in $BURST_STEPS; do
+		[ "$(step_col "$run/raw/burst-one-source-steps.tsv" "$n" sources)" = "$one" ] ||
+			{ echo "one-source step $n: sources column is not $one"; return 1; }
+		addrs=$(tsv_select "$run/raw/burst-one-step-$n.tsv" local_addr | grep -v '^-$' | sort -u)
+		[ "$addrs" = "$one" ] || { echo "one-source step $n: clients from $(paste -sd' ' <<<"$addrs"), not $one alone"; return 1; }
+		read -r ok refused penalty failed timeout < <(tsv_select "$run/raw/burst-one-source-steps.tsv" clients ok refused penalty failed timeout |
+			awk -F'\t' -v n="$n" '$1 == n { print $2, $3, $4, $5, $6 }')
+		grep -qE "^\| $n \| $ok \| $((refused - penalty)) \| $penalty \| $((failed + timeout)) \| " "$run/report.md" ||
+			{ echo "report.md has no one-source row \"| $n | $ok | $((refused - penalty)) | $penalty | $((failed + timeout)) |\""; return 1; }
+		oks="$oks $ok/$n"
+	done
+	[ "$(kv_get "$env" one_source_steps)" = "${oks# }" ] ||
+		{ echo "one_source_steps \"$(kv_get "$env" one_source_steps)\", the table \"${oks# }\""; return 1; }
 }
 
 # thirteen RUN [TESTS]: every one of the 13 tests (or of TESTS) has a
@@ -127,25 +217,30 @@ fake_prefix () {
 
 # server_facts RUN SSHD: what the report says about the server, against
 # what is installed. The PAM stack row follows the test server's UsePAM
-# (its own sshd -T, read without regard to case: 10.x prints "UsePAM")
-# and names modules of the PAM configuration; every effective setting of
-# environment.env and of the report's table is sshd -T's value.
+# (its own sshd -T, read without regard to case: 10.x prints "UsePAM"):
+# with PAM, it is the stack that sshd's service file (/etc/pam.d/ and
+# sshd's program name) resolves to, includes and substacks followed by
+# lib/pam.sh's reader (t15 holds its fixtures), each of auth, account and
+# session in order; every effective setting of environment.env and of
+# the report's table is sshd -T's value.
 server_facts () {
-	local run=$1 sshd=$2 env=$1/data/environment.env t usepam row svc m k v want
+	local run=$1 sshd=$2 env=$1/data/environment.env t usepam row svc k v want auth account session
 	t=$("$sshd" -T -f "$SSHD_CONFIG" -C "user=$(sed -n 's/^test_user=//p' "$env"),addr=127.0.0.1,host=localhost" 2>/dev/null)
 	[ -n "$t" ] || { echo "sshd -T of the test server printed nothing"; return 1; }
 	usepam=$(printf '%s\n' "$t" | awk 'tolower($1) == "usepam" { print tolower($2) }')
 	row=$(sed -n 's/^| PAM stack | \(.*\) |$/\1/p' "$run/report.md")
 	svc=$(basename "$sshd")
 	if [ "$usepam" = yes ]; then
-		case $row in
-		"service $svc (/etc/pam.d/$svc): auth "?*"; account "?*) ;;
-		*) echo "report: \"| PAM stack | $row |\", but the test server runs with UsePAM yes (sshd -T), PAM service $svc (/etc/pam.d/$svc)"; return 1 ;;
-		esac
-		# Every module the row names, of its auth, account and session parts.
-		for m in $(printf '%s' "${row#*: }" | grep -oE 'pam_[A-Za-z0-9_]+' | sort -u); do
-			grep -rqw -- "$m" /etc/pam.d || { echo "report: PAM module $m, which no file of /etc/pam.d names"; return 1; }
-		done
+		auth=$(pam_modules "$svc" auth | paste -sd' ' -)
+		account=$(pam_modules "$svc" account | paste -sd' ' -)
+		session=$(pam_modules "$svc" session | paste -sd' ' -)
+		if [ -z "$auth" ] || [ -z "$account" ]; then
+			echo "/etc/pam.d/$svc resolves to no auth or no account module"
+			return 1
+		fi
+		want="service $svc (/etc/pam.d/$svc): auth $auth; account $account; session $session"
+		[ "$row" = "$want" ] ||
+			{ echo "report: \"| PAM stack | $row |\", but the test server runs with UsePAM yes (sshd -T) and /etc/pam.d/$svc resolves to \"$want\""; return 1; }
 	else
 		[ "$row" = "none (UsePAM ${usepam:-no})" ] ||
 			{ echo "report: \"| PAM stack | $row |\", but the test server runs with UsePAM ${usepam:-(not in sshd -T)}"; return 1; }
@@ -201,8 +296,23 @@ assert e[\"openssh_prefix\"] == sys.argv[3], e[\"openssh_prefix\"]" "$run/result
 	export run
 	case " $mtests " in
 	*" burst "*)
-		test_expect "$bname: burst refusals classified = refusals in sshd's log, at every step" '
-			[ -n "$run" ] && burst_equals_log "$run"
+		# Per-source limits (PerSourcePenalties, 9.8 and later): the
+		# test server's own sshd -T says whether this build has them.
+		per=no
+		[ -z "$("$mprefix/sbin/sshd" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.2,host=localhost" 2>/dev/null |
+			awk "tolower(\$1) == \"persourcepenalties\"")" ] || per=yes
+		export per
+		test_expect "$bname: burst refusals classified = refusals in sshd's log, MaxStartups and penalty as its lines say, at every step$([ "$per" = yes ] && echo ", from many sources and from one")" '
+			[ -n "$run" ] && burst_equals_log "$run" "$run/raw/burst-steps.tsv" "$run/raw/burst-step" >many &&
+			if [ "$per" = yes ]; then
+				burst_equals_log "$run" "$run/raw/burst-one-source-steps.tsv" "$run/raw/burst-one-step" >one
+			else
+				: >one
+			fi &&
+			echo "# $bname: burst $(cat many one)" >>"$TEST_TMP/timings"
+		'
+		test_expect "$bname: burst names its sources in data and report, and the clients came from them$([ "$per" = yes ] && echo "; one-source and many-source steps" || echo "; no one-source steps (no per-source limits), the report says why")" '
+			[ -n "$run" ] && burst_sources "$run" "$per"
 		' ;;
 	esac
 	test_expect "$bname: sshd's log has no Unsupported or Deprecated option line" '
@@ -376,6 +486,23 @@ else
 		'
 		measure "rhel9" "$prefix" 8.7p1 kit
 		[ -z "$run" ] || runs="$runs $run"
+		# Both builds call themselves OpenSSH_8.7p1 and no package owns
+		# either: the RHEL build's openssh-release (its spec's
+		# Version-Release, which the sources' README names too) tells
+		# them apart in the report and results.json.
+		test_expect "rhel9: the report's OpenSSH build row names Red Hat's release and differs from upstream 8.7p1's" '
+			want=$(sed -n "s/.*import openssh-\([^\"]*\)\".*/\1/p" "$RHEL_SOURCES/README.md" | head -n 1) && [ -n "$want" ] &&
+			[ -n "$run" ] && up=$(cat "$TEST_TMP/run-8.7p1") && [ -n "$up" ] &&
+			grep "^| OpenSSH build |" "$run/report.md" | sed "s|$prefix|PREFIX|g" >rhel.row &&
+			grep "^| OpenSSH build |" "$up/report.md" | sed "s|$(cat "$TEST_TMP/prefix-8.7p1")|PREFIX|g" >up.row &&
+			test_grep -F "; its \`openssh-release\` says \"openssh $want (Red Hat'"'"'s sources)\"" rhel.row &&
+			test_grep ! -F "openssh-release" up.row &&
+			! cmp -s rhel.row up.row &&
+			python3 -c "import json, sys
+e = json.load(open(sys.argv[1]))[\"environment\"]
+assert e[\"openssh_origin\"] == \"openssh \" + sys.argv[2] + \" (Red Hat\x27s sources)\", e.get(\"openssh_origin\")
+assert \"openssh_origin\" not in json.load(open(sys.argv[3]))[\"environment\"]" "$run/results.json" "$want" "$up/results.json"
+		'
 		measure "rhel9 host" "$prefix" 8.7p1 host
 		test_expect "rhel9 host: RHEL's drop-in and the crypto policy it includes are read in place; the report names the build's sshd_config" '
 			grep -qx "# ---- from $prefix/etc/ssh/sshd_config.d/50-redhat.conf" "$SSHD_CONFIG" &&

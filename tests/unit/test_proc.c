@@ -255,6 +255,7 @@ test_spawn_tty(void)
 	    "[ -t 0 ] && [ -t 1 ] && echo \"session ok $(tty)\"; "
 	    "exec sleep 30", NULL };
 	char *missing[] = { "sshperf-no-such-program", NULL };
+	char *true_argv[] = { "/bin/true", NULL };
 	char name[128], buf[256] = "", want[160];
 	size_t len = 0;
 	ssize_t n;
@@ -284,8 +285,27 @@ test_spawn_tty(void)
 	    "tty: closing the master hangs it up (SIGHUP)");
 	if (r == 0)
 		proc_kill(pid, &wstatus, NULL);
-	ok(proc_spawn_tty(&pid, missing, name, PROC_INHERIT) == ENOENT,
-	    "tty: a missing program is ENOENT");
+
+	/*
+	 * A missing program on a terminal that is there: a new PTY, whose
+	 * slave the child opens (it would be ENOENT too if the terminal
+	 * were gone, as the first one's is now). The same terminal starts a
+	 * program that exists, so the ENOENT is the program's. Searched in
+	 * an empty folder of our own, as spawn's test.
+	 */
+	if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1 ||
+	    grantpt(master) == -1 || unlockpt(master) == -1 ||
+	    ptsname_r(master, name, sizeof(name)) != 0)
+		err(2, "creating a PTY");
+	r = proc_spawn_tty(&pid, true_argv, name, PROC_INHERIT);
+	ok(r == 0 && proc_wait_until(pid, now_ns() + 10 * NS_PER_S, &wstatus,
+	    NULL) == 1 && exit_code_of(wstatus) == 0,
+	    "tty: the new terminal starts /bin/true (r=%d)", r);
+	with_empty_path(1);
+	r = proc_spawn_tty(&pid, missing, name, PROC_INHERIT);
+	with_empty_path(0);
+	ok(r == ENOENT, "tty: a missing program is ENOENT (r=%d)", r);
+	close(master);
 }
 
 static void
