@@ -112,6 +112,36 @@ test_expect 'login-phases.svg ends with the table.s Total p50, login-latency.svg
 	test_eq "$(round1 "$(svg_value "$RUN/charts/login-latency.svg" "max login")")" "$(table_row "^\| \*\*Total\*\* \|" 7)"
 '
 
+# The waterfall: the median login of raw/login-parts.tsv, its total the
+# table's Total p50 (every ok login of this run has its parts), each bar
+# the sum of that login's rows for a phase and side, the phases in time
+# order, each bar starting where the one above ended.
+test_expect 'login-waterfall.svg draws the median login.s parts of raw/login-parts.tsv, phase after phase' '
+	svg=$RUN/charts/login-waterfall.svg &&
+	test_grep -F "](charts/login-waterfall.svg)" "$RUN/report.md" &&
+	head=$(sed -n "s|^<title>Median login (\([0-9]*\) ms, sample \([0-9]*\) of \([0-9]*\)).*|\1 \2 \3|p" "$svg") &&
+	set -- $head && ms=$1 sample=$2 n=$3 &&
+	test_eq "$n" "$(table_row "^\| \*\*Total\*\* \|" 3)" &&
+	test_eq "$ms" "$(awk -v v="$(table_row "^\| \*\*Total\*\* \|" 4)" "BEGIN { printf \"%.0f\", v }")" &&
+	awk -F"\t" -v s="$sample" "NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
+		\$c[\"sample\"] == s { printf \"%s %s %.3f\\n\", \$c[\"phase\"], \$c[\"whose\"], \$c[\"ms\"] }" \
+		"$RUN/raw/login-parts.tsv" >want &&
+	test "$(wc -l <want)" -eq 15 &&
+	while read -r phase whose v; do
+		case $phase in connect) l="1. TCP connect" ;; greeting) l="2. Greeting" ;; kex) l="3. Key exchange" ;;
+			auth) l="4. Authentication" ;; session) l="5. Session" ;; esac &&
+		case $whose in server) w=sshd ;; client) w=client ;; tcp_wait) w="TCP wait" ;; esac &&
+		test_eq "$(svg_value "$svg" "$l, $w")" "$v" || return 1
+	done <want &&
+	grep -o "text-anchor=\"end\">[^<]*" "$svg" | sed "s/.*>//" >order &&
+	printf "%s\n" "1. TCP connect" "2. Greeting" "3. Key exchange" "4. Authentication" "5. Session" >order.want &&
+	test_cmp order.want order &&
+	grep -o "<rect x=\"[0-9.]*\" y=\"[0-9]*\" width=\"[0-9.]*\" height=\"20\"" "$svg" |
+		sed "s/<rect x=\"\([0-9.]*\)\" y=\"\([0-9]*\)\" width=\"\([0-9.]*\)\".*/\1 \2 \3/" |
+		awk "{ if (\$2 != y) { if (NR > 1 && (\$1 - end > 0.15 || end - \$1 > 0.15)) { print \"row at y \" \$2 \" starts at \" \$1 \", the one above ended at \" end; bad = 1 }; y = \$2 }
+			end = \$1 + \$3 } END { exit bad }"
+'
+
 test_expect 'auth-latency.svg draws every method of the table, with its numbers' '
 	for m in "ed25519 key:ed25519 key" "RSA 3072 key:RSA key" "password \(PAM\):password"; do
 		row="^\| ${m%%:*} \|" label=${m#*:} &&

@@ -106,7 +106,9 @@ login_whose () {
 	between two messages belongs to the side that sent the next one, or is a TCP wait when a segment
 	left only once the other side's delayed ACK came (docs/metrics.md, "Whose time"). The parts of
 	one login add up to its total; each cell is the p50 over the logins, so a column's cells need not
-	add up to its p50 total.
+	add up to its p50 total. The chart of the median login below (`login-waterfall.svg`) draws its
+	phases one after the other, each split into sshd's turns, the client's and TCP waits (within a
+	phase each side's turns are summed).
 
 	| Part | whole login, p50 | p95 | key exchange | authentication | session |
 	|---|---:|---:|---:|---:|---:|
