@@ -142,6 +142,54 @@ test_expect 'login-waterfall.svg draws the median login.s parts of raw/login-par
 			end = \$1 + \$3 } END { exit bad }"
 '
 
+# The readings of the login section (docs/metrics.md 4.2), judged on the
+# whose-time parts: the TCP waits measured, the key exchange as sshd's
+# turn against the client's, and the specification's RHEL figure a
+# reference only off RHEL. The stored run (Debian, 350 ms, the client's
+# key exchange) as it is, then copies with figures changed in its data.
+# readings RUN: the bullet list under "How to read this result" of login.
+readings () {
+	sed -n "/^## Login time/,/^\*\*What to change/p" "$1/report.md" | sed -n "/^\*\*How to read this result/,\$p" | grep "^- "
+}
+
+# variant NAME KEY=VALUE...: a copy of the stored run with login.env
+# keys set (os=... sets the environment.s), rendered; its readings in NAME.
+variant () {
+	local name=$1 kv
+	shift
+	rm -rf "$TEST_TMP/v-$name" && cp -R "$RUN" "$TEST_TMP/v-$name" || return 1
+	for kv in "$@"; do
+		case $kv in
+		os=*) printf "%s\n" "$kv" >>"$TEST_TMP/v-$name/data/environment.env" ;;
+		*) printf "%s\n" "$kv" >>"$TEST_TMP/v-$name/data/login.env" ;;
+		esac
+	done
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/v-$name" >/dev/null 2>&1 && readings "$TEST_TMP/v-$name" >"$name"
+}
+
+test_expect 'the login readings of the stored run: TCP waits measured, the key exchange by side, no RHEL claim' '
+	readings "$RUN" >r &&
+	test_grep -F -- "- 83.4 ms of the login (p50; in 30 of 30 logins) is TCP waiting" r &&
+	test_grep ! "A phase of about 40 ms" r &&
+	test_grep -F "sshd had the turn for 26.6 ms and the client for 146.6 ms: over 100 ms in all, but most of it is the client" r &&
+	test_grep ! "most of it is sshd" r &&
+	test_grep ! "normal login time for RHEL" r &&
+	test_grep -F "a reference only: this host runs Debian GNU/Linux 12 (bookworm), not RHEL" r
+'
+
+test_expect 'the login readings: "normal for RHEL 9" on RHEL only; sshd.s key exchange; PAM modules of this stack' '
+	variant rhel "os=Red Hat Enterprise Linux 9.4 (Plow)" total_p50=250.0 &&
+	test_grep -F -- "- 250 ms at p50 is a normal login time for RHEL 9" rhel &&
+	test_grep ! "reference only" rhel &&
+	variant debian total_p50=250.0 kex_server_p50=150.0 kex_client_p50=20.0 &&
+	test_grep ! "normal login time" debian &&
+	test_grep -F -- "- 250 ms at p50, within the 100-300 ms the specification gives for a RHEL 9 login (a reference only: this host runs Debian" debian &&
+	test_grep -F "sshd had the turn for 150.0 ms and the client for 20.0 ms: over 100 ms, and most of it is sshd" debian &&
+	variant slowpam auth_p50=1500.0 &&
+	test_grep -F "a time-out in DNS, GSSAPI or PAM (this stack holds \`pam_unix\`, \`pam_deny\`, \`pam_permit\`, \`pam_cap\`, \`pam_nologin\`)" slowpam &&
+	test_grep ! -i "sssd\|ldap\|faillock" slowpam
+'
+
 test_expect 'auth-latency.svg draws every method of the table, with its numbers' '
 	for m in "ed25519 key:ed25519 key" "RSA 3072 key:RSA key" "password \(PAM\):password"; do
 		row="^\| ${m%%:*} \|" label=${m#*:} &&
