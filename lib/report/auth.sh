@@ -100,6 +100,7 @@ auth_whose () {
 			"$(ms "$(t auth "${m}_auth_server_p50")")" "$(ms "$(t auth "${m}_auth_client_p50")")" \
 			"$(ms "$(t auth "${m}_auth_tcp_wait_p50")")"
 	done
+	for m in ed25519 rsa password; do whose_notes auth "$m" "auth-$m"; done
 }
 
 # auth_password_gap: the password gap as the hash check (the host's

@@ -148,6 +148,7 @@ login_whose () {
 			"$(ms "$(t login "${part}_p95")")" "$(ms "$(t login "kex_${part}_p50")")" \
 			"$(ms "$(t login "auth_${part}_p50")")" "$(ms "$(t login "session_${part}_p50")")"
 	done
+	whose_notes login "" login
 }
 
 # login_gssapi_note: whether the kit's client tried GSSAPI and what the try
