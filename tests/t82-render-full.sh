@@ -153,7 +153,8 @@ readings () {
 }
 
 # variant NAME KEY=VALUE...: a copy of the stored run with login.env
-# keys set (os=... sets the environment.s), rendered; its readings in NAME.
+# keys set (os=... sets the environment.s, auth.KEY=... auth.env.s),
+# rendered; its readings in NAME, the report in v-NAME/report.md.
 variant () {
 	local name=$1 kv
 	shift
@@ -161,6 +162,7 @@ variant () {
 	for kv in "$@"; do
 		case $kv in
 		os=*) printf "%s\n" "$kv" >>"$TEST_TMP/v-$name/data/environment.env" ;;
+		auth.*) printf "%s\n" "${kv#auth.}" >>"$TEST_TMP/v-$name/data/auth.env" ;;
 		*) printf "%s\n" "$kv" >>"$TEST_TMP/v-$name/data/login.env" ;;
 		esac
 	done
@@ -188,6 +190,26 @@ test_expect 'the login readings: "normal for RHEL 9" on RHEL only; sshd.s key ex
 	variant slowpam auth_p50=1500.0 &&
 	test_grep -F "a time-out in DNS, GSSAPI or PAM (this stack holds \`pam_unix\`, \`pam_deny\`, \`pam_permit\`, \`pam_cap\`, \`pam_nologin\`)" slowpam &&
 	test_grep ! -i "sssd\|ldap\|faillock" slowpam
+'
+
+# The password gap (docs/metrics.md 4.3): the hash check with its wall and
+# CPU time; and an existing account whose hash the kit may not read (a
+# directory account): said so, the whole gap judged, only this stack.s
+# modules named.
+test_expect 'the password gap: the hash check in wall and CPU time; an account whose hash the kit may not read' '
+	variant split auth.gap_password_ms=113.8 auth.gap_password_fast=ed25519 auth.gap_hash_ms=32.461 \
+		auth.password_hash_check_cpu_ms=30.120 auth.gap_rest_ms=81.3 auth.gap_judged=rest &&
+	test_grep -F "yescrypt hash (j9T) takes 32.461 ms on this host in wall time, of it 30.120 ms of CPU time (p50 of 21 checks" "$TEST_TMP/v-split/report.md" &&
+	test_grep -F "judged on the rest (81.3 ms)" "$TEST_TMP/v-split/report.md" &&
+	variant unreadable auth.password_hash=- auth.password_hash_params= auth.password_hash_check_ms= auth.password_hash_check_cpu_ms= \
+		"auth.password_hash_note=the kit may not read the password hash of alice (no shadow entry it can read: an existing account, from sss)" \
+		auth.gap_password_ms=113.8 auth.gap_password_fast=ed25519 auth.gap_hash_ms= auth.gap_judged=whole "auth.pam_auth_modules=pam_sss pam_unix" &&
+	r=$TEST_TMP/v-unreadable/report.md &&
+	test_grep -F -- "- The password login is 113.8 ms slower than the ed25519 key at p50. The kit may not read the password hash of alice (no shadow entry it can read: an existing account, from sss); so the gap cannot be split into the hash check and the rest, and \`TARGET_AUTH_GAP_MS\` is judged on all of it. The PAM auth stack of the test server holds \`pam_sss\`, \`pam_unix\`." "$r" &&
+	sed -n "/^<a id=\"auth\"><\/a>/,/^<a id=\"rate\"><\/a>/p" "$r" | grep "^- \|^  - " >gap &&
+	test_grep "is judged on all of it" gap &&
+	test_grep ! "for checking the password hash" gap &&
+	test_grep ! -i "ldap\|krb5\|faillock" gap
 '
 
 test_expect 'auth-latency.svg draws every method of the table, with its numbers' '

@@ -13,7 +13,8 @@ about_auth () {
 # /etc/shadow (yescrypt, sha512crypt, ...; - when there is none to read,
 # as for a directory user), its cost parameter, and what one check of it
 # costs on this host (sshperf-hashcost: crypt(3) of a throwaway phrase
-# with the account's own setting, p50 of 21). pam_unix computes that hash
+# with the account's own setting, p50 of 21, in wall time, which the gap
+# is split with, and in CPU time). pam_unix computes that hash
 # once per password login, and some schemes are slow on purpose. Only the
 # scheme, its parameters and the timing are kept, never the hash.
 auth_hash_cost () {
@@ -24,6 +25,7 @@ auth_hash_cost () {
 	result_set auth password_hash "$scheme"
 	result_set auth password_hash_params "$(kv_get "$out" params)"
 	result_set auth password_hash_check_ms "$(kv_get "$out" check_ms_p50)"
+	result_set auth password_hash_check_cpu_ms "$(kv_get "$out" check_cpu_ms_p50)"
 	result_set auth password_hash_checks "$(kv_get "$out" check_ms_n)"
 	if [ "$scheme" = - ]; then
 		result_set auth password_hash_note "the kit may not read the password hash of ${SETTING[TEST_USER]} (no shadow entry it can read: $(test_user_is_kits && echo "the kit's account" || echo "an existing account, from $(server_get USER_SOURCE)"))"
