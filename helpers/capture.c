@@ -10,7 +10,9 @@
  *	only the headers: no payload byte reaches this program. The header
  *	line is written once the socket is open, so a caller may wait for
  *	it before it starts the first login. Prints packets= and dropped= at
- *	the end.
+ *	the end, and refused=: frames the filter let through that this
+ *	program's own check of each frame dropped (another interface or port,
+ *	not TCP, or more than the headers); 0 expected.
  *   sshperf-capture turns -p PORT PACKETS LOGINS
  *	Joins the packets with the login table of sshperf-login (one row per
  *	login, phases in ms; a connection on which the client sent no data,
@@ -137,8 +139,13 @@ be16(const unsigned char *p)
 	return (unsigned)p[0] << 8 | p[1];
 }
 
-/* The headers of one frame (Ethernet, IPv4 or IPv6, TCP); -1 if short. */
-static int
+/*
+ * The headers of one frame, checked again here whatever the kernel filter
+ * passed: Ethernet, then IPv4 (not a fragment) or IPv6 carrying TCP, with
+ * PORT at one end. Returns the length of the headers (Ethernet, IP, TCP),
+ * or -1 for a short frame or any other packet.
+ */
+static long
 parse_frame(const unsigned char *b, size_t n, unsigned port, struct pkt *p)
 {
 	const unsigned char *tcp;
@@ -149,10 +156,18 @@ parse_frame(const unsigned char *b, size_t n, unsigned port, struct pkt *p)
 		return -1;
 	switch (be16(b + 12)) {
 	case ETH_P_IP:
+		if ((b[14] >> 4) != 4 || b[14 + 9] != IPPROTO_TCP ||
+		    (be16(b + 14 + 6) & 0x1fff) != 0 ||
+		    (be16(b + 14 + 6) & 0x2000) != 0)
+			return -1;
 		ip_hlen = (size_t)(b[14] & 0x0f) * 4;
 		ip_len = be16(b + 16);
+		if (ip_hlen < 20)
+			return -1;
 		break;
 	case ETH_P_IPV6:
+		if ((b[14] >> 4) != 6 || b[14 + 6] != IPPROTO_TCP)
+			return -1;
 		ip_hlen = 40;
 		ip_len = 40 + be16(b + 18);
 		break;
@@ -167,13 +182,15 @@ parse_frame(const unsigned char *b, size_t n, unsigned port, struct pkt *p)
 		return -1;
 	sport = be16(tcp);
 	dport = be16(tcp + 2);
+	if (sport != port && dport != port)
+		return -1;
 	p->c2s = dport == port;
 	p->cport = p->c2s ? sport : dport;
 	p->seq = be32(tcp + 4);
 	p->ack = be32(tcp + 8);
 	p->flags = tcp[13];
 	p->len = ip_len - (unsigned)ip_hlen - doff;
-	return 0;
+	return (long)(14 + ip_hlen + doff);
 }
 
 static void
@@ -207,8 +224,15 @@ realtime_offset_ns(void)
 	    (int64_t)(a + (b - a) / 2);
 }
 
+/*
+ * The packet socket on IFACE for PORT. It is made with protocol 0, so it
+ * receives nothing until it is bound; the filter goes on first, and only
+ * the bind to IFACE with a protocol starts the flow: no frame of another
+ * interface or port is queued before the filter is in place. *ifindex is
+ * IFACE's index, for the check of every frame.
+ */
 static int
-open_capture(const char *iface, unsigned port)
+open_capture(const char *iface, unsigned port, int *ifindex)
 {
 	struct sock_filter code[64];
 	struct sock_fprog prog;
@@ -218,10 +242,8 @@ open_capture(const char *iface, unsigned port)
 
 	if ((idx = if_nametoindex(iface)) == 0)
 		err(2, "-i %s", iface);
-	if ((fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC,
-	    htons(ETH_P_ALL))) == -1)
+	if ((fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0)) == -1)
 		err(2, "packet socket (needs root or CAP_NET_RAW)");
-	/* The filter goes on before the bind, so nothing else is queued. */
 	prog.len = (unsigned short)filter_program(code, 64, (uint16_t)port);
 	prog.filter = code;
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
@@ -235,23 +257,90 @@ open_capture(const char *iface, unsigned port)
 	sll.sll_ifindex = (int)idx;
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) == -1)
 		err(2, "bind %s", iface);
+	*ifindex = (int)idx;
 	return fd;
+}
+
+/* One frame as the socket queued it. */
+struct frame {
+	size_t		 caplen;	/* bytes copied into the buffer */
+	size_t		 queued;	/* bytes the kernel kept of it (MSG_TRUNC) */
+	int		 ifindex;
+	unsigned	 pkttype;
+	struct timespec	 ts;
+};
+
+/*
+ * Reads one frame into buf without waiting: 1, 0 when there is none, -1
+ * on an error. With MSG_TRUNC recvmsg returns how long the frame was as
+ * the kernel queued it, after the filter cut it, not only what fitted in
+ * buf: the proof that no payload byte reached this process.
+ */
+static int
+read_frame(int fd, unsigned char *buf, size_t cap, struct frame *f)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct timespec))];
+	struct iovec iov = { buf, cap };
+	struct sockaddr_ll from;
+	struct msghdr msg;
+	struct cmsghdr *c;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&from, 0, sizeof(from));
+	msg.msg_name = &from;
+	msg.msg_namelen = sizeof(from);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	if ((n = recvmsg(fd, &msg, MSG_DONTWAIT | MSG_TRUNC)) == -1)
+		return errno == EINTR || errno == EAGAIN ? 0 : -1;
+	f->queued = (size_t)n;
+	f->caplen = (size_t)n < cap ? (size_t)n : cap;
+	f->ifindex = from.sll_ifindex;
+	f->pkttype = from.sll_pkttype;
+	f->ts.tv_sec = 0;
+	f->ts.tv_nsec = 0;
+	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_TIMESTAMPNS)
+			memcpy(&f->ts, CMSG_DATA(c), sizeof(f->ts));
+	return 1;
+}
+
+/*
+ * Whether a frame read from the socket is one to record: from IFACE
+ * (ifindex), not loopback's outgoing copy, TCP to or from PORT, and no
+ * byte beyond its headers queued. Fills *p.
+ */
+static int
+frame_wanted(const unsigned char *buf, const struct frame *f, int ifindex,
+    unsigned port, struct pkt *p)
+{
+	long hlen;
+
+	if (f->ifindex != ifindex || f->pkttype == PACKET_OUTGOING)
+		return 0;
+	if ((hlen = parse_frame(buf, f->caplen, port, p)) < 0)
+		return 0;
+	return f->queued <= (size_t)hlen;
 }
 
 static int
 record(unsigned port, const char *iface, double seconds, const char *path)
 {
 	unsigned char frame[256];
-	char cbuf[CMSG_SPACE(sizeof(struct timespec))], flags[8];
+	char flags[8];
 	uint64_t deadline = now_ns() + (uint64_t)(seconds * NS_PER_S), now;
-	unsigned long long packets = 0;
+	unsigned long long packets = 0, dropped_here = 0;
 	struct tpacket_stats st;
 	socklen_t stlen = sizeof(st);
 	struct sigaction sa;
 	struct pollfd pfd;
 	int64_t offset;
 	FILE *out;
-	int fd;
+	int fd, ifindex;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
@@ -261,7 +350,7 @@ record(unsigned port, const char *iface, double seconds, const char *path)
 		err(2, "sigaction");
 	if ((out = fopen(path, "we")) == NULL)
 		err(2, "%s", path);
-	fd = open_capture(iface, port);
+	fd = open_capture(iface, port, &ifindex);
 	offset = realtime_offset_ns();
 	/* The header says the capture runs. */
 	if (fputs(table_header, out) == EOF || fflush(out) == EOF)
@@ -269,12 +358,8 @@ record(unsigned port, const char *iface, double seconds, const char *path)
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	while (!stop_requested && (now = now_ns()) < deadline) {
-		struct iovec iov = { frame, sizeof(frame) };
-		struct msghdr msg;
-		struct cmsghdr *c;
-		struct timespec ts = { 0, 0 };
+		struct frame f;
 		struct pkt p;
-		ssize_t n;
 		uint64_t left_ms = (deadline - now) / NS_PER_MS + 1;
 		int r = poll(&pfd, 1, left_ms > 1000 ? 1000 : (int)left_ms);
 
@@ -284,24 +369,16 @@ record(unsigned port, const char *iface, double seconds, const char *path)
 			err(2, "poll");
 		if (r == 0)
 			continue;
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_iov = &iov;
-		msg.msg_iovlen = 1;
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		if ((n = recvmsg(fd, &msg, MSG_DONTWAIT)) == -1) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
+		if ((r = read_frame(fd, frame, sizeof(frame), &f)) == -1)
 			err(2, "recvmsg");
-		}
-		for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c))
-			if (c->cmsg_level == SOL_SOCKET &&
-			    c->cmsg_type == SCM_TIMESTAMPNS)
-				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-		if (parse_frame(frame, (size_t)n, port, &p) != 0)
+		if (r == 0)
 			continue;
-		p.t_ns = (uint64_t)((int64_t)ts.tv_sec * (int64_t)NS_PER_S +
-		    ts.tv_nsec - offset);
+		if (!frame_wanted(frame, &f, ifindex, port, &p)) {
+			dropped_here++;
+			continue;
+		}
+		p.t_ns = (uint64_t)((int64_t)f.ts.tv_sec * (int64_t)NS_PER_S +
+		    f.ts.tv_nsec - offset);
 		flag_letters(p.flags, flags);
 		fprintf(out, "%llu\t%u\t%s\t%s\t%u\t%u\t%u\n",
 		    (unsigned long long)p.t_ns, p.cport, p.c2s ? "c2s" : "s2c",
@@ -313,8 +390,9 @@ record(unsigned port, const char *iface, double seconds, const char *path)
 	close(fd);
 	if (fclose(out) == EOF)
 		err(2, "%s", path);
-	printf("packets=%llu\ndropped=%u\nclock_step_ns=%lld\n", packets,
-	    st.tp_drops, (long long)(realtime_offset_ns() - offset));
+	printf("packets=%llu\ndropped=%u\nrefused=%llu\nclock_step_ns=%lld\n",
+	    packets, st.tp_drops, dropped_here,
+	    (long long)(realtime_offset_ns() - offset));
 	return 0;
 }
 

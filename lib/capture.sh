@@ -6,8 +6,10 @@
 # capture_stop, around the logins; if it cannot run (no packet socket),
 # the test goes on without a timeline and says why.
 #
-#   capture_start NAME SECONDS  raw/NAME-packets.tsv; false, with the
-#                               reason in CAPTURE_NOTE, when it cannot
+#   capture_start NAME SECONDS [PACKETS]
+#                               raw/NAME-packets.tsv (or PACKETS); false,
+#                               with the reason in CAPTURE_NOTE, when it
+#                               cannot
 #   capture_stop                ends it: TERM to its recorded pid, KILL
 #                               after 5 s (lib/server.sh end_pids)
 #   capture_parts NAME LOGINS   raw/NAME-parts.tsv (one row per login,
@@ -23,15 +25,27 @@
 #                               to TABLE, for logins timed one at a time
 #   capture_mismatched NAME     the logins of raw/NAME-whose.tsv whose
 #                               parts miss their total by more than 2 %
+#   capture_check NAME TEST [PREFIX]
+#                               capture_mismatched as TEST's key
+#                               PREFIX_whose_mismatched, and a warning
+#                               when it is not 0
+#   capture_stage NAME SECONDS CMD...
+#                               CMD (more logins, which it appends to the
+#                               test's login table) with the capture on,
+#                               its packets added to raw/NAME-packets.tsv;
+#                               false, with CAPTURE_NOTE, when the capture
+#                               could not run (CMD runs all the same)
 
 CAPTURE_PID=""
 CAPTURE_NOTE=""
 
 capture_start () {
-	local name=$1 seconds=$2 out="$RAW_DIR/$1-packets.tsv" end
+	local name=$1 seconds=$2 out=${3:-$RAW_DIR/$1-packets.tsv} end
 	CAPTURE_NOTE=""
+	# A later stage's capture adds its counts (the last value wins).
+	[ -n "${3:-}" ] || : >"$RAW_DIR/$name-capture.env"
 	"$HELPER_DIR/sshperf-capture" record -p "${SETTING[TEST_PORT]}" -i lo -d "$seconds" \
-		-o "$out" >"$RAW_DIR/$name-capture.env" 2>"$RAW_DIR/$name-capture-errors.txt" &
+		-o "$out" >>"$RAW_DIR/$name-capture.env" 2>>"$RAW_DIR/$name-capture-errors.txt" &
 	CAPTURE_PID=$!
 	at_exit capture_stop
 	# It writes the header once its socket is open.
@@ -54,14 +68,37 @@ capture_stop () {
 	CAPTURE_PID=""
 }
 
+# A table of parts already there (an earlier stage's) stays when the new
+# one cannot be made.
 capture_parts () {
-	local name=$1 logins=$2
+	local name=$1 logins=$2 out="$RAW_DIR/$1-parts.tsv"
 	if ! "$HELPER_DIR/sshperf-capture" turns -p "${SETTING[TEST_PORT]}" "$RAW_DIR/$name-packets.tsv" "$logins" \
-		>"$RAW_DIR/$name-parts.tsv" 2>>"$RAW_DIR/$name-capture-errors.txt"; then
+		>"$out.tmp" 2>>"$RAW_DIR/$name-capture-errors.txt"; then
 		CAPTURE_NOTE="the packets could not be matched to the logins: $(tail -n 1 "$RAW_DIR/$name-capture-errors.txt")"
-		rm -f "$RAW_DIR/$name-parts.tsv"
+		rm -f "$out.tmp"
 		return 1
 	fi
+	mv -f "$out.tmp" "$out"
+}
+
+# capture_stage NAME SECONDS CMD...: a later stage of a test's logins
+# (lib/metrics/login.sh, auth.sh: more logins while the p95's interval
+# holds the target), captured as the first were: CMD runs with a capture
+# of its own, whose packets are then added to raw/NAME-packets.tsv, so
+# that the packets and the login table again hold the same logins and
+# capture_parts can split all of them.
+capture_stage () {
+	local name=$1 seconds=$2 tmp="$TMPDIR/$1-stage-packets.tsv" captured=yes
+	shift 2
+	rm -f "$tmp"
+	capture_start "$name" "$seconds" "$tmp" || captured=no
+	"$@"
+	if [ "$captured" = yes ]; then
+		at_exit_pop
+		tail -n +2 "$tmp" >>"$RAW_DIR/$name-packets.tsv"
+	fi
+	rm -f "$tmp"
+	[ "$captured" = yes ]
 }
 
 # The columns of raw/NAME-whose.tsv (docs/data.md): each part over the
@@ -149,4 +186,14 @@ capture_mismatched () {
 		function abs(x) { return x < 0 ? -x : x }
 		{ d = $1 + $2 + $3 + $4 - $5; if (abs(d) > 0.02 * $5 || abs($4) > 0.02 * $5) n++ }
 		END { print n + 0 }'
+}
+
+# capture_check NAME TEST [PREFIX]: TEST's key PREFIX_whose_mismatched
+# (capture_mismatched NAME), and a warning when a login does not add up.
+capture_check () {
+	local name=$1 test=$2 prefix=${3:+$3_} n
+	n=$(capture_mismatched "$name")
+	result_set "$test" "${prefix}whose_mismatched" "$n"
+	[ "$n" -eq 0 ] ||
+		result_warn "$test" "whose time${3:+ ($3)}: the parts of $n login(s) miss their total by more than 2 %; see raw/$name-whose.tsv"
 }

@@ -14,6 +14,9 @@
 # The charts and the data they read (a chart whose data is absent is not
 # drawn); the tables and their columns are declared in docs/data.md:
 #   login-phases.svg     data/login.env  PHASE_p50 (connect greeting kex auth session), total_p50 at the end
+#   login-waterfall.svg  raw/login-parts.tsv (sample phase whose ms) of the
+#                        median login by raw/login-samples.tsv's total_ms
+#                        (sample status total_ms)
 #   NAME-latency.svg     data/NAME.env   p50 p90 p95 p99 max of the test's main
 #                        latency (login: total_*, session: p*, interactive:
 #                        libssh_* and ssh_*; auth: ed25519_*, rsa_*,
@@ -198,6 +201,57 @@ svg_stacked () {
 	mv -f "$1.tmp" "$1"
 }
 
+# svg_waterfall OUT TITLE UNIT: a waterfall, one horizontal bar per row
+# in the order given (time order), each starting where the bars above it
+# ended: columns label, then "@start" (the row's start on the axis), then
+# the parts, stacked in the order of the columns. The row's length at its
+# end; each part's value in its tooltip ("LABEL, PART: VALUE UNIT").
+svg_waterfall () {
+	awk -v title="$2" -v unit="$3" -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	NR == 1 { ns = NF - 2; for (i = 3; i <= NF; i++) part[i - 2] = $i; next }
+	NF >= 3 && num($2) {
+		nr++; label[nr] = $1; start[nr] = $2 + 0; sum = 0
+		for (i = 3; i <= ns + 2; i++) { v[nr, i - 2] = $i; if (num($i)) { sum += $i; have++ } }
+		len[nr] = sum
+		if (start[nr] + sum > max) max = start[nr] + sum
+	}
+	END {
+		if (!have || max <= 0) exit 1
+		lw = 0
+		for (r = 1; r <= nr; r++) if (length(label[r]) > lw) lw = length(label[r])
+		left = 20 + 7 * lw; right = 70; plotw = 640 - left - right
+		bh = 20; gap = 8; top = 54
+		h = top + nr * (bh + gap) + 40
+		step = nicestep(max); end = step * int(max / step + 0.999999); if (end < max) end += step
+		head(640, h, title)
+		legend(10, 42, ns, part)
+		y0 = top; y1 = top + nr * (bh + gap)
+		for (t = 0; t <= end + step / 1e6; t += step) {
+			x = left + plotw * t / end
+			printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>", x, y0, x, y1
+			printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", x, y1 + 14, tick(t)
+		}
+		printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", left + plotw / 2, y1 + 32, esc(unit)
+		y = top
+		for (r = 1; r <= nr; r++) {
+			printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + bh / 2 + 4, esc(label[r])
+			x = left + plotw * start[r] / end
+			for (s = 1; s <= ns; s++) {
+				val = v[r, s]
+				if (!num(val)) continue
+				bw = plotw * val / end
+				printf "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s, %s: %s %s</title></rect>\n", x, y, bw, bh, COLOR[(s - 1) % NCOLOR + 1], esc(label[r]), esc(part[s]), esc(val), esc(unit)
+				x += bw
+			}
+			printf "<text x=\"%.1f\" y=\"%d\">%s</text>\n", x + 4, y + bh / 2 + 4, fmt(len[r])
+			y += bh + gap
+		}
+		printf "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>\n", left, y0, left, y1
+		print "</svg>"
+	}' >"$1.tmp" || { rm -f "$1.tmp"; return 1; }
+	mv -f "$1.tmp" "$1"
+}
+
 # svg_lines OUT TITLE XLABEL YLABEL: one line per series (column) over the
 # numeric x of the first column, each point marked and labelled.
 svg_lines () {
@@ -295,6 +349,54 @@ chart_login_phases () {
 	head="$head	=total"
 	row="$row	${v:--}"
 	printf '%s\n%s\n' "$head" "$row" | svg_stacked "$out" "Login phases: p50 of each phase; at the end the p50 of the complete login (ms)" "ms"
+}
+
+# The median login's waterfall (raw/login-parts.tsv, raw/login-samples.tsv):
+# of the ok logins with a timeline, the one whose total is their p50 (the
+# nearest rank, as sshperf-summary takes it); one bar per phase in time
+# order, each starting where the one before ended, its length the phase's
+# time split into sshd's turns, the client's and TCP waits (summed within
+# the phase: the packets give each gap to a side, the table keeps one sum
+# per phase and side); a last bar for the rest, what no packet covered,
+# when that is not zero.
+chart_login_waterfall () {
+	local run=$1 out="$1/charts/login-waterfall.svg" data meta
+	data=$({
+		tsv_select "$run/raw/login-samples.tsv" sample status total_ms | sed 's/^/L\t/'
+		tsv_select "$run/raw/login-parts.tsv" sample phase whose ms | sed 's/^/P\t/'
+	} 2>/dev/null | awk -F'\t' '
+		$1 == "L" { if ($3 == "ok") total[$2] = $4; next }
+		$1 == "P" { v[$2, $3, $4] += $5; parts[$2] = 1 }
+		END {
+			for (s in parts) if (s in total) { n++; id[n] = s }
+			if (n == 0) exit 1
+			for (i = 2; i <= n; i++) {
+				s = id[i]
+				for (j = i - 1; j >= 1 && total[id[j]] + 0 > total[s] + 0; j--) id[j + 1] = id[j]
+				id[j + 1] = s
+			}
+			s = id[int((n + 1) / 2)]
+			printf "#\t%s\t%d\t%.0f\n", s, n, total[s]
+			split("connect greeting kex auth session", ph, " ")
+			split("1. TCP connect|2. Greeting|3. Key exchange|4. Authentication|5. Session", label, "|")
+			split("server client tcp_wait", side, " ")
+			for (k = 1; k <= 5; k++) for (w = 1; w <= 3; w++) sum += v[s, ph[k], side[w]]
+			# Rounding of the 15 3-decimal cells is no rest (lib/capture.sh).
+			rest = total[s] - sum
+			if (rest < 0.01) rest = 0
+			printf "phase\t@start\tsshd\tclient\tTCP wait%s\n", rest ? "\trest" : ""
+			at = 0
+			for (k = 1; k <= 5; k++) {
+				a = v[s, ph[k], "server"] + 0; b = v[s, ph[k], "client"] + 0; c = v[s, ph[k], "tcp_wait"] + 0
+				printf "%s\t%.3f\t%.3f\t%.3f\t%.3f%s\n", label[k], at, a, b, c, rest ? "\t-" : ""
+				at += a + b + c
+			}
+			if (rest) printf "rest (no packet)\t%.3f\t-\t-\t-\t%.3f\n", at, rest
+		}') || return 0
+	meta=$(printf '%s\n' "$data" | head -n 1)
+	# shellcheck disable=SC2086 # four words: #, sample, n, total
+	set -- $meta
+	printf '%s\n' "$data" | tail -n +2 | svg_waterfall "$out" "Median login ($4 ms, sample $2 of $3): whose time, phase by phase" "ms"
 }
 
 # chart_latency RUN NAME [PREFIX:LABEL...]: the percentiles of the test's
@@ -427,6 +529,7 @@ charts_write () {
 	mkdir -p "$run/charts"
 	rm -f "$run/charts/"*.svg
 	chart_login_phases "$run" || true
+	chart_login_waterfall "$run" || true
 	chart_latency "$run" login "total_:login" || true
 	chart_latency "$run" session ":command over the open connection" || true
 	chart_latency "$run" interactive "libssh_:libssh client" "ssh_:ssh client" || true

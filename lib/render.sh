@@ -66,6 +66,20 @@ whose_label () {
 	esac
 }
 
+# whose_notes TEST PREFIX NAME: under a whose-time table, on how many
+# logins its parts rest when a later stage was not split (PREFIX_whose_note),
+# and the logins whose parts do not add up (PREFIX_whose_mismatched,
+# raw/NAME-whose.tsv).
+whose_notes () {
+	local note n
+	note=$(t "$1" "${2:+$2_}whose_note")
+	n=$(t "$1" "${2:+$2_}whose_mismatched")
+	[ -z "$note" ] || printf '\n%s%s.\n' "${2:+$2: }" "$(printf '%s' "$note" | sed 's/^t/T/')"
+	[ -z "$n" ] || [ "$n" = 0 ] ||
+		printf '\nThe parts of %s login(s)%s miss the login'"'"'s total by more than 2 %%: their packets were not all seen; `raw/%s-whose.tsv` has each login'"'"'s parts.\n' \
+			"$n" "${2:+ ($2)}" "$3"
+}
+
 # whose_rows TEST: the four rows of a whose-time table, one per part
 # (whose_label): its p50 over the whole login, then in the key exchange,
 # the authentication and the session, from TEST's data.

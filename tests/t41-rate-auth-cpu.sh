@@ -8,6 +8,7 @@
 . "$TEST_DIR/lib/snapshot.sh"
 # shellcheck source=lib/data.sh
 . "$KIT_DIR/lib/data.sh"
+. "$TEST_DIR/lib/whose.sh"
 
 host_kit_test 'rate auth cpu'
 # shellcheck disable=SC2034 # used in the test bodies
@@ -104,6 +105,16 @@ test_expect 'every auth login succeeded with the method it tests' '
 	done &&
 	awk -F"\t" "NR > 1 && \$10 != \"password\" { exit 1 }" "$RUN/raw/auth-password.tsv" &&
 	awk -F"\t" "NR > 1 && \$10 != \"publickey\" { exit 1 }" "$RUN/raw/auth-rsa.tsv"
+'
+
+# Whose time of every method (lib/capture.sh): each ok login split, its
+# parts adding up to its total within 2 %; the test counts none that miss.
+test_expect 'whose time of every auth method: every login split, adding up to its total' '
+	for m in ed25519 rsa password; do
+		test_kv "$RUN/data/auth.env" "${m}_timeline" yes &&
+		whose_adds_up "$RUN" "auth-$m" "auth-$m.tsv" "$(v "$RUN/data/auth.env" "${m}_ok")" &&
+		test_kv "$RUN/data/auth.env" "${m}_whose_mismatched" 0 || return 1
+	done
 '
 
 test_expect 'the password hash: the scheme of the account s own entry, one check timed 21 times' '

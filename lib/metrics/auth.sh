@@ -13,7 +13,8 @@ about_auth () {
 # /etc/shadow (yescrypt, sha512crypt, ...; - when there is none to read,
 # as for a directory user), its cost parameter, and what one check of it
 # costs on this host (sshperf-hashcost: crypt(3) of a throwaway phrase
-# with the account's own setting, p50 of 21). pam_unix computes that hash
+# with the account's own setting, p50 of 21, in wall time, which the gap
+# is split with, and in CPU time). pam_unix computes that hash
 # once per password login, and some schemes are slow on purpose. Only the
 # scheme, its parameters and the timing are kept, never the hash.
 auth_hash_cost () {
@@ -24,6 +25,7 @@ auth_hash_cost () {
 	result_set auth password_hash "$scheme"
 	result_set auth password_hash_params "$(kv_get "$out" params)"
 	result_set auth password_hash_check_ms "$(kv_get "$out" check_ms_p50)"
+	result_set auth password_hash_check_cpu_ms "$(kv_get "$out" check_cpu_ms_p50)"
 	result_set auth password_hash_checks "$(kv_get "$out" check_ms_n)"
 	if [ "$scheme" = - ]; then
 		result_set auth password_hash_note "the kit may not read the password hash of ${SETTING[TEST_USER]} (no shadow entry it can read: $(test_user_is_kits && echo "the kit's account" || echo "an existing account, from $(server_get USER_SOURCE)"))"
@@ -271,6 +273,34 @@ auth_slowest () {
 
 AUTH_STAGED_FAILED=0
 
+# auth_more MORE HAVE TSV ALIAS: MORE logins through ALIAS appended to
+# TSV, numbered on from HAVE.
+auth_more () {
+	helper login -n "$1" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
+		-- "$SSH" -v -F "$CLIENT_CONFIG" "$4" true 2>>"$RAW_DIR/auth-errors.txt" |
+		awk -F'\t' -v OFS='\t' -v n="$2" '{ $1 = n + $1; print }' >>"$3" || true
+}
+
+# auth_more_whose METHOD MORE HAVE TSV ALIAS: auth_more, captured as the
+# method's first logins were when they have a timeline, its whose parts
+# made again over all its logins (capture_stage, lib/capture.sh). The
+# first stage that cannot be split ends that (AUTH_WHOSE=no), and
+# METHOD_whose_note says on how many logins the parts rest.
+AUTH_WHOSE=""
+auth_more_whose () {
+	local m=$1
+	shift
+	if [ "$(result_get auth "${m}_timeline")" != yes ] || [ "$AUTH_WHOSE" = no ]; then
+		auth_more "$@"
+	elif capture_stage "auth-$m" $(( $1 * SETTING[LOGIN_TIMEOUT] + 30 )) auth_more "$@" &&
+		capture_parts "auth-$m" "$3"; then
+		capture_summary "auth-$m" auth "$3" "$m"
+	else
+		AUTH_WHOSE=no
+		result_set auth "${m}_whose_note" "the whose parts rest on the first $2 logins: the later ones were not split ($CAPTURE_NOTE)"
+	fi
+}
+
 # auth_staged METHOD ALIAS: the slowest method's p95 interval, and more
 # logins of it in the stages of stage_plan while the interval holds the
 # target. The password method's account is unlocked for each stage and
@@ -291,14 +321,10 @@ auth_staged () {
 				at_exit password_lock
 				password_unlock || { at_exit_pop; break; }
 				SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$PASSWORD_FILE" \
-					helper login -n "$more" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
-					-- "$SSH" -v -F "$CLIENT_CONFIG" "$2" true 2>>"$RAW_DIR/auth-errors.txt" |
-					awk -F'\t' -v OFS='\t' -v n="$have" '{ $1 = n + $1; print }' >>"$tsv" || true
+					auth_more_whose "$m" "$more" "$have" "$tsv" "$2"
 				at_exit_pop
 			else
-				helper login -n "$more" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
-					-- "$SSH" -v -F "$CLIENT_CONFIG" "$2" true 2>>"$RAW_DIR/auth-errors.txt" |
-					awk -F'\t' -v OFS='\t' -v n="$have" '{ $1 = n + $1; print }' >>"$tsv" || true
+				auth_more_whose "$m" "$more" "$have" "$tsv" "$2"
 			fi
 			helper summary -c total_ms -w status=ok -p "${m}_" "$tsv" >>"$DATA_DIR/auth.env"
 			helper summary -c auth_ms -w status=ok -p "${m}_authphase_" "$tsv" >>"$DATA_DIR/auth.env"
@@ -363,6 +389,10 @@ measure_auth () {
 		failed=$((failed + ${AUTH_STAGED_FAILED:-0}))
 		[ "$(result_get auth stages)" -le 1 ] || result_interval_order auth "$RAW_DIR/auth-$slowest.tsv" total_ms 95
 	fi
+	# Every login split must add up (lib/capture.sh).
+	for m in $methods; do
+		[ "$(result_get auth "${m}_timeline")" != yes ] || capture_check "auth-$m" auth "$m"
+	done
 	result_set auth slowest "${slowest:--}"
 	result_verdict auth "${slowest:+$slowest_p95}" "<=" "${SETTING[TARGET_AUTH_P95_MS]}" ms \
 		"p95 of the slowest method${slowest:+ ($slowest)}" \

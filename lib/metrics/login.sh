@@ -17,11 +17,23 @@ login_negotiated () {
 	printf '%s\n' "${v:--}"
 }
 
+# login_more MORE HAVE TSV: MORE logins appended to TSV, numbered on
+# from HAVE.
+login_more () {
+	helper login -n "$1" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
+		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true 2>>"$RAW_DIR/login-errors.txt" |
+		awk -F'\t' -v OFS='\t' -v n="$2" '{ $1 = n + $1; print }' >>"$3" || true
+}
+
 # login_staged TSV: the p95's interval, and more logins appended to TSV
 # (numbered on) in the stages of stage_plan (lib/measure.sh) while it
-# holds the target; the phase figures over all of them.
+# holds the target; the phase figures over all of them. With a timeline,
+# each stage's logins are captured as the first were and the whose parts
+# are made again over all logins; a stage whose capture fails ends that,
+# and whose_note says on how many logins the parts rest.
 login_staged () {
-	local tsv=$1 want stage=0 have more col
+	local tsv=$1 want stage=0 have more col whose=""
+	[ "$(result_get login timeline)" = yes ] || whose=no
 	for want in $(stage_plan "${SETTING[LOGIN_SAMPLES]}" 95); do
 		have=$(( $(wc -l <"$tsv") - 1 ))
 		more=$(( want - have ))
@@ -30,9 +42,15 @@ login_staged () {
 			[ "$more" -gt 0 ] || continue
 			[ "$(tsv_select "$tsv" status | grep -cvx ok || true)" -eq 0 ] || break
 			progress_step "login: the p95's interval holds the target; $more more logins (stage $((stage + 1)))"
-			helper login -n "$more" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
-				-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true 2>>"$RAW_DIR/login-errors.txt" |
-				awk -F'\t' -v OFS='\t' -v n="$have" '{ $1 = n + $1; print }' >>"$tsv" || true
+			if [ -n "$whose" ]; then
+				login_more "$more" "$have" "$tsv"
+			elif capture_stage login $(( more * SETTING[LOGIN_TIMEOUT] + 30 )) login_more "$more" "$have" "$tsv" &&
+				capture_parts login "$tsv"; then
+				capture_summary login login "$tsv"
+			else
+				whose=no
+				result_set login whose_note "the whose parts rest on the first $have logins: those of stage $((stage + 1)) were not split ($CAPTURE_NOTE)"
+			fi
 			for col in connect greeting kex auth session total; do
 				helper summary -c "${col}_ms" -w status=ok -p "${col}_" "$tsv" >>"$DATA_DIR/login.env"
 			done
@@ -114,6 +132,8 @@ measure_login () {
 	result_set login kex_algorithms_seen "$(grep -ho "kex: algorithm: [^ ]*" "$RAW_DIR"/login-transcripts/* 2>/dev/null |
 		sed 's/^kex: algorithm: //' | sort -u | paste -sd, -)"
 	login_staged "$tsv"
+	# Every login split must add up (lib/capture.sh).
+	[ "$timeline" = no ] || capture_check login login
 	ok=$(tsv_select "$tsv" status | grep -cx ok || true)
 	failed=$(tsv_select "$tsv" status | grep -cvx ok || true)
 	result_set login ok "$ok"

@@ -53,7 +53,7 @@ reload_check_sessions () {
 measure_reload () {
 	local n=${SETTING[RELOAD_SESSIONS]} p=${SETTING[CONCURRENT_LOGIN_PARALLEL]} out rc=0 t0 t1 pid_before pid_after
 	local inode_before end greeting login_ms attempts=0 deadline_s reason label="a new login works after the reload"
-	local logins="$RAW_DIR/reload-logins.tsv" row timeline=no mismatched
+	local logins="$RAW_DIR/reload-logins.tsv" row timeline=no
 	result_set reload sessions "$n"
 	# No figure until a login after the reload is timed.
 	result_verdict reload "" "<=" "${SETTING[TARGET_RELOAD_MS]}" ms "$label"
@@ -136,12 +136,7 @@ measure_reload () {
 	# shellcheck disable=SC2034 # read by capture_whose (lib/capture.sh)
 	[ -s "$logins" ] || { timeline=no; CAPTURE_NOTE="no login was tried"; }
 	capture_whose reload reload "$logins" "$timeline"
-	if [ "$(result_get reload timeline)" = yes ]; then
-		mismatched=$(capture_mismatched reload)
-		result_set reload whose_mismatched "$mismatched"
-		[ "$mismatched" -eq 0 ] ||
-			result_warn reload "whose time: the parts of $mismatched login(s) miss their total by more than 2 %; see raw/reload-whose.tsv"
-	fi
+	[ "$(result_get reload timeline)" != yes ] || capture_check reload reload
 	result_set reload login_ms "${login_ms:--}"
 	result_set reload login_attempts "$attempts"
 	pid_after=$(server_pid)

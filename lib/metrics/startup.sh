@@ -144,6 +144,7 @@ startup_whose () {
 	# shellcheck disable=SC2034 # read by capture_whose (lib/capture.sh)
 	[ -s "$logins" ] || { timeline=no; CAPTURE_NOTE="no round made a login"; }
 	capture_whose startup startup "$logins" "$timeline"
+	[ "$(result_get startup timeline)" != yes ] || capture_check startup startup
 }
 
 measure_startup () {

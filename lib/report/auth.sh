@@ -100,6 +100,7 @@ auth_whose () {
 			"$(ms "$(t auth "${m}_auth_server_p50")")" "$(ms "$(t auth "${m}_auth_client_p50")")" \
 			"$(ms "$(t auth "${m}_auth_tcp_wait_p50")")"
 	done
+	for m in ed25519 rsa password; do whose_notes auth "$m" "auth-$m"; done
 }
 
 # auth_password_gap: the password gap as the hash check (the host's
@@ -118,9 +119,11 @@ auth_password_gap () {
 	fi
 	printf -- '- The password login is %s ms slower than the %s key at p50: **%s ms** for checking the password hash and **%s ms** of the rest.\n' \
 		"$gap" "$fast" "$(ms "$(t auth gap_hash_ms)")" "$(t auth gap_rest_ms)"
-	printf -- '- The hash check: one check of the test user'"'"'s %s hash (%s) costs %s ms on this host (p50 of %s checks of a throwaway phrase with the account'"'"'s own setting, `sshperf-hashcost`); pam_unix pays it once per password login. It is host policy, not slowness: %s.\n' \
-		"$(t auth password_hash)" "$(t auth password_hash_params)" "$(t auth gap_hash_ms)" "$(t auth password_hash_checks)" \
-		"$(t auth password_hash_policy)"
+	printf -- '- The hash check: one check of the test user'"'"'s %s hash (%s) takes %s ms on this host%s (p50 of %s checks of a throwaway phrase with the account'"'"'s own setting, `sshperf-hashcost`); pam_unix pays it once per password login. It is host policy, not slowness: %s.\n' \
+		"$(t auth password_hash)" "$(t auth password_hash_params)" "$(t auth gap_hash_ms)" \
+		"$( [ -z "$(t auth password_hash_check_cpu_ms)" ] ||
+			printf ' in wall time, of it %s ms of CPU time' "$(t auth password_hash_check_cpu_ms)")" \
+		"$(t auth password_hash_checks)" "$(t auth password_hash_policy)"
 	if [ -n "$(t auth gap_server_ms)" ]; then
 		printf -- '- The rest, from the packets (differences of p50s with the %s logins, so they need not add up): sshd'"'"'s turns %+.1f ms, of which the hash check is %s ms, leaving **%s ms** for the other PAM modules and sshd (this stack: %s); the client'"'"'s turns %+.1f ms (ssh starting `askpass.sh` and answering the prompt); TCP waits %+.1f ms.\n' \
 			"$fast" "$(t auth gap_server_ms)" "$(t auth gap_hash_ms)" "$(t auth gap_pam_ms)" \

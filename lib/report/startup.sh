@@ -76,5 +76,6 @@ startup_whose_table () {
 	|---|---:|---:|---:|---:|
 	EOF
 	whose_rows startup
+	whose_notes startup "" startup
 	printf '\n'
 }

@@ -10,7 +10,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 rc=0
-for b in poller sampler burst echo xfer rate html capture; do
+for b in poller sampler burst echo xfer rate html capture hashcost; do
 	printf '# === tests/bench/%s.sh\n' "$b"
 	"tests/bench/$b.sh" || { printf '# %s.sh exited with status %d\n' "$b" "$?"; rc=1; }
 done

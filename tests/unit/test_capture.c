@@ -4,7 +4,11 @@
  * lengths and no more; and "turns" finds the TCP wait that Nagle and a
  * delayed ACK make (two small writes in a row, the second held until the
  * peer's ACK), and none with TCP_NODELAY, while the parts of a login add
- * up to its total. Needs root (a packet socket); skipped otherwise. TAP.
+ * up to its total. Safe to leave running: traffic on another port is not
+ * recorded, a crafted frame of another kind is refused by the program's own
+ * check, and the kernel keeps no payload byte of a frame (its queued
+ * length, read with MSG_TRUNC, is that of the headers). Needs root (a
+ * packet socket) for all but the crafted frames. TAP.
  */
 #define main capture_main
 #include "../../helpers/capture.c"
@@ -235,21 +239,226 @@ test_syn_again(void)
 	unlink(out);
 }
 
+/* Three connections to another port, 33 bytes each way: none recorded. */
+static void
+other_port_traffic(int lfd, struct sockaddr_in *sa)
+{
+	char buf[33];
+	int i, c, s;
+
+	memset(buf, 'o', sizeof(buf));
+	for (i = 0; i < 3; i++) {
+		if ((c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+		    connect(c, (struct sockaddr *)sa, sizeof(*sa)) == -1 ||
+		    (s = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1)
+			err(2, "connect to the other port");
+		if (write(c, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			err(2, "write");
+		xread(s, sizeof(buf));
+		if (write(s, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			err(2, "write");
+		xread(c, sizeof(buf));
+		close(c);
+		close(s);
+	}
+}
+
+/* How many rows of a packets table have these flags exactly. */
+static int
+count_flags(const char *path, const char *flags)
+{
+	char line[256], d[8], fl[8];
+	unsigned long long t;
+	unsigned port, seq, ack, l;
+	int n = 0;
+	FILE *f = fopen(path, "re");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "%llu\t%u\t%7s\t%7s\t%u\t%u\t%u", &t, &port, d,
+		    fl, &seq, &ack, &l) == 7 && strcmp(fl, flags) == 0)
+			n++;
+	if (f != NULL)
+		fclose(f);
+	return n;
+}
+
+/* A crafted Ethernet frame: IPv4 (v6 = 0) or IPv6, protocol proto, the
+ * ports, payload bytes after a 20-byte TCP header. Its length. */
+static size_t
+craft(unsigned char *b, int v6, unsigned proto, unsigned sport,
+    unsigned dport, unsigned payload, unsigned frag)
+{
+	size_t ip = v6 ? 40 : 20;
+	unsigned char *t = b + 14 + ip;
+
+	memset(b, 0, 14 + ip + 20);
+	b[12] = v6 ? 0x86 : 0x08;
+	b[13] = v6 ? 0xdd : 0x00;
+	if (v6) {
+		b[14] = 0x60;
+		b[14 + 4] = (unsigned char)((20 + payload) >> 8);
+		b[14 + 5] = (unsigned char)(20 + payload);
+		b[14 + 6] = (unsigned char)proto;
+	} else {
+		b[14] = 0x45;
+		b[14 + 2] = (unsigned char)((20 + 20 + payload) >> 8);
+		b[14 + 3] = (unsigned char)(20 + 20 + payload);
+		b[14 + 6] = (unsigned char)(frag >> 8);
+		b[14 + 7] = (unsigned char)frag;
+		b[14 + 9] = (unsigned char)proto;
+	}
+	t[0] = (unsigned char)(sport >> 8);
+	t[1] = (unsigned char)sport;
+	t[2] = (unsigned char)(dport >> 8);
+	t[3] = (unsigned char)dport;
+	t[12] = 5 << 4;
+	t[13] = TCP_ACK | TCP_PSH;
+	return 14 + ip + 20;
+}
+
+/* The program's own check of each frame, whatever the filter passed. */
+static void
+test_frame_checks(void)
+{
+	unsigned char b[128];
+	struct frame f;
+	struct pkt p;
+	size_t n;
+	int kept;
+
+	memset(&f, 0, sizeof(f));
+	f.ifindex = 1;
+	f.pkttype = PACKET_HOST;
+	n = craft(b, 0, IPPROTO_TCP, 40000, 11022, 100, 0);
+	f.caplen = f.queued = n;
+	memset(&p, 0, sizeof(p));
+	kept = frame_wanted(b, &f, 1, 11022, &p);
+	ok(kept && p.c2s && p.cport == 40000 &&
+	    p.len == 100, "IPv4 TCP to the port: kept, 100 payload bytes by "
+	    "the IP header (c2s %d, port %u, len %u)", p.c2s, p.cport, p.len);
+	n = craft(b, 1, IPPROTO_TCP, 11022, 40000, 7, 0);
+	f.caplen = f.queued = n;
+	ok(frame_wanted(b, &f, 1, 11022, &p) && !p.c2s && p.cport == 40000 &&
+	    p.len == 7, "IPv6 TCP from the port: kept");
+	n = craft(b, 0, IPPROTO_TCP, 40000, 11023, 100, 0);
+	f.caplen = f.queued = n;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "TCP of another port: refused");
+	n = craft(b, 1, IPPROTO_TCP, 40000, 2222, 0, 0);
+	f.caplen = f.queued = n;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "IPv6 TCP of another port: "
+	    "refused");
+	n = craft(b, 0, IPPROTO_UDP, 40000, 11022, 100, 0);
+	f.caplen = f.queued = n;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "UDP to the port: refused");
+	n = craft(b, 1, IPPROTO_UDP, 40000, 11022, 100, 0);
+	f.caplen = f.queued = n;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "IPv6 UDP to the port: refused");
+	n = craft(b, 0, IPPROTO_TCP, 40000, 11022, 100, 0x2000);
+	f.caplen = f.queued = n;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "an IPv4 fragment: refused");
+	n = craft(b, 0, IPPROTO_TCP, 40000, 11022, 100, 0);
+	f.caplen = f.queued = n;
+	f.ifindex = 2;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "another interface: refused");
+	f.ifindex = 1;
+	f.pkttype = PACKET_OUTGOING;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "loopback's outgoing copy: "
+	    "refused");
+	f.pkttype = PACKET_HOST;
+	f.queued = n + 1;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "one byte past the headers "
+	    "queued: refused");
+	b[12] = 0x08;
+	b[13] = 0x06;
+	f.queued = n;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "ARP: refused");
+	f.caplen = f.queued = 14 + 20 + 10;
+	b[13] = 0x00;
+	ok(!frame_wanted(b, &f, 1, 11022, &p), "a short frame: refused");
+}
+
+/*
+ * The kernel keeps no payload byte: a packet socket opened as the recorder
+ * opens it, a connection to its port that sends 1000 bytes; every frame
+ * the socket queues is as long as its headers (MSG_TRUNC: the length as
+ * queued, not as copied), while the IP header still says 1000.
+ */
+static void
+test_no_payload(void)
+{
+	unsigned char buf[2048];
+	struct sockaddr_in sa;
+	socklen_t slen = sizeof(sa);
+	struct frame f;
+	struct pkt p;
+	struct pollfd pfd;
+	uint64_t deadline;
+	unsigned port;
+	int lfd, c, s, fd, ifindex, frames = 0, longer = 0, data = 0;
+	long hlen;
+
+	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		err(2, "socket");
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    listen(lfd, 8) == -1 ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &slen) == -1)
+		err(2, "listen");
+	port = ntohs(sa.sin_port);
+	fd = open_capture("lo", port, &ifindex);
+	if ((c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(c, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    (s = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1)
+		err(2, "connect");
+	memset(buf, 'p', 1000);
+	if (write(c, buf, 1000) != 1000)
+		err(2, "write");
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	/* The handshake (3) and the data: 4 frames at least. */
+	for (deadline = now_ns() + 60 * NS_PER_S; data == 0 &&
+	    now_ns() < deadline;) {
+		if (poll(&pfd, 1, 1000) <= 0)
+			continue;
+		if (read_frame(fd, buf, sizeof(buf), &f) != 1)
+			continue;
+		frames++;
+		hlen = parse_frame(buf, f.caplen, port, &p);
+		if (hlen < 0 || f.queued != (size_t)hlen || f.caplen != f.queued)
+			longer++;
+		if (hlen >= 0 && p.len == 1000)
+			data++;
+	}
+	ok(data == 1 && longer == 0 && frames >= 4, "1000 bytes sent: the "
+	    "kernel queued %d frames, each only its headers (%d longer), the "
+	    "data frame's payload known from its IP header (%d)", frames,
+	    longer, data);
+	close(fd);
+	close(c);
+	close(s);
+	close(lfd);
+}
+
 int
 main(void)
 {
 	char packets[PATH_MAX], logins[PATH_MAX], parts[PATH_MAX], port[8];
-	struct sockaddr_in sa;
+	char env[PATH_MAX], line[128];
+	struct sockaddr_in sa, sa2;
 	socklen_t slen = sizeof(sa);
 	uint64_t deadline;
-	int lfd, status, i, fd;
+	int lfd, lfd2, status, i, fd, refused = -1;
 	pid_t pid;
 	FILE *f;
 	double wait_nagle, wait_nodelay, total, sum;
 
+	test_frame_checks();
 	if (geteuid() != 0) {
-		printf("ok 1 - capture # SKIP needs root (a packet socket)\n1..1\n");
-		return 0;
+		printf("ok %d - capture # SKIP needs root (a packet socket)\n1..%d\n",
+		    test_num + 1, test_num + 1);
+		return test_failed != 0;
 	}
 	if (mkdtemp(dir) == NULL)
 		err(2, "mkdtemp");
@@ -266,6 +475,16 @@ main(void)
 	    getsockname(lfd, (struct sockaddr *)&sa, &slen) == -1)
 		err(2, "listen");
 	snprintf(port, sizeof(port), "%u", ntohs(sa.sin_port));
+	snprintf(env, sizeof(env), "%s/capture.env", dir);
+	/* Another port on lo, busy while the recorder runs. */
+	sa2 = sa;
+	sa2.sin_port = 0;
+	slen = sizeof(sa2);
+	if ((lfd2 = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(lfd2, (struct sockaddr *)&sa2, sizeof(sa2)) == -1 ||
+	    listen(lfd2, 8) == -1 ||
+	    getsockname(lfd2, (struct sockaddr *)&sa2, &slen) == -1)
+		err(2, "the other listener");
 
 	fflush(stdout);
 	if ((pid = fork()) == -1)
@@ -274,9 +493,9 @@ main(void)
 		char *argv[] = { "sshperf-capture", "record", "-p", port, "-d",
 		    "60", "-o", packets, NULL };
 
-		if ((fd = open("/dev/null", O_WRONLY)) != -1)
+		if ((fd = open(env, O_WRONLY | O_CREAT | O_TRUNC, 0644)) != -1)
 			dup2(fd, 1);
-		_exit(capture_main(8, argv));
+		exit(capture_main(8, argv));
 	}
 	/* Ready when its header is there. */
 	for (deadline = now_ns() + 10 * NS_PER_S; now_ns() < deadline;) {
@@ -290,8 +509,10 @@ main(void)
 		err(2, "%s", logins);
 	fprintf(f, "sample\tstatus\texit\tconnect_ms\tgreeting_ms\tkex_ms"
 	    "\tauth_ms\tsession_ms\ttotal_ms\tmethod\terror\n");
-	for (i = 1; i <= 3; i++)
+	for (i = 1; i <= 3; i++) {
 		one_login(f, i, lfd, &sa, 0);
+		other_port_traffic(lfd2, &sa2);
+	}
 	for (i = 4; i <= 6; i++)
 		one_login(f, i, lfd, &sa, 1);
 	fclose(f);
@@ -307,6 +528,21 @@ main(void)
 	ok(count_rows(packets, "s2c", 10) == 30,
 	    "the server's 5 replies of 10 bytes per login seen once (%d of 30)",
 	    count_rows(packets, "s2c", 10));
+	ok(count_rows(packets, "c2s", 33) == 0 &&
+	    count_rows(packets, "s2c", 33) == 0 && count_flags(packets, "S") == 6,
+	    "traffic on another port is not recorded (%d + %d of its 33-byte "
+	    "writes, %d SYNs for the 6 logins)", count_rows(packets, "c2s", 33),
+	    count_rows(packets, "s2c", 33), count_flags(packets, "S"));
+	if ((f = fopen(env, "re")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "refused=%d", &refused) == 1)
+				break;
+		fclose(f);
+	}
+	ok(refused == 0, "no frame passed the kernel filter that the "
+	    "program's own check refused (refused=%d)", refused);
+	close(lfd2);
+	test_no_payload();
 
 	fflush(stdout);
 	if ((pid = fork()) == -1)
@@ -344,6 +580,7 @@ main(void)
 	unlink(packets);
 	unlink(logins);
 	unlink(parts);
+	unlink(env);
 	rmdir(dir);
 	return test_failed != 0;
 }

@@ -8,6 +8,8 @@
 #undef main
 
 #include <sys/wait.h>
+#include <grp.h>
+#include <pwd.h>
 
 #include "tap.h"
 
@@ -21,12 +23,13 @@ scheme_is(const char *hash, const char *want, const char *want_params)
 	    "%.12s...: %s %s (got %s %s)", hash, want, want_params, got, params);
 }
 
-/* Runs hashcost_main -s HASH and returns its output. */
+/* Runs hashcost_main with ARG1 ARG2 (ARG2 may be NULL), as UID when it
+ * is not -1, and returns its output. */
 static char *
-run(const char *hash)
+run_as(uid_t uid, const char *arg1, const char *arg2)
 {
 	static char out[4096];
-	char *argv[] = { "sshperf-hashcost", "-s", (char *)hash, NULL };
+	char *argv[] = { "sshperf-hashcost", (char *)arg1, (char *)arg2, NULL };
 	int p[2], status;
 	ssize_t n, len = 0;
 	pid_t pid;
@@ -37,7 +40,10 @@ run(const char *hash)
 	if ((pid = fork()) == 0) {
 		dup2(p[1], 1);
 		close(p[0]);
-		exit(hashcost_main(3, argv));
+		if (uid != (uid_t)-1 && (setgroups(0, NULL) == -1 ||
+		    setgid((gid_t)uid) == -1 || setuid(uid) == -1))
+			_exit(2);
+		exit(hashcost_main(arg2 == NULL ? 2 : 3, argv));
 	}
 	close(p[1]);
 	while ((n = read(p[0], out + len, sizeof(out) - 1 - (size_t)len)) > 0)
@@ -46,6 +52,26 @@ run(const char *hash)
 	close(p[0]);
 	waitpid(pid, &status, 0);
 	return out;
+}
+
+/* Runs hashcost_main -s HASH and returns its output. */
+static char *
+run(const char *hash)
+{
+	return run_as((uid_t)-1, "-s", hash);
+}
+
+/* The value of KEY in OUT, or -1. */
+static double
+value(const char *out, const char *key)
+{
+	char want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s=", key);
+	if ((p = strstr(out, want)) == NULL)
+		return -1;
+	return strtod(p + strlen(want), NULL);
 }
 
 int
@@ -72,12 +98,46 @@ main(void)
 	ok(strstr(run(setting), "scheme=yescrypt\n") != NULL &&
 	    strstr(run(setting), "check_ms_p50=") != NULL,
 	    "a yescrypt setting: a p50");
+	{
+		char *out = run(setting);
+		double wall = value(out, "check_ms_p50");
+		double cpu = value(out, "check_cpu_ms_p50");
+
+		/* Each check's CPU interval lies inside its wall interval, so
+		 * every order statistic of the CPU times is at most the wall
+		 * one (two clocks: 1 % and 10 us of slack). */
+		ok(value(out, "check_cpu_ms_n") == 21 && cpu > 0 &&
+		    cpu <= wall * 1.01 + 0.01, "a yescrypt setting: CPU time "
+		    "per check too, 21 of them, p50 %.3f ms at most the wall "
+		    "p50 %.3f ms", cpu, wall);
+	}
 	ok(strstr(run("!$6$abcdefgh$xyz"), "scheme=sha512crypt") != NULL,
 	    "a locked account's hash is still measured");
 	ok(strstr(run("*"), "scheme=none\n") != NULL &&
 	    strstr(run("*"), "check_ms") == NULL, "no password: no figure");
 	ok(strstr(run("$9$what"), "check_ms") == NULL,
 	    "an unknown scheme: no figure (crypt would take it as DES)");
+	{
+		char *out = run_as((uid_t)-1, "sshperf-no-such-user-x", NULL);
+
+		ok(strstr(out, "readable=no\n") != NULL &&
+		    strstr(out, "check_ms") == NULL && strstr(out, "scheme=") ==
+		    NULL, "an account with no shadow entry: readable=no, no "
+		    "scheme, no figure");
+	}
+	if (geteuid() == 0 && getpwnam("daemon") != NULL) {
+		/* daemon's entry exists (in the files, not made up by
+		 * nss-systemd as root's may be); an unprivileged reader may
+		 * not read it. */
+		char *out = run_as(65534, "daemon", NULL);
+
+		ok(strstr(out, "user=daemon\nreadable=no\nreason=") != NULL &&
+		    strstr(out, "check_ms") == NULL, "an existing account whose "
+		    "hash it may not read: readable=no with the reason, no "
+		    "figure (%.40s)", out);
+	} else
+		ok(1, "an unreadable existing account # SKIP needs root and "
+		    "an account daemon");
 	printf("1..%d\n", test_num);
 	return test_failed != 0;
 }
