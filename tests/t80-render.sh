@@ -234,6 +234,9 @@ if [ -n "$have_python" ]; then
 		test "$(json "$B" "d[\"tests\"][\"transfer\"][\"status\"]")" = SKIPPED &&
 		test "$(json "$B" "d[\"tests\"][\"session\"][\"change\"]")" = "-20.0 % (better)" &&
 		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_percent\"]")" = -20.0 &&
+		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_significance\"]")" = "$(judge_word "$(test_judge "$RES/$A" "$RES/$B" session)")" &&
+		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_test\"]")" = "$(test_judge "$RES/$A" "$RES/$B" session)" &&
+		test "$(json "$B" "d[\"tests\"][\"transfer\"][\"change_significance\"]")" = null &&
 		test "$(json "$B" "d[\"run\"][\"previous_run\"]")" = "$A" &&
 		test "$(json "$B" "d[\"run\"][\"interrupted\"]")" = true &&
 		test "$(json "$B" "d[\"run\"][\"finished\"]")" = null &&
@@ -483,6 +486,37 @@ test_expect 'significance: two intervals apart, overlapping, one-sided, missing'
 	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
 	test_eq "$c" "no interval: not judged" &&
 	test_eq "$(test_judge "$RES/$A" "$RES/$B" transfer)" ""
+'
+
+test_expect 'significance: an interval of one run (CPU windows, transfer parts, sweep steps) is not judged between single runs' '
+	judge_pair one &&
+	printf "status=PASS\nfigure=45\nfigure_lo=44\nfigure_hi=46\nfigure_method=windows\nfigure_n=5\nunit=ms\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
+	printf "status=PASS\nfigure=60\nfigure_lo=59\nfigure_hi=61\nfigure_method=windows\nfigure_n=5\nunit=ms\n" >>"$TEST_TMP/j/one-b/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
+	case $c in "single runs: not judged (intervals 44-46 and 59-61 apart; threshold 10 %, from each run'"'"'s CPU windows:"*"REPEAT=5 on both sides"*) ;; *) echo "cpu: $c"; false ;; esac &&
+	test_eq "$(judge_word "$c")" "not judged" &&
+	printf "figure_method=chunks\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
+	printf "figure_method=repeat\n" >>"$TEST_TMP/j/one-b/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
+	case $c in "single runs: not judged"*"transfer parts"*) ;; *) echo "chunks against repeat: $c"; false ;; esac &&
+	printf "figure_method=steps\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
+	case $c in "single runs: not judged"*"sweep steps"*) ;; *) echo "steps: $c"; false ;; esac &&
+	printf "figure_method=repeat\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
+	test_eq "$c" "significantly worse (intervals 44-46 and 59-61 apart; threshold 10 %)"
+'
+
+test_expect 'significance: burst on the model'"'"'s ranges says that identical settings give the same range' '
+	judge_pair model &&
+	printf "figure=10\nfigure_lo=10\nfigure_hi=20\nfigure_method=model\n" >>"$TEST_TMP/j/model-a/data/burst.env" &&
+	printf "figure=20\nfigure_lo=10\nfigure_hi=20\nfigure_method=model\n" >>"$TEST_TMP/j/model-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/model-a" "$TEST_TMP/j/model-b" burst) &&
+	case $c in "no significant change (intervals 10-20 and 10-20 overlap; threshold 10 %; the ranges are the MaxStartups model"*"identical settings give the same range: this row tells settings apart, not runs)") ;; *) echo "same setting: $c"; false ;; esac &&
+	printf "figure=40\nfigure_lo=30\nfigure_hi=40\n" >>"$TEST_TMP/j/model-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/model-a" "$TEST_TMP/j/model-b" burst) &&
+	case $c in "significantly better (intervals 10-20 and 30-40 apart; threshold 10 %; the ranges are the MaxStartups model"*) ;; *) echo "wider setting: $c"; false ;; esac &&
+	test_eq "$(judge_word "$c")" "significantly better"
 '
 
 test_expect 'significance: two repeated runs, by the rounds'"'"' figures' '
