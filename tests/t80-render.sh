@@ -669,7 +669,28 @@ test_expect 'sshd CPU per login shows its interval from the windows, the figure 
 	lo=$(kv_get "$e" figure_lo) hi=$(kv_get "$e" figure_hi) f=$(kv_get "$e" figure) &&
 	awk -v lo="$lo" -v f="$f" -v hi="$hi" "BEGIN { exit !(lo + 0 <= f + 0 && f + 0 <= hi + 0) }" &&
 	test_grep "^| its 95 % interval over the run.s $(kv_get "$e" figure_n) windows .* | $lo - $hi ms | - |" "$r" &&
-	test_grep "^| the CPUs meanwhile .* | $(kv_get "$e" window_busy_pct) % / $(kv_get "$e" window_sshd_pct) % / .* / $(kv_get "$e" window_steal_pct) % | - |" "$r"
+	test_grep "^| the CPUs meanwhile .* | $(kv_get "$e" window_busy_pct) % / $(kv_get "$e" window_sshd_pct) % / .* / $(kv_get "$e" window_steal_pct) % | - |" "$r" &&
+	test_grep ! "machine.s speed" "$r"
+'
+
+test_expect 'sshd CPU per login shows the machine'"'"'s speed before and after, and the figure in starts of /bin/true, when measured' '
+	rm -rf "$TEST_TMP/speed" && cp -R "$TEST_TMP/cap/$C" "$TEST_TMP/speed" &&
+	q_to_tab >>"$TEST_TMP/speed/data/cpu.env" <<-\EOF &&
+	speed_spawns=200
+	speed_spawn_us_before=900.0
+	speed_spawn_us_after=990.0
+	speed_spawn_us=945.0
+	speed_spawn_spread=1.100
+	speed_loop_ms_before=193.00
+	speed_loop_ms_after=195.00
+	speed_loop_ms=194.00
+	speed_loop_spread=1.010
+	sshd_cpu_per_login_spawns=51.32
+	EOF
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/speed" "" &&
+	r="$TEST_TMP/speed/report.md" &&
+	test_grep "^| the machine.s speed right before and right after .*(the mean of 200).* | 900.0 / 990.0 us (1.100x); 193.00 / 195.00 ms (1.010x) | - |" "$r" &&
+	test_grep "^| sshd CPU per login in starts of ./bin/true.: .*(945.0 us, .*the headline stays the ms above | 51.32 | - |" "$r"
 '
 
 test_done
