@@ -350,7 +350,10 @@ samples (Mann-Whitney U, p < 0.05, with the Hodges-Lehmann shift B - A and
 its 95 % interval), of the rounds' figures of two repeated runs, or else
 whether the two figures' 95 % intervals are apart; and the change at least
 the metric's threshold (of A's figure: $(compare_threshold_text)). Anything
-less is "no significant change", whatever the Change column says. A
+less is "no significant change", whatever the Change column says. An
+interval that describes one run only (CPU windows, the parts of one
+transfer, sweep steps) cannot tell two single runs apart: such rows say
+"single runs: not judged" (REPEAT on both sides judges them). A
 significant change between runs with very different machine loads (the
 table above) may be the machine's, not the configuration's.
 
