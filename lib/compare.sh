@@ -90,6 +90,26 @@ compare_threshold_text () {
 	printf '%s %%' "$COMPARE_THRESHOLD_PCT"
 }
 
+# The interval methods (figure_method) that say how steady one run was,
+# not how far two runs of one setup land apart: the CPU windows of one
+# closed-loop run, the parts of one transfer, the sweep steps of one run.
+# Two such intervals apart are no evidence of a change between runs (the
+# machine's own speed moves a whole run: docs/metrics.md, "cpu"), so
+# test_judge does not judge single runs on them; the rounds of repeated
+# runs (REPEAT) it judges with the rank test.
+COMPARE_ONE_RUN_METHODS="windows chunks steps"
+
+# one_run_method RUN TEST: the figure's method when it is one of those.
+one_run_method () {
+	local m
+	m=$(kv_get "$1/data/$2.env" figure_method)
+	case " $COMPARE_ONE_RUN_METHODS " in *" $m "*) [ -n "$m" ] && printf '%s' "$m" ;; esac
+}
+
+# The repeated rounds on both sides that let the rank test of the rounds'
+# figures reach p < 0.05 at all (4 and 4 can, 3 and 3 cannot).
+COMPARE_ROUNDS_NEEDED=5
+
 # rank_helper: the path of sshperf-rank: HELPER_DIR when lib/common.sh set
 # it, else an installed copy's (lib/paths.sh), else the checkout's build/.
 rank_helper () {
@@ -145,11 +165,15 @@ round_figures () {
 #   of a repeated run), or else the rounds' figures of two repeated runs:
 #   the rank test (sshperf-rank compare, Mann-Whitney U) with the
 #   Hodges-Lehmann shift B - A and its 95 % interval;
-# - else the two 95 % intervals (figure_lo, figure_hi): apart or not.
+# - else the two 95 % intervals (figure_lo, figure_hi): apart or not;
+#   but not for an interval that describes one run only
+#   (COMPARE_ONE_RUN_METHODS): "not judged", with the intervals shown;
+#   and a row on burst's model ranges says that identical settings give
+#   identical ranges.
 # Significant only when the test says so (p < 0.05; the intervals apart)
 # and the change is at least the threshold (compare_threshold).
 test_judge () {
-	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how
+	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how one model=""
 	[ -n "$(test_change "$1" "$2" "$3")" ] || return 0
 	dir=$(metric_direction "$2" "$3")
 	th=$(compare_threshold "$3")
@@ -184,9 +208,13 @@ test_judge () {
 		return 0
 	fi
 	rm -rf "$tmp"
+	one=$(one_run_method "$1" "$3")
+	[ -n "$one" ] || one=$(one_run_method "$2" "$3")
+	[ "$(kv_get "$a" figure_method)" != model ] && [ "$(kv_get "$b" figure_method)" != model ] || model=yes
 	awk -v alo="$(kv_get "$a" figure_lo)" -v ahi="$(kv_get "$a" figure_hi)" \
 		-v blo="$(kv_get "$b" figure_lo)" -v bhi="$(kv_get "$b" figure_hi)" \
-		-v fa="$(kv_get "$a" figure)" -v fb="$(kv_get "$b" figure)" -v dir="$dir" -v th="$th" '
+		-v fa="$(kv_get "$a" figure)" -v fb="$(kv_get "$b" figure)" -v dir="$dir" -v th="$th" \
+		-v one="$one" -v model="$model" -v rounds="$COMPARE_ROUNDS_NEEDED" '
 		function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
 		BEGIN {
 			if (!num(alo) || !num(blo) || !num(ahi) || !num(bhi)) {
@@ -197,10 +225,31 @@ test_judge () {
 			pct = fa + 0 != 0 ? (fb - fa) / fa * 100 : 0
 			apart = (bhi + 0 < alo + 0) || (blo + 0 > ahi + 0)
 			detail = sprintf("intervals %s-%s and %s-%s %s; threshold %s %%", alo, ahi, blo, bhi, apart ? "apart" : "overlap", th)
+			if (one != "") {
+				printf "single runs: not judged (%s, from each run'"'"'s %s: how steady that run was, not how far two runs of one setup land apart; REPEAT=%d on both sides compares the rounds'"'"' figures)\n", \
+					detail, one == "windows" ? "CPU windows" : (one == "chunks" ? "transfer parts" : "sweep steps"), rounds
+				exit
+			}
+			if (model == "yes")
+				detail = detail "; the ranges are the MaxStartups model'"'"'s for each run'"'"'s setting, so identical settings give the same range: this row tells settings apart, not runs"
 			if (!apart || (pct < th && pct > -th)) { printf "no significant change (%s)\n", detail; exit }
 			better = (dir == "higher") ? (fb > fa) : (fb < fa)
 			printf "significantly %s (%s)\n", better ? "better" : "worse", detail
 		}'
+}
+
+# judge_word JUDGED: the answer of a test_judge phrase alone, for
+# results.json and the stability bench: "significantly better",
+# "significantly worse", "no significant change", "not judged", or
+# nothing for an empty phrase.
+judge_word () {
+	case $1 in
+	'') ;;
+	"significantly better"*) printf 'significantly better' ;;
+	"significantly worse"*) printf 'significantly worse' ;;
+	"no significant change"*) printf 'no significant change' ;;
+	*) printf 'not judged' ;;
+	esac
 }
 
 # previous_run RUN_DIR -> the newest earlier run in the same results folder
@@ -301,7 +350,10 @@ samples (Mann-Whitney U, p < 0.05, with the Hodges-Lehmann shift B - A and
 its 95 % interval), of the rounds' figures of two repeated runs, or else
 whether the two figures' 95 % intervals are apart; and the change at least
 the metric's threshold (of A's figure: $(compare_threshold_text)). Anything
-less is "no significant change", whatever the Change column says. A
+less is "no significant change", whatever the Change column says. An
+interval that describes one run only (CPU windows, the parts of one
+transfer, sweep steps) cannot tell two single runs apart: such rows say
+"single runs: not judged" (REPEAT on both sides judges them). A
 significant change between runs with very different machine loads (the
 table above) may be the machine's, not the configuration's.
 

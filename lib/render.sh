@@ -130,6 +130,8 @@ interval_sentence () {
 	[ -z "$note" ] || printf '; %s' "$note"
 	[ -z "$stages" ] || [ "$stages" -le 1 ] ||
 		printf '; the interval held the target, so more samples were taken: %s stages, %s samples' "$stages" "$(t "$1" samples_final)"
+	# A repeated run: how its verdict was reached from the rounds.
+	[ -z "$(t "$1" verdict_from)" ] || printf '. The verdict: %s' "$(t "$1" verdict_from)"
 	printf '.\n\n'
 }
 

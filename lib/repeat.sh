@@ -12,7 +12,9 @@
 #                        raw/), with figure = the median of the measured
 #                        rounds, its 95 % interval from order statistics
 #                        (sshperf-rank interval), figure_n = the rounds
-#                        measured, figure_method = repeat; and
+#                        measured, figure_method = repeat, the verdict
+#                        judged again on that median (repeat_judge) and
+#                        verdict_from saying how; and
 #                        raw/repeat-figures.tsv, every round's figure.
 
 # shellcheck source=lib/data.sh
@@ -94,6 +96,7 @@ repeat_combine () {
 		if [ -z "$lo" ] || [ -z "$hi" ]; then
 			kv_set "$env" figure_interval_note "$n rounds are too few for a 95 % interval of their median (it needs 6)"
 		fi
+		repeat_judge "$t" "$n" "${lo:--}" "${hi:--}"
 		k=$(printf '%s\n' "$figs" | awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $2 }')
 		kv_set "$env" summary "median of $n rounds ($k $(kv_get "$env" unit); verdicts $(repeat_verdicts "$t")), details of round $pick: $(kv_get "$env" summary)"
 	done
@@ -121,4 +124,80 @@ repeat_verdicts () {
 	tsv_select "$RUN_DIR/raw/repeat-figures.tsv" test status |
 		awk -F'\t' -v t="$1" '$1 == t { if (!($2 in c)) o[++n] = $2; c[$2]++ }
 			END { for (i = 1; i <= n; i++) printf "%s%s %d", (i > 1 ? ", " : ""), o[i], c[o[i]] }'
+}
+
+# round_basis K TEST: "figure" when round K's verdict of TEST is what its
+# own figure (its interval, when it had one) gives against the target, as
+# result_verdict decides it; "other" when something else decided it (a
+# failed login, a second target, a driver that ran out of CPU, an ERROR).
+round_basis () {
+	local env="$RUN_DIR/rounds/$1/data/$2.env" status fig lo hi want
+	status=$(kv_get "$env" status)
+	fig=$(kv_get "$env" figure) lo=$(kv_get "$env" figure_lo) hi=$(kv_get "$env" figure_hi)
+	if [ -z "$fig" ] || [ "$fig" = - ] || { [ "${lo:--}" = - ] && [ "${hi:--}" = - ]; } ||
+		[ "$(kv_get "$env" figure_method)" = model ]; then
+		want=$(verdict "$fig" "$(kv_get "$env" target_op)" "$(kv_get "$env" target)")
+	else
+		want=$(interval_verdict "${lo:--}" "${hi:--}" "$(kv_get "$env" target_op)" "$(kv_get "$env" target)")
+		[ "$want" != HOLDS ] || want=INCONCLUSIVE
+	fi
+	if [ "$status" = "$want" ]; then printf figure; else printf other; fi
+}
+
+# repeat_judge TEST N LO HI: the run's verdict of TEST from its N measured
+# rounds, in data/TEST.env (status, reason, verdict_from):
+# - a round that FAILed or was an ERROR for another reason than its
+#   figure decides it (a failure is never hidden behind a median);
+# - else with both bounds of the median's 95 % interval (6 rounds or
+#   more), the interval against the target, as result_verdict judges one
+#   run: PASS, FAIL, or INCONCLUSIVE when it holds the target;
+# - else there is no interval: the rounds' own verdicts when they all
+#   agree, INCONCLUSIVE when they do not.
+repeat_judge () {
+	local t=$1 n=$2 lo=$3 hi=$4 env="$DATA_DIR/$1.env" k s target op unit median status reason from more
+	target=$(kv_get "$env" target) op=$(kv_get "$env" target_op) unit=$(kv_get "$env" unit)
+	case $op in '<=' | '>=') ;; *) return 0 ;; esac
+	for s in FAIL ERROR; do
+		for k in $(repeat_rounds); do
+			[ "$(kv_get "$RUN_DIR/rounds/$k/data/$t.env" status)" = "$s" ] || continue
+			[ "$(round_basis "$k" "$t")" = other ] || continue
+			kv_set "$env" status "$s"
+			kv_set "$env" reason "round $k: $(kv_get "$RUN_DIR/rounds/$k/data/$t.env" reason)"
+			kv_set "$env" verdict_from "round $k's $s for another reason than its figure; a failure in any round is the run's"
+			return 0
+		done
+	done
+	median=$(kv_get "$env" figure)
+	if [ "$lo" != - ] && [ "$hi" != - ]; then
+		status=$(interval_verdict "$lo" "$hi" "$op" "$target")
+		from="the 95 % interval of the median of $n rounds ($lo-$hi $unit) against the target"
+		case $status in
+		PASS) reason="" ;;
+		FAIL) reason="the 95 % interval of the median of $n rounds, $lo-$hi $unit, is $([ "$op" = '<=' ] && echo above || echo below) the target $target $unit" ;;
+		*)
+			status=INCONCLUSIVE
+			more=$(noise_samples "$n" "$lo" "$hi" "$median" "$target")
+			reason="within the noise of the target (interval $lo-$hi of the median of $n rounds, target $target); $(
+				if [ "$more" -le 20 ]; then printf 'REPEAT=%s would decide it' "$more"
+				else printf 'even REPEAT=20, the most, may not decide it'; fi)"
+			;;
+		esac
+	else
+		status=$(tsv_select "$RUN_DIR/raw/repeat-figures.tsv" test status |
+			awk -F'\t' -v t="$t" '$1 == t && $2 ~ /^(PASS|FAIL|INCONCLUSIVE)$/ { s[$2] = 1 }
+				END { n = 0; for (k in s) { n++; v = k } print (n == 1 ? v : "mixed") }')
+		from="$n rounds are too few for a 95 % interval of their median (it needs 6)"
+		if [ "$status" = mixed ]; then
+			status=INCONCLUSIVE
+			reason="the $n rounds disagree ($(repeat_verdicts "$t")), and $n rounds are too few for a 95 % interval of their median; REPEAT=6 would give one"
+			from="$from: the rounds' own verdicts, which disagree"
+		else
+			reason=$(kv_get "$env" reason)
+			[ "$status" = PASS ] && reason="" || reason="every one of the $n rounds: $reason"
+			from="$from: the rounds' own verdicts, which agree"
+		fi
+	fi
+	kv_set "$env" status "$status"
+	kv_set "$env" reason "$reason"
+	kv_set "$env" verdict_from "$from"
 }

@@ -239,7 +239,7 @@ kv_load_run "$RUN_DIR" ${PREV_DIR:+"$PREV_DIR"}
 
 # The members of one test: its data file, then the kit's own keys.
 test_members () {
-	local name=$1 env="$DATA_DIR/$1.env"
+	local name=$1 env="$DATA_DIR/$1.env" judged
 	{
 		if [ -f "$env" ]; then
 			cat "$env"
@@ -260,6 +260,10 @@ test_members () {
 		if [ -n "$PREV_DIR" ]; then
 			printf 'change=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name")")"
 			printf 'change_percent=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name" | sed 's/ %.*//; s/^+//')")"
+			# Whether the change is more than the noise, as in --compare.
+			judged=$(test_judge "$PREV_DIR" "$RUN_DIR" "$name")
+			printf 'change_significance=%s\n' "$(val_or_dash "$(judge_word "$judged")")"
+			printf 'change_test=%s\n' "$(val_or_dash "$judged")"
 		fi
 	} | kv_members test '      '
 }

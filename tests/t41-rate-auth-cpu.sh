@@ -88,6 +88,22 @@ test_expect 'sshd CPU per login has its interval from the run s windows, and the
 	done
 '
 
+test_expect 'the machine speed right before and after the login load, and sshd CPU per login in starts of /bin/true' '
+	c="$RUN/data/cpu.env" &&
+	test_eq "$(v "$c" speed_spawns)" 200 &&
+	for k in speed_spawn_us_before speed_spawn_us_after speed_loop_ms_before speed_loop_ms_after; do
+		awk -v x="$(v "$c" "$k")" "BEGIN { exit !(x > 0) }" || { echo "$k=$(v "$c" "$k")"; return 1; }
+	done &&
+	test_eq "$(v "$RUN/raw/probe-loginload-speed-before.env" spawn_n)" 200 &&
+	test_eq "$(v "$RUN/raw/probe-loginload-speed-after.env" spawn_us_each)" "$(v "$c" speed_spawn_us_after)" &&
+	: "the speed samples lie outside the server samples the figure comes from" &&
+	[ "$(stat -c %Y "$RUN/raw/probe-loginload-speed-before.env")" -le "$(stat -c %Y "$RUN/raw/probe-loginload-server-before.env")" ] &&
+	[ "$(stat -c %Y "$RUN/raw/probe-loginload-speed-after.env")" -ge "$(stat -c %Y "$RUN/raw/probe-loginload-server-after.env")" ] &&
+	want=$(awk -v l="$(v "$c" sshd_cpu_ms_per_login)" -v s="$(v "$c" speed_spawn_us)" "BEGIN { printf \"%.2f\", l * 1000 / s }") &&
+	test_eq "$(v "$c" sshd_cpu_per_login_spawns)" "$want" &&
+	test_grep "^| sshd CPU per login in starts of ./bin/true.: .* | $want | - |" "$RUN/report.md"
+'
+
 test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload for its per-GB figure' '
 	[ "$(grep -c "^test-ssh.sh: probe loginload:" "$TEST_TMP/run.out")" -eq 1 ] &&
 	[ "$(grep -c "^test-ssh.sh: probe bulk:" "$TEST_TMP/run.out")" -eq 1 ] &&

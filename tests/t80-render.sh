@@ -234,6 +234,9 @@ if [ -n "$have_python" ]; then
 		test "$(json "$B" "d[\"tests\"][\"transfer\"][\"status\"]")" = SKIPPED &&
 		test "$(json "$B" "d[\"tests\"][\"session\"][\"change\"]")" = "-20.0 % (better)" &&
 		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_percent\"]")" = -20.0 &&
+		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_significance\"]")" = "$(judge_word "$(test_judge "$RES/$A" "$RES/$B" session)")" &&
+		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_test\"]")" = "$(test_judge "$RES/$A" "$RES/$B" session)" &&
+		test "$(json "$B" "d[\"tests\"][\"transfer\"][\"change_significance\"]")" = null &&
 		test "$(json "$B" "d[\"run\"][\"previous_run\"]")" = "$A" &&
 		test "$(json "$B" "d[\"run\"][\"interrupted\"]")" = true &&
 		test "$(json "$B" "d[\"run\"][\"finished\"]")" = null &&
@@ -485,6 +488,37 @@ test_expect 'significance: two intervals apart, overlapping, one-sided, missing'
 	test_eq "$(test_judge "$RES/$A" "$RES/$B" transfer)" ""
 '
 
+test_expect 'significance: an interval of one run (CPU windows, transfer parts, sweep steps) is not judged between single runs' '
+	judge_pair one &&
+	printf "status=PASS\nfigure=45\nfigure_lo=44\nfigure_hi=46\nfigure_method=windows\nfigure_n=5\nunit=ms\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
+	printf "status=PASS\nfigure=60\nfigure_lo=59\nfigure_hi=61\nfigure_method=windows\nfigure_n=5\nunit=ms\n" >>"$TEST_TMP/j/one-b/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
+	case $c in "single runs: not judged (intervals 44-46 and 59-61 apart; threshold 10 %, from each run'"'"'s CPU windows:"*"REPEAT=5 on both sides"*) ;; *) echo "cpu: $c"; false ;; esac &&
+	test_eq "$(judge_word "$c")" "not judged" &&
+	printf "figure_method=chunks\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
+	printf "figure_method=repeat\n" >>"$TEST_TMP/j/one-b/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
+	case $c in "single runs: not judged"*"transfer parts"*) ;; *) echo "chunks against repeat: $c"; false ;; esac &&
+	printf "figure_method=steps\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
+	case $c in "single runs: not judged"*"sweep steps"*) ;; *) echo "steps: $c"; false ;; esac &&
+	printf "figure_method=repeat\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
+	test_eq "$c" "significantly worse (intervals 44-46 and 59-61 apart; threshold 10 %)"
+'
+
+test_expect 'significance: burst on the model'"'"'s ranges says that identical settings give the same range' '
+	judge_pair model &&
+	printf "figure=10\nfigure_lo=10\nfigure_hi=20\nfigure_method=model\n" >>"$TEST_TMP/j/model-a/data/burst.env" &&
+	printf "figure=20\nfigure_lo=10\nfigure_hi=20\nfigure_method=model\n" >>"$TEST_TMP/j/model-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/model-a" "$TEST_TMP/j/model-b" burst) &&
+	case $c in "no significant change (intervals 10-20 and 10-20 overlap; threshold 10 %; the ranges are the MaxStartups model"*"identical settings give the same range: this row tells settings apart, not runs)") ;; *) echo "same setting: $c"; false ;; esac &&
+	printf "figure=40\nfigure_lo=30\nfigure_hi=40\n" >>"$TEST_TMP/j/model-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/model-a" "$TEST_TMP/j/model-b" burst) &&
+	case $c in "significantly better (intervals 10-20 and 30-40 apart; threshold 10 %; the ranges are the MaxStartups model"*) ;; *) echo "wider setting: $c"; false ;; esac &&
+	test_eq "$(judge_word "$c")" "significantly better"
+'
+
 test_expect 'significance: two repeated runs, by the rounds'"'"' figures' '
 	judge_pair rep &&
 	for r in rep-a rep-b; do
@@ -661,7 +695,28 @@ test_expect 'sshd CPU per login shows its interval from the windows, the figure 
 	lo=$(kv_get "$e" figure_lo) hi=$(kv_get "$e" figure_hi) f=$(kv_get "$e" figure) &&
 	awk -v lo="$lo" -v f="$f" -v hi="$hi" "BEGIN { exit !(lo + 0 <= f + 0 && f + 0 <= hi + 0) }" &&
 	test_grep "^| its 95 % interval over the run.s $(kv_get "$e" figure_n) windows .* | $lo - $hi ms | - |" "$r" &&
-	test_grep "^| the CPUs meanwhile .* | $(kv_get "$e" window_busy_pct) % / $(kv_get "$e" window_sshd_pct) % / .* / $(kv_get "$e" window_steal_pct) % | - |" "$r"
+	test_grep "^| the CPUs meanwhile .* | $(kv_get "$e" window_busy_pct) % / $(kv_get "$e" window_sshd_pct) % / .* / $(kv_get "$e" window_steal_pct) % | - |" "$r" &&
+	test_grep ! "machine.s speed" "$r"
+'
+
+test_expect 'sshd CPU per login shows the machine'"'"'s speed before and after, and the figure in starts of /bin/true, when measured' '
+	rm -rf "$TEST_TMP/speed" && cp -R "$TEST_TMP/cap/$C" "$TEST_TMP/speed" &&
+	q_to_tab >>"$TEST_TMP/speed/data/cpu.env" <<-\EOF &&
+	speed_spawns=200
+	speed_spawn_us_before=900.0
+	speed_spawn_us_after=990.0
+	speed_spawn_us=945.0
+	speed_spawn_spread=1.100
+	speed_loop_ms_before=193.00
+	speed_loop_ms_after=195.00
+	speed_loop_ms=194.00
+	speed_loop_spread=1.010
+	sshd_cpu_per_login_spawns=51.32
+	EOF
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/speed" "" &&
+	r="$TEST_TMP/speed/report.md" &&
+	test_grep "^| the machine.s speed right before and right after .*(the mean of 200).* | 900.0 / 990.0 us (1.100x); 193.00 / 195.00 ms (1.010x) | - |" "$r" &&
+	test_grep "^| sshd CPU per login in starts of ./bin/true.: .*(945.0 us, .*the headline stays the ms above | 51.32 | - |" "$r"
 '
 
 test_done

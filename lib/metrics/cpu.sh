@@ -31,7 +31,9 @@ measure_cpu () {
 	for key in ok failed logins_per_s sshd_cpu_ms_per_login sshd_user_ms_per_login sshd_system_ms_per_login \
 		client_cpu_ms_per_login cpu_source cpu_total_from cpu_split_from sshd_unit_cpu_ms sshd_session_cpu_ms \
 		capacity_logins_per_s cores generator_limited sshd_manager_cpu_ms sshd_manager_ms_per_login manager_cpu_lost \
-		cpu_windows sshd_cpu_ms_per_login_sd window_busy_pct window_steal_pct window_sshd_pct window_client_pct window_other_pct; do
+		cpu_windows sshd_cpu_ms_per_login_sd window_busy_pct window_steal_pct window_sshd_pct window_client_pct window_other_pct \
+		speed_spawns speed_spawn_us_before speed_spawn_us_after speed_spawn_us speed_spawn_spread \
+		speed_loop_ms_before speed_loop_ms_after speed_loop_ms speed_loop_spread sshd_cpu_per_login_spawns; do
 		# A key the probe did not write (no systemd manager, say) is
 		# not known: "-", as everywhere, not an empty value.
 		val=$(kv_get "$probe" "$key")

@@ -44,6 +44,7 @@ probe_loginload () {
 	server_wait_settled "$LOGINLOAD_SETTLE_S" 1 ||
 		warn "loginload: sshd processes of an earlier test still ran after ${LOGINLOAD_SETTLE_S} s; their CPU counts for these logins"
 	base=$(server_sshd_processes)
+	loginload_speed "$raw-speed-before.env"
 	if ! sample_server >"$before"; then
 		result_set "$p" status ERROR
 		result_set "$p" reason "the test server could not be sampled before the login load"
@@ -64,6 +65,7 @@ probe_loginload () {
 		result_set "$p" reason "the test server could not be sampled after the login load"
 		return 1
 	fi
+	loginload_speed "$raw-speed-after.env"
 	result_import "$p" "$driver"
 	tsv_select "$raw-logins.tsv" worker login status exit error | awk -F'\t' '$3 != "ok"' >"$raw-errors.txt"
 	# The server's CPU during the run, per ok login: the unit (or the
@@ -109,6 +111,7 @@ probe_loginload () {
 	printf '%s\n' "$derived" >>"$DATA_DIR/$p.env"
 	loginload_windows "$raw" "$p"
 	loginload_machine "$before" "$after" "$p"
+	loginload_speed_keys "$raw" "$p"
 	# The clients run on the same machine: when they (or everything
 	# together) filled the CPUs, the load generator set the limit.
 	if awk -v c="$(result_get "$p" client_cpu_pct)" -v m="$(result_get "$p" machine_busy_pct)" 'BEGIN { exit !(c >= 90 || m >= 95) }'; then
@@ -216,6 +219,44 @@ loginload_windows () {
 			h = tv * sd / sqrt(n)
 			printf "sshd_cpu_ms_per_login_sd=%.2f\nsshd_cpu_ms_per_login_lo=%.2f\nsshd_cpu_ms_per_login_hi=%.2f\n", sd, (f - h > 0 ? f - h : 0), f + h
 		}' >>"$DATA_DIR/$p.env"
+}
+
+# The machine's speed right before the load and right after it
+# (sshperf-speed: a fixed work timed in CPU time, a few hundred ms): on a
+# VM the same work takes more or less CPU time from one minute to the
+# next, and so does a login (docs/metrics.md, "cpu"). Its cost stays out
+# of the server's figures: it runs outside the before and after samples.
+LOGINLOAD_SPEED_SPAWNS=200
+LOGINLOAD_SPEED_LOOP_MILLIONS=100
+loginload_speed () {
+	helper speed -n "$LOGINLOAD_SPEED_SPAWNS" -l "$LOGINLOAD_SPEED_LOOP_MILLIONS" >"$1" 2>"${1%.env}-errors.txt" ||
+		warn "loginload: the machine speed could not be measured ($(tail -n 1 "${1%.env}-errors.txt"))"
+}
+
+# loginload_speed_keys RAW PROBE: the two speed samples in PROBE's data:
+# the CPU of one start of /bin/true (us) and of the fixed loop (ms),
+# before, after, their mean and max / min; and sshd's CPU per login in
+# starts of /bin/true (the per-login figure over the mean start), to read
+# the figure against (a login moves less with the machine's speed than a
+# start does: docs/metrics.md, "cpu").
+loginload_speed_keys () {
+	local b="$1-speed-before.env" a="$1-speed-after.env"
+	[ -s "$b" ] && [ -s "$a" ] || return 0
+	awk -v sb="$(kv_get "$b" spawn_us_each)" -v sa="$(kv_get "$a" spawn_us_each)" \
+		-v lb="$(kv_get "$b" loop_cpu_ms)" -v la="$(kv_get "$a" loop_cpu_ms)" \
+		-v cpu="$(result_get "$2" sshd_cpu_ms_per_login)" -v n="$(kv_get "$b" spawn_n)" '
+		function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ && x + 0 > 0 }
+		BEGIN {
+			if (!num(sb) || !num(sa) || !num(lb) || !num(la)) exit
+			# The per-login figure over the mean as printed.
+			s = sprintf("%.1f", (sb + sa) / 2) + 0; l = (lb + la) / 2
+			printf "speed_spawns=%d\n", n
+			printf "speed_spawn_us_before=%.1f\nspeed_spawn_us_after=%.1f\nspeed_spawn_us=%.1f\n", sb, sa, s
+			printf "speed_spawn_spread=%.3f\n", (sb > sa ? sb / sa : sa / sb)
+			printf "speed_loop_ms_before=%.2f\nspeed_loop_ms_after=%.2f\nspeed_loop_ms=%.2f\n", lb, la, l
+			printf "speed_loop_spread=%.3f\n", (lb > la ? lb / la : la / lb)
+			if (num(cpu)) printf "sshd_cpu_per_login_spawns=%.2f\n", cpu * 1000 / s
+		}' >>"$DATA_DIR/$2.env"
 }
 
 # loginload_machine BEFORE AFTER PROBE: how busy the whole machine was

@@ -30,6 +30,13 @@ report_cpu () {
 		printf '| the CPUs meanwhile (all cores, `/proc/stat`): busy / sshd / its clients / other processes / steal | %s %% / %s %% / %s %% / %s %% / %s %% | - |\n' \
 			"$(t cpu window_busy_pct)" "$(t cpu window_sshd_pct)" "$(t cpu window_client_pct)" "$(t cpu window_other_pct)" "$(t cpu window_steal_pct)" ;;
 	esac
+	case $(t cpu speed_spawn_us) in '' | -) ;; *)
+		printf '| the machine'"'"'s speed right before and right after (`sshperf-speed`, the CPU time of a fixed work): one start of `/bin/true` (the mean of %s); a fixed integer loop | %s / %s us (%sx); %s / %s ms (%sx) | - |\n' \
+			"$(t cpu speed_spawns)" "$(t cpu speed_spawn_us_before)" "$(t cpu speed_spawn_us_after)" "$(t cpu speed_spawn_spread)" \
+			"$(t cpu speed_loop_ms_before)" "$(t cpu speed_loop_ms_after)" "$(t cpu speed_loop_spread)"
+		printf '| sshd CPU per login in starts of `/bin/true`: the figure over the CPU time of one start (%s us, before and after together), a login'"'"'s cost in the machine'"'"'s current speed; a login moves less with that speed than a start does, so this is no steadier between runs (docs/metrics.md, `cpu`); the headline stays the ms above | %s | - |\n' \
+			"$(t cpu speed_spawn_us)" "$(t cpu sshd_cpu_per_login_spawns)" ;;
+	esac
 	case $(t cpu sshd_manager_cpu_ms) in '' | -) ;; *)
 		printf '| of it: the test user'"'"'s systemd manager (`user@UID.service`, once per user) | %s ms (%s ms in all) | - |\n' \
 			"$(t cpu sshd_manager_ms_per_login)" "$(t cpu sshd_manager_cpu_ms)" ;;

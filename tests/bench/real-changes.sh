@@ -12,13 +12,15 @@
 # Then per round --compare none delay (login: significantly worse, shift
 # 50-100 ms: the sleep, not the program's own start), base wide (burst: significantly better), and each setup
 # against the next round's same setup (no significant change). Prints
-# each answer and the count per check. Minutes; no assertions: the
-# counts are the result. The runs stay in REAL_DIR (a new temporary
+# each answer, the count per check, and a verdict line per check: met
+# when every pair gave the answer wanted (5 in 5); the exit status is 1
+# when one is not met. STABILITY_QUICK=yes makes 2 rounds unless REAL_RUNS
+# says otherwise. Minutes. The runs stay in REAL_DIR (a new temporary
 # folder unless set). Needs root.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 KIT_DIR=$(pwd)
-runs=${REAL_RUNS:-5}
+runs=${REAL_RUNS:-$([ "${STABILITY_QUICK:-no}" = yes ] && echo 2 || echo 5)}
 case $runs in '' | *[!0-9]* | 0 | 1) echo "real-changes: REAL_RUNS must be a number of at least 2, not '$runs'" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "real-changes: needs root (it starts a test server of its own)" >&2; exit 2; }
 dir=${REAL_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/sshperf-real.XXXXXX")}
@@ -34,6 +36,7 @@ kit_names "$KIT_INSTANCE"
 # (the test harness's); here one list run at exit.
 cleanups=()
 test_atexit () { cleanups+=("$1"); }
+# shellcheck disable=SC2317 # run by the EXIT trap
 finish () {
 	local c
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1
@@ -109,4 +112,17 @@ printf '\n| check | found | pairs |\n|---|---:|---:|\n'
 tsv_select "$results" check found | awk -F'\t' '
 	{ if (!($1 in n)) o[++k] = $1; n[$1]++; if ($2 == "yes") y[$1]++ }
 	END { for (i = 1; i <= k; i++) printf "| %s | %d | %d |\n", o[i], y[o[i]] + 0, n[o[i]] }'
+printf '\n## Criteria (issue 27: real changes found, identical setups left alone, every time)\n\n'
+tsv_select "$results" check found | awk -F'\t' '
+	{ if (!($1 in n)) o[++k] = $1; n[$1]++; if ($2 == "yes") y[$1]++ }
+	END {
+		for (i = 1; i <= k; i++) {
+			ok = (y[o[i]] + 0 == n[o[i]]); bad += !ok
+			printf "- %s: **%s**. %d of %d pairs.\n", o[i], ok ? "met" : "not met", y[o[i]] + 0, n[o[i]]
+		}
+		printf "\n%d checks met, %d not met.\n", k - bad, bad
+		exit bad > 0
+	}'
+rc=$?
 printf '\nEvery answer: %s\n' "$results"
+exit "$rc"
