@@ -85,6 +85,27 @@ function legend(x, y, n, names,   i) {
 		x += 28 + 7 * length(names[i])
 	}
 }
+# hframe NR LABELS BH GAP MAX NS NAMES: the frame of a chart of NR
+# horizontal bars of height BH, GAP apart, labelled LABELS[1..NR], on an
+# axis from 0 to MAX (rounded up to a step) in unit: the title, the
+# legend of NS parts NAMES, the grid and the axis label. Sets the
+# geometry the bars use: left, plotw, top, end, y0, y1.
+function hframe(nr, labels, bh, gap, max, ns, names,   r, lw, t, x) {
+	lw = 0
+	for (r = 1; r <= nr; r++) if (length(labels[r]) > lw) lw = length(labels[r])
+	left = 20 + 7 * lw; right = 70; plotw = 640 - left - right
+	top = 54; h = top + nr * (bh + gap) + 40
+	step = nicestep(max); end = step * int(max / step + 0.999999); if (end < max) end += step
+	head(640, h, title)
+	legend(10, 42, ns, names)
+	y0 = top; y1 = top + nr * (bh + gap)
+	for (t = 0; t <= end + step / 1e6; t += step) {
+		x = left + plotw * t / end
+		printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>", x, y0, x, y1
+		printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", x, y1 + 14, tick(t)
+	}
+	printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", left + plotw / 2, y1 + 32, esc(unit)
+}
 BEGIN {
 	FS = "\t"
 	NCOLOR = split(palette, COLOR, " ")
@@ -164,21 +185,8 @@ svg_stacked () {
 	}
 	END {
 		if (!have || max <= 0) exit 1
-		lw = 0
-		for (r = 1; r <= nr; r++) if (length(label[r]) > lw) lw = length(label[r])
-		left = 20 + 7 * lw; right = 70; plotw = 640 - left - right
-		bh = 28; gap = 12; top = 54
-		h = top + nr * (bh + gap) + 40
-		step = nicestep(max); end = step * int(max / step + 0.999999); if (end < max) end += step
-		head(640, h, title)
-		legend(10, 42, ns, part)
-		y0 = top; y1 = top + nr * (bh + gap)
-		for (t = 0; t <= end + step / 1e6; t += step) {
-			x = left + plotw * t / end
-			printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>", x, y0, x, y1
-			printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", x, y1 + 14, tick(t)
-		}
-		printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", left + plotw / 2, y1 + 32, esc(unit)
+		bh = 28; gap = 12
+		hframe(nr, label, bh, gap, max, ns, part)
 		y = top
 		for (r = 1; r <= nr; r++) {
 			printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + bh / 2 + 4, esc(label[r])
@@ -217,21 +225,8 @@ svg_waterfall () {
 	}
 	END {
 		if (!have || max <= 0) exit 1
-		lw = 0
-		for (r = 1; r <= nr; r++) if (length(label[r]) > lw) lw = length(label[r])
-		left = 20 + 7 * lw; right = 70; plotw = 640 - left - right
-		bh = 20; gap = 8; top = 54
-		h = top + nr * (bh + gap) + 40
-		step = nicestep(max); end = step * int(max / step + 0.999999); if (end < max) end += step
-		head(640, h, title)
-		legend(10, 42, ns, part)
-		y0 = top; y1 = top + nr * (bh + gap)
-		for (t = 0; t <= end + step / 1e6; t += step) {
-			x = left + plotw * t / end
-			printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>", x, y0, x, y1
-			printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", x, y1 + 14, tick(t)
-		}
-		printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555555\">%s</text>\n", left + plotw / 2, y1 + 32, esc(unit)
+		bh = 20; gap = 8
+		hframe(nr, label, bh, gap, max, ns, part)
 		y = top
 		for (r = 1; r <= nr; r++) {
 			printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + bh / 2 + 4, esc(label[r])
