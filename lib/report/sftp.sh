@@ -27,8 +27,8 @@ sftp_interval () {
 	local lo hi n
 	lo=$(t sftp "${1}_lo") hi=$(t sftp "${1}_hi") n=$(t sftp "${1}_parts")
 	case $lo in '' | -) printf -- '-'; return 0 ;; esac
-	case $hi in '' | -) hi="?" ;; esac
-	printf '%s-%s (%s parts)' "$lo" "$hi" "$n"
+	case $hi in '' | -) hi="?" ;; *) hi=$(num "$hi") ;; esac
+	printf '%s-%s (%s parts)' "$(num "$lo")" "$hi" "$n"
 }
 
 # sftp_row LABEL PREFIX UNIT: one row of the table.
