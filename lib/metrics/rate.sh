@@ -270,6 +270,13 @@ rate_sweep_interval () {
 		tries=$((tries + 2))
 		note="$note; the step that broke kept up on its second try, so there is no upper end"
 	fi
+	# An achieved rate is counted over a few seconds: a step below may
+	# show more than the knee's, the knee more than the next offered
+	# rate. The bracket holds the figure all the same.
+	read -r lo hi <<<"$(awk -v l="$lo" -v h="$hi" -v f="$(rate_cell "$knee" achieved_per_s)" 'BEGIN {
+		if (l != "-" && l + 0 > f + 0) l = f
+		if (h != "-" && h + 0 < f + 0) h = f
+		print l, h }')"
 	result_interval rate "$lo" "$hi" "$tries" steps - \
 		"the steps nearest the knee, each run twice: $note. A bracket from repeated steps, not a 95 % interval"
 }
