@@ -42,7 +42,7 @@ test_expect 'raw files of every test' '
 	[ "$(wc -l <"$RUN/raw/probe-loginload-logins.tsv")" -ge 3 ] &&
 	[ -f "$RUN/raw/probe-loginload-errors.txt" ] &&
 	[ -s "$RUN/raw/probe-loginload-server-before.env" ] && [ -s "$RUN/raw/probe-loginload-server-after.env" ] &&
-	for m in ed25519 rsa password; do [ "$(wc -l <"$RUN/raw/auth-$m.tsv")" -eq 4 ] || return 1; done
+	for m in ed25519 rsa password; do [ "$(wc -l <"$RUN/raw/auth-$m.tsv")" -ge 4 ] || return 1; done
 '
 
 # v FILE KEY: a value of a data file.
@@ -83,9 +83,12 @@ test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload fo
 	test_grep "probe-loginload-\*. (the shared measurement .loginload.)" "$RUN/report.md"
 '
 
+# 3 logins of each method, and more of the slowest one when its p95's
+# interval held the target (auth's stages: 12 in all).
 test_expect 'every auth login succeeded with the method it tests' '
 	for m in ed25519 rsa password; do
-		test_eq "$(v "$RUN/data/auth.env" "${m}_ok")" 3 &&
+		test_eq "$(v "$RUN/data/auth.env" "${m}_ok")" "$(awk "NR > 1" "$RUN/raw/auth-$m.tsv" | wc -l)" &&
+		test_eq "$(v "$RUN/data/auth.env" "${m}_failed")" 0 &&
 		test_eq "$(v "$RUN/data/auth.env" "${m}_wrong_method")" 0 || return 1
 	done &&
 	awk -F"\t" "NR > 1 && \$10 != \"password\" { exit 1 }" "$RUN/raw/auth-password.tsv" &&
