@@ -12,8 +12,15 @@
  *	normal approximation with continuity correction), the Hodges-Lehmann
  *	shift B - A (the median of all differences) and its interval
  *	(Moses' ranks of the sorted differences).
+ *   sshperf-rank rate [-p prefix] [-c conf] [FILE]
+ *	a rate measured in parts (one transfer timed in chunks, files
+ *	copied in batches): each line "AMOUNT SECONDS" is one part. The
+ *	rate is sum(AMOUNT) / sum(SECONDS), the whole's; its interval is
+ *	the Student t interval of the time per unit over the parts (the
+ *	ratio estimator, k - 1 degrees of freedom), inverted into a rate.
  *
- * Input: one number per line ("-" and empty lines are skipped).
+ * Input: one number per line ("-" and empty lines are skipped); two for
+ * rate.
  * Output: key=value lines on stdout (docs/data.md, "sshperf-rank").
  */
 #include <err.h>
@@ -38,6 +45,53 @@ z_two_sided(double conf)
 	for (i = 0; i < 200; i++) {
 		mid = (lo + hi) / 2;
 		if (erfc(mid / M_SQRT2) > want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/*
+ * P(|T| <= t) for Student's T with df degrees of freedom, in closed form
+ * for a whole df (Abramowitz and Stegun 26.7.3 and 26.7.4).
+ */
+static double
+t_abs_cdf(double t, long df)
+{
+	double th = atan(t / sqrt((double)df)), c2, term, sum;
+	long k;
+
+	c2 = cos(th) * cos(th);
+	if (df % 2 == 1) {
+		sum = 0;
+		if (df > 1) {
+			term = sum = cos(th);
+			for (k = 3; k <= df - 2; k += 2) {
+				term *= c2 * (double)(k - 1) / (double)k;
+				sum += term;
+			}
+		}
+		return 2 / M_PI * (th + sin(th) * sum);
+	}
+	term = sum = 1;
+	for (k = 2; k <= df - 2; k += 2) {
+		term *= c2 * (double)(k - 1) / (double)k;
+		sum += term;
+	}
+	return sin(th) * sum;
+}
+
+/* The t quantile of a two-sided interval: P(|T| <= t) = conf. */
+static double
+t_two_sided(double conf, long df)
+{
+	double lo = 0, hi = 1e6, mid;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		mid = (lo + hi) / 2;
+		if (t_abs_cdf(mid, df) < conf)
 			lo = mid;
 		else
 			hi = mid;
@@ -123,6 +177,41 @@ read_samples(const char *path, struct samples *s)
 	s->sorted = 1;
 }
 
+/*
+ * Reads the parts of a rate: "AMOUNT SECONDS" per line, both positive
+ * (blank lines are skipped), into amount and secs in their order.
+ */
+static void
+read_parts(const char *path, struct samples *amount, struct samples *secs)
+{
+	FILE *f = stdin;
+	char *line = NULL, *end, *p;
+	size_t cap = 0;
+	double a, t;
+
+	if (path != NULL && strcmp(path, "-") != 0 &&
+	    (f = fopen(path, "re")) == NULL)
+		err(2, "%s", path);
+	while (getline(&line, &cap, f) >= 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[strspn(line, " \t")] == '\0')
+			continue;
+		errno = 0;
+		a = strtod(line, &p);
+		t = p != line ? strtod(p, &end) : 0;
+		if (errno != 0 || p == line || end == p ||
+		    end[strspn(end, " \t")] != '\0' || !isfinite(a) ||
+		    !isfinite(t) || a <= 0 || t <= 0)
+			errx(2, "%s: not \"AMOUNT SECONDS\", both above 0: %s",
+			    path ? path : "stdin", line);
+		if (samples_add(amount, a) != 0 || samples_add(secs, t) != 0)
+			err(2, NULL);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+}
+
 /* Prints the value, or nothing after the "=" when there is none. */
 static void
 print_value(const char *prefix, const char *key, int have, double v)
@@ -152,6 +241,52 @@ interval(const char *prefix, double conf, struct samples *s)
 		snprintf(key, sizeof(key), "p%d_hi", pct[i]);
 		print_value(prefix, key, hi > 0, hi > 0 ? s->v[hi - 1] : 0);
 	}
+}
+
+/*
+ * A rate from k parts: the whole's rate, sum(a) / sum(t), and its
+ * interval. The time per unit, mu = sum(t) / sum(a), has the standard
+ * error of a ratio estimator, sqrt(sum((t_i - mu a_i)^2) / (k - 1) / k) /
+ * mean(a) (for equal parts, the standard error of the mean part time,
+ * over its size); mu +- t(k - 1) times it, inverted, bounds the rate. No
+ * upper bound when the interval of mu reaches 0.
+ */
+static void
+rate_interval(const char *prefix, double conf, struct samples *a,
+    struct samples *t)
+{
+	size_t k = a->n, i;
+	double sa = 0, st = 0, mu, e, ss = 0, se, q, r, rmin = 0, rmax = 0;
+
+	printf("%sn=%zu\n%sconfidence=%g\n", prefix, k, prefix, conf);
+	for (i = 0; i < k; i++) {
+		sa += a->v[i];
+		st += t->v[i];
+		r = a->v[i] / t->v[i];
+		if (i == 0 || r < rmin)
+			rmin = r;
+		if (i == 0 || r > rmax)
+			rmax = r;
+	}
+	print_value(prefix, "amount", k > 0, sa);
+	print_value(prefix, "seconds", k > 0, st);
+	print_value(prefix, "rate", k > 0, k > 0 ? sa / st : 0);
+	print_value(prefix, "part_rate_min", k > 0, rmin);
+	print_value(prefix, "part_rate_max", k > 0, rmax);
+	if (k < 2) {
+		printf("%srate_lo=\n%srate_hi=\n", prefix, prefix);
+		return;
+	}
+	mu = st / sa;
+	for (i = 0; i < k; i++) {
+		e = t->v[i] - mu * a->v[i];
+		ss += e * e;
+	}
+	se = sqrt(ss / (double)(k - 1) / (double)k) / (sa / (double)k);
+	q = t_two_sided(conf, (long)k - 1);
+	print_value(prefix, "rate_lo", 1, 1 / (mu + q * se));
+	print_value(prefix, "rate_hi", mu - q * se > 0,
+	    mu - q * se > 0 ? 1 / (mu - q * se) : 0);
 }
 
 /*
@@ -239,10 +374,12 @@ usage(void)
 	    "usage: sshperf-rank interval [-p prefix] [-c confidence] [file]\n"
 	    "       sshperf-rank compare [-p prefix] [-c confidence] file_a "
 	    "file_b\n"
+	    "       sshperf-rank rate [-p prefix] [-c confidence] [file]\n"
 	    "Reads numbers, one per line. interval: p50, p90, p95, p99 with "
 	    "their\ndistribution-free interval (order statistics). compare: "
 	    "Mann-Whitney U\ntest of b against a and the Hodges-Lehmann shift "
-	    "b - a with its interval.\nConfidence 0.95 unless -c (0.5 to "
+	    "b - a with its interval. rate: lines \"amount seconds\", one per part;\n"
+	    "the whole's rate and its t interval (ratio estimator).\nConfidence 0.95 unless -c (0.5 to "
 	    "0.999).\n");
 	exit(2);
 }
@@ -281,6 +418,9 @@ main(int argc, char **argv)
 		read_samples(argv[optind], &a);
 		read_samples(argv[optind + 1], &b);
 		compare(prefix, conf, &a, &b);
+	} else if (strcmp(mode, "rate") == 0 && argc - optind <= 1) {
+		read_parts(optind < argc ? argv[optind] : NULL, &a, &b);
+		rate_interval(prefix, conf, &a, &b);
 	} else
 		usage();
 	samples_free(&a);

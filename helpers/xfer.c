@@ -65,8 +65,10 @@ struct outcome {
 /*
  * -k: the transfer timed in parts, for the interval of its rate. The bytes
  * are split into k equal spans; each span's rate is taken when its last
- * byte is counted (down) or written (up). Spans that end in the same
- * read or write are timed together, as one part.
+ * byte is counted (down) or written (up; the last span when the
+ * receiver's count arrives, where the transfer's own time ends, so that
+ * the parts add up to it). Spans that end in the same read or write are
+ * timed together, as one part.
  */
 #define MAX_CHUNKS		64
 
@@ -77,12 +79,45 @@ struct chunks {
 	uint64_t	 mark_bytes;	/* where the current part began */
 	uint64_t	 mark_ns;	/* and when; 0: not started */
 	unsigned	 n;		/* parts timed */
+	int		 hold_last;	/* up: the last part ends at the count */
 	double		 mbs[MAX_CHUNKS];
+	uint64_t	 part_bytes[MAX_CHUNKS];
+	uint64_t	 part_ns[MAX_CHUNKS];
+};
+
+/*
+ * run -o: when each line of the command's output began, for a batch whose
+ * commands are echoed as they start (sftp -b): the time between two echoes
+ * is the first command's. The first MAX_LINES lines are kept.
+ */
+#define MAX_LINES		256
+
+struct lines {
+	unsigned	 n;		/* lines begun */
+	int		 at_start;	/* the next byte begins a line */
+	uint64_t	 start_ns[MAX_LINES];
 };
 
 static char *buf;
 static int devnull_fd = -1;
 static struct chunks chunks;
+static struct lines lines = { .at_start = 1 };
+
+/* n bytes of output arrived at t: notes the lines that begin in them. */
+static void
+lines_mark(const char *p, size_t n, uint64_t t)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (lines.at_start) {
+			if (lines.n < MAX_LINES)
+				lines.start_ns[lines.n] = t;
+			lines.n++;
+		}
+		lines.at_start = p[i] == '\n';
+	}
+}
 
 /* Starts the clock of the first part (if not yet). */
 static void
@@ -103,6 +138,10 @@ chunk_mark(uint64_t bytes, uint64_t t)
 
 	if (chunks.k == 0 || chunks.mark_ns == 0 || chunks.total == 0)
 		return;
+	/* The last byte written is not yet the last byte received: the
+	 * parts still open end with the receiver's count. */
+	if (chunks.hold_last && bytes >= chunks.total)
+		return;
 	while (chunks.next <= chunks.k &&
 	    bytes >= (end = chunks.total / chunks.k * chunks.next +
 	    (chunks.next == chunks.k ? chunks.total % chunks.k : 0))) {
@@ -112,6 +151,8 @@ chunk_mark(uint64_t bytes, uint64_t t)
 	if (!passed || t <= chunks.mark_ns || chunks.n >= MAX_CHUNKS)
 		return;
 	end = bytes < chunks.total ? bytes : chunks.total;
+	chunks.part_bytes[chunks.n] = end - chunks.mark_bytes;
+	chunks.part_ns[chunks.n] = t - chunks.mark_ns;
 	chunks.mbs[chunks.n++] = (double)(end - chunks.mark_bytes) / 1e6 /
 	    ((double)(t - chunks.mark_ns) / 1e9);
 	chunks.mark_bytes = end;
@@ -449,6 +490,10 @@ run_up(const struct config *cf, char *argv[], struct outcome *o)
 	if (o->note[0] == '\0' &&
 	    parse_count(reply, &count, o->note, sizeof(o->note)) == 0)
 		o->c.bytes = count;
+	/* The last part ends when the receiver's count arrived. */
+	chunks.hold_last = 0;
+	if (o->c.last_ns != 0 && o->c.bytes == cf->bytes)
+		chunk_mark(cf->bytes, o->c.last_ns);
 }
 
 /*
@@ -492,8 +537,10 @@ run_plain(const struct config *cf, char *argv[], struct outcome *o)
 			err(2, "poll");
 		n = read(p[0], buf, cf->buf_bytes);
 		if (n > 0) {
+			now = now_ns();
 			if (o->output_ns == 0)
-				o->output_ns = now_ns();
+				o->output_ns = now;
+			lines_mark(buf, (size_t)n, now);
 			(void)!write(STDERR_FILENO, buf, (size_t)n);
 			continue;
 		}
@@ -551,9 +598,17 @@ print_outcome(const struct config *cf, const struct outcome *o)
 	} else {
 		printf("seconds=%.6f\n", seconds_between(o->start_ns,
 		    o->end_ns));
-		if (cf->from_output)
+		if (cf->from_output) {
+			unsigned i;
+
 			printf("output_seconds=%.6f\n", o->output_ns == 0 ?
 			    0.0 : seconds_between(o->output_ns, o->end_ns));
+			printf("lines=%u\nline_seconds=", lines.n);
+			for (i = 0; i < lines.n && i < MAX_LINES; i++)
+				printf("%s%.6f", i ? "," : "", seconds_between(
+				    o->output_ns, lines.start_ns[i]));
+			printf("\n");
+		}
 	}
 	if (cf->mode == MODE_UP)
 		printf("bytes_sent=%llu\n", (unsigned long long)o->sent);
@@ -569,6 +624,14 @@ print_outcome(const struct config *cf, const struct outcome *o)
 		printf("chunks=%u\nchunk_mbs=", chunks.n);
 		for (i = 0; i < chunks.n; i++)
 			printf("%s%.1f", i ? "," : "", chunks.mbs[i]);
+		printf("\nchunk_bytes=");
+		for (i = 0; i < chunks.n; i++)
+			printf("%s%llu", i ? "," : "",
+			    (unsigned long long)chunks.part_bytes[i]);
+		printf("\nchunk_seconds=");
+		for (i = 0; i < chunks.n; i++)
+			printf("%s%.6f", i ? "," : "",
+			    (double)chunks.part_ns[i] / 1e9);
 		printf("\n");
 	}
 	if (o->note[0] != '\0')
@@ -684,6 +747,7 @@ main(int argc, char *argv[])
 	if (chunks.k != 0 && cf.mode != MODE_UP && cf.mode != MODE_DOWN)
 		errx(2, "-k is for up and down only");
 	chunks.total = cf.bytes;
+	chunks.hold_last = cf.mode == MODE_UP;
 
 	if ((buf = calloc(1, cf.buf_bytes)) == NULL)
 		err(2, "calloc");

@@ -53,6 +53,14 @@ result_import () {
 #       recorded ("first; second").
 #   result_warn TEST TEXT
 #       a warning for the report, added to one already recorded.
+#   result_second TEST OP TARGET FIGURE LO HI WHAT REASON
+#       a second target (a figure of the test other than the headline,
+#       with a target of its own), after result_verdict: judged on its
+#       interval LO-HI as the headline is when it has one (- for a bound
+#       not known, both - for none), else on FIGURE. On the bad side:
+#       result_fail with REASON. Holding the target: a PASS becomes
+#       INCONCLUSIVE ("WHAT: within the noise of the target (interval
+#       LO-HI, target T)"), an INCONCLUSIVE gets that added; a FAIL stays.
 # A later call wins over an earlier one (the last value of a key wins).
 #
 # With an interval recorded first (result_interval), result_verdict
@@ -93,6 +101,8 @@ result_verdict () {
 #       figure_lo, figure_hi (- when not known), figure_n, figure_method
 #       (order chunks windows steps model repeat), figure_samples
 #       ("raw/FILE.tsv COLUMN", - for none) and figure_interval_note.
+#   result_interval_chunks TEST FILE [FILE2]
+#       a transfer's rate from its parts (sshperf-xfer -k), below.
 #   result_interval_order TEST FILE COLUMN PCT
 #       the order-statistic interval of the PCT percentile of COLUMN of
 #       the raw table FILE (rows with status ok when it has that column),
@@ -131,17 +141,42 @@ result_interval_order () {
 	result_interval "$test" "${lo:--}" "${hi:--}" "${n:-0}" order "raw/$(basename "$file") $col" "$note"
 }
 
-# result_interval_chunks TEST FILE: the interval of a rate from the
-# parts of one transfer (sshperf-xfer -k output in FILE): the order
-# interval of the median part's rate.
+# result_interval_chunks TEST FILE [FILE2]: the interval of a rate from
+# the parts of one transfer (sshperf-xfer -k output in FILE): the t
+# interval of the time per MB over the parts (sshperf-rank rate), as
+# MB/s; the parts add up to the whole transfer, so it is the interval of
+# its rate. With FILE2 (the other direction), that of the slower of the
+# two (interval_lower).
 result_interval_chunks () {
-	local out n lo hi
-	out=$(kv_get "$2" chunk_mbs | tr ',' '\n' | helper rank interval) || out=""
-	n=$(printf '%s\n' "$out" | sed -n 's/^n=//p')
-	lo=$(printf '%s\n' "$out" | sed -n 's/^p50_lo=//p')
-	hi=$(printf '%s\n' "$out" | sed -n 's/^p50_hi=//p')
-	result_interval "$1" "${lo:--}" "${hi:--}" "${n:-0}" chunks - \
-		"the transfer timed in ${n:-0} equal parts: the 95 % interval of the median part's rate$([ -n "$hi" ] && [ -n "$lo" ] || echo ", too few parts for both bounds")"
+	local test=$1 f n=0 lo hi out k lo2 hi2 note=""
+	shift
+	for f in "$@"; do
+		out=$(paste -d' ' <(kv_get "$f" chunk_bytes | tr ',' '\n') <(kv_get "$f" chunk_seconds | tr ',' '\n') |
+			awk 'NF == 2 && $2 > 0 { print $1 / 1e6, $2 }' | helper rank rate) || out=""
+		k=$(printf '%s\n' "$out" | sed -n 's/^n=//p')
+		lo2=$(printf '%s\n' "$out" | sed -n 's/^rate_lo=//p')
+		hi2=$(printf '%s\n' "$out" | sed -n 's/^rate_hi=//p')
+		[ -n "$lo2" ] || { result_interval "$test" - - 0 chunks - "the transfer was not timed in parts: no interval"; return 0; }
+		if [ "$f" = "$1" ]; then
+			lo=$lo2 hi=${hi2:--} n=${k:-0}
+		else
+			read -r lo hi <<<"$(interval_lower "$lo" "$hi" "$lo2" "${hi2:--}")"
+			[ "${k:-0}" -ge "$n" ] || n=$k
+		fi
+	done
+	[ $# -lt 2 ] || note=" in each direction; the lower of the two directions' bounds (the figure is the slower direction)"
+	result_interval "$test" "$lo" "$hi" "$n" chunks - \
+		"the transfer timed in $n parts$note: the 95 % t interval of the time per MB over the parts, as MB/s; it says how steady the transfer was in this run, not how the next run will do$([ "$hi" != - ] || echo "; too few parts for an upper bound")"
+}
+
+# interval_lower LO1 HI1 LO2 HI2: "LO HI", the interval of the lower of
+# two figures from theirs (- for a bound not known: the end of the
+# scale): the lower of the two lower bounds and of the two upper ones.
+interval_lower () {
+	awk -v l1="$1" -v h1="$2" -v l2="$3" -v h2="$4" 'BEGIN {
+		if (l1 == "-" || l2 == "-") lo = "-"; else lo = (l1 + 0 < l2 + 0) ? l1 : l2
+		if (h1 == "-") hi = h2; else if (h2 == "-") hi = h1; else hi = (h1 + 0 < h2 + 0) ? h1 : h2
+		print lo, hi }'
 }
 
 result_interval_holds () {
@@ -179,6 +214,27 @@ noise_samples () {
 		w = (hi - lo) / 2; m = n * (w / d) * (w / d) * 1.2
 		m = (m == int(m)) ? m : int(m) + 1
 		print (m < 2 * n) ? 2 * n : m }'
+}
+
+result_second () {
+	local test=$1 op=$2 target=$3 figure=$4 lo=$5 hi=$6 what=$7 status text
+	if [ "$lo" = - ] && [ "$hi" = - ]; then
+		status=$(verdict "$figure" "$op" "$target")
+	else
+		status=$(interval_verdict "$lo" "$hi" "$op" "$target")
+	fi
+	case $status in
+	FAIL) result_fail "$test" "$8" ;;
+	HOLDS)
+		[ "$lo" != - ] || lo="no lower bound"
+		[ "$hi" != - ] || hi="no upper bound"
+		text="$what: within the noise of the target (interval $lo-$hi, target $target)"
+		case $(result_get "$test" status) in
+		PASS) result_status "$test" INCONCLUSIVE "$text" ;;
+		INCONCLUSIVE) result_set "$test" reason "$(result_get "$test" reason); $text" ;;
+		esac
+		;;
+	esac
 }
 
 result_status () {

@@ -124,6 +124,8 @@ interval_sentence () {
 		case $m in
 		order) printf ', 95 %% interval%s from order statistics of the samples' "$(interval_text "$1")" ;;
 		model) printf ', what the MaxStartups model expects%s' "$(interval_text "$1")" ;;
+		chunks) printf ', 95 %% interval%s from the parts of the copy (Student t)' "$(interval_text "$1")" ;;
+		steps) printf ', bracket%s from the sweep'"'"'s steps' "$(interval_text "$1")" ;;
 		*) printf ', 95 %% interval%s (%s)' "$(interval_text "$1")" "$m" ;;
 		esac
 	fi

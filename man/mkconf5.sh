@@ -61,12 +61,14 @@ if ! env -i "$SETTINGS_HELPER" -s "$schema" -f "$conf" >"$tmp/defaults" 2>"$tmp/
 	exit 1
 fi
 # Which way each target is compared: 'verdict "$figure" "<=" "${SETTING[TARGET_X]}"'
-# in lib/metrics/TEST.sh (settings come through SETTING, lib/common.sh);
+# or 'result_second TEST "<=" "${SETTING[TARGET_X]}" ...' (a second target,
+# lib/measure.sh) in lib/metrics/TEST.sh (settings come through SETTING,
+# lib/common.sh);
 # "TARGET_X TEST OP" lines.
 for f in "$METRICS_DIR"/*.sh; do
 	[ -f "$f" ] || continue
 	# shellcheck disable=SC2016 # the pattern matches the literal ${SETTING[...]} text
-	sed -n 's/.*verdict .*"\([<>]=\)" "\${SETTING\[\(TARGET_[A-Z0-9_]*\)\]}".*/\2 \1/p' "$f" |
+	sed -n 's/.*\(verdict\|result_second\) .*"\([<>]=\)" "\${SETTING\[\(TARGET_[A-Z0-9_]*\)\]}".*/\3 \2/p' "$f" |
 		while read -r t op; do printf '%s %s %s\n' "$t" "$(basename "$f" .sh)" "$op"; done
 done | sort -u >"$tmp/ops"
 

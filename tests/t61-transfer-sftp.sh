@@ -2,10 +2,15 @@
 # transfer and sftp on the real test server with small sizes: a row with
 # numbers for every cipher both sides allow, every byte counted, CPU per
 # GB, the sftp copies checked and removed again (also on an interrupt), a
-# refused cipher and too little disk space reported clearly, and the host
-# exactly as before after cleanup.
+# refused cipher and too little disk space reported clearly, the copies
+# timed in parts with an interval around each rate, and the host exactly
+# as before after cleanup.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
+# shellcheck source=lib/measure.sh
+. "$KIT_DIR/lib/measure.sh"
 # shellcheck source=lib/ciphers.sh
 . "$KIT_DIR/lib/ciphers.sh"
 
@@ -103,6 +108,55 @@ test_expect 'sftp: large file up and down and 20 small files, checked, with figu
 	test_grep -E "^\| 8 MB file down \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ MB/s\*\* \| .* \| ok \|" "$report" &&
 	test_grep -E "^\| 20 small files up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ files/s\*\* \| .* \| ok \|" "$report" &&
 	test_grep "Round-trip time" "$report"
+'
+
+# The copies timed in parts: 16 for each direction of the large file, 10
+# put commands of 2 files for the small ones; the parts add up to the
+# copy, and each rate's interval, from them, holds the rate; the headline's
+# is the lower of the two directions' bounds.
+test_expect 'sftp: each copy timed in parts that add up to it, an interval around each rate' '
+	raw=$(dirname "$(cat "$TEST_TMP/report-path")")/raw &&
+	for c in "up large_up_mbs 16 500000" "down large_down_mbs 16 500000" "small small_files_per_s 10 8000"; do
+		set -- $c &&
+		test_eq "$(awk -F"\t" -v r="$1" "\$1 == r" "$raw/sftp-parts.tsv" | wc -l)" "$3" &&
+		test_eq "$(tsv_select "$raw/sftp-parts.tsv" run bytes | awk -F"\t" -v r="$1" -v b="$4" "\$1 == r && \$2 != b" | wc -l)" 0 &&
+		parts=$(tsv_select "$raw/sftp-parts.tsv" run seconds | awk -F"\t" -v r="$1" "\$1 == r { s += \$2 } END { printf \"%.6f\", s }") &&
+		copy=$(tsv_select "$raw/sftp-runs.tsv" run copy_seconds | awk -F"\t" -v r="$1" "\$1 == r { print \$2 }") &&
+		awk -v a="$parts" -v b="$copy" "BEGIN { d = a - b; exit !(d < 0.00001 && d > -0.00001) }" ||
+			{ echo "$1: the parts add up to $parts s, the copy took $copy s"; return 1; }
+		test_eq "$(data sftp "$2_parts")" "$3" &&
+		lo=$(data sftp "$2_lo") hi=$(data sftp "$2_hi") fig=$(data sftp "$2") &&
+		awk -v l="$lo" -v h="$hi" -v f="$fig" "BEGIN { exit !(l + 0 > 0 && l + 0 <= f + 0 && (h == \"-\" || f + 0 <= h + 0)) }" ||
+			{ echo "$2: $lo <= $fig <= $hi does not hold"; return 1; }
+	done &&
+	test_eq "$(data sftp figure_method)" chunks && test_eq "$(data sftp figure_n)" 16 &&
+	test_eq "$(data sftp figure_lo)" "$(awk -v a="$(data sftp large_up_mbs_lo)" -v b="$(data sftp large_down_mbs_lo)" "BEGIN { print (a + 0 < b + 0) ? a : b }")" &&
+	report=$(cat "$TEST_TMP/report-path") &&
+	test_grep -E "^\| 20 small files up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ files/s\*\* \| [0-9.]+-([0-9.]+|\?) \(10 parts\) \|" "$report"
+'
+
+# The small files' target is judged on their interval: above it, the
+# verdict is the large file's; below it, a FAIL; holding it, never a PASS
+# (INCONCLUSIVE, with the reason, when the large file passed).
+test_expect 'sftp: the small files'"'"' target is judged on their interval' '
+	s=$(data sftp status) lo=$(data sftp small_files_per_s_lo) hi=$(data sftp small_files_per_s_hi) t=$(data sftp target_files_per_s) &&
+	big=$(interval_verdict "$(data sftp figure_lo)" "$(data sftp figure_hi)" ">=" "$(data sftp target)") &&
+	echo "status $s, large file $big, small files $lo-$hi, target $t, reason: $(data sftp reason)" &&
+	case $(interval_verdict "$lo" "$hi" ">=" "$t") in
+	PASS) ! data sftp reason | grep -q "the small files: within the noise" && { [ "$big" != PASS ] || test_eq "$s" PASS; } ;;
+	FAIL) test_eq "$s" FAIL ;;
+	HOLDS) [ "$s" != PASS ] && { [ "$big" != PASS ] || data sftp reason | grep -q "^the small files: within the noise of the target (interval $lo-"; } ;;
+	esac
+'
+
+# transfer's interval comes from both directions' parts of the default
+# cipher (sshperf-xfer -k: bytes and seconds of each part).
+test_expect 'transfer: the interval of the slower direction from its parts holds the figure' '
+	lo=$(data transfer figure_lo) hi=$(data transfer figure_hi) fig=$(data transfer figure) &&
+	test_eq "$(data transfer figure_method)" chunks &&
+	[ "$(data transfer figure_n)" -ge 2 ] &&
+	awk -v l="$lo" -v h="$hi" -v f="$fig" "BEGIN { exit !(l + 0 > 0 && l + 0 <= f + 0 && (h == \"-\" || f + 0 <= h + 0)) }" ||
+		{ echo "transfer: $lo <= $fig <= $hi does not hold"; return 1; }
 '
 
 test_expect 'sftp: nothing left in the home or the local temporary folder' '

@@ -15,7 +15,7 @@
 
 about_rate () {
 	printf '%s ssh clients logging in again and again for %s s, then a rising offered login rate (%s driver, %s s a step) until the knee (about %s s)\n' \
-		"${SETTING[RATE_WORKERS]}" "${SETTING[DURATION]}" "${SETTING[RATE_CLIENT]}" "${SETTING[RATE_STEP_SECONDS]}" "$((SETTING[DURATION] + 7 + 14 * (SETTING[RATE_STEP_SECONDS] + 2)))"
+		"${SETTING[RATE_WORKERS]}" "${SETTING[DURATION]}" "${SETTING[RATE_CLIENT]}" "${SETTING[RATE_STEP_SECONDS]}" "$((SETTING[DURATION] + 7 + 16 * (SETTING[RATE_STEP_SECONDS] + 2)))"
 }
 
 # The sweep's offered rates: from RATE_SWEEP_FIRST logins/s up by a
@@ -200,6 +200,87 @@ rate_sweep_refine () {
 	done
 }
 
+# The steps nearest the knee once more each, after the refinement: the
+# knee's offered rate and that of the step that broke (rate_sweep's knee,
+# bad, i and rows; sets knee2 and bad2, the second tries' rows). A step's
+# outcome near the knee is itself noisy; two tries of each give the knee
+# an interval (rate_sweep_interval).
+rate_sweep_repeat () {
+	local offered row
+	if [ -n "$knee" ]; then
+		offered=$(rate_cell "$knee" offered_per_s)
+		i=$((i + 1))
+		progress_step "rate: step $i, the knee's $offered logins/s offered once more"
+		row=$(rate_step "$i" "$offered") || { warn "rate: the sweep's step $i did not run (raw/rate-sweep-errors.txt)"; return 0; }
+		rows+=("$row")
+		knee2=$row
+	fi
+	if [ -n "$bad" ]; then
+		offered=$(rate_cell "$bad" offered_per_s)
+		i=$((i + 1))
+		progress_step "rate: step $i, the $offered logins/s that broke offered once more"
+		row=$(rate_step "$i" "$offered") || { warn "rate: the sweep's step $i did not run (raw/rate-sweep-errors.txt)"; return 0; }
+		rows+=("$row")
+		bad2=$row
+	fi
+}
+
+# The knee's interval from the two tries of the steps nearest it: from
+# the lower achieved rate of the knee's two tries (or, when its second
+# try broke, the best step below it that kept up) to the offered rate of
+# the step that broke (when it broke both times; else no upper end). A
+# bracket from repeated steps, not a 95 % interval: each step's outcome
+# is one draw, and two tries show how firm it is.
+rate_sweep_interval () {
+	local lo hi row note tries=0 k_off
+	[ -n "$knee" ] || return 0
+	k_off=$(rate_cell "$knee" offered_per_s)
+	lo=$(rate_cell "$knee" achieved_per_s)
+	tries=1
+	if [ -z "$knee2" ]; then
+		note="the knee's step was not run again"
+	elif [ "$(rate_step_good "$knee2")" = yes ]; then
+		tries=2
+		lo=$(awk -v a="$lo" -v b="$(rate_cell "$knee2" achieved_per_s)" 'BEGIN { print (b + 0 < a + 0) ? b : a }')
+		note="the knee's step kept up both times"
+	else
+		tries=2
+		# The best step below the knee's rate that kept up (one try).
+		lo=$(for row in "${rows[@]}"; do
+			[ "$(rate_step_good "$row")" = yes ] || continue
+			awk -v o="$(rate_cell "$row" offered_per_s)" -v k="$k_off" 'BEGIN { exit !(o + 0 < k + 0) }' || continue
+			rate_cell "$row" achieved_per_s
+		done | sort -g | tail -n 1)
+		lo=${lo:--}
+		note="the knee's step broke on its second try, so the interval starts at the best step below it"
+	fi
+	if [ -z "$bad" ]; then
+		hi=-
+		note="$note; no step broke, so there is no upper end"
+	elif [ -z "$bad2" ]; then
+		hi=$(rate_cell "$bad" offered_per_s)
+		tries=$((tries + 1))
+		note="$note; the step that broke was not run again"
+	elif [ "$(rate_step_good "$bad2")" = no ]; then
+		hi=$(rate_cell "$bad" offered_per_s)
+		tries=$((tries + 2))
+		note="$note; the step that broke broke both times"
+	else
+		hi=-
+		tries=$((tries + 2))
+		note="$note; the step that broke kept up on its second try, so there is no upper end"
+	fi
+	# An achieved rate is counted over a few seconds: a step below may
+	# show more than the knee's, the knee more than the next offered
+	# rate. The bracket holds the figure all the same.
+	read -r lo hi <<<"$(awk -v l="$lo" -v h="$hi" -v f="$(rate_cell "$knee" achieved_per_s)" 'BEGIN {
+		if (l != "-" && l + 0 > f + 0) l = f
+		if (h != "-" && h + 0 < f + 0) h = f
+		print l, h }')"
+	result_interval rate "$lo" "$hi" "$tries" steps - \
+		"the steps nearest the knee, each run twice: $note. A bracket from repeated steps, not a 95 % interval"
+}
+
 # rate_write_sweep FILE ROW...: the sweep's table, whole: its header, then
 # the rows in the order of the offered rate (the step column keeps the
 # order they ran in), for the table and the charts.
@@ -218,7 +299,7 @@ rate_write_sweep () {
 # inputs into rate.env (knee_*, sweep_*).
 rate_sweep () {
 	local tsv="$RAW_DIR/rate-sweep.tsv" i=0 offered=$RATE_SWEEP_FIRST row bad="" rows=()
-	local knee="" k ach failed p95 pct cl busy late
+	local knee="" knee2="" bad2="" k ach failed p95 pct cl busy late
 	rate_driver_args
 	while [ "$i" -lt "$RATE_SWEEP_MAX_STEPS" ]; do
 		i=$((i + 1))
@@ -235,6 +316,7 @@ rate_sweep () {
 		offered=$(awk -v o="$offered" -v f="$RATE_SWEEP_FACTOR" 'BEGIN { printf "%.2f", o * f }')
 	done
 	rate_sweep_refine
+	rate_sweep_repeat
 	rate_write_sweep "$tsv" ${rows[@]+"${rows[@]}"}
 	result_set rate sweep_driver "${SETTING[RATE_CLIENT]}"
 	result_set rate sweep_steps "$i"
@@ -264,13 +346,12 @@ rate_sweep () {
 		result_set rate knee_sshd_cpu_pct "$(rate_cell "$knee" sshd_cpu_pct)"
 		result_set rate knee_client_cpu_pct "$(rate_cell "$knee" client_cpu_pct)"
 		result_set rate knee_machine_busy_pct "$(rate_cell "$knee" machine_busy_pct)"
-		# How far the sweep pins the knee down: between what sshd did at
-		# the last step it kept up with and the offered rate of the first
-		# it did not (none: no step broke). A bracket from the steps, not
-		# a 95 % interval.
-		result_interval rate "$(rate_cell "$knee" achieved_per_s)" \
-			"$([ -n "$bad" ] && rate_cell "$bad" offered_per_s || echo -)" "$i" steps - \
-			"the sweep's bracket: sshd kept up at the knee's step, and $([ -n "$bad" ] && echo "not at the next one offered" || echo "no step broke, so there is no upper end")"
+		[ -z "$knee2" ] || {
+			result_set rate knee_repeat_step "$(rate_cell "$knee2" step)"
+			result_set rate knee_repeat_per_s "$(rate_cell "$knee2" achieved_per_s)"
+			result_set rate knee_repeat_good "$(rate_step_good "$knee2")"
+		}
+		rate_sweep_interval
 	else
 		result_set rate knee_per_s 0
 	fi
@@ -286,6 +367,11 @@ rate_sweep () {
 		result_set rate break_client_cpu_pct "$cl"
 		result_set rate break_machine_busy_pct "$busy"
 		result_set rate break_late_starts "$late"
+		[ -z "$bad2" ] || {
+			result_set rate break_repeat_step "$(rate_cell "$bad2" step)"
+			result_set rate break_repeat_per_s "$(rate_cell "$bad2" achieved_per_s)"
+			result_set rate break_repeat_good "$(rate_step_good "$bad2")"
+		}
 		result_set rate break_why "$(awk -v o="$offered" -v a="$ach" -v f="$failed" -v p="$p95" -v t="${SETTING[TARGET_LOGIN_P95_MS]}" -v share="$RATE_KNEE_SHARE" 'BEGIN {
 			if (f > 0) w = w sprintf("%d logins failed; ", f)
 			if (a < share * o) w = w sprintf("achieved %.1f of %.1f offered (below %d %%); ", a, o, share * 100)

@@ -4,7 +4,11 @@
 # in the test user's home (on disk). MB = 10^6 bytes, KB = 10^3 bytes. Each
 # sftp run includes one login, which the figures leave out: the copy is
 # timed from sftp's echo of its first batch command (it is logged in by
-# then) to its exit. The specification's way, the run minus the median of
+# then) to its exit. The large file goes as SFTP_PARTS files of an equal
+# share, the small files as SFTP_BATCHES put commands, all in the one run
+# each: sftp echoes each command as it starts it, so each part is timed,
+# and the parts give the interval of the whole's rate (sshperf-rank rate)
+# without more work. The specification's way, the run minus the median of
 # SFTP_LOGIN_RUNS sftp runs that only log in, is kept next to it as a
 # cross-check (at a few MB the login's run-to-run spread of some 30 ms
 # swamps it; at 256 MB both agree). Every upload is checked on the server (size and
@@ -14,6 +18,13 @@
 
 # Login-only sftp runs whose median is subtracted from each timed run.
 SFTP_LOGIN_RUNS=3
+# The large file in this many equal parts (SFTP_FILE_MB MB is 10^6 bytes
+# a MB, so 16 always divides it), the small files in this many put
+# commands (fewer with fewer files).
+SFTP_PARTS=16
+SFTP_BATCHES=10
+# The columns of raw/sftp-parts.tsv (docs/data.md).
+SFTP_PARTS_COLUMNS="run part bytes files seconds mbs files_per_s"
 
 about_sftp () {
 	printf '%s MB file up and down, %s x %s KB files up with sftp -b, on disk in the test user'"'"'s home (about %s s)\n' \
@@ -152,15 +163,30 @@ sftp_fail () {
 # sftp_prepare: the local files, the batch files and the server folder.
 # Status 1 with a line on stderr when something cannot be made.
 sftp_prepare () {
-	local l=$SFTP_LOCAL_DIR r base
-	head -c "$SFTP_BIG_BYTES" /dev/urandom >"$l/big" || { echo "cannot write $l/big" >&2; return 1; }
-	[ "$(stat -c %s "$l/big")" = "$SFTP_BIG_BYTES" ] || { echo "cannot write $l/big (disk full?)" >&2; return 1; }
-	SFTP_BIG_SHA=$(sha256sum "$l/big" | cut -d' ' -f1)
-	mkdir "$l/small"
-	# split names them f000000, f000001, ...: N files of exactly SMALL bytes.
-	head -c "$((SETTING[SFTP_SMALL_FILES] * SFTP_SMALL_BYTES))" /dev/urandom |
-		(cd "$l/small" && split -b "$SFTP_SMALL_BYTES" -a 6 -d - f) ||
-		{ echo "cannot write the small files in $l/small" >&2; return 1; }
+	local l=$SFTP_LOCAL_DIR r base k part from n
+	part=$((SFTP_BIG_BYTES / SFTP_PARTS))
+	# split names them big.00, big.01, ...: the parts, in order.
+	head -c "$SFTP_BIG_BYTES" /dev/urandom | (cd "$l" && split -b "$part" -a 2 -d - big.) ||
+		{ echo "cannot write the parts of the large file in $l" >&2; return 1; }
+	[ "$(find "$l" -maxdepth 1 -name 'big.*' -size "${part}c" | wc -l)" -eq "$SFTP_PARTS" ] ||
+		{ echo "cannot write the parts of the large file in $l (disk full?)" >&2; return 1; }
+	SFTP_BIG_SHA=$(cat "$l"/big.* | sha256sum | cut -d' ' -f1)
+	mkdir "$l/small" "$l/down"
+	# The small files in SFTP_SMALL_BATCHES folders of (nearly) equal
+	# counts, named f000000, f000001, ... across them: N files of exactly
+	# SMALL bytes. SFTP_SMALL_AMOUNTS: "bytes files" of each batch.
+	from=0
+	SFTP_SMALL_AMOUNTS=""
+	for k in $(seq 0 $((SFTP_SMALL_BATCHES - 1))); do
+		n=$(( (k + 1) * SETTING[SFTP_SMALL_FILES] / SFTP_SMALL_BATCHES - from ))
+		mkdir "$l/small/g$k"
+		head -c "$((n * SFTP_SMALL_BYTES))" /dev/urandom |
+			(cd "$l/small/g$k" && split -b "$SFTP_SMALL_BYTES" -a 6 -d --numeric-suffixes="$from" - f) ||
+			{ echo "cannot write the small files in $l/small" >&2; return 1; }
+		from=$((from + n))
+		SFTP_SMALL_AMOUNTS+="$((n * SFTP_SMALL_BYTES)) $n"$'\n'
+	done
+	SFTP_SMALL_AMOUNTS=${SFTP_SMALL_AMOUNTS%$'\n'}
 	[ "$(find "$l/small" -type f -size "${SFTP_SMALL_BYTES}c" | wc -l)" -eq "${SETTING[SFTP_SMALL_FILES]}" ] ||
 		{ echo "cannot write the small files in $l/small (disk full?)" >&2; return 1; }
 
@@ -181,10 +207,49 @@ sftp_prepare () {
 	sftp_ssh mkdir -- "$SFTP_REMOTE_DIR/small" 2>"$SFTP_WORK/mkdir.err" ||
 		{ printf 'cannot make %s/small: %s\n' "$SFTP_REMOTE_DIR" "$(tail -n 1 "$SFTP_WORK/mkdir.err")" >&2; return 1; }
 
+	# One command a part, nothing else: sftp echoes each as it starts it
+	# (line k of its output is part k's start, sftp_parts).
 	: >"$SFTP_WORK/login.batch"
-	printf 'put "%s" "%s"\n' "$l/big" "$SFTP_REMOTE_DIR/big" >"$SFTP_WORK/up.batch"
-	printf 'get "%s" "%s"\n' "$SFTP_REMOTE_DIR/big" "$l/big.down" >"$SFTP_WORK/down.batch"
-	printf 'lcd "%s"\ncd "%s"\nput *\n' "$l/small" "$SFTP_REMOTE_DIR/small" >"$SFTP_WORK/small.batch"
+	for k in $(seq -w 0 $((SFTP_PARTS - 1))); do
+		printf 'put "%s" "%s"\n' "$l/big.$k" "$SFTP_REMOTE_DIR/big.$k" >>"$SFTP_WORK/up.batch"
+		printf 'get "%s" "%s"\n' "$SFTP_REMOTE_DIR/big.$k" "$l/down/big.$k" >>"$SFTP_WORK/down.batch"
+	done
+	# The folder quoted, the glob after it (sftp globs only outside quotes).
+	for k in $(seq 0 $((SFTP_SMALL_BATCHES - 1))); do
+		printf 'put "%s/"* "%s/"\n' "$l/small/g$k" "$SFTP_REMOTE_DIR/small" >>"$SFTP_WORK/small.batch"
+	done
+}
+
+# sftp_parts NAME KIND AMOUNTS: the parts of one run (its K commands,
+# one line of AMOUNTS, "bytes files" each, per part) timed from sftp's
+# echoes: part k from the echo of command k to that of k + 1, the last to
+# sftp's exit, so that they add up to the copy's time. Rows into
+# raw/sftp-parts.tsv; the interval of the whole's rate (sshperf-rank
+# rate, in MB/s for large, files/s for small) into NAME's
+# $SFTP_WORK/NAME-rate.env. Nothing when sftp did not echo each command
+# once.
+sftp_parts () {
+	local name=$1 kind=$2 amounts=$3 f="$SFTP_WORK/$1.txt" k lines n=0 secs bytes files
+	k=$(printf '%s\n' "$amounts" | wc -l)
+	lines=$(kv_get "$f" lines)
+	if [ "${lines:-0}" -ne "$k" ]; then
+		printf 'note=sftp echoed %s lines, not the %s commands of its batch: the parts were not timed\n' "${lines:-0}" "$k" >"$SFTP_WORK/$name-rate.env"
+		return 0
+	fi
+	kv_get "$f" line_seconds | tr ',' '\n' |
+		awk -v end="$(kv_get "$f" output_seconds)" 'NR > 1 { printf "%.6f\n", $1 - prev } { prev = $1 } END { printf "%.6f\n", end - prev }' |
+		paste -d' ' - <(printf '%s\n' "$amounts") | while read -r secs bytes files; do
+			n=$((n + 1))
+			# shellcheck disable=SC2034 # read by tsv_row, by its name
+			local -A row=([run]=$name [part]=$n [bytes]=$bytes [files]=$files [seconds]=$secs
+				[mbs]="$(sftp_per_s "$bytes" "$secs" 1000000)" [files_per_s]="$(sftp_per_s "$files" "$secs" 1)")
+			tsv_row row "$SFTP_PARTS_COLUMNS"
+		done >>"$RAW_DIR/sftp-parts.tsv"
+	tsv_select "$RAW_DIR/sftp-parts.tsv" run bytes files seconds |
+		awk -F'\t' -v run="$name" -v kind="$kind" '$1 == run { print (kind == "small" ? $3 : $2 / 1e6), $4 }' |
+		# Two echoes in one read leave a part 0 s long: it joins the next.
+		awk '{ a += $1; if ($2 > 0) { print a, $2; a = 0 } }' |
+		helper rank rate >"$SFTP_WORK/$name-rate.env" 2>>"$SFTP_WORK/$name.err" || true
 }
 
 # Runs the login-only runs; sets SFTP_LOGIN_S (median, seconds) or leaves
@@ -208,26 +273,43 @@ sftp_logins () {
 	result_set sftp login_ms "$(awk -v s="$SFTP_LOGIN_S" 'BEGIN { printf "%.1f", s * 1000 }')"
 }
 
-# sftp_large DIRECTION: the big file up or down, checked; sets the
-# result keys large_DIRECTION_*.
+# sftp_got FILES...: "BYTES SHA256 COUNT" of the files, concatenated in
+# the order given.
+sftp_got_local () {
+	printf '%s %s %s\n' "$(cat "$@" | wc -c)" "$(cat "$@" | sha256sum | cut -d' ' -f1)" "$#"
+}
+
+# sftp_interval NAME KEY: the interval of a run's rate (sftp_parts) into
+# KEY_lo, KEY_hi, and the parts it rests on into KEY_parts.
+sftp_interval () {
+	local f="$SFTP_WORK/$1-rate.env"
+	result_set sftp "${2}_lo" "$(kv_get "$f" rate_lo | sed 's/^$/-/')"
+	result_set sftp "${2}_hi" "$(kv_get "$f" rate_hi | sed 's/^$/-/')"
+	result_set sftp "${2}_parts" "$(kv_get "$f" n | sed 's/^$/0/')"
+}
+
+# sftp_large DIRECTION: the big file up or down, in its SFTP_PARTS parts,
+# checked as one; sets the result keys large_DIRECTION_*.
 sftp_large () {
-	local dir=$1 f="$SFTP_WORK/$1.txt" st check got size sum net mbs full
+	local dir=$1 f="$SFTP_WORK/$1.txt" st check got size sum count net mbs full amounts
 	sftp_run "$dir" "$SFTP_WORK/$dir.batch" "$(sftp_timeout "$SFTP_BIG_BYTES" 0)" || true
 	st=$(kv_get "$f" status)
 	if [ "$dir" = up ]; then
-		got=$(sftp_ssh "wc -c <'$SFTP_REMOTE_DIR/big' && sha256sum '$SFTP_REMOTE_DIR/big'" 2>/dev/null | awk 'NR == 1 { s = $1 } NR == 2 { print s, $1 }')
-	elif [ -f "$SFTP_LOCAL_DIR/big.down" ]; then
-		got="$(stat -c %s "$SFTP_LOCAL_DIR/big.down") $(sha256sum "$SFTP_LOCAL_DIR/big.down" | cut -d' ' -f1)"
-		rm -f "$SFTP_LOCAL_DIR/big.down"
+		got=$(sftp_ssh "cd '$SFTP_REMOTE_DIR' && ls big.* | wc -l && cat big.* | wc -c && cat big.* | sha256sum" 2>/dev/null |
+			awk 'NR == 1 { c = $1 } NR == 2 { s = $1 } NR == 3 { print s, $1, c }')
+	elif [ -n "$(ls -A "$SFTP_LOCAL_DIR/down")" ]; then
+		got=$(sftp_got_local "$SFTP_LOCAL_DIR"/down/big.*)
+		rm -f "$SFTP_LOCAL_DIR"/down/big.*
 	else
 		got=""
 	fi
-	size=${got%% *}
-	sum=${got#* }
+	read -r size sum count <<<"$got"
 	if [ -z "$got" ]; then
 		check="missing"
 	elif [ "$size" != "$SFTP_BIG_BYTES" ]; then
 		check="size $size of $SFTP_BIG_BYTES bytes"
+	elif [ "$count" != "$SFTP_PARTS" ]; then
+		check="$count of $SFTP_PARTS parts"
 	elif [ "$sum" != "$SFTP_BIG_SHA" ]; then
 		check="sha256 differs"
 	else
@@ -238,6 +320,8 @@ sftp_large () {
 	if [ "$st" = ok ] && [ "$check" = ok ]; then
 		mbs=$(sftp_per_s "$SFTP_BIG_BYTES" "$net" 1000000)
 		[ "$mbs" != - ] || sftp_fail "large file $dir: no time for the copy ($(kv_get "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
+		amounts=$(for _ in $(seq "$SFTP_PARTS"); do printf '%s 1\n' "$((SFTP_BIG_BYTES / SFTP_PARTS))"; done)
+		sftp_parts "$dir" large "$amounts"
 	elif [ "$st" != ok ]; then
 		if [ "$dir" = up ]; then
 			full=$(sftp_full_note "the test user's home" "$SFTP_HOME")
@@ -248,7 +332,7 @@ sftp_large () {
 	else
 		sftp_fail "large file $dir: the copy does not match the original ($check)"
 	fi
-	sftp_tsv_row "$dir" "large-$dir" "$SFTP_BIG_BYTES" 1 "$net" "$mbs" - "$check"
+	sftp_tsv_row "$dir" "large-$dir" "$SFTP_BIG_BYTES" "$SFTP_PARTS" "$net" "$mbs" - "$check"
 	result_set sftp "large_${dir}_status" "${st:-failed}"
 	result_set sftp "large_${dir}_check" "$check"
 	result_set sftp "large_${dir}_seconds" "$(kv_get "$f" seconds)"
@@ -256,9 +340,11 @@ sftp_large () {
 	result_set sftp "large_${dir}_minus_login_seconds" "$(sftp_sub "$(kv_get "$f" seconds)")"
 	result_set sftp "large_${dir}_minus_login_mbs" "$(sftp_per_s "$SFTP_BIG_BYTES" "$(sftp_sub "$(kv_get "$f" seconds)")" 1000000)"
 	result_set sftp "large_${dir}_mbs" "$mbs"
+	sftp_interval "$dir" "large_${dir}_mbs"
 }
 
-# The small files up, checked by count and size on the server.
+# The small files up in SFTP_SMALL_BATCHES put commands, checked by count
+# and size on the server.
 sftp_small () {
 	local f="$SFTP_WORK/small.txt" st check got n bad net fps mbs
 	sftp_run small "$SFTP_WORK/small.batch" "$(sftp_timeout "$SFTP_SMALL_TOTAL" "${SETTING[SFTP_SMALL_FILES]}")" || true
@@ -283,6 +369,7 @@ sftp_small () {
 		fps=$(sftp_per_s "${SETTING[SFTP_SMALL_FILES]}" "$net" 1)
 		mbs=$(sftp_per_s "$SFTP_SMALL_TOTAL" "$net" 1000000)
 		[ "$fps" != - ] || sftp_fail "small files: no time for the copy ($(kv_get "$f" seconds) s with the login, $SFTP_LOGIN_S s a login alone)"
+		sftp_parts small small "$SFTP_SMALL_AMOUNTS"
 	elif [ "$st" != ok ]; then
 		sftp_fail "small files: sftp $st (exit $(kv_get "$f" exit)): $(sftp_message small)$(sftp_full_note "the test user's home" "$SFTP_HOME")"
 	else
@@ -299,6 +386,7 @@ sftp_small () {
 	result_set sftp small_files_per_s "$fps"
 	result_set sftp small_mbs "$mbs"
 	[ "$fps" = - ] || result_set sftp small_ms_per_file "$(awk -v f="$fps" 'BEGIN { printf "%.3f", 1000 / f }')"
+	sftp_interval small small_files_per_s
 }
 
 measure_sftp () {
@@ -306,6 +394,8 @@ measure_sftp () {
 	SFTP_BIG_BYTES=$((SETTING[SFTP_FILE_MB] * 1000000))
 	SFTP_SMALL_BYTES=$((SETTING[SFTP_SMALL_FILE_KB] * 1000))
 	SFTP_SMALL_TOTAL=$((SETTING[SFTP_SMALL_FILES] * SFTP_SMALL_BYTES))
+	SFTP_SMALL_BATCHES=$SFTP_BATCHES
+	[ "${SETTING[SFTP_SMALL_FILES]}" -ge "$SFTP_SMALL_BATCHES" ] || SFTP_SMALL_BATCHES=${SETTING[SFTP_SMALL_FILES]}
 	SFTP_FAILED=0
 	SFTP_FIRST_FAIL=""
 	SFTP_REMOTE_DIR=""
@@ -320,6 +410,7 @@ measure_sftp () {
 	mkdir -p "$SFTP_WORK"
 	: >"$RAW_DIR/sftp-errors.txt"
 	tsv_header "$SFTP_RUNS_COLUMNS" >"$RAW_DIR/sftp-runs.tsv"
+	tsv_header "$SFTP_PARTS_COLUMNS" >"$RAW_DIR/sftp-parts.tsv"
 	result_set sftp file_mb "${SETTING[SFTP_FILE_MB]}"
 	result_set sftp file_bytes "$SFTP_BIG_BYTES"
 	result_set sftp small_files "${SETTING[SFTP_SMALL_FILES]}"
@@ -396,15 +487,39 @@ measure_sftp () {
 	down=$(result_get sftp large_down_mbs)
 	fps=$(result_get sftp small_files_per_s)
 	result_set sftp failed "$SFTP_FAILED"
+	result_set sftp large_parts "$SFTP_PARTS"
+	result_set sftp small_batches "$SFTP_SMALL_BATCHES"
 	# The figure is the slower direction; the small files have a target too.
 	missed="large file $up MB/s up and $down MB/s down (target >= ${SETTING[TARGET_SFTP_MBS]}), small files $fps files/s (target >= ${SETTING[TARGET_SFTP_FILES_PER_S]})"
-	result_interval sftp - - 1 - "" "one timed sftp copy per direction, not timed in parts: no interval"
+	sftp_figure_interval
 	result_verdict sftp "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
 		">=" "${SETTING[TARGET_SFTP_MBS]}" "MB/s" "$label" "$missed"
+	result_noise_hint sftp SFTP_FILE_MB "$(noise_samples "${SETTING[SFTP_FILE_MB]}" "$(result_or_dash sftp figure_lo)" \
+		"$(result_or_dash sftp figure_hi)" "$(result_or_dash sftp figure)" "${SETTING[TARGET_SFTP_MBS]}")"
 	if [ "$SFTP_FAILED" -gt 0 ]; then
 		result_status sftp FAIL "$SFTP_FAILED problem(s); first: $SFTP_FIRST_FAIL"
-	elif [ "$(verdict "$fps" ">=" "${SETTING[TARGET_SFTP_FILES_PER_S]}")" != PASS ]; then
-		result_status sftp FAIL "$missed"
+	else
+		result_second sftp ">=" "${SETTING[TARGET_SFTP_FILES_PER_S]}" "$fps" "$(result_or_dash sftp small_files_per_s_lo)" \
+			"$(result_or_dash sftp small_files_per_s_hi)" "the small files" "$missed"
 	fi
 	result_set sftp summary "large file ${up:--} MB/s up, ${down:--} MB/s down; ${SETTING[SFTP_SMALL_FILES]} small files ${fps:--} files/s (login left out); targets >= ${SETTING[TARGET_SFTP_MBS]} MB/s, >= ${SETTING[TARGET_SFTP_FILES_PER_S]} files/s"
+}
+
+# The headline's interval: that of the slower direction, from both
+# directions' (interval_lower). The verdict's PASS then needs both
+# directions' intervals above the target, its FAIL one below it.
+sftp_figure_interval () {
+	local lo hi n up_n down_n
+	up_n=$(result_or_dash sftp large_up_mbs_parts) down_n=$(result_or_dash sftp large_down_mbs_parts)
+	if [ "$(result_or_dash sftp large_up_mbs_lo)" = - ] || [ "$(result_or_dash sftp large_down_mbs_lo)" = - ]; then
+		result_interval sftp - - 0 chunks - "the copies were not timed in parts: no interval$(
+			kv_get "$SFTP_WORK/up-rate.env" note | sed 's/^/ (up: /; s/$/)/')$(kv_get "$SFTP_WORK/down-rate.env" note | sed 's/^/ (down: /; s/$/)/')"
+		return 0
+	fi
+	read -r lo hi <<<"$(interval_lower "$(result_get sftp large_up_mbs_lo)" "$(result_or_dash sftp large_up_mbs_hi)" \
+		"$(result_get sftp large_down_mbs_lo)" "$(result_or_dash sftp large_down_mbs_hi)")"
+	n=$up_n
+	[ "$down_n" -ge "$n" ] || n=$down_n
+	result_interval sftp "$lo" "$hi" "$n" chunks - \
+		"each direction timed in $SFTP_PARTS parts (files of $(awk -v m="${SETTING[SFTP_FILE_MB]}" -v k="$SFTP_PARTS" 'BEGIN { printf "%g", m / k }') MB in one sftp run): the 95 % t interval of the time per MB over the parts, as MB/s, the lower of the two directions' bounds; it says how steady the copy was in this run, not how the next run will do"
 }

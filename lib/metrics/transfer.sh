@@ -155,9 +155,9 @@ measure_transfer () {
 			result_status transfer ERROR "the default cipher $default was not measured (TRANSFER_CIPHERS=${SETTING[TRANSFER_CIPHERS]}); add it to judge the target"
 		fi
 	else
-		# The interval is the slower direction's, from its parts.
+		# The interval of the slower direction, from both directions' parts.
 		if [ "$up" != - ] && [ "$down" != - ]; then
-			result_interval_chunks transfer "${default_file[$(awk -v u="$up" -v d="$down" 'BEGIN { print (u + 0 < d + 0) ? "up" : "down" }')]}"
+			result_interval_chunks transfer "${default_file[up]}" "${default_file[down]}"
 		fi
 		result_verdict transfer "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
 			">=" "${SETTING[TARGET_TRANSFER_MBS]}" "MB/s" "$default, slower direction, MB = 10^6 bytes" \

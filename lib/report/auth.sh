@@ -65,6 +65,7 @@ report_auth () {
 			printf "- RSA is %.0f ms slower than ed25519: RSA signing is costly for the client; sshd only verifies.\n", r - e
 	}'
 	auth_password_gap
+	auth_gap_interval_line
 	prose <<-'EOF'
 
 	**What to change when it is poor:** use ed25519 keys for people and automation; with central
@@ -72,6 +73,20 @@ report_auth () {
 	does not slow every password login; keep the PAM stack short.
 
 	EOF
+}
+
+# auth_gap_interval_line: how sure the judged gap is; nothing for a run
+# made before the gap had an interval.
+auth_gap_interval_line () {
+	local lo hi
+	lo=$(t auth gap_judged_lo_ms) hi=$(t auth gap_judged_hi_ms)
+	[ -n "$lo" ] || return 0
+	case $lo in -) lo="?" ;; esac
+	case $hi in '' | -) hi="?" ;; esac
+	printf -- '- The gap judged against `TARGET_AUTH_GAP_MS=%s`, %s ms, has the 95 %% interval %s-%s ms: the Hodges-Lehmann shift of the %s logins against the %s ones (the median of all their differences, %s ms%s) with Moses'"'"' interval; the target is judged on that interval (PASS when all of it is within the target).\n' \
+		"$(t auth gap_target)" "$(if [ "$(t auth gap_judged)" = rest ]; then t auth gap_rest_ms; else t auth gap_p50_ms; fi)" "$lo" "$hi" \
+		"$(t auth gap_slow)" "$(if [ "$(t auth gap_judged)" = rest ]; then t auth gap_password_fast; else t auth gap_fast; fi)" \
+		"$(t auth gap_shift_ms)" "$( [ "$(t auth gap_judged)" != rest ] || printf ', less the hash check %s ms' "$(t auth gap_hash_ms)")"
 }
 
 # auth_whose: whose time each method's logins were (lib/capture.sh), next

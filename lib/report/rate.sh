@@ -142,6 +142,19 @@ rate_report_capacity () {
 	else
 		printf '| The step that broke | none within %s steps: the capacity is at least the knee |\n' "$(t rate sweep_steps)"
 	fi
+	if [ -n "$(t rate knee_repeat_good)$(t rate break_repeat_good)" ]; then
+		printf '| The two steps nearest the knee, once more | %s; %s |\n' \
+			"$(case $(t rate knee_repeat_good) in
+				yes) printf 'the knee'"'"'s %s offered kept up again (%s achieved)' "$(t rate knee_offered_per_s)" "$(t rate knee_repeat_per_s)" ;;
+				no) printf 'the knee'"'"'s %s offered broke this time (%s achieved)' "$(t rate knee_offered_per_s)" "$(t rate knee_repeat_per_s)" ;;
+				*) printf 'the knee'"'"'s step not run again' ;;
+			esac)" \
+			"$(case $(t rate break_repeat_good) in
+				no) printf '%s offered broke again (%s achieved)' "$(t rate break_offered_per_s)" "$(t rate break_repeat_per_s)" ;;
+				yes) printf '%s offered kept up this time (%s achieved)' "$(t rate break_offered_per_s)" "$(t rate break_repeat_per_s)" ;;
+				*) printf 'the step that broke not run again' ;;
+			esac)"
+	fi
 	printf '| sshd CPU per login (%s key exchange) | %s ms |\n' "$(if [ "$driver" = libssh ]; then t rate libssh_kex; else t rate ssh_kex; fi)" "$(td rate sweep_sshd_cpu_ms_per_login)"
 
 	printf '| CPU bound at this key exchange: %s cores x 1000 / %s ms | %s logins/s (the knee is %s %% of it) |\n' \
@@ -182,12 +195,15 @@ rate_report_capacity () {
 
 # What the sweep's steps were, from raw/rate-sweep.tsv in step order: the
 # steps that rose above every earlier one (by a quarter), then the steps
-# that halved the gap between the knee and the step that broke. Not a
-# fixed sentence: a sweep with refinement steps did not only rise.
+# that halved the gap between the knee and the step that broke, then the
+# knee's and the broken step's rates once more (their steps in
+# knee_repeat_step, break_repeat_step). Not a fixed sentence: a sweep
+# with refinement steps did not only rise.
 rate_sweep_steps_text () {
 	{ tsv_select "$RUN_DIR/raw/rate-sweep.tsv" step offered_per_s 2>/dev/null || true; } | sort -n -k1,1 |
-		awk -F'\t' '
+		awk -F'\t' -v kr="$(t rate knee_repeat_step)" -v br="$(t rate break_repeat_step)" '
 		$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ {
+			if ($1 == kr || $1 == br) { rep++; reps = reps (reps == "" ? "" : " and ") $2; next }
 			if (n == 0 || $2 + 0 > top) { top = $2 + 0; up++; last = $1; if (up == 1) first = $2 }
 			else { ref++; refs = refs (refs == "" ? "" : ", ") $2 }
 			n++
@@ -197,5 +213,7 @@ rate_sweep_steps_text () {
 			printf "%d step%s rising by a quarter each from %s logins/s", up, up == 1 ? "" : "s", first
 			if (ref > 0)
 				printf ", then %d step%s that halved the gap between the last step that kept up and the first that broke (%s logins/s offered)", ref, ref == 1 ? "" : "s", refs
+			if (rep > 0)
+				printf ", then the %s nearest the knee once more (%s logins/s offered), for the interval of the knee", rep == 1 ? "step" : "two steps", reps
 		}'
 }

@@ -20,16 +20,28 @@ sftp_s () {
 	case $1 in '' | -) printf -- '-' ;; *) printf '%.3f' "$1" ;; esac
 }
 
+# sftp_interval KEY: the interval of a result from its parts, "lo-hi
+# (n parts)", ? for a bound not known; "-" without one (a run made before
+# the parts were timed, or a copy that failed).
+sftp_interval () {
+	local lo hi n
+	lo=$(t sftp "${1}_lo") hi=$(t sftp "${1}_hi") n=$(t sftp "${1}_parts")
+	case $lo in '' | -) printf -- '-'; return 0 ;; esac
+	case $hi in '' | -) hi="?" ;; *) hi=$(num "$hi") ;; esac
+	printf '%s-%s (%s parts)' "$(num "$lo")" "$hi" "$n"
+}
+
 # sftp_row LABEL PREFIX UNIT: one row of the table.
 sftp_row () {
-	local label=$1 p=$2 unit=$3 value sub all net
+	local label=$1 p=$2 unit=$3 value sub all net key
 	if [ "$p" = small ]; then
-		value=$(t sftp small_files_per_s)
+		key=small_files_per_s
 		sub=$(t sftp small_minus_login_files_per_s)
 	else
-		value=$(t sftp "${p}_mbs")
+		key=${p}_mbs
 		sub=$(t sftp "${p}_minus_login_mbs")
 	fi
+	value=$(t sftp "$key")
 	all=$(t sftp "${p}_seconds")
 	net=$(t sftp "${p}_net_seconds")
 	if [ -n "$value" ] && [ "$value" != - ]; then
@@ -37,9 +49,9 @@ sftp_row () {
 	else
 		value=$(sftp_cell "$value" "$(t sftp "${p}_status")" "$(t sftp "${p}_check")")
 	fi
-	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$(sftp_s "$all")" \
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$(sftp_s "$all")" \
 		"$(awk -v a="$all" -v n="$net" 'BEGIN { if (a == "" || n == "" || n == "-") print "-"; else printf "%.0f", (a - n) * 1000 }')" \
-		"$(sftp_s "$net")" "$value" \
+		"$(sftp_s "$net")" "$value" "$(sftp_interval "$key")" \
 		"$( [ -n "$sub" ] && [ "$sub" != - ] && printf '%s %s' "$sub" "$unit" || printf -- '-')" "$(t sftp "${p}_check")"
 }
 
@@ -62,19 +74,38 @@ report_sftp () {
 	log in (**%s ms**); at a few MB the login's own spread from run to run (tens of ms) makes that
 	column rough, at 256 MB the two agree. After each copy the result is checked: the uploaded
 	file's size and SHA-256 on the server, the downloaded one against the original, the number and
-	sizes of the small files on the server. One run (n = 1) each; on a shared machine a second run
-	can differ by 10-20%%.
+	sizes of the small files on the server.
 
 	EOF
 
-	printf '| | Whole run (s) | Its login (ms) | Copy (s) | **Result** | Run minus login-only run | Check |\n|---|---:|---:|---:|---:|---:|---|\n'
+	if [ -n "$(t sftp large_parts)" ]; then
+		prose "$(t sftp large_parts)" "$(t sftp small_batches)" <<-'EOF'
+		The large file goes as %s files of an equal share and the small files as %s `put`
+		commands, each in the one sftp run of its row: sftp echoes every command as it starts it, so
+		each part is timed, from its echo to the next one's (the last to sftp's exit), and the parts
+		add up to the copy. The result is the whole copy's rate; its **95 %% interval** is the
+		Student t interval of the time per MB (per file) over the parts, turned into a rate. It
+		shows how steady the copy was within this run; the parts share one machine's moment, so a
+		second run on a shared machine can still differ by more (10-20 %% is common). Each part:
+		`raw/sftp-parts.tsv`.
+
+		EOF
+	else
+		prose <<-'EOF'
+		One run (n = 1) each; on a shared machine a second run can differ by 10-20%%.
+
+		EOF
+	fi
+
+	printf '| | Whole run (s) | Its login (ms) | Copy (s) | **Result** | 95 %% interval | Run minus login-only run | Check |\n|---|---:|---:|---:|---:|---:|---:|---|\n'
 	sftp_row "$(t sftp file_mb) MB file up" large_up MB/s
 	sftp_row "$(t sftp file_mb) MB file down" large_down MB/s
 	sftp_row "$(t sftp small_files) small files up" small files/s
 	printf '\n'
 
 	prose "$(t sftp target)" "$(t sftp target_files_per_s)" "$(t sftp failed)" "$(t sftp left_behind)" <<-'EOF'
-	Targets: >= %s MB/s both ways for the large file, >= %s files/s for the small files. Problems:
+	Targets: >= %s MB/s both ways for the large file, >= %s files/s for the small files, each
+	judged on its interval (PASS when all of it meets the target). Problems:
 	%s. Left in the home afterwards: %s. Raw: `raw/sftp-runs.tsv` (every sftp run, login-only runs
 	included), `raw/sftp-runs/` (batch files, sftp's messages, the home listing before and after),
 	`raw/sftp-errors.txt`.

@@ -1,7 +1,8 @@
 /*
  * Unit tests of sshperf-rank: the order-statistic ranks of a quantile's
  * interval against the binomial tables, their coverage over many random
- * samples, the Mann-Whitney U test and the Hodges-Lehmann shift. TAP.
+ * samples, the Mann-Whitney U test and the Hodges-Lehmann shift, the t
+ * quantiles and the interval of a rate measured in parts. TAP.
  */
 #define main rank_main
 #include "../../helpers/rank.c"
@@ -153,6 +154,103 @@ test_shift(void)
 	samples_free(&b);
 }
 
+/* Runs rate_interval() on k parts into a buffer; one key's value. */
+static double
+rate_key(struct samples *a, struct samples *t, const char *key)
+{
+	char *buf = NULL, line[128], want[64];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len), *saved = stdout;
+	double v = NAN;
+
+	stdout = f;
+	rate_interval("", 0.95, a, t);
+	fflush(f);
+	stdout = saved;
+	fclose(f);
+	snprintf(want, sizeof(want), "%s=", key);
+	f = fmemopen(buf, len, "r");
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, want, strlen(want)) == 0 &&
+		    line[strlen(want)] != '\n')
+			v = strtod(line + strlen(want), NULL);
+	fclose(f);
+	free(buf);
+	return v;
+}
+
+static void
+test_t_quantiles(void)
+{
+	static const struct { long df; double t; } table[] = {
+		{ 1, 12.7062 }, { 2, 4.3027 }, { 3, 3.1824 }, { 9, 2.2622 },
+		{ 15, 2.1314 }, { 30, 2.0423 }, { 120, 1.9799 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		ok(fabs(t_two_sided(0.95, table[i].df) - table[i].t) < 5e-4,
+		    "t for 95 %% with %ld degrees of freedom is %.4f (got %.4f)",
+		    table[i].df, table[i].t, t_two_sided(0.95, table[i].df));
+}
+
+/*
+ * Four parts of 16 MB in 0.10, 0.11, 0.09 and 0.12 s: the rate is the
+ * whole's, 64 / 0.42; the interval, by hand: mean 0.105 s, sd 0.012910,
+ * t(3) 3.1824, so 16 / (0.105 +- 0.020543). Then the coverage of the
+ * true rate over many transfers of 16 parts with uneven times, and one
+ * part alone: no interval.
+ */
+static void
+test_rate(void)
+{
+	struct samples a, t;
+	static const double secs[] = { 0.10, 0.11, 0.09, 0.12 };
+	int i, trial, hits = 0;
+	double lo, hi;
+
+	samples_init(&a);
+	samples_init(&t);
+	for (i = 0; i < 4; i++)
+		samples_add(&a, 16), samples_add(&t, secs[i]);
+	ok(fabs(rate_key(&a, &t, "rate") - 64 / 0.42) < 1e-3,
+	    "the rate is the whole's, 152.381 (got %g)",
+	    rate_key(&a, &t, "rate"));
+	lo = rate_key(&a, &t, "rate_lo");
+	hi = rate_key(&a, &t, "rate_hi");
+	ok(fabs(lo - 127.447) < 0.01 && fabs(hi - 189.445) < 0.01,
+	    "its interval is 127.447-189.445 (got %g-%g)", lo, hi);
+	samples_free(&a);
+	samples_free(&t);
+
+	srand48(7);
+	for (trial = 0; trial < 2000; trial++) {
+		samples_init(&a);
+		samples_init(&t);
+		/* Part times uniform in 0.08-0.12 s: the true rate is 160. */
+		for (i = 0; i < 16; i++)
+			samples_add(&a, 16), samples_add(&t, 0.08 + 0.04 * drand48());
+		lo = rate_key(&a, &t, "rate_lo");
+		hi = rate_key(&a, &t, "rate_hi");
+		hits += lo <= 160 && 160 <= hi;
+		samples_free(&a);
+		samples_free(&t);
+	}
+	ok(hits >= 1860 && hits <= 1940,
+	    "the interval of 16 parts covers the true rate in 93-97 %% of "
+	    "2000 transfers (got %d)", hits);
+
+	samples_init(&a);
+	samples_init(&t);
+	samples_add(&a, 16), samples_add(&t, 0.1);
+	ok(fabs(rate_key(&a, &t, "rate") - 160) < 1e-9 &&
+	    isnan(rate_key(&a, &t, "rate_lo")) &&
+	    isnan(rate_key(&a, &t, "rate_hi")),
+	    "one part: its rate, no interval");
+	samples_free(&a);
+	samples_free(&t);
+}
+
 int
 main(void)
 {
@@ -160,6 +258,8 @@ main(void)
 	test_coverage();
 	test_mann_whitney();
 	test_shift();
+	test_t_quantiles();
+	test_rate();
 	ok(fabs(z_two_sided(0.95) - 1.959964) < 1e-5, "z for 95 %% is 1.96");
 	printf("1..%d\n", test_num);
 	return test_failed != 0;

@@ -248,7 +248,52 @@ test_chunks(void)
 	    chunks.mbs[2] > 499.9 && chunks.mbs[2] < 500.1,
 	    "parts at 100, 50 and 500 MB/s (got %.1f %.1f %.1f)",
 	    chunks.mbs[0], chunks.mbs[1], chunks.mbs[2]);
+	ok(chunks.part_bytes[0] == 25000000 && chunks.part_bytes[2] ==
+	    50000000 && chunks.part_ns[1] == 500000000 &&
+	    chunks.part_ns[2] == 100000000,
+	    "each part's bytes and ns are kept for the rate's interval");
 	memset(&chunks, 0, sizeof(chunks));
+	/* up: the last byte written does not end the last part; the
+	 * receiver's count does, later. */
+	chunks.k = 2;
+	chunks.total = 100000000;
+	chunks.hold_last = 1;
+	chunk_start(1000000000);
+	chunk_mark(50000000, 1500000000);
+	chunk_mark(100000000, 1600000000);
+	ok(chunks.n == 1, "up: the last write does not end the last part "
+	    "(got %u parts)", chunks.n);
+	chunks.hold_last = 0;
+	chunk_mark(100000000, 2000000000);
+	ok(chunks.n == 2 && chunks.part_ns[1] == 500000000 &&
+	    chunks.part_bytes[1] == 50000000,
+	    "up: the count ends it, 50 MB in 0.5 s (got %u parts)", chunks.n);
+	memset(&chunks, 0, sizeof(chunks));
+}
+
+/*
+ * run -o: the start of each line of output. Three reads at 1, 2 and 5 s:
+ * "sftp> a\nsftp", "> b\n", "sftp> c\nsftp> d\n": four lines, begun at 1,
+ * 1, 5 and 5 s (a line begins with the read that brings its first byte).
+ */
+static void
+test_lines(void)
+{
+	static const char *reads[] = { "sftp> a\nsftp", "> b\n",
+	    "sftp> c\nsftp> d\n" };
+	static const uint64_t at[] = { 1, 2, 5 };
+	size_t i;
+
+	memset(&lines, 0, sizeof(lines));
+	lines.at_start = 1;
+	for (i = 0; i < 3; i++)
+		lines_mark(reads[i], strlen(reads[i]), at[i] * NS_PER_S);
+	ok(lines.n == 4 && lines.start_ns[0] == NS_PER_S &&
+	    lines.start_ns[1] == NS_PER_S && lines.start_ns[2] == 5 * NS_PER_S &&
+	    lines.start_ns[3] == 5 * NS_PER_S,
+	    "four lines, begun at 1, 1, 5 and 5 s (got %u)", lines.n);
+	memset(&lines, 0, sizeof(lines));
+	lines.at_start = 1;
 }
 
 int
@@ -264,6 +309,7 @@ main(void)
 	test_parse_count();
 	test_commands();
 	test_chunks();
+	test_lines();
 	printf("1..%d\n", test_num);
 	return test_failed != 0;
 }
