@@ -244,6 +244,20 @@ test_expect 'transfer-ciphers.svg shows the table.s MB/s of every cipher and dir
 	done <rows
 '
 
+# Every test ended ERROR before it recorded anything (the server gone at
+# the start, say): each section's path without data stays inside the
+# markdown subset. The memory section once wrote "| **** |" there.
+test_expect 'a run whose every test is ERROR without data renders within the markdown subset' '
+	cp -R "$RUN" "$TEST_TMP/empty" && rm -rf "$TEST_TMP/empty/raw" "$TEST_TMP/empty"/data/probe-*.env &&
+	mkdir "$TEST_TMP/empty/raw" &&
+	for t in $(. "$KIT_DIR/lib/registry.sh" && printf "%s\n" "$METRICS"); do
+		printf "status=ERROR\nreason=the test server was gone\nseconds=1\n" >"$TEST_TMP/empty/data/$t.env" || return 1
+	done &&
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/empty" >out 2>err &&
+	test_cmp /dev/null err &&
+	test_grep -c "\*\*ERROR\*\*" "$TEST_TMP/empty/report.md"
+'
+
 test_expect 'no control characters in the data files, the report or results.json' '
 	! grep -nP "[\\x00-\\x08\\x0b-\\x1f\\x7f]" "$RUN"/data/* "$RUN/report.md" "$RUN/results.json" &&
 	! grep -nE "\\\\\\\\(r|b|f|u00[01][0-9a-fA-F])" "$RUN/results.json"

@@ -26,6 +26,13 @@ report_memory () {
 	raw=$(t memory hold_raw)
 	raw=${raw:+$raw-memory}
 	raw=${raw:-raw/memory}
+	# No sample at all (the hold's sessions never opened, the server was
+	# gone): nothing to tabulate; the summary row has the reason.
+	if [ -z "$(t memory rest_pss_kb)" ] && [ -z "$(t memory open_pss_kb)" ]; then
+		printf 'No memory sample was taken in this run (%s), so there is nothing to show here.\n\n' \
+			"$(t memory reason | sed 's/^$/no reason recorded/')"
+		return 0
+	fi
 	mgr_note=""
 	[ "$has_mgr" = 0 ] || mgr_note=$(prose <<-'EOF'
 	Under systemd the test user's slice also holds that user's own systemd manager; the rows
@@ -65,7 +72,7 @@ report_memory () {
 	[ "$has_mgr" = 0 ] ||
 		printf '| - open: the test user'"'"'s systemd manager | %s | %s | %s |\n' "$(t memory open_manager_processes)" \
 			"$(memory_kb_mb "$(t memory open_manager_pss_kb)")" "$(memory_kb_mb "$(t memory open_manager_rss_kb)")"
-	printf '| **Per session** ((open - at rest, without the manager) / %s) | | **%s** | |\n' "${n:-0}" "$per"
+	printf '| **Per session** ((open - at rest, without the manager) / %s) | | **%s** | |\n' "${n:-0}" "${per:--}"
 	printf '| One session alone (its sshd processes and `cat`) | %s | %s | %s |\n\n' "$(t memory one_processes)" \
 		"$(memory_kb_mb "$(t memory one_pss_kb)")" "$(memory_kb_mb "$(t memory one_rss_kb)")"
 	printf 'MB are 10^6 bytes. n = 1 sample at rest and 1 with the sessions open; memory changes slowly, so one sample each is enough, but other logins at the same moment would be counted in.\n\n'
