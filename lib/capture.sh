@@ -71,7 +71,14 @@ capture_stop () {
 # A table of parts already there (an earlier stage's) stays when the new
 # one cannot be made.
 capture_parts () {
-	local name=$1 logins=$2 out="$RAW_DIR/$1-parts.tsv"
+	local name=$1 logins=$2 out="$RAW_DIR/$1-parts.tsv" lost
+	# Packets the kernel could not queue for the recorder (its dropped=,
+	# this stage's) would leave turns out: no timeline from a part.
+	lost=$(kv_get "$RAW_DIR/$name-capture.env" dropped)
+	if [ "${lost:-0}" != 0 ]; then
+		CAPTURE_NOTE="the kernel dropped $lost of the test port's packets before the recorder read them; no timeline from a partial capture"
+		return 1
+	fi
 	if ! "$HELPER_DIR/sshperf-capture" turns -p "${SETTING[TEST_PORT]}" "$RAW_DIR/$name-packets.tsv" "$logins" \
 		>"$out.tmp" 2>>"$RAW_DIR/$name-capture-errors.txt"; then
 		CAPTURE_NOTE="the packets could not be matched to the logins: $(tail -n 1 "$RAW_DIR/$name-capture-errors.txt")"
