@@ -273,6 +273,18 @@ previous_run () {
 	[ -z "$best" ] || printf '%s\n' "$best"
 }
 
+# cmp_build RUN: the OpenSSH build of a run as the comparison names it:
+# its ssh -V, with what the build says of itself (openssh_origin: Red
+# Hat's 8.7p1 and upstream's print the same version) or its package.
+cmp_build () {
+	local e="$1/data/environment.env" b o k
+	b=$(kv_get "$e" openssh_build)
+	[ -n "$b" ] || b=$(kv_get "$e" openssh_server)
+	o=$(kv_get "$e" openssh_origin) k=$(kv_get "$e" openssh_package)
+	case $k in '' | none) k="" ;; esac
+	printf '%s%s' "${b:-unknown}" "$( [ -n "$o" ] && printf ' (%s)' "$o" || { [ -z "$k" ] || printf ' (package %s)' "$k"; })"
+}
+
 # cmp_prefix RUN: the OPENSSH_PREFIX of a run, or "the system OpenSSH".
 cmp_prefix () {
 	local p
@@ -317,10 +329,7 @@ config_differences () {
 compare_report () {
 	local a="$1" b="$2" name ea eb fa fb unit label change judged dir sa sb note
 	local ba bb
-	ba=$(kv_get "$a/data/environment.env" openssh_build)
-	[ -n "$ba" ] || ba=$(kv_get "$a/data/environment.env" openssh_server)
-	bb=$(kv_get "$b/data/environment.env" openssh_build)
-	[ -n "$bb" ] || bb=$(kv_get "$b/data/environment.env" openssh_server)
+	ba=$(cmp_build "$a") bb=$(cmp_build "$b")
 	# Runs of two OpenSSH builds compare the builds as much as the
 	# settings: the first line says so.
 	if [ "$ba" != "$bb" ] || [ "$(kv_get "$a/data/environment.env" openssh_prefix)" != "$(kv_get "$b/data/environment.env" openssh_prefix)" ]; then
@@ -335,7 +344,7 @@ compare_report () {
 | Run | \`$(basename "$a")\` | \`$(basename "$b")\` |
 | Host | $(kv_get "$a/data/environment.env" host) | $(kv_get "$b/data/environment.env" host) |
 | Tested | $(kv_get "$a/data/run.env" started_local) | $(kv_get "$b/data/run.env" started_local) |
-| OpenSSH server | $(kv_get "$a/data/environment.env" openssh_server) | $(kv_get "$b/data/environment.env" openssh_server) |
+| OpenSSH server | $ba | $bb |
 | OpenSSH prefix | $(cmp_prefix "$a") | $(cmp_prefix "$b") |
 | Verdict | $(kv_get "$a/data/verdict.env" verdict) | $(kv_get "$b/data/verdict.env" verdict) |
 | Machine load (1 min) at start, at end | $(cmp_load "$a") | $(cmp_load "$b") |

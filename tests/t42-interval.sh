@@ -97,14 +97,16 @@ test_expect 'borderline targets: stages, then INCONCLUSIVE or a verdict its inte
 # the echo from 0), and the figure and its interval are over all of it.
 test_expect 'the staged samples are in the raw tables the intervals name' '
 	dir=$(cat "$TEST_TMP/border") &&
-	for c in "session raw/session-commands.tsv seq" "interactive raw/interactive-libssh.tsv seq"; do
+	for c in "session raw/session-commands.tsv seq $SESSION_COMMANDS" "interactive raw/interactive-libssh.tsv seq $ECHO_COUNT"; do
 		set -- $c &&
 		f="$dir/$1.env" &&
 		tsv="$(dirname "$dir")/$2" &&
 		n=$(( $(wc -l <"$tsv") - 1 )) &&
+		echo "$1: $n rows in $2, $(v "$f" stages) stages, $(v "$f" samples_final) samples" &&
 		test_eq "$(tsv_select "$tsv" "$3" | sort -n | uniq | wc -l)" "$n" &&
 		test_eq "$(tsv_select "$tsv" "$3" | sort -n | sed -n "1p;\$p" | paste -sd" " | awk "{ print \$2 - \$1 + 1 }")" "$n" &&
-		{ [ "$(v "$f" stages)" -le 1 ] || [ "$(v "$f" samples_final)" -gt "$(v "$RUN/data/$1.env" samples_final)" ]; } || return 1
+		{ [ "$(v "$f" stages)" -le 1 ] || [ "$(v "$f" samples_final)" -gt "$4" ] ||
+			{ echo "$1: $(v "$f" stages) stages but no more samples than the first stage ($4)"; false; }; } || return 1
 	done
 '
 

@@ -503,6 +503,15 @@ e = json.load(open(sys.argv[1]))[\"environment\"]
 assert e[\"openssh_origin\"] == \"openssh \" + sys.argv[2] + \" (Red Hat\x27s sources)\", e.get(\"openssh_origin\")
 assert \"openssh_origin\" not in json.load(open(sys.argv[3]))[\"environment\"]" "$run/results.json" "$want" "$up/results.json"
 		'
+		# The same ssh -V on both sides: --compare still names two builds,
+		# by what the RHEL build says of itself.
+		test_expect "rhel9: --compare of upstream 8.7p1 and the RHEL build says they are two builds and names Red Hat's release" '
+			[ -n "$run" ] && up=$(cat "$TEST_TMP/run-8.7p1") && [ -n "$up" ] &&
+			out=$("$KIT_DIR/test-ssh.sh" --compare "$up" "$run") &&
+			head -n 1 "$out" >head.line &&
+			test_grep -F "different OpenSSH builds: OpenSSH_8.7p1" head.line &&
+			test_grep -F "(Red Hat'"'"'s sources)) (B)" head.line
+		'
 		measure "rhel9 host" "$prefix" 8.7p1 host
 		test_expect "rhel9 host: RHEL's drop-in and the crypto policy it includes are read in place; the report names the build's sshd_config" '
 			grep -qx "# ---- from $prefix/etc/ssh/sshd_config.d/50-redhat.conf" "$SSHD_CONFIG" &&
