@@ -206,23 +206,29 @@ rate_sweep_refine () {
 # outcome near the knee is itself noisy; two tries of each give the knee
 # an interval (rate_sweep_interval).
 rate_sweep_repeat () {
-	local offered row
+	local again
 	if [ -n "$knee" ]; then
-		offered=$(rate_cell "$knee" offered_per_s)
-		i=$((i + 1))
-		progress_step "rate: step $i, the knee's $offered logins/s offered once more"
-		row=$(rate_step "$i" "$offered") || { warn "rate: the sweep's step $i did not run (raw/rate-sweep-errors.txt)"; return 0; }
-		rows+=("$row")
-		knee2=$row
+		rate_step_again "$knee" "the knee's %s logins/s offered once more" || return 0
+		knee2=$again
 	fi
 	if [ -n "$bad" ]; then
-		offered=$(rate_cell "$bad" offered_per_s)
-		i=$((i + 1))
-		progress_step "rate: step $i, the $offered logins/s that broke offered once more"
-		row=$(rate_step "$i" "$offered") || { warn "rate: the sweep's step $i did not run (raw/rate-sweep-errors.txt)"; return 0; }
-		rows+=("$row")
-		bad2=$row
+		rate_step_again "$bad" "the %s logins/s that broke offered once more" || return 0
+		bad2=$again
 	fi
+}
+
+# rate_step_again ROW WHAT: ROW's offered rate once more, as the sweep's
+# next step (rate_sweep's i and rows); WHAT, a printf format of that
+# rate, for the progress line. Sets again (the caller's) to the new row;
+# 1 when the step did not run.
+rate_step_again () {
+	local offered
+	offered=$(rate_cell "$1" offered_per_s)
+	i=$((i + 1))
+	# shellcheck disable=SC2059 # WHAT is the caller's format
+	progress_step "rate: step $i, $(printf "$2" "$offered")"
+	again=$(rate_step "$i" "$offered") || { warn "rate: the sweep's step $i did not run (raw/rate-sweep-errors.txt)"; return 1; }
+	rows+=("$again")
 }
 
 # The knee's interval from the two tries of the steps nearest it: from

@@ -377,6 +377,26 @@ test_frame_checks(void)
 	ok(!frame_wanted(b, &f, 1, 11022, &p), "a short frame: refused");
 }
 
+
+/* A TCP listener on 127.0.0.1, a port of the kernel's choice (in *sa). */
+static int
+listen_loopback(struct sockaddr_in *sa)
+{
+	socklen_t slen = sizeof(*sa);
+	int fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		err(2, "socket");
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)sa, sizeof(*sa)) == -1 ||
+	    listen(fd, 8) == -1 ||
+	    getsockname(fd, (struct sockaddr *)sa, &slen) == -1)
+		err(2, "listen");
+	return fd;
+}
+
 /*
  * The kernel keeps no payload byte: a packet socket opened as the recorder
  * opens it, a connection to its port that sends 1000 bytes; every frame
@@ -388,7 +408,6 @@ test_no_payload(void)
 {
 	unsigned char buf[2048];
 	struct sockaddr_in sa;
-	socklen_t slen = sizeof(sa);
 	struct frame f;
 	struct pkt p;
 	struct pollfd pfd;
@@ -397,15 +416,7 @@ test_no_payload(void)
 	int lfd, c, s, fd, ifindex, frames = 0, longer = 0, data = 0;
 	long hlen;
 
-	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		err(2, "socket");
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
-	    listen(lfd, 8) == -1 ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &slen) == -1)
-		err(2, "listen");
+	lfd = listen_loopback(&sa);
 	port = ntohs(sa.sin_port);
 	fd = open_capture("lo", port, &ifindex);
 	if ((c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
@@ -447,7 +458,6 @@ main(void)
 	char packets[PATH_MAX], logins[PATH_MAX], parts[PATH_MAX], port[8];
 	char env[PATH_MAX], line[128];
 	struct sockaddr_in sa, sa2;
-	socklen_t slen = sizeof(sa);
 	uint64_t deadline;
 	int lfd, lfd2, status, i, fd, refused = -1;
 	pid_t pid;
@@ -465,26 +475,11 @@ main(void)
 	snprintf(packets, sizeof(packets), "%s/packets.tsv", dir);
 	snprintf(logins, sizeof(logins), "%s/logins.tsv", dir);
 	snprintf(parts, sizeof(parts), "%s/parts.tsv", dir);
-	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		err(2, "socket");
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
-	    listen(lfd, 8) == -1 ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &slen) == -1)
-		err(2, "listen");
+	lfd = listen_loopback(&sa);
 	snprintf(port, sizeof(port), "%u", ntohs(sa.sin_port));
 	snprintf(env, sizeof(env), "%s/capture.env", dir);
 	/* Another port on lo, busy while the recorder runs. */
-	sa2 = sa;
-	sa2.sin_port = 0;
-	slen = sizeof(sa2);
-	if ((lfd2 = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
-	    bind(lfd2, (struct sockaddr *)&sa2, sizeof(sa2)) == -1 ||
-	    listen(lfd2, 8) == -1 ||
-	    getsockname(lfd2, (struct sockaddr *)&sa2, &slen) == -1)
-		err(2, "the other listener");
+	lfd2 = listen_loopback(&sa2);
 
 	fflush(stdout);
 	if ((pid = fork()) == -1)

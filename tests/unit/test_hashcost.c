@@ -7,10 +7,10 @@
 #include "../../helpers/hashcost.c"
 #undef main
 
-#include <sys/wait.h>
 #include <grp.h>
 #include <pwd.h>
 
+#include "child.h"
 #include "tap.h"
 
 static void
@@ -23,35 +23,32 @@ scheme_is(const char *hash, const char *want, const char *want_params)
 	    "%.12s...: %s %s (got %s %s)", hash, want, want_params, got, params);
 }
 
+struct args {
+	uid_t uid;
+	char *argv[4];
+};
+
+/* hashcost_main in the child, as the uid asked for. */
+static int
+hashcost_child(void *arg)
+{
+	struct args *a = arg;
+
+	if (a->uid != (uid_t)-1 && (setgroups(0, NULL) == -1 ||
+	    setgid((gid_t)a->uid) == -1 || setuid(a->uid) == -1))
+		return 2;
+	return hashcost_main(a->argv[2] == NULL ? 2 : 3, a->argv);
+}
+
 /* Runs hashcost_main with ARG1 ARG2 (ARG2 may be NULL), as UID when it
  * is not -1, and returns its output. */
 static char *
 run_as(uid_t uid, const char *arg1, const char *arg2)
 {
-	static char out[4096];
-	char *argv[] = { "sshperf-hashcost", (char *)arg1, (char *)arg2, NULL };
-	int p[2], status;
-	ssize_t n, len = 0;
-	pid_t pid;
+	struct args a = { uid, { "sshperf-hashcost", (char *)arg1,
+	    (char *)arg2, NULL } };
 
-	if (pipe(p) == -1)
-		err(2, "pipe");
-	fflush(stdout);
-	if ((pid = fork()) == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		if (uid != (uid_t)-1 && (setgroups(0, NULL) == -1 ||
-		    setgid((gid_t)uid) == -1 || setuid(uid) == -1))
-			_exit(2);
-		exit(hashcost_main(arg2 == NULL ? 2 : 3, argv));
-	}
-	close(p[1]);
-	while ((n = read(p[0], out + len, sizeof(out) - 1 - (size_t)len)) > 0)
-		len += n;
-	out[len] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	return out;
+	return child_output(hashcost_child, &a, NULL);
 }
 
 /* Runs hashcost_main -s HASH and returns its output. */
@@ -61,18 +58,7 @@ run(const char *hash)
 	return run_as((uid_t)-1, "-s", hash);
 }
 
-/* The value of KEY in OUT, or -1. */
-static double
-value(const char *out, const char *key)
-{
-	char want[64];
-	const char *p;
-
-	snprintf(want, sizeof(want), "\n%s=", key);
-	if ((p = strstr(out, want)) == NULL)
-		return -1;
-	return strtod(p + strlen(want), NULL);
-}
+#define value out_value
 
 int
 main(void)

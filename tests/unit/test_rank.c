@@ -104,9 +104,11 @@ test_mann_whitney(void)
 	samples_free(&b);
 }
 
-/* Runs compare() into a buffer and returns the value of one key. */
+/* Runs FN (compare() or rate_interval()) on a and b into a buffer and
+ * returns the value of one key of what it printed (NAN when empty). */
 static double
-compare_key(struct samples *a, struct samples *b, const char *key)
+key_of(void (*fn)(const char *, double, struct samples *, struct samples *),
+    struct samples *a, struct samples *b, const char *key)
 {
 	char *buf = NULL, line[128], want[64];
 	size_t len = 0;
@@ -114,7 +116,7 @@ compare_key(struct samples *a, struct samples *b, const char *key)
 	double v = NAN;
 
 	stdout = f;
-	compare("", 0.95, a, b);
+	fn("", 0.95, a, b);
 	fflush(f);
 	stdout = saved;
 	fclose(f);
@@ -127,6 +129,12 @@ compare_key(struct samples *a, struct samples *b, const char *key)
 	fclose(f);
 	free(buf);
 	return v;
+}
+
+static double
+compare_key(struct samples *a, struct samples *b, const char *key)
+{
+	return key_of(compare, a, b, key);
 }
 
 static void
@@ -154,29 +162,11 @@ test_shift(void)
 	samples_free(&b);
 }
 
-/* Runs rate_interval() on k parts into a buffer; one key's value. */
+/* rate_interval() on k parts (a) and their times (t): one key's value. */
 static double
 rate_key(struct samples *a, struct samples *t, const char *key)
 {
-	char *buf = NULL, line[128], want[64];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len), *saved = stdout;
-	double v = NAN;
-
-	stdout = f;
-	rate_interval("", 0.95, a, t);
-	fflush(f);
-	stdout = saved;
-	fclose(f);
-	snprintf(want, sizeof(want), "%s=", key);
-	f = fmemopen(buf, len, "r");
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, want, strlen(want)) == 0 &&
-		    line[strlen(want)] != '\n')
-			v = strtod(line + strlen(want), NULL);
-	fclose(f);
-	free(buf);
-	return v;
+	return key_of(rate_interval, a, t, key);
 }
 
 static void

@@ -8,56 +8,36 @@
 #include "../../helpers/speed.c"
 #undef main
 
-#include <sys/wait.h>
-
+#include "child.h"
 #include "tap.h"
+
+struct args {
+	char **argv;
+	int argc;
+};
+
+/* speed_main in the child, its stderr to /dev/null. */
+static int
+speed_child(void *arg)
+{
+	struct args *a = arg;
+
+	if (freopen("/dev/null", "w", stderr) == NULL)
+		return 99;
+	optind = 1;
+	return speed_main(a->argc, a->argv);
+}
 
 /* Runs speed_main with argv in a child; its output and exit status. */
 static char *
 run(char *argv[], int argc, int *code)
 {
-	static char out[4096];
-	int p[2], status;
-	ssize_t n, len = 0;
-	pid_t pid;
+	struct args a = { argv, argc };
 
-	if (pipe(p) == -1)
-		err(2, "pipe");
-	fflush(stdout);
-	if ((pid = fork()) == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		if (freopen("/dev/null", "w", stderr) == NULL)
-			_exit(99);
-		optind = 1;
-		exit(speed_main(argc, argv));
-	}
-	close(p[1]);
-	while ((n = read(p[0], out + len, sizeof(out) - 1 - (size_t)len)) > 0)
-		len += n;
-	out[len] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	*code = exit_code_of(status);
-	return out;
+	return child_output(speed_child, &a, code);
 }
 
-/* The number after "key=" in out, or -1. */
-static double
-value(const char *out, const char *key)
-{
-	char want[64];
-	const char *p;
-
-	snprintf(want, sizeof(want), "\n%s=", key);
-	if (strncmp(out, want + 1, strlen(want + 1)) == 0)
-		p = out + strlen(want + 1);
-	else if ((p = strstr(out, want)) != NULL)
-		p += strlen(want);
-	else
-		return -1;
-	return strtod(p, NULL);
-}
+#define value out_value
 
 int
 main(void)
