@@ -460,7 +460,7 @@ shift_logins () {
 test_expect 'significance: the rank test of the samples, and the threshold' '
 	judge_pair rank && shift_logins rank-a 0 && shift_logins rank-b 80 &&
 	c=$(test_judge "$TEST_TMP/j/rank-a" "$TEST_TMP/j/rank-b" login) &&
-	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"threshold 10 %)") ;; *) echo "80 ms later: $c"; false ;; esac &&
+	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"threshold 10 % and 1 ms)") ;; *) echo "80 ms later: $c"; false ;; esac &&
 	c=$(test_judge "$TEST_TMP/j/rank-b" "$TEST_TMP/j/rank-a" login) &&
 	case $c in "significantly better (rank test of the samples: shift -80 ms"*) ;; *) echo "80 ms sooner: $c"; false ;; esac &&
 	judge_pair small && shift_logins small-a 0 && shift_logins small-b 1 &&
@@ -493,7 +493,7 @@ test_expect 'significance: an interval of one run (CPU windows, transfer parts, 
 	printf "status=PASS\nfigure=45\nfigure_lo=44\nfigure_hi=46\nfigure_method=windows\nfigure_n=5\nunit=ms\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
 	printf "status=PASS\nfigure=60\nfigure_lo=59\nfigure_hi=61\nfigure_method=windows\nfigure_n=5\nunit=ms\n" >>"$TEST_TMP/j/one-b/data/cpu.env" &&
 	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
-	case $c in "single runs: not judged (intervals 44-46 and 59-61 apart; threshold 10 %, from each run'"'"'s CPU windows:"*"REPEAT=5 on both sides"*) ;; *) echo "cpu: $c"; false ;; esac &&
+	case $c in "single runs: not judged (intervals 44-46 and 59-61 apart; threshold 10 % and 1 ms, from each run'"'"'s CPU windows:"*"REPEAT=5 on both sides"*) ;; *) echo "cpu: $c"; false ;; esac &&
 	test_eq "$(judge_word "$c")" "not judged" &&
 	printf "figure_method=chunks\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
 	printf "figure_method=repeat\n" >>"$TEST_TMP/j/one-b/data/cpu.env" &&
@@ -504,7 +504,21 @@ test_expect 'significance: an interval of one run (CPU windows, transfer parts, 
 	case $c in "single runs: not judged"*"sweep steps"*) ;; *) echo "steps: $c"; false ;; esac &&
 	printf "figure_method=repeat\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
 	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
-	test_eq "$c" "significantly worse (intervals 44-46 and 59-61 apart; threshold 10 %)"
+	test_eq "$c" "significantly worse (intervals 44-46 and 59-61 apart; threshold 10 % and 1 ms)"
+'
+
+# A time that moved by 80 % but by less than a millisecond (an echo of
+# half a millisecond) is no change; the same share of a larger time is.
+test_expect 'significance: a time that moved by less than 1 ms is no change, whatever its share' '
+	judge_pair floor &&
+	printf "status=PASS\nfigure=0.5\nfigure_lo=0.45\nfigure_hi=0.55\nfigure_method=repeat\nunit=ms\n" >>"$TEST_TMP/j/floor-a/data/cpu.env" &&
+	printf "status=PASS\nfigure=0.9\nfigure_lo=0.85\nfigure_hi=0.95\nfigure_method=repeat\nunit=ms\n" >>"$TEST_TMP/j/floor-b/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/floor-a" "$TEST_TMP/j/floor-b" cpu) &&
+	test_eq "$c" "no significant change (intervals 0.45-0.55 and 0.85-0.95 apart; threshold 10 % and 1 ms)" &&
+	printf "figure=5\nfigure_lo=4.5\nfigure_hi=5.5\n" >>"$TEST_TMP/j/floor-a/data/cpu.env" &&
+	printf "figure=9\nfigure_lo=8.5\nfigure_hi=9.5\n" >>"$TEST_TMP/j/floor-b/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/floor-a" "$TEST_TMP/j/floor-b" cpu) &&
+	test_eq "$c" "significantly worse (intervals 4.5-5.5 and 8.5-9.5 apart; threshold 10 % and 1 ms)"
 '
 
 test_expect 'significance: burst on the model'"'"'s ranges says that identical settings give the same range' '
