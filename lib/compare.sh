@@ -290,7 +290,13 @@ cmp_build () {
 	[ -n "$b" ] || b=$(kv_get "$e" openssh_server)
 	o=$(kv_get "$e" openssh_origin) k=$(kv_get "$e" openssh_package)
 	case $k in '' | none) k="" ;; esac
-	printf '%s%s' "${b:-unknown}" "$( [ -n "$o" ] && printf ' (%s)' "$o" || { [ -z "$k" ] || printf ' (package %s)' "$k"; })"
+	if [ -n "$o" ]; then
+		printf '%s (%s)' "${b:-unknown}" "$o"
+	elif [ -n "$k" ]; then
+		printf '%s (package %s)' "${b:-unknown}" "$k"
+	else
+		printf '%s' "${b:-unknown}"
+	fi
 }
 
 # cmp_prefix RUN: the OPENSSH_PREFIX of a run, or "the system OpenSSH".

@@ -255,7 +255,11 @@ test_expect 'a run whose every test is ERROR without data renders within the mar
 	done &&
 	"$KIT_DIR/lib/render.sh" "$TEST_TMP/empty" >out 2>err &&
 	test_cmp /dev/null err &&
-	test_grep -c "\*\*ERROR\*\*" "$TEST_TMP/empty/report.md"
+	test_grep -c "\*\*ERROR\*\*" "$TEST_TMP/empty/report.md" &&
+	test_grep -F "No memory sample was taken in this run (the test server was gone)" "$TEST_TMP/empty/report.md" &&
+	sed -i "/^reason=/d" "$TEST_TMP/empty/data/memory.env" &&
+	"$KIT_DIR/lib/render.sh" "$TEST_TMP/empty" >out 2>err &&
+	test_grep -F "No memory sample was taken in this run (no reason recorded)" "$TEST_TMP/empty/report.md"
 '
 
 test_expect 'no control characters in the data files, the report or results.json' '

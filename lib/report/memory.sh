@@ -11,7 +11,7 @@ memory_kb_mb () {
 }
 
 report_memory () {
-	local n per src listener mgr has_mgr raw e500 e500_users mgr_note sampled
+	local n per src listener mgr has_mgr raw e500 e500_users mgr_note sampled reason
 	n=$(t memory sessions_open)
 	per=$(t memory per_session_mb)
 	listener=$(t memory listener_mb)
@@ -29,8 +29,9 @@ report_memory () {
 	# No sample at all (the hold's sessions never opened, the server was
 	# gone): nothing to tabulate; the summary row has the reason.
 	if [ -z "$(t memory rest_pss_kb)" ] && [ -z "$(t memory open_pss_kb)" ]; then
+		reason=$(t memory reason)
 		printf 'No memory sample was taken in this run (%s), so there is nothing to show here.\n\n' \
-			"$(t memory reason | sed 's/^$/no reason recorded/')"
+			"${reason:-no reason recorded}"
 		return 0
 	fi
 	mgr_note=""
