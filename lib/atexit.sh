@@ -16,6 +16,10 @@
 #   at_exit_pop      the newest command runs now (its work is done) and
 #                    leaves the list
 #   at_exit_drop     the newest command leaves the list without running
+#   at_exit_signal_status N
+#                    a signal that comes while the list runs at the exit
+#                    makes the status N when it was 0 (without it, the
+#                    status stays: the work was done)
 #
 # A command must not call exit. It finds the exit status in
 # AT_EXIT_STATUS and may change it there.
@@ -30,6 +34,7 @@
 AT_EXIT_OWNER=""
 AT_EXIT_STATUS=0
 AT_EXIT_LIST=()
+AT_EXIT_SIGNAL_STATUS=""
 
 at_exit_owner () {
 	AT_EXIT_OWNER=$BASHPID
@@ -40,6 +45,10 @@ at_exit_owner () {
 at_exit_signals () {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+}
+
+at_exit_signal_status () {
+	AT_EXIT_SIGNAL_STATUS=$1
 }
 
 at_exit () {
@@ -64,13 +73,18 @@ at_exit_drop () {
 }
 
 # The EXIT trap. Each command leaves the list before it runs, so none runs
-# twice; a failing one does not stop the others. A signal meanwhile is
-# only noted (`:`, which a child resets, where '' would be inherited).
+# twice; a failing one does not stop the others. A signal meanwhile does
+# not stop the list (at_exit_late, a function, which a child resets,
+# where '' would be inherited). It changes the exit status only for an
+# owner that promised a status to every signal (at_exit_signal_status):
+# `start-ssh.sh stop` exits 130 when signalled, and t33 saw it exit 0
+# when the TERM came after its stop, while the list ran. A start that
+# was done keeps 0: its 143 means "interrupted, and undone".
 at_exit_run () {
 	AT_EXIT_STATUS=$?
+	trap at_exit_late INT TERM
 	local n cmd
 	[ "$BASHPID" = "$AT_EXIT_OWNER" ] || return 0
-	trap : INT TERM
 	set +e
 	n=${#AT_EXIT_LIST[@]}
 	while [ "$n" -gt 0 ]; do
@@ -80,4 +94,11 @@ at_exit_run () {
 		n=${#AT_EXIT_LIST[@]}
 	done
 	exit "$AT_EXIT_STATUS"
+}
+
+# at_exit_late: a signal came while the list ran: the promised status, if
+# any, unless the status already says that something failed.
+at_exit_late () {
+	[ -n "$AT_EXIT_SIGNAL_STATUS" ] && [ "$AT_EXIT_STATUS" -eq 0 ] || return 0
+	AT_EXIT_STATUS=$AT_EXIT_SIGNAL_STATUS
 }

@@ -478,6 +478,7 @@ test_user_is_kits () {
 # had never been signalled (t33 saw "signalled=yes rc=0" that way).
 defer_signals () {
 	signals_due=""
+	at_exit_signal_status 130
 	trap 'signalled=1; [ -z "${signals_due:-}" ] || exit 130' INT TERM
 }
 

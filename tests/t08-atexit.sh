@@ -38,6 +38,19 @@ test_expect 'TERM ends it through the list with 143, INT with 130' '
 	test_cmp expect out && [ "$rc" -eq 130 ]
 '
 
+# A signal that comes while the list runs at the exit (the work is over):
+# the list goes on; an owner that promised a status to every signal
+# (start-ssh.sh stop: 130) exits with it, where it would exit 0 as if
+# never signalled; other owners keep their status.
+test_expect 'a TERM while the list runs: the list goes on; 0 stays 0, or becomes the promised 130; a failure stays' '
+	owner "at_exit echo last; at_exit echo after; at_exit kill -TERM \$BASHPID; echo body" &&
+	printf "body\nafter\nlast\n" >expect && test_cmp expect out && test_eq "$rc" 0 &&
+	owner "at_exit_signal_status 130; at_exit echo after; at_exit kill -TERM \$BASHPID" &&
+	echo after >expect && test_cmp expect out && test_eq "$rc" 130 &&
+	owner "at_exit_signal_status 130; at_exit echo after; at_exit kill -INT \$BASHPID; exit 3" &&
+	test_cmp expect out && test_eq "$rc" 3
+'
+
 test_expect 'at_exit_pop runs the newest now and not again; at_exit_drop never' '
 	owner "at_exit echo a; at_exit echo b; at_exit_pop; echo body; at_exit echo c; at_exit_drop" &&
 	printf "b\nbody\na\n" >expect && test_cmp expect out && [ "$rc" -eq 0 ]
