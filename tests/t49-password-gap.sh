@@ -78,9 +78,7 @@ split_checks () {
 	# check): FAIL only when all of it is over the target, nothing when
 	# all of it is within, "within the noise" when it holds the target;
 	# without an interval, on the figure.
-	if [ "$(v "$env" gap_judged)" != rest ]; then
-		:
-	else
+	if [ "$(v "$env" gap_judged)" = rest ]; then
 		case $(gap_side "$rest" "$(v "$env" gap_judged_lo_ms)" "$(v "$env" gap_judged_hi_ms)" "$(v "$env" gap_target)") in
 		over) test_grep "and $rest ms more, over TARGET_AUTH_GAP_MS" "$env" ;;
 		within) test_grep ! "over TARGET_AUTH_GAP_MS" "$env" ;;
@@ -89,9 +87,18 @@ split_checks () {
 			if [ "$(v "$env" status)" != FAIL ]; then
 				test_grep "the gap between the methods: within the noise of the target" "$env"
 			fi ;;
-		esac &&
-		test_grep "judged on the rest ($rest ms)" "$report"
-	fi &&
+		esac || return 1
+	fi
+	# A gap of 5 ms or less is none worth splitting: the report has no
+	# paragraph on it. A cheap hash (sha512crypt, 3 ms) on a loaded
+	# machine leaves the password login that close to the fastest key
+	# (the CI run of 244dc49 failed here, looking for the paragraph).
+	if awk -v g="$gap" 'BEGIN { exit !(g <= 5) }'; then
+		echo "a gap of $gap ms: no paragraph on it"
+		test_grep ! "^- The password login is" "$report"
+		return
+	fi
+	if [ "$(v "$env" gap_judged)" = rest ]; then test_grep "judged on the rest ($rest ms)" "$report" || return 1; fi
 	test_grep "ms\*\* for checking the password hash" "$report" &&
 	mods=$(v "$env" pam_auth_modules) &&
 	grep -A4 "^- The password login is" "$report" >"$TEST_TMP/gap.md" &&
