@@ -13,7 +13,15 @@
 #   by tests/bench/real-changes.sh, not asserted here;
 # - MaxStartups 100:30:200 against the default 10:30:100: burst
 #   significantly better (where burst gives an interval);
-# - two runs of the default setup: no significant change for either.
+# - two runs of the default setup, and two of the delayed one: --compare
+#   answers by its rule (significant only with p < 0.05 and a shift of
+#   at least the threshold and the floor, by the numbers it prints), and
+#   a run against itself is no change. How often two identical runs are
+#   called unchanged is a rate, not a property of one pair: the rule
+#   allows 5 % by design, and between-run drift on a VM adds to it (91.7 %
+#   "no significant change" in make stability's last 5 runs, its
+#   criterion 2). A test that asserted it of one pair failed CI on the
+#   delayed pair; the rate is make stability's to measure.
 # Also REPEAT=2: the run's figure is the median of its rounds.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
@@ -62,14 +70,42 @@ shift_ms () {
 	printf '%s\n' "$1" | sed -n 's/.*shift \([-+0-9.e]*\) ms.*/\1/p'
 }
 
+# by_rule CELL: a rank-test cell answers as its own numbers say:
+# significant exactly when p < 0.05, the shift is at least the threshold
+# (% of the median) and, for a time, at least the floor; "worse" for a
+# longer time. Prints the cell, so the log shows the pair's answer.
+by_rule () {
+	echo "# $1"
+	printf '%s\n' "$1" | awk '
+		{
+			if (!match($0, /shift [-+0-9.e]+ ms \([-+0-9.]+ %/)) { print "no shift in the cell"; exit 1 }
+			split(substr($0, RSTART + 6, RLENGTH - 6), a, / ms \(/); shift = a[1] + 0; pct = a[2] + 0
+			if (!match($0, /p [0-9.e-]+,/)) { print "no p in the cell"; exit 1 }
+			p = substr($0, RSTART + 2, RLENGTH - 3) + 0
+			if (!match($0, /threshold [0-9.]+ % and [0-9.]+ ms/)) { print "no threshold in the cell"; exit 1 }
+			split(substr($0, RSTART + 10, RLENGTH - 10), t, / % and /); th = t[1] + 0; fl = t[2] + 0
+			sig = p < 0.05 && (pct >= th || pct <= -th) && (shift >= fl || shift <= -fl)
+			want = !sig ? "no significant change" : (shift > 0 ? "significantly worse" : "significantly better")
+			if (index($0, want) != 1) { printf "p %g, shift %g ms (%g %%), threshold %g %% and %g ms: the rule says \"%s\"\n", p, shift, pct, th, fl, want; exit 1 }
+		}'
+}
+
+# itself RUN TEST: a run against itself is no change, with a zero shift.
+itself () {
+	local c
+	c=$(judged "$1" "$1" "$2") &&
+	has "$c" "no significant change (rank test of the samples: shift +0 ms"
+}
+
 test_expect 'two runs of login and burst on the default setup' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 	kit_run base1 login burst && kit_run base2 login burst
 '
 
-test_expect 'the default setup against itself: no significant change' '
+test_expect 'the default setup against itself: answered by the rule; a run against itself is no change' '
 	c=$(judged base1 base2 login) &&
-	has "$c" "no significant change (rank test of the samples" &&
+	has "$c" "(rank test of the samples" && by_rule "$c" &&
+	itself base1 login &&
 	c=$(judged base1 base2 burst) &&
 	case $c in "no significant change"* | "no interval: not judged") ;; *) echo "burst: $c"; false ;; esac
 '
@@ -84,7 +120,7 @@ test_expect 'a 50 ms sleep in sshd once per login: login significantly worse, th
 	delay_set server 50 2 &&
 	kit_run delay1 login &&
 	c=$(judged nodelay delay1 login) &&
-	has "$c" "significantly worse (rank test of the samples" &&
+	has "$c" "significantly worse (rank test of the samples" && by_rule "$c" &&
 	s=$(shift_ms "$c") &&
 	awk -v s="$s" "BEGIN { exit !(s > 0) }" || { echo "shift ${s:-none}: $c"; false; } &&
 	# What the code does bound: the sleep is inside every login of the
@@ -94,10 +130,11 @@ test_expect 'a 50 ms sleep in sshd once per login: login significantly worse, th
 	awk -v m="$min" "BEGIN { exit !(m != \"\" && m >= 50) }" || { echo "shortest authentication of the delayed run: ${min:-none} ms"; false; }
 '
 
-test_expect 'the delayed setup against itself: no significant change' '
+test_expect 'the delayed setup against itself: answered by the rule; a run against itself is no change' '
 	kit_run delay2 login &&
 	c=$(judged delay1 delay2 login) &&
-	has "$c" "no significant change"
+	has "$c" "(rank test of the samples" && by_rule "$c" &&
+	itself delay2 login
 '
 
 test_expect 'MaxStartups 100:30:200 against the default: burst significantly better' '
