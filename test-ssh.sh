@@ -216,10 +216,17 @@ run_measure () {
 	return "$rc"
 }
 
-# True while process $1 exists and is not a zombie (sshperf-sampler ps:
-# one exec, as the tick's sleep).
+# True while process $1 exists and is not a zombie. Builtins only, no
+# child in the foreground: bash drops a SIGINT that reaches it alone while
+# it waits for a foreground child that did not die of it (it takes the
+# child to have handled it), and `kill -INT` to this script was lost so
+# whenever it came while the tick ran sshperf-sampler ps here (t91, on a
+# loaded machine). Ctrl-C at a terminal reaches the child too.
 pid_running () {
-	helper sampler ps "$1" >/dev/null
+	local st
+	{ read -r st <"/proc/$1/stat"; } 2>/dev/null || return 1
+	st=${st##*) }
+	[ "${st%% *}" != Z ]
 }
 
 # True while a process of process group $1 runs (zombies aside).
