@@ -219,9 +219,10 @@ run_measure () {
 # True while process $1 exists and is not a zombie. Builtins only, no
 # child in the foreground: bash drops a SIGINT that reaches it alone while
 # it waits for a foreground child that did not die of it (it takes the
-# child to have handled it), and `kill -INT` to this script was lost so
-# whenever it came while the tick ran sshperf-sampler ps here (t91, on a
-# loaded machine). Ctrl-C at a terminal reaches the child too.
+# child to have handled it), so `kill -INT` to this script was lost
+# whenever it came while the tick ran sshperf-sampler ps here (a trap on
+# INT, a foreground sleep and INT to the shell alone: the trap never
+# ran). Ctrl-C at a terminal reaches the child too.
 pid_running () {
 	local st
 	{ read -r st <"/proc/$1/stat"; } 2>/dev/null || return 1
