@@ -290,12 +290,13 @@ cmp_build () {
 	[ -n "$b" ] || b=$(kv_get "$e" openssh_server)
 	o=$(kv_get "$e" openssh_origin) k=$(kv_get "$e" openssh_package)
 	case $k in '' | none) k="" ;; esac
+	b=${b:-unknown}
 	if [ -n "$o" ]; then
-		printf '%s (%s)' "${b:-unknown}" "$o"
+		printf '%s (%s)' "$b" "$o"
 	elif [ -n "$k" ]; then
-		printf '%s (package %s)' "${b:-unknown}" "$k"
+		printf '%s (package %s)' "$b" "$k"
 	else
-		printf '%s' "${b:-unknown}"
+		printf '%s' "$b"
 	fi
 }
 

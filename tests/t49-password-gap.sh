@@ -91,8 +91,9 @@ split_checks () {
 	fi
 	# A gap of 5 ms or less is none worth splitting: the report has no
 	# paragraph on it. A cheap hash (sha512crypt, 3 ms) on a loaded
-	# machine leaves the password login that close to the fastest key
-	# (the CI run of 244dc49 failed here, looking for the paragraph).
+	# machine can leave the password login that close to the fastest key.
+	# (The CI run of 244dc49 failed this test on the sha512crypt account
+	# without its output; this is the one way found for it to fail there.)
 	if awk -v g="$gap" 'BEGIN { exit !(g <= 5) }'; then
 		echo "a gap of $gap ms: no paragraph on it"
 		test_grep ! "^- The password login is" "$report"
