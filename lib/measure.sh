@@ -58,16 +58,25 @@ result_import () {
 #       with a target of its own), after result_verdict: judged on its
 #       interval LO-HI as the headline is when it has one (- for a bound
 #       not known, both - for none), else on FIGURE. On the bad side:
-#       result_fail with REASON. Holding the target: a PASS becomes
-#       INCONCLUSIVE ("WHAT: within the noise of the target (interval
-#       LO-HI, target T)"), an INCONCLUSIVE gets that added; a FAIL stays.
+#       result_fail with REASON. Holding the target or within its
+#       margin (below): a PASS becomes INCONCLUSIVE ("WHAT: within the
+#       noise of the target (interval LO-HI, target T)", or "run-to-run
+#       noise"), an INCONCLUSIVE gets that added; a FAIL stays.
 # A later call wins over an earlier one (the last value of a key wins).
 #
 # With an interval recorded first (result_interval), result_verdict
 # judges the interval, not the figure alone: PASS when all of it is on
 # the good side of the target, FAIL when all of it is on the bad side,
 # INCONCLUSIVE ("within the noise of the target") when it holds the
-# target; a missing bound reaches to the end of the scale.
+# target; a missing bound reaches to the end of the scale. The interval
+# says how sure one run is of its own figure, not where the next run
+# lands: identical runs move by a few percent between them (make
+# stability). So one run decides only when its interval is also clear of
+# the target by VERDICT_MARGIN_PCT of it (verdict_margin); an interval
+# on one side of the target but within that margin is INCONCLUSIVE ("within
+# the run-to-run noise of the target"), and the rounds of REPEAT judge
+# their median without the margin (lib/repeat.sh): the rounds hold the
+# run-to-run noise themselves.
 result_verdict () {
 	local test=$1 figure=$2 op=$3 target=$4 status lo hi
 	result_set "$test" figure "${figure:--}"
@@ -82,15 +91,15 @@ result_verdict () {
 		[ "$(result_get "$test" figure_method)" = model ]; then
 		status=$(verdict "$figure" "$op" "$target")
 	else
-		status=$(interval_verdict "$lo" "$hi" "$op" "$target")
+		status=$(interval_verdict "$lo" "$hi" "$op" "$target" "$(verdict_margin)")
 	fi
-	if [ "$status" = HOLDS ]; then
+	case $status in
+	HOLDS | NEAR)
 		result_set "$test" status INCONCLUSIVE
-		[ "$lo" != - ] || lo="no lower bound"
-		[ "$hi" != - ] || hi="no upper bound"
-		result_set "$test" reason "within the noise of the target (interval $lo-$hi, target $target)"
+		result_set "$test" reason "$(noise_reason "$status" "$lo" "$hi" "$target")"
 		return 0
-	fi
+		;;
+	esac
 	result_set "$test" status "$status"
 	[ "$status" = PASS ] || [ $# -lt 7 ] || result_set "$test" reason "$7"
 }
@@ -111,7 +120,9 @@ result_verdict () {
 #       true when the recorded interval holds the target: more samples
 #       would help (the staged tests take them, fixed stages, a cap).
 #   result_noise_hint TEST SETTING N
-#       an INCONCLUSIVE for noise gets "; SETTING=N would decide it".
+#       an INCONCLUSIVE for noise gets "; SETTING=N would decide it", or
+#       with N empty (the figure itself within the margin, noise_samples)
+#       that REPEAT would judge the median of runs instead.
 result_interval () {
 	result_set "$1" figure_lo "${2:--}"
 	result_set "$1" figure_hi "${3:--}"
@@ -187,8 +198,43 @@ result_noise_hint () {
 	local reason
 	[ "$(result_get "$1" status)" = INCONCLUSIVE ] || return 0
 	reason=$(result_get "$1" reason)
-	case $reason in "within the noise of the target"*) ;; *) return 0 ;; esac
-	result_set "$1" reason "$reason; $2=$3 would decide it"
+	case $reason in "within the noise of the target"* | "within the run-to-run noise of the target"*) ;; *) return 0 ;; esac
+	if [ -n "${3:-}" ]; then
+		result_set "$1" reason "$reason; $2=$3 would decide it"
+	else
+		result_set "$1" reason "$reason; $(repeat_hint)"
+	fi
+}
+
+# verdict_margin: VERDICT_MARGIN_PCT, the share of a target that one
+# run's interval must also clear to decide (above); 0 without settings.
+verdict_margin () {
+	local m=0
+	if declare -p SETTING >/dev/null 2>&1; then m=${SETTING[VERDICT_MARGIN_PCT]:-0}; fi
+	printf '%s' "$m"
+}
+
+# repeat_hint: what decides a figure that one run cannot: the median of
+# repeated runs, judged on its interval without the margin (lib/repeat.sh
+# needs 6 rounds for one).
+repeat_hint () {
+	printf 'REPEAT=6 would judge the median of 6 runs instead'
+}
+
+# noise_reason HOLDS|NEAR LO HI TARGET: the reason of an INCONCLUSIVE
+# verdict on an interval: it holds the target, or it is on one side but
+# within VERDICT_MARGIN_PCT of it.
+noise_reason () {
+	local lo=$2 hi=$3
+	[ "$lo" != - ] || lo="no lower bound"
+	[ "$hi" != - ] || hi="no upper bound"
+	if [ "$1" = HOLDS ]; then
+		printf 'within the noise of the target (interval %s-%s, target %s)' "$lo" "$hi" "$4"
+	else
+		awk -v lo="$lo" -v hi="$hi" -v t="$4" -v m="$(verdict_margin)" 'BEGIN {
+			printf "within the run-to-run noise of the target (interval %s-%s, target %s: one run decides only when its interval is also %s %% clear of the target, %.4g-%.4g, VERDICT_MARGIN_PCT)", \
+				lo, hi, t, m, t * (1 - m / 100), t * (1 + m / 100) }'
+	fi
 }
 
 # stage_plan BASE PCT: the sample counts of the stages, fixed before the
@@ -203,13 +249,17 @@ stage_plan () {
 		printf "%d", b; if (s2 > b) printf " %d", s2; if (4 * b > s2) printf " %d", 4 * b; print "" }'
 }
 
-# noise_samples N LO HI FIGURE TARGET: how many samples would likely
-# decide a verdict whose interval (from N samples) holds the target: the
-# interval narrows as 1/sqrt(n), so until its half-width is below the
-# figure's distance to the target; at least 2N, 4N with a bound missing.
+# noise_samples N LO HI FIGURE TARGET [MARGIN]: how many samples would
+# likely decide a verdict whose interval (from N samples) holds the
+# target or its margin (MARGIN %, default verdict_margin): the interval
+# narrows as 1/sqrt(n), so until its half-width is below the figure's
+# distance to the edge of the margin; at least 2N, 4N with a bound
+# missing. Nothing when the figure itself is within the margin: no number
+# of samples in one run decides it (repeat_hint).
 noise_samples () {
-	awk -v n="$1" -v lo="$2" -v hi="$3" -v f="$4" -v t="$5" 'BEGIN {
+	awk -v n="$1" -v lo="$2" -v hi="$3" -v f="$4" -v t="$5" -v m="${6:-$(verdict_margin)}" 'BEGIN {
 		d = f - t; if (d < 0) d = -d
+		if (m > 0) { d -= t * m / 100; if (d <= 0) exit }
 		if (lo == "-" || hi == "-" || d == 0) { print 4 * n; exit }
 		w = (hi - lo) / 2; m = n * (w / d) * (w / d) * 1.2
 		m = (m == int(m)) ? m : int(m) + 1
@@ -221,14 +271,12 @@ result_second () {
 	if [ "$lo" = - ] && [ "$hi" = - ]; then
 		status=$(verdict "$figure" "$op" "$target")
 	else
-		status=$(interval_verdict "$lo" "$hi" "$op" "$target")
+		status=$(interval_verdict "$lo" "$hi" "$op" "$target" "$(verdict_margin)")
 	fi
 	case $status in
 	FAIL) result_fail "$test" "$8" ;;
-	HOLDS)
-		[ "$lo" != - ] || lo="no lower bound"
-		[ "$hi" != - ] || hi="no upper bound"
-		text="$what: within the noise of the target (interval $lo-$hi, target $target)"
+	HOLDS | NEAR)
+		text="$what: $(noise_reason "$status" "$lo" "$hi" "$target")"
 		case $(result_get "$test" status) in
 		PASS) result_status "$test" INCONCLUSIVE "$text" ;;
 		INCONCLUSIVE) result_set "$test" reason "$(result_get "$test" reason); $text" ;;
@@ -262,18 +310,24 @@ verdict () {
 		print ok ? "PASS" : "FAIL" }'
 }
 
-# interval_verdict LO HI OP TARGET -> PASS, FAIL or HOLDS (the interval
-# holds the target). A bound "-" reaches to the end of the scale. For <=
-# PASS needs HI <= TARGET and FAIL LO > TARGET; for >= the mirror.
+# interval_verdict LO HI OP TARGET [MARGIN] -> PASS, FAIL, HOLDS (the
+# interval holds the target) or NEAR (it does not, but it reaches within
+# MARGIN % of the target, default 0: never). A bound "-" reaches to the
+# end of the scale. For <= PASS needs HI <= TARGET less the margin and
+# FAIL LO > TARGET plus the margin; for >= the mirror.
 interval_verdict () {
-	awk -v lo="$1" -v hi="$2" -v op="$3" -v t="$4" 'BEGIN {
+	awk -v lo="$1" -v hi="$2" -v op="$3" -v t="$4" -v m="${5:-0}" 'BEGIN {
+		down = t * (1 - m / 100); up = t * (1 + m / 100)
+		known_lo = lo != "-" && lo != ""; known_hi = hi != "-" && hi != ""
 		if (op == "<=") {
-			if (hi != "-" && hi != "" && hi + 0 <= t + 0) print "PASS"
-			else if (lo != "-" && lo != "" && lo + 0 > t + 0) print "FAIL"
+			if (known_hi && hi + 0 <= down) print "PASS"
+			else if (known_lo && lo + 0 > up) print "FAIL"
+			else if ((known_hi && hi + 0 <= t + 0) || (known_lo && lo + 0 > t + 0)) print "NEAR"
 			else print "HOLDS"
 		} else {
-			if (lo != "-" && lo != "" && lo + 0 >= t + 0) print "PASS"
-			else if (hi != "-" && hi != "" && hi + 0 < t + 0) print "FAIL"
+			if (known_lo && lo + 0 >= up) print "PASS"
+			else if (known_hi && hi + 0 < down) print "FAIL"
+			else if ((known_lo && lo + 0 >= t + 0) || (known_hi && hi + 0 < t + 0)) print "NEAR"
 			else print "HOLDS"
 		} }'
 }

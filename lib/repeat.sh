@@ -138,8 +138,8 @@ round_basis () {
 		[ "$(kv_get "$env" figure_method)" = model ]; then
 		want=$(verdict "$fig" "$(kv_get "$env" target_op)" "$(kv_get "$env" target)")
 	else
-		want=$(interval_verdict "${lo:--}" "${hi:--}" "$(kv_get "$env" target_op)" "$(kv_get "$env" target)")
-		[ "$want" != HOLDS ] || want=INCONCLUSIVE
+		want=$(interval_verdict "${lo:--}" "${hi:--}" "$(kv_get "$env" target_op)" "$(kv_get "$env" target)" "$(verdict_margin)")
+		case $want in HOLDS | NEAR) want=INCONCLUSIVE ;; esac
 	fi
 	if [ "$status" = "$want" ]; then printf figure; else printf other; fi
 }
@@ -150,7 +150,9 @@ round_basis () {
 #   figure decides it (a failure is never hidden behind a median);
 # - else with both bounds of the median's 95 % interval (6 rounds or
 #   more), the interval against the target, as result_verdict judges one
-#   run: PASS, FAIL, or INCONCLUSIVE when it holds the target;
+#   run but without its margin (VERDICT_MARGIN_PCT: the rounds hold the
+#   run-to-run noise it stands for): PASS, FAIL, or INCONCLUSIVE when it
+#   holds the target;
 # - else there is no interval: the rounds' own verdicts when they all
 #   agree, INCONCLUSIVE when they do not.
 repeat_judge () {
@@ -176,7 +178,7 @@ repeat_judge () {
 		FAIL) reason="the 95 % interval of the median of $n rounds, $lo-$hi $unit, is $([ "$op" = '<=' ] && echo above || echo below) the target $target $unit" ;;
 		*)
 			status=INCONCLUSIVE
-			more=$(noise_samples "$n" "$lo" "$hi" "$median" "$target")
+			more=$(noise_samples "$n" "$lo" "$hi" "$median" "$target" 0)
 			reason="within the noise of the target (interval $lo-$hi of the median of $n rounds, target $target); $(
 				if [ "$more" -le 20 ]; then printf 'REPEAT=%s would decide it' "$more"
 				else printf 'even REPEAT=20, the most, may not decide it'; fi)"

@@ -225,6 +225,44 @@ test_expect 'result_verdict judges the interval: wholly below, wholly above, hol
 	test_cmp want got
 '
 
+# VERDICT_MARGIN_PCT: one run decides only when its interval also clears
+# the target by that share; closer is INCONCLUSIVE, with what would decide
+# it: more samples when the figure is outside the margin, else REPEAT.
+test_expect 'result_verdict with VERDICT_MARGIN_PCT: clear of the margin, within it, holding the target' '
+	mkdir -p data &&
+	api "declare -A SETTING=([VERDICT_MARGIN_PCT]=5)
+		result_interval clear 270.0 284.9 120 order
+		result_verdict clear 278.0 \"<=\" 300 ms \"p95\" \"over\"
+		result_interval near 290.0 299.0 120 order
+		result_verdict near 295.0 \"<=\" 300 ms \"p95\" \"over\"
+		result_noise_hint near LOGIN_SAMPLES \$(noise_samples 120 290.0 299.0 295.0 300)
+		result_interval farther 272.0 296.0 120 order
+		result_verdict farther 280.0 \"<=\" 300 ms \"p95\" \"over\"
+		result_noise_hint farther LOGIN_SAMPLES \$(noise_samples 120 272.0 296.0 280.0 300)
+		result_interval over 306.0 330.0 120 order
+		result_verdict over 320.0 \"<=\" 300 ms \"p95\" \"over\"
+		result_interval fail 316.0 330.0 120 order
+		result_verdict fail 320.0 \"<=\" 300 ms \"p95\" \"over\"
+		result_interval rate 47.0 50.0 6 steps
+		result_verdict rate 48.0 \">=\" 45 logins/s \"knee\" \"under\"" &&
+	for t in clear near farther over fail rate; do verdict_of $t; done >got &&
+	cat >want <<-\EOF &&
+	clear status=PASS
+	clear reason=
+	near status=INCONCLUSIVE
+	near reason=within the run-to-run noise of the target (interval 290.0-299.0, target 300: one run decides only when its interval is also 5 % clear of the target, 285-315, VERDICT_MARGIN_PCT); REPEAT=6 would judge the median of 6 runs instead
+	farther status=INCONCLUSIVE
+	farther reason=within the run-to-run noise of the target (interval 272.0-296.0, target 300: one run decides only when its interval is also 5 % clear of the target, 285-315, VERDICT_MARGIN_PCT); LOGIN_SAMPLES=830 would decide it
+	over status=INCONCLUSIVE
+	over reason=within the run-to-run noise of the target (interval 306.0-330.0, target 300: one run decides only when its interval is also 5 % clear of the target, 285-315, VERDICT_MARGIN_PCT)
+	fail status=FAIL
+	fail reason=over
+	rate status=INCONCLUSIVE
+	rate reason=within the run-to-run noise of the target (interval 47.0-50.0, target 45: one run decides only when its interval is also 5 % clear of the target, 42.75-47.25, VERDICT_MARGIN_PCT)
+	EOF
+	test_cmp want got
+'
+
 test_expect 'result_interval_order: the ranks of sshperf-rank, and a note when n is too small for a bound' '
 	mkdir -p data &&
 	{ printf "sample\tstatus\ttotal_ms\n"; for i in $(seq 1 30); do printf "%d\tok\t%d\n" $i $((200 + i)); done

@@ -112,7 +112,8 @@ test_expect 'sftp: large file up and down and 20 small files, checked, with figu
 
 # The copies timed in parts: 16 for each direction of the large file, 10
 # put commands of 2 files for the small ones; the parts add up to the
-# copy, and each rate's interval, from them, holds the rate; the headline's
+# copy, and each rate's interval, from them (those longer than 0 s: 1 of
+# the 10 small puts was 0 s long once, under load), holds the rate; the headline's
 # is the lower of the two directions' bounds.
 test_expect 'sftp: each copy timed in parts that add up to it, an interval around each rate' '
 	raw=$(dirname "$(cat "$TEST_TMP/report-path")")/raw &&
@@ -124,7 +125,9 @@ test_expect 'sftp: each copy timed in parts that add up to it, an interval aroun
 		copy=$(tsv_select "$raw/sftp-runs.tsv" run copy_seconds | awk -F"\t" -v r="$1" "\$1 == r { print \$2 }") &&
 		awk -v a="$parts" -v b="$copy" "BEGIN { d = a - b; exit !(d < 0.00001 && d > -0.00001) }" ||
 			{ echo "$1: the parts add up to $parts s, the copy took $copy s"; return 1; }
-		test_eq "$(data sftp "$2_parts")" "$3" &&
+		# A part 0 s long (two echoes in one read) joins the next one in
+		# the interval (sftp_parts): the interval rests on the others.
+		test_eq "$(data sftp "$2_parts")" "$(tsv_select "$raw/sftp-parts.tsv" run seconds | awk -F"\t" -v r="$1" "\$1 == r && \$2 > 0" | wc -l)" &&
 		lo=$(data sftp "$2_lo") hi=$(data sftp "$2_hi") fig=$(data sftp "$2") &&
 		awk -v l="$lo" -v h="$hi" -v f="$fig" "BEGIN { exit !(l + 0 > 0 && l + 0 <= f + 0 && (h == \"-\" || f + 0 <= h + 0)) }" ||
 			{ echo "$2: $lo <= $fig <= $hi does not hold"; return 1; }
@@ -140,12 +143,14 @@ test_expect 'sftp: each copy timed in parts that add up to it, an interval aroun
 # (INCONCLUSIVE, with the reason, when the large file passed).
 test_expect 'sftp: the small files'"'"' target is judged on their interval' '
 	s=$(data sftp status) lo=$(data sftp small_files_per_s_lo) hi=$(data sftp small_files_per_s_hi) t=$(data sftp target_files_per_s) &&
-	big=$(interval_verdict "$(data sftp figure_lo)" "$(data sftp figure_hi)" ">=" "$(data sftp target)") &&
-	echo "status $s, large file $big, small files $lo-$hi, target $t, reason: $(data sftp reason)" &&
-	case $(interval_verdict "$lo" "$hi" ">=" "$t") in
-	PASS) ! data sftp reason | grep -q "the small files: within the noise" && { [ "$big" != PASS ] || test_eq "$s" PASS; } ;;
+	m=$(sed -n "s/^VERDICT_MARGIN_PCT=//p" "$KIT_DIR/settings.conf") && [ -n "$m" ] &&
+	big=$(interval_verdict "$(data sftp figure_lo)" "$(data sftp figure_hi)" ">=" "$(data sftp target)" "$m") &&
+	echo "status $s, large file $big, small files $lo-$hi, target $t, margin $m %, reason: $(data sftp reason)" &&
+	case $(interval_verdict "$lo" "$hi" ">=" "$t" "$m") in
+	PASS) ! data sftp reason | grep -q "the small files: within the" && { [ "$big" != PASS ] || test_eq "$s" PASS; } ;;
 	FAIL) test_eq "$s" FAIL ;;
 	HOLDS) [ "$s" != PASS ] && { [ "$big" != PASS ] || data sftp reason | grep -q "^the small files: within the noise of the target (interval $lo-"; } ;;
+	NEAR) [ "$s" != PASS ] && { [ "$big" != PASS ] || data sftp reason | grep -q "^the small files: within the run-to-run noise of the target (interval $lo-"; } ;;
 	esac
 '
 
