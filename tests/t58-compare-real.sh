@@ -2,20 +2,25 @@
 # --compare finds real changes and calls identical setups unchanged, on
 # the real test server (one pair each; the 5-in-5 repetition is make
 # stability, tests/bench/stability.sh STABILITY_REAL=1):
-# - a 50 ms sleep in sshd's AuthorizedKeysCommand (tests/lib/delay.sh,
+# - a 150 ms sleep in sshd's AuthorizedKeysCommand (tests/lib/delay.sh,
 #   once per login) against the same program sleeping 0 ms: login
 #   significantly worse, and every login of the delayed run spends at
-#   least the 50 ms in its authentication phase (by construction). The
+#   least the 150 ms in its authentication phase (by construction). A
+#   change is significant when all of its interval is past 10 % of the
+#   median; on a loaded CI machine a login takes 300-500 ms, and 50 ms
+#   (the bench's) is too close to that edge for one pair. The
 #   shift between two runs is not the code's to bound: the sleep can
 #   overlap the client's delayed-ACK wait, and the load can change
 #   between the runs (+35.8 ms was seen on a fresh machine whose load
-#   fell during the pair), so the 50-100 ms band of issue 27 is measured
-#   by tests/bench/real-changes.sh, not asserted here;
+#   fell during the pair), so the 50 ms sleep and its 50-100 ms band of
+#   issue 27 are measured by tests/bench/real-changes.sh, 5 pairs, not
+#   asserted here;
 # - MaxStartups 100:30:200 against the default 10:30:100: burst
 #   significantly better (where burst gives an interval);
 # - two runs of the default setup, and two of the delayed one: --compare
-#   answers by its rule (significant only with p < 0.05 and a shift of
-#   at least the threshold and the floor, by the numbers it prints), and
+#   answers by its rule (significant only with p < 0.05 and all of the
+#   shift's interval past the threshold and the floor, by the numbers it
+#   prints), and
 #   a run against itself is no change. How often two identical runs are
 #   called unchanged is a rate, not a property of one pair: the rule
 #   allows 5 % by design, and between-run drift on a VM adds to it (91.7 %
@@ -71,9 +76,11 @@ shift_ms () {
 }
 
 # by_rule CELL: a rank-test cell answers as its own numbers say:
-# significant exactly when p < 0.05, the shift is at least the threshold
-# (% of the median) and, for a time, at least the floor; "worse" for a
-# longer time. Prints the cell, so the log shows the pair's answer.
+# significant exactly when p < 0.05 and all of the shift's 95 % interval
+# is beyond the threshold: its near end at least the threshold (% of the
+# median, the cell's "at least") and, for a time, at least the floor;
+# "worse" for a longer time. Prints the cell, so the log shows the pair's
+# answer.
 by_rule () {
 	echo "# $1"
 	printf '%s\n' "$1" | awk '
@@ -84,9 +91,13 @@ by_rule () {
 			p = substr($0, RSTART + 2, RLENGTH - 3) + 0
 			if (!match($0, /threshold [0-9.]+ % and [0-9.]+ ms/)) { print "no threshold in the cell"; exit 1 }
 			split(substr($0, RSTART + 10, RLENGTH - 10), t, / % and /); th = t[1] + 0; fl = t[2] + 0
-			sig = p < 0.05 && (pct >= th || pct <= -th) && (shift >= fl || shift <= -fl)
+			if (!match($0, /95 % [-+0-9.e]+ to [-+0-9.e]+ \(at least [-+0-9.]+ %\)/)) { print "no interval in the cell"; exit 1 }
+			split(substr($0, RSTART + 5, RLENGTH - 5), c, / to | \(at least | %\)/); lo = c[1] + 0; hi = c[2] + 0; npct = c[3] + 0
+			near = (lo > 0) ? lo : ((hi < 0) ? hi : 0)
+			if ((near == 0) != (npct == 0)) { printf "interval %g to %g, but \"at least %g %%\"\n", lo, hi, npct; exit 1 }
+			sig = p < 0.05 && (npct >= th || npct <= -th) && (near >= fl || near <= -fl)
 			want = !sig ? "no significant change" : (shift > 0 ? "significantly worse" : "significantly better")
-			if (index($0, want) != 1) { printf "p %g, shift %g ms (%g %%), threshold %g %% and %g ms: the rule says \"%s\"\n", p, shift, pct, th, fl, want; exit 1 }
+			if (index($0, want) != 1) { printf "p %g, shift %g ms (%g %%), near end %g ms (%g %%), threshold %g %% and %g ms: the rule says \"%s\"\n", p, shift, pct, near, npct, th, fl, want; exit 1 }
 		}'
 }
 
@@ -113,11 +124,11 @@ test_expect 'the default setup against itself: answered by the rule; a run again
 # The delay's "none" is the same program sleeping 0 ms: what the login
 # gains is the sleep, not the program's own start (a shell and a few
 # commands per check, many ms on a loaded machine).
-test_expect 'a 50 ms sleep in sshd once per login: login significantly worse, the sleep inside every delayed login' '
+test_expect 'a 150 ms sleep in sshd once per login: login significantly worse, the sleep inside every delayed login' '
 	SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 	delay_set server 0 &&
 	kit_run nodelay login &&
-	delay_set server 50 2 &&
+	delay_set server 150 2 &&
 	kit_run delay1 login &&
 	c=$(judged nodelay delay1 login) &&
 	has "$c" "significantly worse (rank test of the samples" && by_rule "$c" &&
@@ -127,7 +138,7 @@ test_expect 'a 50 ms sleep in sshd once per login: login significantly worse, th
 	# delayed run, in its authentication phase.
 	min=$(tsv_select "$(cat "$TEST_TMP/delay1")/raw/login-samples.tsv" auth_ms status |
 		awk -F"\t" "\$2 == \"ok\" { if (m == \"\" || \$1 < m) m = \$1 } END { print m }") &&
-	awk -v m="$min" "BEGIN { exit !(m != \"\" && m >= 50) }" || { echo "shortest authentication of the delayed run: ${min:-none} ms"; false; }
+	awk -v m="$min" "BEGIN { exit !(m != \"\" && m >= 150) }" || { echo "shortest authentication of the delayed run: ${min:-none} ms"; false; }
 '
 
 test_expect 'the delayed setup against itself: answered by the rule; a run against itself is no change' '

@@ -142,7 +142,7 @@ test_expect 'the Change column only with a previous run, with % and direction' '
 	test_grep ! "| Change |" "$RES/$X/report.md" &&
 	row "$B" login | grep -q "| +98.2 % (worse); no interval: not judged |$" &&
 	row "$B" session | grep -q "| -20.0 % (better); no interval: not judged |$" &&
-	row "$B" burst | grep -q "| -7.7 % (worse); no interval: not judged |$" &&
+	row "$B" burst | grep -q "| -7.7 % (worse); no significant change (the change -7.7 % is below the threshold 10 %; no interval) |$" &&
 	row "$B" concurrent | grep -q "| -10.0 % (worse); no interval: not judged |$" &&
 	row "$B" rate | grep -q "| - |$" &&
 	row "$B" interactive | grep -q "| - |$" &&
@@ -301,7 +301,7 @@ assert m[0][\"status\"] is None and m[0][\"authphase_p50\"] is None, m" "$TEST_T
 		"$KIT_DIR/test-ssh.sh" --compare "$TEST_TMP/v1/$A" "$TEST_TMP/v1/$B" >out.txt &&
 		c="$TEST_TMP/v1/$B/compare-$A.md" &&
 		test_grep "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | no interval: not judged | lower | PASS | FAIL |$" "$c" &&
-		test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | no interval: not judged | higher | PASS | PASS |$" "$c" &&
+		test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | no significant change (the change -7.7 % is below the threshold 10 %; no interval) | higher | PASS | PASS |$" "$c" &&
 		"$KIT_DIR/test-ssh.sh" --compare "$TEST_TMP/v1/$B" "$TEST_TMP/v1/$A" >/dev/null &&
 		test_grep "^| \`session\` | .* | 10.0 | 12.5 | +25.0 % (worse) |" "$TEST_TMP/v1/$A/compare-$B.md" &&
 		test_grep "^  \"format_version\": 1,$" "$TEST_TMP/v1/$A/results.json" &&
@@ -357,7 +357,7 @@ test_expect '--compare A B: %, direction, not compared, bad input' '
 	c="$RES/$B/compare-$A.md" &&
 	test_grep "^| \`login\` | p95 of the complete login (ms) | 308.811 | 612.0 | +98.2 % (worse) | no interval: not judged | lower | PASS | FAIL |$" "$c" &&
 	test_grep "^| \`session\` | .* | 12.5 | 10.0 | -20.0 % (better) | no interval: not judged | lower | PASS | PASS |$" "$c" &&
-	test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | no interval: not judged | higher | PASS | PASS |$" "$c" &&
+	test_grep "^| \`burst\` | .* | 26 | 24 | -7.7 % (worse) | no significant change (the change -7.7 % is below the threshold 10 %; no interval) | higher | PASS | PASS |$" "$c" &&
 	test_grep "^| \`concurrent\` | .* | 200 | 180 | -10.0 % (worse) | no interval: not judged | higher | PASS | FAIL |$" "$c" &&
 	test_grep "^| \`rate\` | .* | not compared: ERROR in B | - | higher |" "$c" &&
 	test_grep "^| \`transfer\` | .* | not measured in B | - | higher |" "$c" &&
@@ -439,7 +439,7 @@ test_expect 'INCONCLUSIVE: FAIL wins, then INCONCLUSIVE, then PASS; in report an
 
 test_expect '--compare compares an INCONCLUSIVE figure' '
 	"$KIT_DIR/test-ssh.sh" --compare "$RES/$A" "$TEST_TMP/verdicts/inc" >/dev/null &&
-	test_grep "^| \`burst\` | .* | 26 | 26 | 0.0 % (same) | no interval: not judged | higher | PASS | INCONCLUSIVE |$" "$TEST_TMP/verdicts/inc/compare-$A.md"
+	test_grep "^| \`burst\` | .* | 26 | 26 | 0.0 % (same) | no significant change (the change +0.0 % is below the threshold 10 %; no interval) | higher | PASS | INCONCLUSIVE |$" "$TEST_TMP/verdicts/inc/compare-$A.md"
 '
 
 # judge_pair NAME: copies of run A as NAME-a and NAME-b, for test_judge.
@@ -460,14 +460,18 @@ shift_logins () {
 test_expect 'significance: the rank test of the samples, and the threshold' '
 	judge_pair rank && shift_logins rank-a 0 && shift_logins rank-b 80 &&
 	c=$(test_judge "$TEST_TMP/j/rank-a" "$TEST_TMP/j/rank-b" login) &&
-	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"threshold 10 % and 1 ms)") ;; *) echo "80 ms later: $c"; false ;; esac &&
+	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"(at least +17.7 %)"*"threshold 10 % and 1 ms for all of the interval)") ;; *) echo "80 ms later: $c"; false ;; esac &&
 	c=$(test_judge "$TEST_TMP/j/rank-b" "$TEST_TMP/j/rank-a" login) &&
 	case $c in "significantly better (rank test of the samples: shift -80 ms"*) ;; *) echo "80 ms sooner: $c"; false ;; esac &&
 	judge_pair small && shift_logins small-a 0 && shift_logins small-b 1 &&
 	c=$(test_judge "$TEST_TMP/j/small-a" "$TEST_TMP/j/small-b" login) &&
 	case $c in "no significant change (rank test of the samples: shift +1 ms"*) ;; *) echo "1 ms later: $c"; false ;; esac &&
 	c=$(test_judge "$TEST_TMP/j/rank-a" "$TEST_TMP/j/rank-a" login) &&
-	case $c in "no significant change (rank test"*"p 1,"*) ;; *) echo "itself: $c"; false ;; esac
+	case $c in "no significant change (rank test"*"p 1,"*) ;; *) echo "itself: $c"; false ;; esac &&
+	judge_pair mid && shift_logins mid-a 0 && shift_logins mid-b 40 &&
+	c=$(test_judge "$TEST_TMP/j/mid-a" "$TEST_TMP/j/mid-b" login) &&
+	echo "40 ms later: $c" &&
+	case $c in "no significant change (rank test of the samples: shift +40 ms (+14.3 % of the median), 95 % +"*"(at least +"*) ;; *) false ;; esac
 '
 
 test_expect 'significance: two intervals apart, overlapping, one-sided, missing' '
@@ -475,14 +479,21 @@ test_expect 'significance: two intervals apart, overlapping, one-sided, missing'
 	printf "figure=26\nfigure_lo=24\nfigure_hi=28\n" >>"$TEST_TMP/j/iv-a/data/burst.env" &&
 	printf "figure=40\nfigure_lo=36\nfigure_hi=44\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
 	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
-	test_eq "$c" "significantly better (intervals 24-28 and 36-44 apart; threshold 10 %)" &&
+	test_eq "$c" "significantly better (intervals 24-28 and 36-44 apart by 8 (+30.8 %); threshold 10 % for the gap between them)" &&
 	printf "figure=27\nfigure_lo=25\nfigure_hi=29\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
 	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
-	test_eq "$c" "no significant change (intervals 24-28 and 25-29 overlap; threshold 10 %)" &&
+	test_eq "$c" "no significant change (intervals 24-28 and 25-29 overlap; threshold 10 % for the gap between them)" &&
 	printf "figure=27\nfigure_lo=28.1\nfigure_hi=29\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
 	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
-	test_eq "$c" "no significant change (intervals 24-28 and 28.1-29 apart; threshold 10 %)" &&
+	test_eq "$c" "no significant change (intervals 24-28 and 28.1-29 apart by 0.1 (+0.4 %); threshold 10 % for the gap between them)" &&
+	printf "figure=40\nfigure_lo=29\nfigure_hi=50\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
+	test_eq "$c" "no significant change (intervals 24-28 and 29-50 apart by 1 (+3.8 %); threshold 10 % for the gap between them)" &&
+	printf "figure=27\nfigure_lo=28.1\nfigure_hi=29\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
 	printf "figure_hi=-\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
+	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
+	test_eq "$c" "no significant change (the change +3.8 % is below the threshold 10 %; no interval)" &&
+	printf "figure=40\n" >>"$TEST_TMP/j/iv-b/data/burst.env" &&
 	c=$(test_judge "$TEST_TMP/j/iv-a" "$TEST_TMP/j/iv-b" burst) &&
 	test_eq "$c" "no interval: not judged" &&
 	test_eq "$(test_judge "$RES/$A" "$RES/$B" transfer)" ""
@@ -493,7 +504,7 @@ test_expect 'significance: an interval of one run (CPU windows, transfer parts, 
 	printf "status=PASS\nfigure=45\nfigure_lo=44\nfigure_hi=46\nfigure_method=windows\nfigure_n=5\nunit=ms\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
 	printf "status=PASS\nfigure=60\nfigure_lo=59\nfigure_hi=61\nfigure_method=windows\nfigure_n=5\nunit=ms\n" >>"$TEST_TMP/j/one-b/data/cpu.env" &&
 	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
-	case $c in "single runs: not judged (intervals 44-46 and 59-61 apart; threshold 10 % and 1 ms, from each run'"'"'s CPU windows:"*"REPEAT=5 on both sides"*) ;; *) echo "cpu: $c"; false ;; esac &&
+	case $c in "single runs: not judged (intervals 44-46 and 59-61 apart by 13 (+28.9 %); threshold 10 % and 1 ms for the gap between them, from each run'"'"'s CPU windows:"*"REPEAT=5 on both sides"*) ;; *) echo "cpu: $c"; false ;; esac &&
 	test_eq "$(judge_word "$c")" "not judged" &&
 	printf "figure_method=chunks\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
 	printf "figure_method=repeat\n" >>"$TEST_TMP/j/one-b/data/cpu.env" &&
@@ -504,7 +515,11 @@ test_expect 'significance: an interval of one run (CPU windows, transfer parts, 
 	case $c in "single runs: not judged"*"sweep steps"*) ;; *) echo "steps: $c"; false ;; esac &&
 	printf "figure_method=repeat\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
 	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
-	test_eq "$c" "significantly worse (intervals 44-46 and 59-61 apart; threshold 10 % and 1 ms)"
+	test_eq "$c" "significantly worse (intervals 44-46 and 59-61 apart by 13 (+28.9 %); threshold 10 % and 1 ms for the gap between them)" &&
+	printf "figure=48\nfigure_lo=47\nfigure_hi=49\nfigure_method=windows\n" >>"$TEST_TMP/j/one-b/data/cpu.env" &&
+	printf "figure_method=windows\n" >>"$TEST_TMP/j/one-a/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/one-a" "$TEST_TMP/j/one-b" cpu) &&
+	test_eq "$c" "no significant change (the change +6.7 % is below the threshold 10 % or 1 ms; intervals 44-46 and 47-49 apart by 1 (+2.2 %); threshold 10 % and 1 ms for the gap between them)"
 '
 
 # A time that moved by 80 % but by less than a millisecond (an echo of
@@ -514,11 +529,11 @@ test_expect 'significance: a time that moved by less than 1 ms is no change, wha
 	printf "status=PASS\nfigure=0.5\nfigure_lo=0.45\nfigure_hi=0.55\nfigure_method=repeat\nunit=ms\n" >>"$TEST_TMP/j/floor-a/data/cpu.env" &&
 	printf "status=PASS\nfigure=0.9\nfigure_lo=0.85\nfigure_hi=0.95\nfigure_method=repeat\nunit=ms\n" >>"$TEST_TMP/j/floor-b/data/cpu.env" &&
 	c=$(test_judge "$TEST_TMP/j/floor-a" "$TEST_TMP/j/floor-b" cpu) &&
-	test_eq "$c" "no significant change (intervals 0.45-0.55 and 0.85-0.95 apart; threshold 10 % and 1 ms)" &&
+	test_eq "$c" "no significant change (intervals 0.45-0.55 and 0.85-0.95 apart by 0.3 (+60.0 %); threshold 10 % and 1 ms for the gap between them)" &&
 	printf "figure=5\nfigure_lo=4.5\nfigure_hi=5.5\n" >>"$TEST_TMP/j/floor-a/data/cpu.env" &&
 	printf "figure=9\nfigure_lo=8.5\nfigure_hi=9.5\n" >>"$TEST_TMP/j/floor-b/data/cpu.env" &&
 	c=$(test_judge "$TEST_TMP/j/floor-a" "$TEST_TMP/j/floor-b" cpu) &&
-	test_eq "$c" "significantly worse (intervals 4.5-5.5 and 8.5-9.5 apart; threshold 10 % and 1 ms)"
+	test_eq "$c" "significantly worse (intervals 4.5-5.5 and 8.5-9.5 apart by 3 (+60.0 %); threshold 10 % and 1 ms for the gap between them)"
 '
 
 test_expect 'significance: burst on the model'"'"'s ranges says that identical settings give the same range' '
@@ -526,10 +541,10 @@ test_expect 'significance: burst on the model'"'"'s ranges says that identical s
 	printf "figure=10\nfigure_lo=10\nfigure_hi=20\nfigure_method=model\n" >>"$TEST_TMP/j/model-a/data/burst.env" &&
 	printf "figure=20\nfigure_lo=10\nfigure_hi=20\nfigure_method=model\n" >>"$TEST_TMP/j/model-b/data/burst.env" &&
 	c=$(test_judge "$TEST_TMP/j/model-a" "$TEST_TMP/j/model-b" burst) &&
-	case $c in "no significant change (intervals 10-20 and 10-20 overlap; threshold 10 %; the ranges are the MaxStartups model"*"identical settings give the same range: this row tells settings apart, not runs)") ;; *) echo "same setting: $c"; false ;; esac &&
+	case $c in "no significant change (intervals 10-20 and 10-20 overlap; threshold 10 % for the gap between them; the ranges are the MaxStartups model"*"identical settings give the same range: this row tells settings apart, not runs)") ;; *) echo "same setting: $c"; false ;; esac &&
 	printf "figure=40\nfigure_lo=30\nfigure_hi=40\n" >>"$TEST_TMP/j/model-b/data/burst.env" &&
 	c=$(test_judge "$TEST_TMP/j/model-a" "$TEST_TMP/j/model-b" burst) &&
-	case $c in "significantly better (intervals 10-20 and 30-40 apart; threshold 10 %; the ranges are the MaxStartups model"*) ;; *) echo "wider setting: $c"; false ;; esac &&
+	case $c in "significantly better (intervals 10-20 and 30-40 apart by 10 (+100.0 %); threshold 10 % for the gap between them; the ranges are the MaxStartups model"*) ;; *) echo "wider setting: $c"; false ;; esac &&
 	test_eq "$(judge_word "$c")" "significantly better"
 '
 
