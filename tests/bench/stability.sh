@@ -212,7 +212,10 @@ read -r judged same unjudged notcmp <<<"$(awk -F'\t' 'NR > 1 {
 		else o++ }
 	END { print j + 0, s + 0, u + 0, o + 0 }' "$changes")"
 share=$(awk -v s="$same" -v j="$judged" 'BEGIN { if (j > 0) printf "%.1f", 100 * s / j; else print "-" }')
-text="$same of $judged judged (pair, metric) cells say \"no significant change\" ($share %; at least 95 % needed); not judged, apart: $unjudged; not compared (a metric missing or not measured in one run): $notcmp."
+all=$(awk -v s="$same" -v j="$judged" -v u="$unjudged" 'BEGIN { if (j + u > 0) printf "%.1f", 100 * s / (j + u); else print "-" }')
+which=$(awk -F'\t' 'NR > 1 && $4 ~ /not judged/ { if (!($1 in n)) o[++k] = $1; n[$1]++ }
+	END { for (i = 1; i <= k; i++) printf "%s%s %d", (i > 1 ? ", " : ""), o[i], n[o[i]] }' "$changes")
+text="$same of $judged judged (pair, metric) cells say \"no significant change\" ($share %; at least 95 % needed); not judged, apart: $unjudged${which:+ ($which: single runs whose figures moved by more than the threshold, with no interval that can tell runs apart; REPEAT judges them)}, so of all $((judged + unjudged)) cells $all % say \"no significant change\"; not compared (a metric missing or not measured in one run): $notcmp."
 if [ "$judged" -gt 0 ] && awk -v s="$share" 'BEGIN { exit !(s >= 95) }'; then
 	crit met "2. Identical runs called unchanged" "$text"
 else
