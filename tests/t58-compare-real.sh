@@ -128,7 +128,7 @@ test_expect 'a 150 ms sleep in sshd once per login: login significantly worse, t
 	SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 	delay_set server 0 &&
 	kit_run nodelay login &&
-	delay_set server 150 2 &&
+	delay_set server 150 once &&
 	kit_run delay1 login &&
 	c=$(judged nodelay delay1 login) &&
 	has "$c" "significantly worse (rank test of the samples" && by_rule "$c" &&

@@ -59,7 +59,7 @@ kit () {
 	case $setup in
 	base) "$KIT_DIR/start-ssh.sh" -q >/dev/null ;;
 	none) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 0 ;;
-	delay) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 50 2 ;;
+	delay) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 50 once ;;
 	wide) MAX_STARTUPS=100:30:200 "$KIT_DIR/start-ssh.sh" -q >/dev/null ;;
 	esac || { echo "real-changes: starting the $setup setup failed" >&2; exit 1; }
 	out=$("$KIT_DIR/test-ssh.sh" -q "$@" 2>"$dir/$setup-$i.err" | tail -n 1)

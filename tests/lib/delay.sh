@@ -16,6 +16,11 @@
 #                          With EVERY, only every EVERY-th run sleeps, the
 #                          first one included: EVERY=2 for the server's
 #                          two checks of a key makes one delay per login
+#                          while the runs keep that pairing. EVERY=once:
+#                          the first run from each calling process sleeps
+#                          (sshd's process of one connection: one delay
+#                          per login, whatever the count; make stability
+#                          saw EVERY=2 sleep twice in most logins of a run)
 #   delay_runs SIDE        how often the program ran for SIDE so far
 #   delay_spent SIDE       the ms it spent so far for SIDE, from its start
 #                          to the end of its sleep (what it really held its
@@ -46,7 +51,11 @@ delay_fixture () {
 	start=\$(date +%s%N)
 	ms=\$(cat "$DELAY_DIR/ms-\$1" 2>/dev/null || echo 0)
 	every=\$(cat "$DELAY_DIR/every-\$1" 2>/dev/null || echo 1)
-	[ \$((\$(cat "$DELAY_DIR/runs-\$1" 2>/dev/null | wc -l) % every)) -eq 0 ] || ms=0
+	if [ "\$every" = once ]; then
+		mkdir "$DELAY_DIR/once-\$1-\$PPID" 2>/dev/null || ms=0
+	else
+		[ \$((\$(cat "$DELAY_DIR/runs-\$1" 2>/dev/null | wc -l) % every)) -eq 0 ] || ms=0
+	fi
 	[ "\$ms" -eq 0 ] || sleep "\$(printf '%d.%03d' \$((ms / 1000)) \$((ms % 1000)))"
 	echo "\$start \$(date +%s%N)" >>"$DELAY_DIR/runs-\$1"
 	shift
@@ -59,6 +68,7 @@ delay_fixture () {
 }
 
 delay_set () {
+	rm -rf "$DELAY_DIR/once-$1-"*
 	printf '%s\n' "${3:-1}" >"$DELAY_DIR/every-$1"
 	printf '%s\n' "$2" >"$DELAY_DIR/ms-$1"
 }
