@@ -257,9 +257,9 @@ stage_plan () {
 # missing. Nothing when the figure itself is within the margin: no number
 # of samples in one run decides it (repeat_hint).
 noise_samples () {
-	awk -v n="$1" -v lo="$2" -v hi="$3" -v f="$4" -v t="$5" -v m="${6:-$(verdict_margin)}" 'BEGIN {
+	awk -v n="$1" -v lo="$2" -v hi="$3" -v f="$4" -v t="$5" -v margin="${6:-$(verdict_margin)}" 'BEGIN {
 		d = f - t; if (d < 0) d = -d
-		if (m > 0) { d -= t * m / 100; if (d <= 0) exit }
+		if (margin > 0) { d -= t * margin / 100; if (d <= 0) exit }
 		if (lo == "-" || hi == "-" || d == 0) { print 4 * n; exit }
 		w = (hi - lo) / 2; m = n * (w / d) * (w / d) * 1.2
 		m = (m == int(m)) ? m : int(m) + 1

@@ -81,7 +81,10 @@ test_expect 'borderline targets: stages, then INCONCLUSIVE or a verdict its inte
 		stages=$(v "$f" stages) final=$(v "$f" samples_final) &&
 		echo "$1, target $2: $s, interval $lo-$hi, $stages stages, $final samples" &&
 		[ "$stages" -ge 1 ] && [ "$stages" -le 3 ] && [ "$final" -ge "$3" ] && [ "$final" -le "$4" ] &&
-		{ [ "$s" = FAIL ] || [ "$stages" -ge 2 ]; } &&
+		# One stage only when the first interval already left the target:
+		# beyond the margin (FAIL) or within it (the run-to-run noise; a
+		# slower machine than the run that set the target).
+		{ [ "$s" = FAIL ] || [ "$stages" -ge 2 ] || v "$f" reason | grep -q "^within the run-to-run noise"; } &&
 		test_eq "$(v "$f" figure_n)" "$final" || return 1
 		# With VERDICT_MARGIN_PCT (m): PASS and FAIL need the interval
 		# m % clear of the target too; closer is the run-to-run noise.
@@ -89,7 +92,7 @@ test_expect 'borderline targets: stages, then INCONCLUSIVE or a verdict its inte
 		INCONCLUSIVE)
 			{ test_eq "$final" "$4" &&
 			  v "$f" reason | grep -E "^within the noise of the target \(interval [0-9.]+-([0-9.]+|no upper bound), target $2\); ($5=[0-9]+ would decide it|REPEAT=6 would judge the median of 6 runs instead)$"; } ||
-			v "$f" reason | grep -E "^within the run-to-run noise of the target \(interval [0-9.]+-[0-9.]+, target $2: one run decides only when its interval is also $m % clear of the target, [0-9.]+-[0-9.]+, VERDICT_MARGIN_PCT\); ($5=[0-9]+ would decide it|REPEAT=6 would judge the median of 6 runs instead)$" ;;
+			v "$f" reason | grep -E "^within the run-to-run noise of the target \(interval (no lower bound|[0-9.]+)-([0-9.]+|no upper bound), target $2: one run decides only when its interval is also $m % clear of the target, [0-9.]+-[0-9.]+, VERDICT_MARGIN_PCT\); ($5=[0-9]+ would decide it|REPEAT=6 would judge the median of 6 runs instead)$" ;;
 		PASS) [ "$hi" != - ] && awk -v h="$hi" -v t="$2" -v m="$m" "BEGIN { exit !(h <= t * (1 - m / 100)) }" ;;
 		FAIL) awk -v l="$lo" -v t="$2" -v m="$m" "BEGIN { exit !(l > t * (1 + m / 100)) }" || ! v "$f" reason | grep -q "is above the target" ;;
 		*) echo "status $s"; false ;;
