@@ -19,7 +19,8 @@
 # when every pair gave the answer wanted (5 in 5); the exit status is 1
 # when one is not met. STABILITY_QUICK=yes makes 2 rounds unless REAL_RUNS
 # says otherwise. Minutes. The runs stay in REAL_DIR (a new temporary
-# folder unless set). Needs root.
+# folder unless set). Before each run it waits until the CPUs are calm
+# (tests/bench/settle.sh: SETTLE_BUSY_PCT, SETTLE_SECONDS). Needs root.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 KIT_DIR=$(pwd)
@@ -33,6 +34,9 @@ export KIT_INSTANCE=${REAL_INSTANCE:-real} RESULTS_DIR="$dir/results"
 . "$KIT_DIR/lib/names.sh"
 # shellcheck source=lib/data.sh
 . "$KIT_DIR/lib/data.sh"
+# shellcheck source=tests/bench/settle.sh
+. "$KIT_DIR/tests/bench/settle.sh"
+settle_check
 kit_names "$KIT_INSTANCE"
 
 # tests/lib/delay.sh's fixture registers its cleanup with test_atexit
@@ -62,6 +66,7 @@ kit () {
 	delay) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 50 once ;;
 	wide) MAX_STARTUPS=100:30:200 "$KIT_DIR/start-ssh.sh" -q >/dev/null ;;
 	esac || { echo "real-changes: starting the $setup setup failed" >&2; exit 1; }
+	settle "round $i: $setup"
 	out=$("$KIT_DIR/test-ssh.sh" -q "$@" 2>"$dir/$setup-$i.err" | tail -n 1)
 	[ "$setup" != delay ] || delay_set server 0
 	[ -f "$out" ] || { echo "real-changes: the $setup run $i wrote no report ($dir/$setup-$i.err)" >&2; exit 1; }
