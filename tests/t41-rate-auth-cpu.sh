@@ -105,6 +105,16 @@ test_expect 'the machine speed right before and after the login load, and sshd C
 	test_grep "^| sshd CPU per login in starts of ./bin/true.: .* | $want | - |" "$RUN/report.md"
 '
 
+test_expect 'sshd CPU per login over the client'"'"'s in the same run, in data and the report' '
+	c="$RUN/data/cpu.env" &&
+	ratio=$(v "$c" sshd_per_client_cpu) &&
+	echo "sshd $(v "$c" sshd_cpu_ms_per_login) ms, client $(v "$c" client_cpu_ms_per_login) ms per login, ratio $ratio" &&
+	awk -v r="$ratio" -v s="$(v "$c" sshd_cpu_ms_per_login)" -v k="$(v "$c" client_cpu_ms_per_login)" \
+		"BEGIN { exit !(r > 0 && k > 0 && (r - s / k) < 0.01 * r && (s / k - r) < 0.01 * r) }" &&
+	test_eq "$(v "$RUN/data/probe-loginload.env" sshd_per_client_cpu)" "$ratio" &&
+	test_grep "^| sshd CPU per login over the client.s: .* | $ratio | - |" "$RUN/report.md"
+'
+
 test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload for its per-GB figure' '
 	[ "$(grep -c "^test-ssh.sh: probe loginload:" "$TEST_TMP/run.out")" -eq 1 ] &&
 	[ "$(grep -c "^test-ssh.sh: probe bulk:" "$TEST_TMP/run.out")" -eq 1 ] &&

@@ -33,7 +33,8 @@ measure_cpu () {
 		capacity_logins_per_s cores generator_limited sshd_manager_cpu_ms sshd_manager_ms_per_login manager_cpu_lost \
 		cpu_windows sshd_cpu_ms_per_login_sd window_busy_pct window_steal_pct window_sshd_pct window_client_pct window_other_pct \
 		speed_spawns speed_spawn_us_before speed_spawn_us_after speed_spawn_us speed_spawn_spread \
-		speed_loop_ms_before speed_loop_ms_after speed_loop_ms speed_loop_spread sshd_cpu_per_login_spawns; do
+		speed_loop_ms_before speed_loop_ms_after speed_loop_ms speed_loop_spread sshd_cpu_per_login_spawns \
+		sshd_per_client_cpu; do
 		# A key the probe did not write (no systemd manager, say) is
 		# not known: "-", as everywhere, not an empty value.
 		val=$(kv_get "$probe" "$key")

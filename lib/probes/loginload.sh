@@ -105,6 +105,11 @@ probe_loginload () {
 		{ v[$1] = $2 }
 		END {
 			if (ok > 0) printf "client_cpu_ms_per_login=%.2f\n", v["client_cpu_ms"] / ok
+			# sshd'"'"'s CPU over the clients'"'"' in the same seconds on the
+			# same CPUs: a machine slower or busier for this work moves
+			# both, a change in sshd only sshd'"'"'s (docs/metrics.md, cpu).
+			if (ok > 0 && v["client_cpu_ms"] > 0 && v["sshd_cpu_ms_per_login"] != "")
+				printf "sshd_per_client_cpu=%.3f\n", v["sshd_cpu_ms_per_login"] * ok / v["client_cpu_ms"]
 			if (v["sshd_cpu_ms_per_login"] > 0)
 				printf "capacity_logins_per_s=%.1f\n", cores * 1000 / v["sshd_cpu_ms_per_login"]
 		}' "$DATA_DIR/$p.env")

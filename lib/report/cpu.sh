@@ -42,6 +42,10 @@ report_cpu () {
 			"$(t cpu sshd_manager_ms_per_login)" "$(t cpu sshd_manager_cpu_ms)" ;;
 	esac
 	printf '| ssh client CPU per login | %s ms | - |\n' "$(t cpu client_cpu_ms_per_login)"
+	case $(t cpu sshd_per_client_cpu) in '' | -) ;; *)
+		printf '| sshd CPU per login over the client'"'"'s: the two ran in the same seconds on the same CPUs, so a machine that is slower or busier for this work moves both and leaves this ratio; a change in sshd moves it (docs/metrics.md, `cpu`) | %s | - |\n' \
+			"$(t cpu sshd_per_client_cpu)" ;;
+	esac
 	if [ -n "$gb" ]; then
 		printf '| sshd CPU per GB (default cipher) | %s s | <= %s s |\n' "$gb" "$(get "$DATA_DIR/settings.env" TARGET_CPU_S_PER_GB | tr -d "'")"
 		printf '| ssh client CPU per GB | %s s | - |\n' "$(t cpu cpu_client_s_per_gb)"
