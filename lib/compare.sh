@@ -176,7 +176,10 @@ round_figures () {
 #   (COMPARE_ONE_RUN_METHODS): "not judged", with the intervals shown;
 #   with no interval: "not judged"; in both cases "no significant
 #   change" when the figures changed by less than the threshold, which
-#   no interval could make significant;
+#   no interval could make significant; for cpu also when sshd's CPU per
+#   login over the clients' (sshd_per_client_cpu) changed by less: the
+#   clients, in the same seconds on the same CPUs, moved with it, so the
+#   machine did;
 #   and a row on burst's model ranges says that identical settings give
 #   identical ranges.
 # Significant only when the test says so (p < 0.05; the intervals apart)
@@ -236,7 +239,9 @@ test_judge () {
 	awk -v alo="$(kv_get "$a" figure_lo)" -v ahi="$(kv_get "$a" figure_hi)" \
 		-v blo="$(kv_get "$b" figure_lo)" -v bhi="$(kv_get "$b" figure_hi)" \
 		-v fa="$(kv_get "$a" figure)" -v fb="$(kv_get "$b" figure)" -v dir="$dir" -v th="$th" \
-		-v one="$one" -v model="$model" -v rounds="$COMPARE_ROUNDS_NEEDED" -v unit="$unit" -v floor="$COMPARE_FLOOR_MS" '
+		-v one="$one" -v model="$model" -v rounds="$COMPARE_ROUNDS_NEEDED" -v unit="$unit" -v floor="$COMPARE_FLOOR_MS" \
+		-v ra="$(kv_get "$a" sshd_per_client_cpu)" -v rb="$(kv_get "$b" sshd_per_client_cpu)" \
+		-v ca="$(kv_get "$a" client_cpu_ms_per_login)" -v cb="$(kv_get "$b" client_cpu_ms_per_login)" '
 		function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
 		BEGIN {
 			# A change of the figures smaller than the threshold is no
@@ -261,6 +266,18 @@ test_judge () {
 				apart ? sprintf("apart by %.4g (%+.1f %%)", gap < 0 ? -gap : gap, pct) : "overlap", th, unit == "ms" ? sprintf(" and %s ms", floor) : "")
 			small = unit == "ms" && gap < floor + 0 && gap > -floor
 			if (one != "" && under) { printf "no significant change (%s; %s)\n", below, detail; exit }
+			# cpu: the clients of the same login load, on the same CPUs in
+			# the same seconds, are the yardstick of the machine (docs/
+			# metrics.md, cpu). When sshd'"'"'s CPU over theirs moved by
+			# less than the threshold, the machine moved both.
+			if (one != "" && num(ra) && num(rb) && ra + 0 > 0 && num(ca) && num(cb) && ca + 0 > 0) {
+				rchg = (rb - ra) / ra * 100
+				if (rchg < th && rchg > -th) {
+					printf "no significant change (the change %+.1f %% is past the threshold %s %%, but the ssh clients'"'"' CPU per login in the same seconds moved %+.1f %% with it and sshd'"'"'s over theirs only %+.1f %% (%s to %s): the machine, not sshd; %s)\n", \
+						chg, th, (cb - ca) / ca * 100, rchg, ra, rb, detail
+					exit
+				}
+			}
 			if (one != "") {
 				printf "single runs: not judged (%s, from each run'"'"'s %s: how steady that run was, not how far two runs of one setup land apart; REPEAT=%d on both sides compares the rounds'"'"' figures)\n", \
 					detail, one == "windows" ? "CPU windows" : (one == "chunks" ? "transfer parts" : "sweep steps"), rounds

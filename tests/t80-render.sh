@@ -522,6 +522,19 @@ test_expect 'significance: an interval of one run (CPU windows, transfer parts, 
 	test_eq "$c" "no significant change (the change +6.7 % is below the threshold 10 % or 1 ms; intervals 44-46 and 47-49 apart by 1 (+2.2 %); threshold 10 % and 1 ms for the gap between them)"
 '
 
+# cpu between single runs: the clients of the same load are the
+# machine's yardstick; sshd's CPU over theirs decides whether sshd moved.
+test_expect 'significance: cpu that moved with the clients'"'"' CPU is no change; one that moved against it stays not judged' '
+	judge_pair ratio &&
+	printf "status=PASS\nfigure=45\nfigure_lo=44\nfigure_hi=46\nfigure_method=windows\nfigure_n=5\nunit=ms\nclient_cpu_ms_per_login=100\nsshd_per_client_cpu=0.450\n" >>"$TEST_TMP/j/ratio-a/data/cpu.env" &&
+	printf "status=PASS\nfigure=52\nfigure_lo=51\nfigure_hi=53\nfigure_method=windows\nfigure_n=5\nunit=ms\nclient_cpu_ms_per_login=113\nsshd_per_client_cpu=0.460\n" >>"$TEST_TMP/j/ratio-b/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/ratio-a" "$TEST_TMP/j/ratio-b" cpu) &&
+	case $c in "no significant change (the change +15.6 % is past the threshold 10 %, but the ssh clients'"'"' CPU per login in the same seconds moved +13.0 % with it and sshd'"'"'s over theirs only +2.2 % (0.450 to 0.460): the machine, not sshd; intervals 44-46 and 51-53 apart"*) ;; *) echo "with the clients: $c"; false ;; esac &&
+	printf "client_cpu_ms_per_login=100\nsshd_per_client_cpu=0.520\n" >>"$TEST_TMP/j/ratio-b/data/cpu.env" &&
+	c=$(test_judge "$TEST_TMP/j/ratio-a" "$TEST_TMP/j/ratio-b" cpu) &&
+	case $c in "single runs: not judged"*"CPU windows"*) ;; *) echo "against the clients: $c"; false ;; esac
+'
+
 # A time that moved by 80 % but by less than a millisecond (an echo of
 # half a millisecond) is no change; the same share of a larger time is.
 test_expect 'significance: a time that moved by less than 1 ms is no change, whatever its share' '
@@ -725,7 +738,8 @@ test_expect 'sshd CPU per login shows its interval from the windows, the figure 
 	awk -v lo="$lo" -v f="$f" -v hi="$hi" "BEGIN { exit !(lo + 0 <= f + 0 && f + 0 <= hi + 0) }" &&
 	test_grep "^| its 95 % interval over the run.s $(kv_get "$e" figure_n) windows .* | $lo - $hi ms | - |" "$r" &&
 	test_grep "^| the CPUs meanwhile .* | $(kv_get "$e" window_busy_pct) % / $(kv_get "$e" window_sshd_pct) % / .* / $(kv_get "$e" window_steal_pct) % | - |" "$r" &&
-	test_grep ! "machine.s speed" "$r"
+	test_grep ! "machine.s speed" "$r" &&
+	test_grep ! "over the client.s" "$r"
 '
 
 test_expect 'sshd CPU per login shows the machine'"'"'s speed before and after, and the figure in starts of /bin/true, when measured' '
@@ -741,11 +755,13 @@ test_expect 'sshd CPU per login shows the machine'"'"'s speed before and after, 
 	speed_loop_ms=194.00
 	speed_loop_spread=1.010
 	sshd_cpu_per_login_spawns=51.32
+	sshd_per_client_cpu=0.452
 	EOF
 	"$KIT_DIR/lib/render.sh" "$TEST_TMP/speed" "" &&
 	r="$TEST_TMP/speed/report.md" &&
 	test_grep "^| the machine.s speed right before and right after .*(the mean of 200).* | 900.0 / 990.0 us (1.100x); 193.00 / 195.00 ms (1.010x) | - |" "$r" &&
-	test_grep "^| sshd CPU per login in starts of ./bin/true.: .*(945.0 us, .*the headline stays the ms above | 51.32 | - |" "$r"
+	test_grep "^| sshd CPU per login in starts of ./bin/true.: .*(945.0 us, .*the headline stays the ms above | 51.32 | - |" "$r" &&
+	test_grep "^| sshd CPU per login over the client.s: .* | 0.452 | - |" "$r"
 '
 
 test_done
