@@ -51,3 +51,15 @@ instance_port_offset () {
 	sum=$(printf '%s' "$1" | cksum | cut -d' ' -f1)
 	printf '%s\n' "$((sum % 999 + 1))"
 }
+
+# lock_free: waits at most LOCK_FREE_SECONDS until no kit command of
+# this instance holds its lock (take_lock, lib/common.sh); 1 when one
+# still does. For an exit path that cleans up after kit commands it ran:
+# a signal ends its wait for them at once while they still end what they
+# began (each step with a deadline), and a cleanup that finds the lock
+# held refuses and leaves the test server running.
+LOCK_FREE_SECONDS=30
+lock_free () {
+	[ -n "${LOCK_FILE:-}" ] && [ -e "$LOCK_FILE" ] || return 0
+	flock -w "$LOCK_FREE_SECONDS" "$LOCK_FILE" true 2>/dev/null
+}

@@ -46,6 +46,8 @@ test_atexit () { cleanups+=("$1"); }
 # shellcheck disable=SC2317 # run by the EXIT trap
 finish () {
 	local c
+	# An interrupted test-ssh.sh may still hold the lock (lib/names.sh).
+	lock_free
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1
 	for c in "${cleanups[@]}"; do eval "$c"; done
 }

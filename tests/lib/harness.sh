@@ -71,6 +71,10 @@ test_exit_ () {
 	[ "$BASHPID" = "$test_owner_" ] || return 0
 	trap : INT TERM
 	set +e
+	# A signal ended the file's wait for a kit command at once, while the
+	# command still ends what it began: wait for it, or the cleanup below
+	# finds the lock held, refuses, and leaves the test server running.
+	[ "${KIT_INSTANCE:-}" != "$TEST_INSTANCE" ] || lock_free
 	if [ -f "$test_atexit_file_" ]; then
 		mapfile -d '' -t cmds <"$test_atexit_file_"
 		for ((i = ${#cmds[@]} - 1; i >= 0; i--)); do
