@@ -128,20 +128,12 @@ test_expect 'cleanup again is a no-op' '
 	host_unchanged
 '
 
-# A caller of test-ssh.sh that a signal interrupts and that cleans up on
-# its way out (as tests/bench/real-changes.sh and the harness do).
-cat >"$TEST_TMP/interrupted.sh" <<'EOF'
-. "$KIT_DIR/lib/names.sh"
-kit_names "$KIT_INSTANCE"
-trap 'lock_free; "$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/interrupted.out" 2>&1' EXIT
-trap 'exit 130' TERM
-out=$(LOGIN_SAMPLES=500 "$KIT_DIR/test-ssh.sh" -q login 2>/dev/null | tail -n 1)
-EOF
-
+# tests/lib/interrupted-caller.sh: a caller of test-ssh.sh that cleans up
+# on its way out; a signal interrupts it while test-ssh.sh holds the lock.
 test_expect 'an interrupted caller of test-ssh.sh cleans up all: it waits for the lock first' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 	before=$(cat "$LOCK_FILE.pid") &&
-	{ KIT_DIR=$KIT_DIR setsid bash "$TEST_TMP/interrupted.sh" & } && pid=$! &&
+	{ KIT_DIR=$KIT_DIR setsid bash "$TEST_DIR/lib/interrupted-caller.sh" "$TEST_TMP/interrupted.out" & } && pid=$! &&
 	holder="" && n=0 &&
 	while [ $n -lt 60 ]; do
 		holder=$(cat "$LOCK_FILE.pid" 2>/dev/null) &&
