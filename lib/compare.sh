@@ -176,10 +176,10 @@ round_figures () {
 #   (COMPARE_ONE_RUN_METHODS): "not judged", with the intervals shown;
 #   with no interval: "not judged"; in both cases "no significant
 #   change" when the figures changed by less than the threshold, which
-#   no interval could make significant; for cpu also when sshd's CPU per
-#   login over the clients' (sshd_per_client_cpu) changed by less: the
-#   clients, in the same seconds on the same CPUs, moved with it, so the
-#   machine did;
+#   no interval could make significant; for cpu between runs of one
+#   setup (same_setup) also when sshd's CPU per login over the clients'
+#   (sshd_per_client_cpu) changed by less: the clients, in the same
+#   seconds on the same CPUs, moved with it, so the machine did;
 #   and a row on burst's model ranges says that identical settings give
 #   identical ranges.
 # Significant only when the test says so (p < 0.05; the intervals apart)
@@ -189,8 +189,23 @@ round_figures () {
 # on the samples of two single runs sees the samples' noise but not how
 # far identical runs land apart (login: up to 12 %, make stability); its
 # point estimate past 10 % was no evidence of a change, its near end is.
+# same_setup A B: whether two runs measured one setup: the same OpenSSH
+# build, prefix and client, and no configuration difference
+# (config_differences). Says "yes" or "no".
+same_setup () {
+	local ea="$1/data/environment.env" eb="$2/data/environment.env"
+	if [ "$(cmp_build "$1")" = "$(cmp_build "$2")" ] &&
+		[ "$(kv_get "$ea" openssh_prefix)" = "$(kv_get "$eb" openssh_prefix)" ] &&
+		[ "$(kv_get "$ea" openssh_client)" = "$(kv_get "$eb" openssh_client)" ] &&
+		config_differences "$1" "$2" | grep -q '^None: '; then
+		printf yes
+	else
+		printf no
+	fi
+}
+
 test_judge () {
-	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how one model=""
+	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how one model="" same=no
 	[ -n "$(test_change "$1" "$2" "$3")" ] || return 0
 	dir=$(metric_direction "$2" "$3")
 	th=$(compare_threshold "$3")
@@ -236,12 +251,13 @@ test_judge () {
 	one=$(one_run_method "$1" "$3")
 	[ -n "$one" ] || one=$(one_run_method "$2" "$3")
 	[ "$(kv_get "$a" figure_method)" != model ] && [ "$(kv_get "$b" figure_method)" != model ] || model=yes
+	[ "$3" != cpu ] || same=$(same_setup "$1" "$2")
 	awk -v alo="$(kv_get "$a" figure_lo)" -v ahi="$(kv_get "$a" figure_hi)" \
 		-v blo="$(kv_get "$b" figure_lo)" -v bhi="$(kv_get "$b" figure_hi)" \
 		-v fa="$(kv_get "$a" figure)" -v fb="$(kv_get "$b" figure)" -v dir="$dir" -v th="$th" \
 		-v one="$one" -v model="$model" -v rounds="$COMPARE_ROUNDS_NEEDED" -v unit="$unit" -v floor="$COMPARE_FLOOR_MS" \
 		-v ra="$(kv_get "$a" sshd_per_client_cpu)" -v rb="$(kv_get "$b" sshd_per_client_cpu)" \
-		-v ca="$(kv_get "$a" client_cpu_ms_per_login)" -v cb="$(kv_get "$b" client_cpu_ms_per_login)" '
+		-v ca="$(kv_get "$a" client_cpu_ms_per_login)" -v cb="$(kv_get "$b" client_cpu_ms_per_login)" -v same="$same" '
 		function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
 		BEGIN {
 			# A change of the figures smaller than the threshold is no
@@ -269,8 +285,10 @@ test_judge () {
 			# cpu: the clients of the same login load, on the same CPUs in
 			# the same seconds, are the yardstick of the machine (docs/
 			# metrics.md, cpu). When sshd'"'"'s CPU over theirs moved by
-			# less than the threshold, the machine moved both.
-			if (one != "" && num(ra) && num(rb) && ra + 0 > 0 && num(ca) && num(cb) && ca + 0 > 0) {
+			# less than the threshold, the machine moved both. Only
+			# between runs of one setup: another key exchange, cipher or
+			# build costs the clients too, and the ratio would hide it.
+			if (one != "" && same == "yes" && num(ra) && num(rb) && ra + 0 > 0 && num(ca) && num(cb) && ca + 0 > 0) {
 				rchg = (rb - ra) / ra * 100
 				if (rchg < th && rchg > -th) {
 					printf "no significant change (the change %+.1f %% is past the threshold %s %%, but the ssh clients'"'"' CPU per login in the same seconds moved %+.1f %% with it and sshd'"'"'s over theirs only %+.1f %% (%s to %s): the machine, not sshd; %s)\n", \
