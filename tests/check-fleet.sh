@@ -426,8 +426,8 @@ test_expect 'each host s run folder is fetched whole into fleet/<date-time>/<hos
 test_expect 'fleet-report.md: a row per host, the median, fleet3 with its reason, each host s environment' '
 	r="$FLEET/fleet-report.md" &&
 	test -s "$r" && grep -q "^| Hosts | 3, 2 ran, 1 did not run |" "$r" &&
-	grep -Eq "^\| fleet1 \| (PASS|FAIL) \| \**[0-9.]+\** (PASS|FAIL)" "$r" &&
-	grep -Eq "^\| fleet2 \| (PASS|FAIL) \| \**[0-9.]+\** (PASS|FAIL)" "$r" &&
+	grep -Eq "^\| fleet1 \| (PASS|FAIL|INCONCLUSIVE) \| \**[0-9.]+\** (PASS|FAIL|INCONCLUSIVE)" "$r" &&
+	grep -Eq "^\| fleet2 \| (PASS|FAIL|INCONCLUSIVE) \| \**[0-9.]+\** (PASS|FAIL|INCONCLUSIVE)" "$r" &&
 	grep -q "^| fleet3 | not run |" "$r" &&
 	grep -Eq "^\| \*\*Fleet median\*\* \| \| [0-9.]+ \(n=2\) \|" "$r" &&
 	grep -q "^| fleet3 | Stop when the RPM file is missing: the package file $TEST_TMP/missing/sshd-perf-kit.rpm is not on the controller" "$r" &&

@@ -72,6 +72,11 @@ test_expect 'TEST_USER_EXISTING: a missing account or a readable password file i
 '
 
 EXIST="TEST_USER=alice TEST_USER_EXISTING=yes TEST_PASSWORD_FILE=/root/alice.pw"
+# The logins of an auth method with LOGIN_SAMPLES=3: 3, or the cap for the
+# slowest method when its p95's interval held the target (a loaded machine
+# brings a login near 300 ms) and the kit took its fixed stages
+# (stage_plan, lib/measure.sh).
+AUTH_LOGINS="($(. "$KIT_DIR/lib/measure.sh" && stage_plan 3 95 | tr " " "|"))"
 test_expect 'an existing local account with SSHD_OPTIONS: start, key and password logins' '
 	ct env $EXIST SSHD_OPTIONS="UseDNS yes; MaxSessions 7" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	grep -q "using the existing account alice" "$TEST_TMP/start.out" &&
@@ -84,14 +89,14 @@ test_expect 'an existing local account with SSHD_OPTIONS: start, key and passwor
 
 test_expect 'the kit measures login and auth as alice; the report says where the account came from' '
 	rc=0; ct env $EXIST SSHD_OPTIONS="UseDNS yes; MaxSessions 7" "$KIT_DIR/test-ssh.sh" login auth >"$TEST_TMP/t.out" 2>&1 || rc=$?
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ] || { echo "test-ssh.sh exited $rc:"; tail -n 20 "$TEST_TMP/t.out"; false; }; } &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && cp "$report" "$TEST_TMP/report-local.md" &&
 	cp "$(dirname "$report")/results.json" "$TEST_TMP/results-local.json" &&
-	grep -q "an existing account (NSS source \`files\`)" "$report" &&
-	grep -q "| SSHD_OPTIONS | \`UseDNS yes; MaxSessions 7\` |" "$report" &&
-	grep -q "PAM stack | service sshd (/etc/pam.d/sshd): auth pam_unix" "$report" &&
-	grep -q "\"server_options\": \"UseDNS yes; MaxSessions 7\"" "$(dirname "$report")/results.json" &&
-	grep -qE "^\| password \(PAM\) \| password \| 3 / 0 " "$report"
+	test_grep "an existing account (NSS source \`files\`)" "$report" &&
+	test_grep "| SSHD_OPTIONS | \`UseDNS yes; MaxSessions 7\` |" "$report" &&
+	test_grep "PAM stack | service sshd (/etc/pam.d/sshd): auth pam_unix" "$report" &&
+	test_grep "\"server_options\": \"UseDNS yes; MaxSessions 7\"" "$(dirname "$report")/results.json" &&
+	test_grep -E "^\| password \(PAM\) \| password \| $AUTH_LOGINS / 0 " "$report"
 '
 
 test_expect 'cleanup: alice, her home and ~/.ssh are exactly as before; the host too' '
@@ -108,7 +113,7 @@ test_expect 'without TEST_PASSWORD_FILE the password method is SKIPPED with the 
 	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	grep -q "| password (PAM) | SKIPPED: the kit does not know the password of the existing account alice" "$report" &&
-	grep -qE "^\| ed25519 key \| publickey \(ED25519\) \| 3 / 0 " "$report" &&
+	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $AUTH_LOGINS / 0 " "$report" &&
 	ct "$KIT_DIR/start-ssh.sh" -q cleanup &&
 	account alice >"$TEST_TMP/alice.after" && test_cmp "$TEST_TMP/alice.before" "$TEST_TMP/alice.after"
 '
@@ -118,10 +123,10 @@ test_expect 'sftp of an account whose home is not writable goes to a folder of t
 	account alice >"$TEST_TMP/alice.ro" &&
 	ct env TEST_USER=alice TEST_USER_EXISTING=yes "$KIT_DIR/start-ssh.sh" -q &&
 	rc=0; ct env TEST_USER=alice TEST_USER_EXISTING=yes SFTP_FILE_MB=2 SFTP_SMALL_FILES=5 "$KIT_DIR/test-ssh.sh" sftp >"$TEST_TMP/t.out" 2>&1 || rc=$?
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ] || { echo "test-ssh.sh exited $rc:"; tail -n 20 "$TEST_TMP/t.out"; false; }; } &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") &&
-	grep -qE "^## SFTP \(\`sftp\`\): (PASS|FAIL)" "$report" &&
-	grep -q "the files went to the kit.s folder /var/lib/sshd-perf-kit/sftp/alice, because the home /home/alice of alice is not writable by it" "$report" &&
+	test_grep -E "^## SFTP \(\`sftp\`\): (PASS|FAIL|INCONCLUSIVE)" "$report" &&
+	test_grep "the files went to the kit.s folder /var/lib/sshd-perf-kit/sftp/alice, because the home /home/alice of alice is not writable by it" "$report" &&
 	ct "$KIT_DIR/start-ssh.sh" -q cleanup &&
 	! ct test -e /var/lib/sshd-perf-kit &&
 	account alice >"$TEST_TMP/alice.after" && test_cmp "$TEST_TMP/alice.ro" "$TEST_TMP/alice.after" &&
