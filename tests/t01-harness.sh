@@ -70,7 +70,7 @@ test_expect 'test_cmp shows the difference: - expected, + actual' '
 	passes cmp-same "echo a >expect && echo a >actual && test_cmp expect actual"
 '
 
-test_expect 'test_eq and test_kv print what they got' '
+test_expect 'test_eq, test_kv and verbose print what they got' '
 	fails eq "test_eq \"\$(echo 5)\" 6" &&
 	test_grep -x "#    test_eq: got .5., expected .6." eq.out &&
 	fails kv "printf \"refused=2\\nrefused=5\\nok=1\\n\" >c.env && test_kv c.env ok 1 && test_kv c.env refused 6" &&
@@ -78,7 +78,10 @@ test_expect 'test_eq and test_kv print what they got' '
 	test_grep -x "#      | ok=1" kv.out &&
 	fails kv-none "echo ok=1 >c.env && test_kv c.env refused 6" &&
 	test_grep "test_kv: c.env has no line refused=" kv-none.out &&
-	passes kv-ok "printf \"a=1\\na=2\\n\" >c.env && test_kv c.env a 2 && test_eq x x"
+	passes kv-ok "printf \"a=1\\na=2\\n\" >c.env && test_kv c.env a 2 && test_eq x x" &&
+	fails verbose "verbose test -x /nonexistent" &&
+	test_grep -x "#    verbose: command failed (exit 1): .test. .-x. ./nonexistent." verbose.out &&
+	passes verbose-ok "verbose test -d ."
 '
 
 test_expect 'q_to_tab: a here-doc fixture with Q for tab' '

@@ -272,30 +272,34 @@ test_expect '%build: %set_build_flags and a plain %make_build; the helpers were 
 # scriptlets: the scratch root has no shell for them).
 test_expect 'rpm -i --root DIR --nodeps installs the layout; rpm -e --root removes it' '
 	root="$TEST_TMP/root" && mkdir "$root" &&
-	rpm --root "$root" -i --nodeps "$RPM" 2>"$TEST_TMP/rpm-root.err" &&
-	rpm --root "$root" -V --nodeps "$NAME" &&
-	test -x "$root/usr/libexec/sshd-perf-kit/start-ssh.sh" &&
-	test -x "$root/usr/libexec/sshd-perf-kit/sshperf-login" &&
-	test -x "$root/usr/sbin/sshd-perf-kit" &&
-	test -f "$root/etc/sshd-perf-kit/settings.conf" &&
-	test -d "$root/var/lib/sshd-perf-kit/results" &&
+	{ rpm --root "$root" -i --nodeps "$RPM" 2>"$TEST_TMP/rpm-root.err" || { cat "$TEST_TMP/rpm-root.err"; false; }; } &&
+	verbose rpm --root "$root" -V --nodeps "$NAME" &&
+	verbose test -x "$root/usr/libexec/sshd-perf-kit/start-ssh.sh" &&
+	verbose test -x "$root/usr/libexec/sshd-perf-kit/sshperf-login" &&
+	verbose test -x "$root/usr/sbin/sshd-perf-kit" &&
+	verbose test -f "$root/etc/sshd-perf-kit/settings.conf" &&
+	verbose test -d "$root/var/lib/sshd-perf-kit/results" &&
 	"$root/usr/sbin/sshd-perf-kit" --version >"$TEST_TMP/root-version" &&
-	[ "$(cat "$TEST_TMP/root-version")" = "sshd-perf-kit $VERSION" ] &&
-	[ "$("$root/usr/libexec/sshd-perf-kit/sshperf-settings" --version)" = "sshperf-settings (sshd-perf-kit) $VERSION" ] &&
+	test_eq "$(cat "$TEST_TMP/root-version")" "sshd-perf-kit $VERSION" &&
+	test_eq "$("$root/usr/libexec/sshd-perf-kit/sshperf-settings" --version)" "sshperf-settings (sshd-perf-kit) $VERSION" &&
 	if command -v man >/dev/null 2>&1; then
 		# man-db on this host, the pages of the scratch root: what man
 		# finds on an installed system (the container has no man-db).
-		[ "$(MANPATH="$root/usr/share/man" man -w sshd-perf-kit)" = "$(ls "$root"/usr/share/man/man8/sshd-perf-kit.8*)" ] &&
-		[ "$(MANPATH="$root/usr/share/man" man -w 5 sshd-perf-kit.conf)" = "$(ls "$root"/usr/share/man/man5/sshd-perf-kit.conf.5*)" ] &&
-		MANPATH="$root/usr/share/man" MANWIDTH=80 man 5 sshd-perf-kit.conf 2>"$TEST_TMP/man.err" | grep -q "TARGET_LOGIN_P95_MS" &&
-		! grep -q . "$TEST_TMP/man.err"
+		test_eq "$(MANPATH="$root/usr/share/man" man -w sshd-perf-kit)" "$(ls "$root"/usr/share/man/man8/sshd-perf-kit.8*)" &&
+		test_eq "$(MANPATH="$root/usr/share/man" man -w 5 sshd-perf-kit.conf)" "$(ls "$root"/usr/share/man/man5/sshd-perf-kit.conf.5*)" &&
+		{ MANPATH="$root/usr/share/man" MANWIDTH=80 man 5 sshd-perf-kit.conf >"$TEST_TMP/man.out" 2>"$TEST_TMP/man.err" ||
+			{ echo "man 5 sshd-perf-kit.conf exited $?"; false; }; } &&
+		test_grep "TARGET_LOGIN_P95_MS" "$TEST_TMP/man.out" &&
+		test_cmp /dev/null "$TEST_TMP/man.err"
 	else
 		printf "# man-db not installed: man -w not tried\n"
 	fi &&
-	rpm --root "$root" -e --noscripts "$NAME" 2>>"$TEST_TMP/rpm-root.err" &&
-	! test -e "$root/usr/share/sshd-perf-kit" && ! test -e "$root/usr/libexec/sshd-perf-kit" &&
-	! test -e "$root/usr/sbin/sshd-perf-kit" && ! ls "$root"/usr/share/man/man*/sshd-perf-kit* 2>/dev/null | grep -q . &&
-	! test -e "$root/etc/sshd-perf-kit" && ! test -e "$root/var/lib/sshd-perf-kit"
+	{ rpm --root "$root" -e --noscripts "$NAME" 2>>"$TEST_TMP/rpm-root.err" || { cat "$TEST_TMP/rpm-root.err"; false; }; } &&
+	verbose test ! -e "$root/usr/share/sshd-perf-kit" && verbose test ! -e "$root/usr/libexec/sshd-perf-kit" &&
+	verbose test ! -e "$root/usr/sbin/sshd-perf-kit" &&
+	{ ls -d "$root"/usr/share/man/man*/sshd-perf-kit* >"$TEST_TMP/man-left" 2>/dev/null || :; } &&
+	test_cmp /dev/null "$TEST_TMP/man-left" &&
+	verbose test ! -e "$root/etc/sshd-perf-kit" && verbose test ! -e "$root/var/lib/sshd-perf-kit"
 '
 
 # ---- Installed and run in a booted container ------------------------------

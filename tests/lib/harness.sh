@@ -235,6 +235,17 @@ test_eq () {
 	return 1
 }
 
+# verbose CMD...: CMD, which fails with the command and its exit status
+# (git's verbose), for a check that says nothing of its own (test -x,
+# [ A = B ], rpm -V's silence).
+verbose () {
+	local rc=0
+	"$@" || rc=$?
+	[ "$rc" -ne 0 ] || return 0
+	echo "verbose: command failed (exit $rc): $(test_words_ "$@")"
+	return 1
+}
+
 # test_kv FILE KEY EXPECTED: the value of FILE's last "KEY=" line.
 test_kv () {
 	local got
