@@ -91,6 +91,17 @@ compare_threshold () {
 	printf '%s' "$COMPARE_THRESHOLD_PCT"
 }
 
+# run_noise_text: the registry's between-run noise in words ("rate 60 %,
+# transfer 30 %"), for the reports.
+run_noise_text () {
+	local n out=""
+	for n in $METRICS; do
+		case ${METRIC_NOISE[$n]:-} in '' | -) continue ;; esac
+		out="${out:+$out, }$n ${METRIC_NOISE[$n]} %"
+	done
+	printf '%s' "${out:-none}"
+}
+
 # compare_threshold_text: the threshold in words, for the reports.
 compare_threshold_text () {
 	printf '%s %%, and %s ms for a time' "$COMPARE_THRESHOLD_PCT" "$COMPARE_FLOOR_MS"
@@ -100,9 +111,8 @@ compare_threshold_text () {
 # not how far two runs of one setup land apart: the CPU windows of one
 # closed-loop run, the parts of one transfer, the sweep steps of one run.
 # Two such intervals apart are no evidence of a change between runs (the
-# machine's own speed moves a whole run: docs/metrics.md, "cpu"), so
-# test_judge does not judge single runs on them; the rounds of repeated
-# runs (REPEAT) it judges with the rank test.
+# machine's own speed moves a whole run: docs/metrics.md, "cpu"); the
+# rounds of repeated runs (REPEAT) test_judge judges with the rank test.
 COMPARE_ONE_RUN_METHODS="windows chunks steps"
 
 # one_run_method RUN TEST: the figure's method when it is one of those.
@@ -110,6 +120,20 @@ one_run_method () {
 	local m
 	m=$(kv_get "$1/data/$2.env" figure_method)
 	case " $COMPARE_ONE_RUN_METHODS " in *" $m "*) [ -n "$m" ] && printf '%s' "$m" ;; esac
+}
+
+# run_noise OLD_RUN NEW_RUN TEST: the between-run noise of TEST's figure
+# in % (the registry's noise column: the largest change make stability
+# saw between identical single runs, lib/metrics.tab) when one of the
+# two runs is a single run (not REPEAT's median of rounds, which holds
+# that noise itself); nothing when the registry has none for TEST.
+run_noise () {
+	local n=${METRIC_NOISE[$3]:-}
+	case $n in '' | - | *[!0-9]*) return 0 ;; esac
+	if [ "$(kv_get "$1/data/$3.env" figure_method)" = repeat ] && [ "$(kv_get "$2/data/$3.env" figure_method)" = repeat ]; then
+		return 0
+	fi
+	printf '%s' "$n"
 }
 
 # The repeated rounds on both sides that let the rank test of the rounds'
@@ -172,16 +196,20 @@ round_figures () {
 #   the rank test (sshperf-rank compare, Mann-Whitney U) with the
 #   Hodges-Lehmann shift B - A and its 95 % interval;
 # - else the two 95 % intervals (figure_lo, figure_hi): apart or not;
-#   but not for an interval that describes one run only
-#   (COMPARE_ONE_RUN_METHODS): "not judged", with the intervals shown;
-#   with no interval: "not judged"; in both cases "no significant
+#   between single runs of a figure with a between-run noise (run_noise:
+#   its interval describes one run only, COMPARE_ONE_RUN_METHODS, or it
+#   has none), that noise is its practical threshold: a change within it
+#   is "no significant change"; one past it is significant when the two
+#   intervals are apart by at least that much, or when there are none;
+#   for cpu between runs of one setup (same_setup) a change past it is
+#   still no change when sshd's CPU per login over the clients'
+#   (sshd_per_client_cpu) changed by less than the threshold: the
+#   clients, in the same seconds on the same CPUs, moved with it, so the
+#   machine did; a one-run interval with no noise declared: "not
+#   judged"; no interval: "not judged"; in both cases "no significant
 #   change" when the figures changed by less than the threshold, which
-#   no interval could make significant; for cpu between runs of one
-#   setup (same_setup) also when sshd's CPU per login over the clients'
-#   (sshd_per_client_cpu) changed by less: the clients, in the same
-#   seconds on the same CPUs, moved with it, so the machine did;
-#   and a row on burst's model ranges says that identical settings give
-#   identical ranges.
+#   no interval could make significant; and a row on burst's model
+#   ranges says that identical settings give identical ranges.
 # Significant only when the test says so (p < 0.05; the intervals apart)
 # and all of the change's interval is beyond the threshold
 # (compare_threshold): the near end of the shift's 95 % interval, or the
@@ -189,15 +217,20 @@ round_figures () {
 # on the samples of two single runs sees the samples' noise but not how
 # far identical runs land apart (login: up to 12 %, make stability); its
 # point estimate past 10 % was no evidence of a change, its near end is.
+# same_build A B: true when two runs measured the same OpenSSH build from
+# the same prefix (compare_report's first line says so when not).
+same_build () {
+	[ "$(cmp_build "$1")" = "$(cmp_build "$2")" ] &&
+		[ "$(kv_get "$1/data/environment.env" openssh_prefix)" = "$(kv_get "$2/data/environment.env" openssh_prefix)" ]
+}
+
 # same_setup A B: whether two runs measured one setup: the same OpenSSH
 # build, prefix and client, and no configuration difference
-# (config_differences). Says "yes" or "no".
+# (config_difference_lines). Says "yes" or "no".
 same_setup () {
-	local ea="$1/data/environment.env" eb="$2/data/environment.env"
-	if [ "$(cmp_build "$1")" = "$(cmp_build "$2")" ] &&
-		[ "$(kv_get "$ea" openssh_prefix)" = "$(kv_get "$eb" openssh_prefix)" ] &&
-		[ "$(kv_get "$ea" openssh_client)" = "$(kv_get "$eb" openssh_client)" ] &&
-		config_differences "$1" "$2" | grep -q '^None: '; then
+	if same_build "$1" "$2" &&
+		[ "$(kv_get "$1/data/environment.env" openssh_client)" = "$(kv_get "$2/data/environment.env" openssh_client)" ] &&
+		[ -z "$(config_difference_lines "$1" "$2")" ]; then
 		printf yes
 	else
 		printf no
@@ -205,7 +238,7 @@ same_setup () {
 }
 
 test_judge () {
-	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how one model="" same=no
+	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how one model="" same=no noise
 	[ -n "$(test_change "$1" "$2" "$3")" ] || return 0
 	dir=$(metric_direction "$2" "$3")
 	th=$(compare_threshold "$3")
@@ -252,7 +285,8 @@ test_judge () {
 	[ -n "$one" ] || one=$(one_run_method "$2" "$3")
 	[ "$(kv_get "$a" figure_method)" != model ] && [ "$(kv_get "$b" figure_method)" != model ] || model=yes
 	[ "$3" != cpu ] || same=$(same_setup "$1" "$2")
-	awk -v alo="$(kv_get "$a" figure_lo)" -v ahi="$(kv_get "$a" figure_hi)" \
+	noise=$(run_noise "$1" "$2" "$3")
+	awk -v noise="$noise" -v alo="$(kv_get "$a" figure_lo)" -v ahi="$(kv_get "$a" figure_hi)" \
 		-v blo="$(kv_get "$b" figure_lo)" -v bhi="$(kv_get "$b" figure_hi)" \
 		-v fa="$(kv_get "$a" figure)" -v fb="$(kv_get "$b" figure)" -v dir="$dir" -v th="$th" \
 		-v one="$one" -v model="$model" -v rounds="$COMPARE_ROUNDS_NEEDED" -v unit="$unit" -v floor="$COMPARE_FLOOR_MS" \
@@ -266,36 +300,50 @@ test_judge () {
 			chg = fa + 0 != 0 ? (fb - fa) / fa * 100 : 0
 			under = (chg < th && chg > -th) || (unit == "ms" && fb - fa < floor + 0 && fa - fb < floor + 0)
 			below = sprintf("the change %+.1f %% is below the threshold %s %%%s", chg, th, unit == "ms" ? sprintf(" or %s ms", floor) : "")
-			if (!num(alo) || !num(blo) || !num(ahi) || !num(bhi)) {
+			have = num(alo) && num(blo) && num(ahi) && num(bhi)
+			apart = have && ((bhi + 0 < alo + 0) || (blo + 0 > ahi + 0))
+			# The gap between the two intervals: the least change they
+			# allow, as a share of A'"'"'s figure.
+			gap = !have ? 0 : ((blo + 0 > ahi + 0) ? blo - ahi : ((bhi + 0 < alo + 0) ? bhi - alo : 0))
+			pct = fa + 0 != 0 ? gap / fa * 100 : 0
+			if (noise != "" && num(fa) && num(fb)) {
+				# Single runs of a figure whose interval cannot tell runs
+				# apart: the between-run noise is the threshold.
+				detail = !have ? "no interval" : sprintf("intervals %s-%s and %s-%s %s", alo, ahi, blo, bhi, \
+					apart ? sprintf("apart by %.4g (%+.1f %%)", gap < 0 ? -gap : gap, pct) : "overlap")
+				rule = sprintf("between-run noise of single runs %s %% (lib/metrics.tab, measured by make stability; REPEAT=%d on both sides judges smaller changes)", noise, rounds)
+				if ((chg < noise && chg > -noise) || under) {
+					printf "no significant change (the change %+.1f %% is within the %s; %s)\n", chg, rule, detail
+					exit
+				}
+				if (same == "yes" && num(ra) && num(rb) && ra + 0 > 0 && num(ca) && num(cb) && ca + 0 > 0) {
+					rchg = (rb - ra) / ra * 100
+					if (rchg < th && rchg > -th) {
+						printf "no significant change (the change %+.1f %% is past the %s, but the ssh clients'"'"' CPU per login in the same seconds moved %+.1f %% with it and sshd'"'"'s over theirs only %+.1f %% (%s to %s), less than the threshold %s %%: the machine, not sshd; %s)\n", \
+							chg, rule, (cb - ca) / ca * 100, rchg, ra, rb, th, detail
+						exit
+					}
+				}
+				if (have && (!apart || (pct < noise && pct > -noise))) {
+					printf "no significant change (the change %+.1f %% is past the %s, but the gap between the intervals is not; %s)\n", chg, rule, detail
+					exit
+				}
+				better = (dir == "higher") ? (fb > fa) : (fb < fa)
+				printf "significantly %s (the change %+.1f %% is past the %s%s; %s)\n", better ? "better" : "worse", chg, rule, \
+					have ? ", and so is the gap between the intervals" : "", detail
+				exit
+			}
+			if (!have) {
 				# One-sided intervals (too few samples for the upper
 				# bound) cannot show two figures apart.
 				if (under && num(fa) && num(fb)) printf "no significant change (%s; no interval)\n", below
 				else print "no interval: not judged"
 				exit
 			}
-			apart = (bhi + 0 < alo + 0) || (blo + 0 > ahi + 0)
-			# The gap between the two intervals: the least change they
-			# allow, as a share of A'"'"'s figure.
-			gap = (blo + 0 > ahi + 0) ? blo - ahi : ((bhi + 0 < alo + 0) ? bhi - alo : 0)
-			pct = fa + 0 != 0 ? gap / fa * 100 : 0
 			detail = sprintf("intervals %s-%s and %s-%s %s; threshold %s %%%s for the gap between them", alo, ahi, blo, bhi, \
 				apart ? sprintf("apart by %.4g (%+.1f %%)", gap < 0 ? -gap : gap, pct) : "overlap", th, unit == "ms" ? sprintf(" and %s ms", floor) : "")
 			small = unit == "ms" && gap < floor + 0 && gap > -floor
 			if (one != "" && under) { printf "no significant change (%s; %s)\n", below, detail; exit }
-			# cpu: the clients of the same login load, on the same CPUs in
-			# the same seconds, are the yardstick of the machine (docs/
-			# metrics.md, cpu). When sshd'"'"'s CPU over theirs moved by
-			# less than the threshold, the machine moved both. Only
-			# between runs of one setup: another key exchange, cipher or
-			# build costs the clients too, and the ratio would hide it.
-			if (one != "" && same == "yes" && num(ra) && num(rb) && ra + 0 > 0 && num(ca) && num(cb) && ca + 0 > 0) {
-				rchg = (rb - ra) / ra * 100
-				if (rchg < th && rchg > -th) {
-					printf "no significant change (the change %+.1f %% is past the threshold %s %%, but the ssh clients'"'"' CPU per login in the same seconds moved %+.1f %% with it and sshd'"'"'s over theirs only %+.1f %% (%s to %s): the machine, not sshd; %s)\n", \
-						chg, th, (cb - ca) / ca * 100, rchg, ra, rb, detail
-					exit
-				}
-			}
 			if (one != "") {
 				printf "single runs: not judged (%s, from each run'"'"'s %s: how steady that run was, not how far two runs of one setup land apart; REPEAT=%d on both sides compares the rounds'"'"' figures)\n", \
 					detail, one == "windows" ? "CPU windows" : (one == "chunks" ? "transfer parts" : "sweep steps"), rounds
@@ -380,25 +428,33 @@ cmp_load () {
 	printf '%s, %s' "${b%% *}" "${e%% *}"
 }
 
-# config_differences A B: what differs in the test server's configuration
-# between two runs (its effective sshd -T settings, SSHD_OPTIONS, where its
-# configuration and its user came from), as a markdown list.
-config_differences () {
-	local ea="$1/data/environment.env" eb="$2/data/environment.env" k va vb n=0
-	printf '## Configuration differences\n\n'
+# config_difference_lines A B: what differs in the test server's
+# configuration between two runs (its effective sshd -T settings,
+# SSHD_OPTIONS, where its configuration and its user came from), one
+# markdown list item each; nothing when they are the same.
+config_difference_lines () {
+	local ea="$1/data/environment.env" eb="$2/data/environment.env" k va vb
 	for k in $( { sed -n 's/^\(sshd_[^=]*\)=.*/\1/p' "$ea" "$eb" 2>/dev/null | sort -u; } |
 		cat <(printf '%s\n' server_config server_options test_user test_user_existing test_user_source pam_stack crypto_policy openssh_server) -); do
 		va=$(kv_get "$ea" "$k")
 		vb=$(kv_get "$eb" "$k")
 		[ "$va" != "$vb" ] || continue
-		n=$((n + 1))
 		case $k in
 		server_options) printf -- '- SSHD_OPTIONS: `%s` -> `%s`\n' "${va:-none}" "${vb:-none}" ;;
 		sshd_*) printf -- '- `%s`: `%s` -> `%s`\n' "${k#sshd_}" "${va:--}" "${vb:--}" ;;
 		*) printf -- '- %s: %s -> %s\n' "$k" "${va:--}" "${vb:--}" ;;
 		esac
 	done
-	if [ "$n" -eq 0 ]; then
+}
+
+# config_differences A B: those differences as the report's section.
+config_differences () {
+	local lines
+	lines=$(config_difference_lines "$1" "$2")
+	printf '## Configuration differences\n\n'
+	if [ -n "$lines" ]; then
+		printf '%s\n' "$lines"
+	else
 		printf 'None: both runs measured the same test server configuration (effective `sshd -T` settings, SSHD_OPTIONS, user).\n'
 	fi
 }
@@ -410,7 +466,7 @@ compare_report () {
 	ba=$(cmp_build "$a") bb=$(cmp_build "$b")
 	# Runs of two OpenSSH builds compare the builds as much as the
 	# settings: the first line says so.
-	if [ "$ba" != "$bb" ] || [ "$(kv_get "$a/data/environment.env" openssh_prefix)" != "$(kv_get "$b/data/environment.env" openssh_prefix)" ]; then
+	if ! same_build "$a" "$b"; then
 		printf '# Comparison of two sshd-perf-kit runs of different OpenSSH builds: %s (A) and %s (B)\n' "${ba:-unknown}" "${bb:-unknown}"
 	else
 		printf '# Comparison of two sshd-perf-kit runs\n'
@@ -441,15 +497,15 @@ the near end of the shift's interval, or the gap between the two intervals,
 at least that far from no change. Identical runs of one setup land up to
 about 12 % apart on a busy VM, which the samples of one run cannot show;
 requiring the whole interval past the threshold keeps that drift from being
-called a change. Anything less is "no significant change", whatever the
-Change column says. An
-interval that describes one run only (CPU windows, the parts of one
-transfer, sweep steps) cannot tell two single runs apart: such rows say
-"single runs: not judged" (REPEAT on both sides judges them), unless their
-figures moved by less than the threshold, which is no significant change
-whatever the intervals. A
-significant change between runs with very different machine loads (the
-table above) may be the machine's, not the configuration's.
+called a change. A figure whose interval describes one run only (CPU
+windows, the parts of one transfer, sweep steps), or that has none, has a
+threshold of its own between single runs: the largest change identical
+runs of one setup showed in \`make stability\` ($(run_noise_text)). A
+change within it is no significant change; REPEAT on both sides judges
+smaller ones with the rounds. Anything short of these rules is "no
+significant change", whatever the Change column says. A significant change
+between runs with very different machine loads (the table above) may be
+the machine's, not the configuration's.
 
 | Metric | Figure | A | B | Change | Significant | Better is | Verdict A | Verdict B |
 |---|---|---:|---:|---|---|---|---|---|

@@ -440,8 +440,8 @@ EOF
 	printf 'Reference: the example values of the validation run in the kit'"'"'s specification (a 32-core machine, OpenSSH 9.9p1 on AlmaLinux 9; in brackets the section), a point of comparison, not a target: your numbers will differ with the machine.\n'
 	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder.\n' 
 	if [ -n "$PREV_DIR" ]; then
-		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric; whether it is more than the noise of the two runs as in --compare (docs/try-a-change.md): a rank test of the samples or the two 95 %% intervals, and all of the change'"'"'s interval beyond %s.\n' \
-			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "$(get "$PREV_DIR/data/run.env" started_local)" "$(compare_threshold_text)"
+		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric; whether it is more than the noise of the two runs as in --compare (docs/try-a-change.md): a rank test of the samples or the two 95 %% intervals, and all of the change'"'"'s interval beyond %s; for a figure whose interval describes one run, or that has none, beyond the noise between single runs (%s).\n' \
+			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "$(get "$PREV_DIR/data/run.env" started_local)" "$(compare_threshold_text)" "$(run_noise_text)"
 	fi
 	printf '\n'
 }
