@@ -98,7 +98,7 @@ test_expect 'start after stop brings it back' '
 
 test_expect 'test-ssh.sh login writes a report with the login row and a verdict' '
 	rc=0; "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/t.out" 2>&1 || rc=$?
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
 	grep -E "^\| 2 \| \[Login time\]\(#login\) \(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&
 	# LOGIN_SAMPLES=3, then the fixed stages up to 4x while the interval
@@ -133,6 +133,7 @@ test_expect 'cleanup again is a no-op' '
 test_expect 'an interrupted caller of test-ssh.sh cleans up all: it waits for the lock first' '
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 	before=$(cat "$LOCK_FILE.pid") &&
+	runs_before=$(find "$RESULTS_DIR" -path "*/data/environment.env" | wc -l) &&
 	{ KIT_DIR=$KIT_DIR setsid bash "$TEST_DIR/lib/interrupted-caller.sh" "$TEST_TMP/interrupted.out" & } && pid=$! &&
 	holder="" && n=0 &&
 	while [ $n -lt 60 ]; do
@@ -141,7 +142,14 @@ test_expect 'an interrupted caller of test-ssh.sh cleans up all: it waits for th
 		holder="" && n=$((n + 1)) && sleep 1
 	done &&
 	echo "test-ssh.sh holds the lock: pid ${holder:-none after 60 s}" &&
-	[ -n "$holder" ] && sleep 2 &&
+	[ -n "$holder" ] &&
+	# Its interrupt trap (the partial report, made with the lock held) is
+	# set just before it writes data/environment.env: a TERM before that
+	# would end it at once and free the lock.
+	n=0 && while [ "$(find "$RESULTS_DIR" -path "*/data/environment.env" | wc -l)" -le "$runs_before" ] && [ $n -lt 60 ]; do
+		n=$((n + 1)) && sleep 1
+	done &&
+	echo "its run has begun: ${n} s" && [ $n -lt 60 ] &&
 	kill -TERM -- -"$pid" &&
 	n=0 && while kill -0 "$pid" 2>/dev/null && [ $n -lt 90 ]; do n=$((n + 1)) && sleep 1; done &&
 	! kill -0 "$pid" 2>/dev/null &&
