@@ -84,6 +84,24 @@ test_expect 'test_eq, test_kv and verbose print what they got' '
 	passes verbose-ok "verbose test -d ."
 '
 
+test_expect 'test_verdict_exit takes 0, 1 and 3, and shows any other status with the end of the output' '
+	passes verdict-ok "test_verdict_exit 0 && test_verdict_exit 1 x.out && test_verdict_exit 3" &&
+	seq 1 30 >run.out &&
+	fails verdict-2 "test_verdict_exit 2 $PWD/run.out" &&
+	test_grep "#    test_verdict_exit: test-ssh.sh exited 2, not 0, 1 or 3 (a verdict); the end of .*run.out:" verdict-2.out &&
+	test_grep -x "#      | 30" verdict-2.out && test_grep -x "#      | 11" verdict-2.out && test_grep ! -x "#      | 10" verdict-2.out &&
+	fails verdict-none "test_verdict_exit \"\" $PWD/nothing.out" &&
+	test_grep "exited (no status)" verdict-none.out && test_grep "(no file .*nothing.out)" verdict-none.out
+'
+
+test_expect 'auth_logins: the setting, or the last stage taken for the staged method' '
+	mkdir -p run/data && printf "staged_method=password\nstages=1\nstages=2\n" >run/data/auth.env &&
+	test_eq "$(auth_logins run password 3)" "$(. "$KIT_DIR/lib/measure.sh" && stage_plan 3 95 | cut -d " " -f 2)" &&
+	test_eq "$(auth_logins run ed25519 3)" 3 &&
+	echo stages=1 >>run/data/auth.env && test_eq "$(auth_logins run password 3)" 3 &&
+	test_eq "$(auth_logins nothing-here rsa 5)" 5
+'
+
 test_expect 'q_to_tab: a here-doc fixture with Q for tab' '
 	q_to_tab >got <<-EOF &&
 	aQb

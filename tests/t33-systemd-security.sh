@@ -314,7 +314,7 @@ run_sampled () {
 	wait "$sampler" || return 1
 	cat "$TEST_TMP/sampled.out"
 	echo "test-ssh.sh exit $rc"
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; }
+	test_verdict_exit "$rc"
 }
 
 test_expect 'test-ssh.sh login auth runs while argument lists and environments are sampled' '
@@ -409,7 +409,7 @@ test_expect 'no ssh client, askpass or helper is left; the unit runs on, same Ma
 
 test_expect 'the next test-ssh.sh login works without repair' '
 	rc=0; ct "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/next.out" 2>&1 || rc=$?
-	cat "$TEST_TMP/next.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	cat "$TEST_TMP/next.out" && test_verdict_exit "$rc" "$TEST_TMP/next.out" &&
 	report=$(tail -n 1 "$TEST_TMP/next.out") && [ -f "$report" ] &&
 	test_grep -E "\(\`login\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report"
 '

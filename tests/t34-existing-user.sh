@@ -72,11 +72,6 @@ test_expect 'TEST_USER_EXISTING: a missing account or a readable password file i
 '
 
 EXIST="TEST_USER=alice TEST_USER_EXISTING=yes TEST_PASSWORD_FILE=/root/alice.pw"
-# The logins of an auth method with LOGIN_SAMPLES=3: 3, or the cap for the
-# slowest method when its p95's interval held the target (a loaded machine
-# brings a login near 300 ms) and the kit took its fixed stages
-# (stage_plan, lib/measure.sh).
-AUTH_LOGINS="($(. "$KIT_DIR/lib/measure.sh" && stage_plan 3 95 | tr " " "|"))"
 test_expect 'an existing local account with SSHD_OPTIONS: start, key and password logins' '
 	ct env $EXIST SSHD_OPTIONS="UseDNS yes; MaxSessions 7" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	grep -q "using the existing account alice" "$TEST_TMP/start.out" &&
@@ -89,14 +84,14 @@ test_expect 'an existing local account with SSHD_OPTIONS: start, key and passwor
 
 test_expect 'the kit measures login and auth as alice; the report says where the account came from' '
 	rc=0; ct env $EXIST SSHD_OPTIONS="UseDNS yes; MaxSessions 7" "$KIT_DIR/test-ssh.sh" login auth >"$TEST_TMP/t.out" 2>&1 || rc=$?
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ] || { echo "test-ssh.sh exited $rc:"; tail -n 20 "$TEST_TMP/t.out"; false; }; } &&
+	test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && cp "$report" "$TEST_TMP/report-local.md" &&
 	cp "$(dirname "$report")/results.json" "$TEST_TMP/results-local.json" &&
 	test_grep "an existing account (NSS source \`files\`)" "$report" &&
 	test_grep "| SSHD_OPTIONS | \`UseDNS yes; MaxSessions 7\` |" "$report" &&
 	test_grep "PAM stack | service sshd (/etc/pam.d/sshd): auth pam_unix" "$report" &&
 	test_grep "\"server_options\": \"UseDNS yes; MaxSessions 7\"" "$(dirname "$report")/results.json" &&
-	test_grep -E "^\| password \(PAM\) \| password \| $AUTH_LOGINS / 0 " "$report"
+	test_grep -E "^\| password \(PAM\) \| password \| $(auth_logins "${report%/*}" password 3) / 0 " "$report"
 '
 
 test_expect 'cleanup: alice, her home and ~/.ssh are exactly as before; the host too' '
@@ -110,10 +105,10 @@ test_expect 'cleanup: alice, her home and ~/.ssh are exactly as before; the host
 test_expect 'without TEST_PASSWORD_FILE the password method is SKIPPED with the reason' '
 	ct env TEST_USER=alice TEST_USER_EXISTING=yes "$KIT_DIR/start-ssh.sh" -q &&
 	rc=0; ct env TEST_USER=alice TEST_USER_EXISTING=yes LOGIN_SAMPLES=3 "$KIT_DIR/test-ssh.sh" auth >"$TEST_TMP/t.out" 2>&1 || rc=$?
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	grep -q "| password (PAM) | SKIPPED: the kit does not know the password of the existing account alice" "$report" &&
-	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $AUTH_LOGINS / 0 " "$report" &&
+	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $(auth_logins "${report%/*}" ed25519 3) / 0 " "$report" &&
 	ct "$KIT_DIR/start-ssh.sh" -q cleanup &&
 	account alice >"$TEST_TMP/alice.after" && test_cmp "$TEST_TMP/alice.before" "$TEST_TMP/alice.after"
 '
@@ -123,7 +118,7 @@ test_expect 'sftp of an account whose home is not writable goes to a folder of t
 	account alice >"$TEST_TMP/alice.ro" &&
 	ct env TEST_USER=alice TEST_USER_EXISTING=yes "$KIT_DIR/start-ssh.sh" -q &&
 	rc=0; ct env TEST_USER=alice TEST_USER_EXISTING=yes SFTP_FILE_MB=2 SFTP_SMALL_FILES=5 "$KIT_DIR/test-ssh.sh" sftp >"$TEST_TMP/t.out" 2>&1 || rc=$?
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ] || { echo "test-ssh.sh exited $rc:"; tail -n 20 "$TEST_TMP/t.out"; false; }; } &&
+	test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") &&
 	test_grep -E "^## SFTP \(\`sftp\`\): (PASS|FAIL|INCONCLUSIVE)" "$report" &&
 	test_grep "the files went to the kit.s folder /var/lib/sshd-perf-kit/sftp/alice, because the home /home/alice of alice is not writable by it" "$report" &&
@@ -150,7 +145,7 @@ test_expect 'SERVER_CONFIG=host: the drop-in shows in the test server sshd -T; t
 
 test_expect 'SERVER_CONFIG=host: the report shows sshd -T of both servers and every override' '
 	rc=0; ct env SERVER_CONFIG=host LOGIN_SAMPLES=3 "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/t.out" 2>&1 || rc=$?
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && cp "$report" "$TEST_TMP/report-host.md" &&
 	grep -q "| Setting | Test server | Real server |" "$report" &&
 	grep -q "| \`usedns\` | \`yes\` | \`yes\` |" "$report" &&

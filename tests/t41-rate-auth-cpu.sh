@@ -38,20 +38,6 @@ v () {
 	sed -n "s/^$2=//p" "$1" | tail -n 1
 }
 
-# auth_logins_of METHOD: how many logins auth made with METHOD: the
-# setting's 3, or for the method the stages added to (staged_method,
-# when the slowest p95's interval held its target) the count of the last
-# stage taken, from the plan fixed in advance (stage_plan 3 95: 3 12).
-auth_logins_of () {
-	local staged stages
-	staged=$(v "$RUN/data/auth.env" staged_method) stages=$(v "$RUN/data/auth.env" stages)
-	if [ "$1" = "$staged" ] && [ "${stages:-1}" -gt 1 ]; then
-		(. "$KIT_DIR/lib/measure.sh" && stage_plan 3 95) | cut -d " " -f "$stages"
-	else
-		echo 3
-	fi
-}
-
 test_expect 'summary rows with numbers and verdicts' '
 	grep -E "^\| 3 \| .*\(\`auth\`\) \| [0-9.]+ ms .*\*\*(PASS|FAIL|INCONCLUSIVE)" "$RUN/report.md" &&
 	grep -E "^\| 4 \| .*\(\`rate\`\) \| [0-9.]+ logins/s .*\*\*(PASS|FAIL|INCONCLUSIVE)" "$RUN/report.md" &&
@@ -62,7 +48,7 @@ test_expect 'raw files of every test' '
 	[ "$(wc -l <"$RUN/raw/probe-loginload-logins.tsv")" -ge 3 ] &&
 	[ -f "$RUN/raw/probe-loginload-errors.txt" ] &&
 	[ -s "$RUN/raw/probe-loginload-server-before.env" ] && [ -s "$RUN/raw/probe-loginload-server-after.env" ] &&
-	for m in ed25519 rsa password; do test_eq "$(($(wc -l <"$RUN/raw/auth-$m.tsv") - 1))" "$(auth_logins_of "$m")" || return 1; done
+	for m in ed25519 rsa password; do test_eq "$(($(wc -l <"$RUN/raw/auth-$m.tsv") - 1))" "$(auth_logins "$RUN" "$m" 3)" || return 1; done
 '
 
 
@@ -129,7 +115,7 @@ test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload fo
 # interval held the target (auth's stages: 12 in all).
 test_expect 'every auth login succeeded with the method it tests' '
 	for m in ed25519 rsa password; do
-		test_eq "$(v "$RUN/data/auth.env" "${m}_ok")" "$(auth_logins_of "$m")" &&
+		test_eq "$(v "$RUN/data/auth.env" "${m}_ok")" "$(auth_logins "$RUN" "$m" 3)" &&
 		test_eq "$(v "$RUN/data/auth.env" "${m}_failed")" 0 &&
 		test_eq "$(v "$RUN/data/auth.env" "${m}_wrong_method")" 0 || return 1
 	done &&

@@ -37,7 +37,7 @@ run_burst () {
 	"$KIT_DIR/test-ssh.sh" burst >"$TEST_TMP/t.out" 2>&1 || rc=$?
 	printf '%s\n' "$rc" >"$TEST_TMP/rc"
 	dirname "$(tail -n 1 "$TEST_TMP/t.out")" >"$TEST_TMP/run"
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } && [ -f "$(run_dir)/report.md" ]
+	test_verdict_exit "$rc" "$TEST_TMP/t.out" && [ -f "$(run_dir)/report.md" ]
 }
 
 test_expect 'start with MaxStartups 3:30:10 from the environment' '

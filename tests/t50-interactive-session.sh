@@ -50,7 +50,7 @@ test_expect 'start the test server' '
 
 test_expect 'test-ssh.sh interactive session writes both rows with numbers and verdicts' '
 	rc=0; "$KIT_DIR/test-ssh.sh" interactive session >"$TEST_TMP/t.out" 2>&1 || rc=$? &&
-	{ { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } || { echo "exit $rc"; cat "$TEST_TMP/t.out"; false; }; } &&
+	test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
 	echo "$report" >"$TEST_TMP/report-path" &&
 	data=$(dirname "$report")/data &&

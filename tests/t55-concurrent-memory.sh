@@ -27,7 +27,7 @@ test_expect 'start the test server' '
 
 test_expect 'test-ssh.sh concurrent memory runs both and writes a report' '
 	rc=0; "$KIT_DIR/test-ssh.sh" concurrent memory >"$TEST_TMP/t.out" 2>&1 || rc=$? &&
-	cat "$TEST_TMP/t.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	cat "$TEST_TMP/t.out" && test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
 	dirname "$report" >"$TEST_TMP/run"
 '
@@ -75,7 +75,7 @@ test_expect 'the report has both sections with their figures' '
 
 test_expect 'memory alone runs the hold itself' '
 	rc=0; CONCURRENT_SESSIONS=5 "$KIT_DIR/test-ssh.sh" memory >"$TEST_TMP/m.out" 2>&1 || rc=$? &&
-	cat "$TEST_TMP/m.out" && { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	cat "$TEST_TMP/m.out" && test_verdict_exit "$rc" "$TEST_TMP/m.out" &&
 	run=$(dirname "$(tail -n 1 "$TEST_TMP/m.out")") &&
 	test_grep -x "source=hold" "$run/data/memory.env" &&
 	test_grep -x "sessions_open=5" "$run/data/memory.env" &&

@@ -27,7 +27,7 @@ run_reload () {
 	"$KIT_DIR/test-ssh.sh" reload >"$TEST_TMP/$1.out" 2>&1
 	rc=$?
 	cat "$TEST_TMP/$1.out"
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } || return 1
+	test_verdict_exit "$rc" "$TEST_TMP/$1.out" || return 1
 	dirname "$(tail -n 1 "$TEST_TMP/$1.out")" >"$TEST_TMP/$1"
 }
 get () { sed -n "s/^$3=//p" "$(cat "$TEST_TMP/$1")/data/$2.env" | tail -n 1; }

@@ -48,7 +48,7 @@ kit_run () {
 	shift
 	"$KIT_DIR/test-ssh.sh" -q "$@" >"$TEST_TMP/$name.out" 2>&1 || rc=$?
 	dirname "$(tail -n 1 "$TEST_TMP/$name.out")" >"$TEST_TMP/$name"
-	if { [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } && [ -f "$(cat "$TEST_TMP/$name")/report.md" ]; then
+	if test_verdict_exit "$rc" "$TEST_TMP/$name.out" && [ -f "$(cat "$TEST_TMP/$name")/report.md" ]; then
 		return 0
 	fi
 	echo "test-ssh.sh $* exited $rc:"

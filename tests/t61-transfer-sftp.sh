@@ -47,7 +47,7 @@ test_expect 'start the test server' '
 test_expect 'test-ssh.sh transfer sftp writes both summary rows with numbers and verdicts' '
 	rc=0 && { "$KIT_DIR/test-ssh.sh" transfer sftp >"$TEST_TMP/t.out" 2>&1 || rc=$?; } &&
 	cat "$TEST_TMP/t.out" &&
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
 	echo "$report" >"$TEST_TMP/report-path" &&
 	grep -E "^\| 9 \| \[Transfer speed\]\(#transfer\) \(\`transfer\`\) \| [0-9.]+ MB/s .*\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" &&

@@ -77,7 +77,7 @@ test_expect 'a run killed with SIGKILL leaves no lock: the next command works at
 	tree "$runner" >"$TEST_TMP/tree" &&
 	kill -KILL "$runner" && { wait "$runner" 2>/dev/null; true; } &&
 	rc=0; LOGIN_SAMPLES=2 "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/next.out" 2>&1 || rc=$? &&
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+	test_verdict_exit "$rc" "$TEST_TMP/next.out" &&
 	[ -f "$(tail -n 1 "$TEST_TMP/next.out")" ] &&
 	# The killed run could not remove its temporary folder; the next did.
 	! ls -d "${TMPDIR:-/tmp}"/sshperf-kit-run.* 2>/dev/null &&

@@ -127,7 +127,7 @@ int_test 'SIGINT during reload' '
 test_expect 'the next run works without repair' '
 	rc=0; "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/next.out" 2>&1 || rc=$? &&
 	# 0 PASS, 1 FAIL, 3 INCONCLUSIVE: each is a complete run.
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } && [ -f "$(tail -n 1 "$TEST_TMP/next.out")" ]
+	test_verdict_exit "$rc" "$TEST_TMP/next.out" && [ -f "$(tail -n 1 "$TEST_TMP/next.out")" ]
 '
 
 # The listener is stopped (SIGSTOP) first, so the cleanup's SIGTERM to it

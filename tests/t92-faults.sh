@@ -91,7 +91,7 @@ test_expect 'start-ssh.sh brings the killed server back; a run works again' '
 	! "$KIT_DIR/start-ssh.sh" status >/dev/null &&
 	"$KIT_DIR/start-ssh.sh" -q >/dev/null && [ -n "$(listener)" ] &&
 	rc=0; "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/again.out" 2>&1 || rc=$? &&
-	{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } && test_grep -E "^status=(PASS|FAIL|INCONCLUSIVE)" "$(dirname "$(tail -n 1 "$TEST_TMP/again.out")")/data/login.env"
+	test_verdict_exit "$rc" "$TEST_TMP/again.out" && test_grep -E "^status=(PASS|FAIL|INCONCLUSIVE)" "$(dirname "$(tail -n 1 "$TEST_TMP/again.out")")/data/login.env"
 '
 
 test_expect 'a server that hangs (SIGSTOP): login ends at LOGIN_TIMEOUT with the failures named' '

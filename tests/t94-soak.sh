@@ -78,7 +78,7 @@ while [ "$cycle" -lt "$CYCLES" ]; do
 	test_expect "cycle $cycle of $CYCLES: start, test-ssh.sh $TESTS, cleanup; report complete" '
 		"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 		rc=0 && "$KIT_DIR/test-ssh.sh" -q $TESTS >"$TEST_TMP/run.out" 2>&1 || rc=$? &&
-		{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ]; } &&
+		test_verdict_exit "$rc" "$TEST_TMP/run.out" &&
 		report_complete "$(dirname "$(tail -n 1 "$TEST_TMP/run.out")")" &&
 		"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null
 	'

@@ -246,6 +246,36 @@ verbose () {
 	return 1
 }
 
+# test_verdict_exit RC [OUTPUT]: RC is the exit status of a complete
+# test-ssh.sh run, whatever its verdict: 0 (PASS), 1 (FAIL) or 3
+# (INCONCLUSIVE, which a loaded machine may bring). Else it fails with
+# the status and the last 20 lines of OUTPUT, the run's console.
+test_verdict_exit () {
+	case $1 in 0 | 1 | 3) return 0 ;; esac
+	echo "test_verdict_exit: test-ssh.sh exited ${1:-(no status)}, not 0, 1 or 3 (a verdict)${2:+; the end of $2:}"
+	if [ -n "${2:-}" ]; then
+		if [ -f "$2" ]; then tail -n 20 "$2" | sed -e 's/^/  | /'; else echo "  (no file $2)"; fi
+	fi
+	return 1
+}
+
+# auth_logins RUN_DIR METHOD SAMPLES: how many logins the auth test of the
+# run RUN_DIR made with METHOD (ed25519, rsa, password): SAMPLES, its
+# LOGIN_SAMPLES; or, for the method its stages added to (staged_method:
+# the slowest p95's interval held the target, as a loaded machine brings
+# about), the count of the last stage taken (stages), from the plan fixed
+# in advance (stage_plan, lib/measure.sh).
+auth_logins () {
+	local env="$1/data/auth.env" staged stages
+	staged=$(sed -n 's/^staged_method=//p' "$env" 2>/dev/null | tail -n 1)
+	stages=$(sed -n 's/^stages=//p' "$env" 2>/dev/null | tail -n 1)
+	if [ "$2" = "$staged" ] && [ "${stages:-1}" -gt 1 ]; then
+		(. "$KIT_DIR/lib/measure.sh" && stage_plan "$3" 95) | cut -d " " -f "$stages"
+	else
+		echo "$3"
+	fi
+}
+
 # test_kv FILE KEY EXPECTED: the value of FILE's last "KEY=" line.
 test_kv () {
 	local got
