@@ -186,6 +186,26 @@ round_figures () {
 		awk -F'\t' -v t="$2" '$1 == t && $3 ~ /^(PASS|FAIL|INCONCLUSIVE)$/ && $2 ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ { print $2 }'
 }
 
+# same_build A B: true when two runs measured the same OpenSSH build from
+# the same prefix (compare_report's first line says so when not).
+same_build () {
+	[ "$(cmp_build "$1")" = "$(cmp_build "$2")" ] &&
+		[ "$(kv_get "$1/data/environment.env" openssh_prefix)" = "$(kv_get "$2/data/environment.env" openssh_prefix)" ]
+}
+
+# same_setup A B: whether two runs measured one setup: the same OpenSSH
+# build, prefix and client, and no configuration difference
+# (config_difference_lines). Says "yes" or "no".
+same_setup () {
+	if same_build "$1" "$2" &&
+		[ "$(kv_get "$1/data/environment.env" openssh_client)" = "$(kv_get "$2/data/environment.env" openssh_client)" ] &&
+		[ -z "$(config_difference_lines "$1" "$2")" ]; then
+		printf yes
+	else
+		printf no
+	fi
+}
+
 # test_judge OLD_RUN NEW_RUN TEST -> whether TEST's figure changed beyond
 # the noise, as one phrase: "significantly better (...)", "significantly
 # worse (...)", "no significant change (...)" or "not judged: ...". Nothing
@@ -217,26 +237,6 @@ round_figures () {
 # on the samples of two single runs sees the samples' noise but not how
 # far identical runs land apart (login: up to 12 %, make stability); its
 # point estimate past 10 % was no evidence of a change, its near end is.
-# same_build A B: true when two runs measured the same OpenSSH build from
-# the same prefix (compare_report's first line says so when not).
-same_build () {
-	[ "$(cmp_build "$1")" = "$(cmp_build "$2")" ] &&
-		[ "$(kv_get "$1/data/environment.env" openssh_prefix)" = "$(kv_get "$2/data/environment.env" openssh_prefix)" ]
-}
-
-# same_setup A B: whether two runs measured one setup: the same OpenSSH
-# build, prefix and client, and no configuration difference
-# (config_difference_lines). Says "yes" or "no".
-same_setup () {
-	if same_build "$1" "$2" &&
-		[ "$(kv_get "$1/data/environment.env" openssh_client)" = "$(kv_get "$2/data/environment.env" openssh_client)" ] &&
-		[ -z "$(config_difference_lines "$1" "$2")" ]; then
-		printf yes
-	else
-		printf no
-	fi
-}
-
 test_judge () {
 	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how one model="" same=no noise
 	[ -n "$(test_change "$1" "$2" "$3")" ] || return 0
