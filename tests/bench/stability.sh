@@ -167,16 +167,20 @@ noise_rows=$(for m in $METRICS; do
 	printf '%s\t%s\n' "$m" "${METRIC_NOISE[$m]}"
 done)
 if [ -n "$noise_rows" ]; then
-	printf '\n| metric | between-run noise declared (lib/metrics.tab) | largest change between two of these runs | |\n|---|---:|---:|---|\n'
+	printf '\n| metric | between-run noise declared (lib/metrics.tab) | largest change between two of these runs (figures above 0) | |\n|---|---:|---:|---|\n'
 	printf '%s\n' "$noise_rows" | awk -F'\t' '
-		FILENAME == ARGV[1] { if (FNR > 1 && $3 ~ /^[0-9.]+$/ && $3 + 0 > 0) {
+		FILENAME == ARGV[1] { if (FNR > 1 && $3 ~ /^[0-9.]+$/ && $3 + 0 == 0) zero[$1]++
+			if (FNR > 1 && $3 ~ /^[0-9.]+$/ && $3 + 0 > 0) {
 				if (!($1 in lo) || $3 + 0 < lo[$1]) lo[$1] = $3 + 0
 				if (!($1 in hi) || $3 + 0 > hi[$1]) hi[$1] = $3 + 0 }
 			next }
 		{ m = $1
-		  if (!(m in lo)) { printf "| %s | %s %% | - | not measured |\n", m, $2; next }
+		  # A figure of 0 (nothing measured: the section says why) has no
+		  # ratio to the others; it is left out and counted.
+		  left = zero[m] ? sprintf("; %d run%s with a figure of 0 left out", zero[m], zero[m] == 1 ? "" : "s") : ""
+		  if (!(m in lo)) { printf "| %s | %s %% | - | not measured%s |\n", m, $2, left; next }
 		  seen = (hi[m] / lo[m] - 1) * 100
-		  printf "| %s | %s %% | %.1f %% | %s |\n", m, $2, seen, seen < $2 + 0 ? "within it" : "**past it: raise it in lib/metrics.tab**" }' "$table" -
+		  printf "| %s | %s %% | %.1f %% | %s%s |\n", m, $2, seen, seen < $2 + 0 ? "within it" : "**past it: raise it in lib/metrics.tab**", left }' "$table" -
 fi
 
 # sshd's CPU per login per run, and what moves it from outside sshd.
