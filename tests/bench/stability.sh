@@ -267,6 +267,8 @@ if [ "$(wc -l <"$cpu")" -gt 2 ]; then
 	# The spreads; how closely the figure followed the clients' CPU per
 	# login (measured in the same seconds on the same CPUs) and the cost
 	# of one start of /bin/true (Pearson's r over the runs with both).
+	# Every field is printed, never empty: read splits on blanks, so an
+	# empty one would shift the rest (a steal of 0 in every run did).
 	read -r cs stl_lo stl_hi ss ls ns ks qs rk rs rn <<<"$(tsv_select "$cpu" figure steal_pct spawn_us loop_ms per_login_spawns client_ms per_client | awk -F'\t' '
 		function sp(k, x) { if (x !~ /^[0-9.]+$/ || x + 0 <= 0) return; if (!(k in lo) || x < lo[k]) lo[k] = x + 0; if (!(k in hi) || x > hi[k]) hi[k] = x + 0 }
 		function r(k) { return (k in lo) ? sprintf("%.2f", hi[k] / lo[k]) : "-" }
@@ -276,7 +278,7 @@ if [ "$(wc -l <"$cpu")" -gt 2 ]; then
 		{ sp("c", $1); sp("s", $3); sp("l", $4); sp("n", $5); sp("k", $6); sp("q", $7)
 		  if ($2 ~ /^[0-9.]+$/) { if (st == "" || $2 < st) st = $2 + 0; if ($2 > sh) sh = $2 + 0 }
 		  acc("k", $6, $1); acc("s", $3, $1) }
-		END { print r("c"), (st == "" ? "-" : st), (st == "" ? "-" : sh), r("s"), r("l"), r("n"), r("k"), r("q"), cor("k"), cor("s"), n["k"] + 0 }')"
+		END { print r("c"), (st == "" ? "-" : st), (st == "" ? "-" : sh + 0), r("s"), r("l"), r("n"), r("k"), r("q"), cor("k"), cor("s"), n["k"] + 0 }')"
 	text="max / min ${cs}x (at most 1.10x); beside it, over the same runs: the ssh clients' CPU per login ${ks}x (r = $rk with the figure over $rn runs), sshd's over the clients' ${qs}x; steal ${stl_lo}-${stl_hi} % of the CPUs; the machine's speed ${ss}x (one start of /bin/true, r = $rs) and ${ls}x (the fixed loop); CPU per login in starts of /bin/true ${ns}x."
 	# The criterion's second clause: a spread past 1.10x is the machine's
 	# when the clients, on the same CPUs in the same seconds, moved with
