@@ -206,6 +206,105 @@ same_setup () {
 	fi
 }
 
+# whose_file RUN TEST: the whose-time split of the logins TEST's figure
+# rests on, by the naming of lib/capture.sh: raw/X.tsv (figure_samples)
+# has its split in raw/X-whose.tsv, raw/login-samples.tsv in
+# raw/login-whose.tsv. Nothing when the figure names no samples.
+whose_file () {
+	local spec base
+	spec=$(kv_get "$1/data/$2.env" figure_samples)
+	base=${spec%% *}
+	case $base in raw/*.tsv) ;; *) return 0 ;; esac
+	base=${base%.tsv}
+	printf '%s-whose.tsv' "${base%-samples}"
+}
+
+# whose_column RUN TEST COLUMN: COLUMN of each split login (whose_file;
+# of every round of a repeated run), one per line; with COLUMN "ratio",
+# sshd's time over the client's (server_ms / client_ms, logins whose
+# client part is above 0).
+whose_column () {
+	local f d
+	f=$(whose_file "$1" "$2")
+	[ -n "$f" ] || return 0
+	if [ "$(kv_get "$1/data/$2.env" figure_method)" = repeat ] && [ -d "$1/rounds" ]; then
+		for d in "$1"/rounds/*/; do whose_rows "$d$f" "$3"; done
+	else
+		whose_rows "$1/$f" "$3"
+	fi
+}
+
+whose_rows () {
+	[ -f "$1" ] || return 0
+	tsv_select "$1" server_ms client_ms 2>/dev/null |
+		awk -F'\t' -v c="$2" '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ {
+			if (c == "ratio") { if ($2 + 0 > 0) printf "%.6f\n", $1 / $2 }
+			else print (c == "server_ms") ? $1 : $2 }'
+}
+
+# The logins with a whose-time split each side needs before judge_whose
+# weighs sshd's part.
+COMPARE_WHOSE_MIN=10
+
+# judge_whose OLD_RUN NEW_RUN TEST TMPDIR THRESHOLD PHRASE: PHRASE (a
+# rank test's "significantly ..." of whole logins), or "no significant
+# change" when not sshd moved it. Between runs of one setup (same_setup)
+# whose logins were split by whose time (whose_file, at least
+# COMPARE_WHOSE_MIN a side), two more rank tests on the same logins, each
+# needing the near end of its shift's 95 % interval past THRESHOLD:
+# - sshd's own part (server_ms): a login that moved in the client's part
+#   or in the TCP waits is no change of sshd;
+# - sshd's part over the client's (server_ms / client_ms): the client
+#   runs the same code on the same CPUs in the same seconds, so when both
+#   moved alike the machine's speed did, as the cpu test's client rule
+#   says of CPU per login.
+# A change in sshd (a slower step, a delay of its own) grows sshd's part
+# and not the client's, and passes both.
+judge_whose () {
+	local part out why=""
+	if [ "$(same_setup "$1" "$2")" != yes ]; then
+		printf '%s\n' "$6"
+		return 0
+	fi
+	for part in server_ms ratio; do
+		whose_column "$1" "$3" "$part" >"$4/wa"
+		whose_column "$2" "$3" "$part" >"$4/wb"
+		if [ "$(wc -l <"$4/wa")" -lt "$COMPARE_WHOSE_MIN" ] || [ "$(wc -l <"$4/wb")" -lt "$COMPARE_WHOSE_MIN" ]; then
+			printf '%s\n' "$6"
+			return 0
+		fi
+		out=$("$(rank_helper)" compare "$4/wa" "$4/wb" 2>/dev/null)
+		why=$(printf '%s\n' "$out" | awk -F= -v th="$5" -v part="$part" '
+			{ v[$1] = substr($0, length($1) + 2) }
+			END {
+				base = v["p50_a"] + 0
+				if (v["shift_lo"] == "" || v["shift_hi"] == "" || base <= 0) { print "unknown"; exit }
+				near = 0
+				if (v["shift_lo"] + 0 > 0) near = v["shift_lo"] + 0
+				if (v["shift_hi"] + 0 < 0) near = v["shift_hi"] + 0
+				npct = near / base * 100
+				moved = (v["p"] + 0 < 0.05) && (npct >= th || npct <= -th)
+				what = part == "ratio" ? "sshd'"'"'s part over the ssh client'"'"'s" : "sshd'"'"'s own part"
+				printf "%s %s of the same logins moved %+.1f %% (95 %% %+.1f to %+.1f %%, median %.4g and %.4g, n %d and %d)\n", \
+					moved ? "yes" : "no", what, v["shift"] / base * 100, v["shift_lo"] / base * 100, v["shift_hi"] / base * 100, \
+					v["p50_a"], v["p50_b"], v["n_a"], v["n_b"]
+			}')
+		case $why in
+		unknown) printf '%s\n' "$6"; return 0 ;;
+		yes\ *) continue ;;
+		esac
+		why=${why#no }
+		printf '%s\n' "$6" | awk -v why="$why" -v th="$5" -v part="$part" '{
+			sub(/^significantly (better|worse) \(/, ""); sub(/\)$/, "")
+			printf "no significant change (%s, its near end less than the threshold %s %%: %s; %s)\n", why, th, \
+				part == "ratio" ? "the client, on the same CPUs in the same seconds, moved with sshd, so the machine did, not sshd" : \
+				"the change is the client'"'"'s or the TCP waits'"'"', not sshd'"'"'s", $0 }'
+		return 0
+	done
+	# Both moved: sshd, not the machine; the phrase stands, with the reason.
+	printf '%s\n' "$6" | awk -v why="${why#yes }" '{ sub(/\)$/, "; " why ", past the threshold: sshd, not the machine)"); print }'
+}
+
 # test_judge OLD_RUN NEW_RUN TEST -> whether TEST's figure changed beyond
 # the noise, as one phrase: "significantly better (...)", "significantly
 # worse (...)", "no significant change (...)" or "not judged: ...". Nothing
@@ -214,7 +313,10 @@ same_setup () {
 # - the figure's own samples in both runs (figure_samples; of every round
 #   of a repeated run), or else the rounds' figures of two repeated runs:
 #   the rank test (sshperf-rank compare, Mann-Whitney U) with the
-#   Hodges-Lehmann shift B - A and its 95 % interval;
+#   Hodges-Lehmann shift B - A and its 95 % interval; a significant
+#   answer between runs of one setup whose logins were split by whose
+#   time stands only when sshd's own part and its part over the
+#   client's moved too (judge_whose);
 # - else the two 95 % intervals (figure_lo, figure_hi): apart or not;
 #   between single runs of a figure with a between-run noise (run_noise:
 #   its interval describes one run only, COMPARE_ONE_RUN_METHODS, or it
@@ -238,7 +340,7 @@ same_setup () {
 # far identical runs land apart (login: up to 12 %, make stability); its
 # point estimate past 10 % was no evidence of a change, its near end is.
 test_judge () {
-	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how one model="" same=no noise
+	local a="$1/data/$3.env" b="$2/data/$3.env" dir th unit tmp out how one model="" same=no noise phrase
 	[ -n "$(test_change "$1" "$2" "$3")" ] || return 0
 	dir=$(metric_direction "$2" "$3")
 	th=$(compare_threshold "$3")
@@ -254,8 +356,7 @@ test_judge () {
 	fi
 	if [ "$(wc -l <"$tmp/a")" -ge 2 ] && [ "$(wc -l <"$tmp/b")" -ge 2 ]; then
 		out=$("$(rank_helper)" compare "$tmp/a" "$tmp/b" 2>/dev/null)
-		rm -rf "$tmp"
-		printf '%s\n' "$out" | awk -F= -v dir="$dir" -v th="$th" -v unit="$unit" -v how="$how" -v floor="$COMPARE_FLOOR_MS" '
+		phrase=$(printf '%s\n' "$out" | awk -F= -v dir="$dir" -v th="$th" -v unit="$unit" -v how="$how" -v floor="$COMPARE_FLOOR_MS" '
 			{ v[$1] = substr($0, length($1) + 2) }
 			END {
 				if (v["p"] == "" || v["shift"] == "") { printf "too few samples: not judged\n"; exit }
@@ -277,7 +378,12 @@ test_judge () {
 				if (!sig) { printf "no significant change (%s)\n", detail; exit }
 				better = (dir == "higher") ? (v["shift"] > 0) : (v["shift"] < 0)
 				printf "significantly %s (%s)\n", better ? "better" : "worse", detail
-			}'
+			}')
+		case $phrase in
+		significantly*) judge_whose "$1" "$2" "$3" "$tmp" "$th" "$phrase" ;;
+		*) printf '%s\n' "$phrase" ;;
+		esac
+		rm -rf "$tmp"
 		return 0
 	fi
 	rm -rf "$tmp"

@@ -474,6 +474,46 @@ test_expect 'significance: the rank test of the samples, and the threshold' '
 	case $c in "no significant change (rank test of the samples: shift +40 ms (+14.3 % of the median), 95 % +"*"(at least +"*) ;; *) false ;; esac
 '
 
+# whose_logins RUN SERVER CLIENT: a raw/login-whose.tsv of 30 logins, each
+# sshd's and the client's time about SERVER and CLIENT ms.
+whose_logins () {
+	awk -v s="$2" -v c="$3" 'BEGIN { OFS = "\t"; print "sample", "server_ms", "client_ms", "tcp_wait_ms", "total_ms"
+		for (i = 1; i <= 30; i++) print i, s + (i % 7) * s / 100, c + (i * 3 % 5) * c / 100, 84, 0 }' >"$TEST_TMP/j/$1/raw/login-whose.tsv"
+}
+
+# The login's whose-time split tells whose change it was: a login that
+# slowed with the client's time in the same logins (the machine), or in
+# the client's part alone, is no change between runs of one setup; one
+# whose sshd part moved apart from the client's is.
+test_expect 'significance: a login that slowed in the client'"'"'s part, or with the client, is no change between runs of one setup' '
+	judge_pair whose && shift_logins whose-a 0 && shift_logins whose-b 80 &&
+	whose_logins whose-a 100 90 && whose_logins whose-b 130 117 &&
+	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	case $c in "no significant change (sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +0.0 % ("*"n 30 and 30), its near end less than the threshold 10 %: the client, on the same CPUs in the same seconds, moved with sshd, so the machine did, not sshd; rank test of the samples: shift +80 ms"*) ;; *) echo "with the client: $c"; false ;; esac &&
+	test_eq "$(judge_word "$c")" "no significant change" &&
+	whose_logins whose-b 100 130 &&
+	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	case $c in "no significant change (sshd'"'"'s own part of the same logins moved +0.0 % ("*"its near end less than the threshold 10 %: the change is the client'"'"'s or the TCP waits'"'"', not sshd'"'"'s; rank test of the samples: shift +80 ms"*) ;; *) echo "the client alone: $c"; false ;; esac &&
+	whose_logins whose-b 180 90 &&
+	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"; sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +"*"past the threshold: sshd, not the machine)") ;; *) echo "sshd alone: $c"; false ;; esac &&
+	whose_logins whose-b 130 117 &&
+	cp "$TEST_TMP/j/whose-b/data/environment.env" "$TEST_TMP/j/env.saved" &&
+	echo "sshd_kexalgorithms=sntrup761x25519-sha512@openssh.com" >>"$TEST_TMP/j/whose-b/data/environment.env" &&
+	test_eq "$(same_setup "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b")" no &&
+	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"for all of the interval)") ;; *) echo "another key exchange: $c"; false ;; esac &&
+	mv "$TEST_TMP/j/env.saved" "$TEST_TMP/j/whose-b/data/environment.env" &&
+	test_eq "$(same_setup "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b")" yes &&
+	head -n 10 "$TEST_TMP/j/whose-a/raw/login-whose.tsv" >"$TEST_TMP/j/few.tsv" &&
+	mv "$TEST_TMP/j/few.tsv" "$TEST_TMP/j/whose-a/raw/login-whose.tsv" &&
+	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"for all of the interval)") ;; *) echo "9 logins split: $c"; false ;; esac &&
+	test_eq "$(whose_file "$TEST_TMP/j/whose-a" login)" raw/login-whose.tsv &&
+	echo "figure_samples=raw/auth-password.tsv total_ms" >>"$TEST_TMP/j/whose-a/data/auth.env" &&
+	test_eq "$(whose_file "$TEST_TMP/j/whose-a" auth)" raw/auth-password-whose.tsv
+'
+
 test_expect 'significance: two intervals apart, overlapping, one-sided, missing' '
 	judge_pair iv &&
 	printf "figure=26\nfigure_lo=24\nfigure_hi=28\n" >>"$TEST_TMP/j/iv-a/data/burst.env" &&
