@@ -316,7 +316,10 @@ judge_whose () {
 #   Hodges-Lehmann shift B - A and its 95 % interval; a significant
 #   answer between runs of one setup whose logins were split by whose
 #   time stands only when sshd's own part and its part over the
-#   client's moved too (judge_whose);
+#   client's moved too (judge_whose); between single runs of a figure
+#   with a between-run noise (run_noise: samples flat within a run whose
+#   level moves between runs, session), the threshold for the near end is
+#   that noise when it is larger;
 # - else the two 95 % intervals (figure_lo, figure_hi): apart or not;
 #   between single runs of a figure with a between-run noise (run_noise:
 #   its interval describes one run only, COMPARE_ONE_RUN_METHODS, or it
@@ -356,7 +359,10 @@ test_judge () {
 	fi
 	if [ "$(wc -l <"$tmp/a")" -ge 2 ] && [ "$(wc -l <"$tmp/b")" -ge 2 ]; then
 		out=$("$(rank_helper)" compare "$tmp/a" "$tmp/b" 2>/dev/null)
-		phrase=$(printf '%s\n' "$out" | awk -F= -v dir="$dir" -v th="$th" -v unit="$unit" -v how="$how" -v floor="$COMPARE_FLOOR_MS" '
+		noise=$(run_noise "$1" "$2" "$3")
+		[ -z "$noise" ] || [ "$noise" -le "$th" ] || th=$noise
+		phrase=$(printf '%s\n' "$out" | awk -F= -v dir="$dir" -v th="$th" -v unit="$unit" -v how="$how" -v floor="$COMPARE_FLOOR_MS" \
+			-v noise="$noise" -v rounds="$COMPARE_ROUNDS_NEEDED" '
 			{ v[$1] = substr($0, length($1) + 2) }
 			END {
 				if (v["p"] == "" || v["shift"] == "") { printf "too few samples: not judged\n"; exit }
@@ -373,8 +379,10 @@ test_judge () {
 				sig = (v["p"] + 0 < 0.05) && (npct >= th || npct <= -th) && !small
 				ci = !known ? "95 % interval not known" : \
 					sprintf("95 %% %+.4g to %+.4g (at least %+.1f %%)", v["shift_lo"], v["shift_hi"], npct)
-				detail = sprintf("%s: shift %+.4g %s (%+.1f %% of the median), %s, p %.2g, n %d and %d; threshold %s %%%s for all of the interval", \
-					how, v["shift"], unit, pct, ci, v["p"], v["n_a"], v["n_b"], th, unit == "ms" ? sprintf(" and %s ms", floor) : "")
+				detail = sprintf("%s: shift %+.4g %s (%+.1f %% of the median), %s, p %.2g, n %d and %d; threshold %s %%%s%s for all of the interval", \
+					how, v["shift"], unit, pct, ci, v["p"], v["n_a"], v["n_b"], th, \
+					noise != "" && noise + 0 == th + 0 ? sprintf(" (the between-run noise of single runs, lib/metrics.tab; REPEAT=%d on both sides judges smaller changes)", rounds) : "", \
+					unit == "ms" ? sprintf(" and %s ms", floor) : "")
 				if (!sig) { printf "no significant change (%s)\n", detail; exit }
 				better = (dir == "higher") ? (v["shift"] > 0) : (v["shift"] < 0)
 				printf "significantly %s (%s)\n", better ? "better" : "worse", detail
