@@ -156,18 +156,32 @@ rank_helper () {
 # per line; of every round of a repeated run (rounds/K/raw). Nothing when
 # the run has none.
 judge_samples () {
-	local env="$1/data/$2.env" spec file col d
-	spec=$(kv_get "$env" figure_samples)
+	local spec file col f
+	spec=$(kv_get "$1/data/$2.env" figure_samples)
 	[ -n "$spec" ] && [ "$spec" != - ] || return 0
 	file=${spec%% *}
 	col=${spec#* }
 	[ "$file" != "$spec" ] || return 0
-	if [ "$(kv_get "$env" figure_method)" = repeat ] && [ -d "$1/rounds" ]; then
-		for d in "$1"/rounds/*/; do judge_column "$d$file" "$col"; done
+	run_files "$1" "$2" "$file" | while IFS= read -r f; do judge_column "$f" "$col"; done
+}
+
+# run_files RUN TEST FILE: the paths of FILE (relative to a run folder)
+# that TEST's figure rests on, one per line: of every round of a
+# repeated run (figure_method repeat), else of RUN itself.
+run_files () {
+	local d
+	if [ "$(kv_get "$1/data/$2.env" figure_method)" = repeat ] && [ -d "$1/rounds" ]; then
+		for d in "$1"/rounds/*/; do printf '%s\n' "$d$3"; done
 	else
-		judge_column "$1/$file" "$col"
+		printf '%s\n' "$1/$3"
 	fi
 }
+
+# COMPARE_NEAR_AWK: awk's near_end(LO, HI), the near end of a shift's
+# 95 % interval (sshperf-rank compare's shift_lo, shift_hi): the least
+# change the samples allow, 0 when the interval holds 0 or is not known.
+# Shared by test_judge and judge_whose.
+COMPARE_NEAR_AWK='function near_end(lo, hi) { if (lo == "" || hi == "") return 0; if (lo + 0 > 0) return lo + 0; if (hi + 0 < 0) return hi + 0; return 0 }'
 
 # judge_column FILE COLUMN: COLUMN's numbers, of the rows that are ok.
 judge_column () {
@@ -224,14 +238,10 @@ whose_file () {
 # sshd's time over the client's (server_ms / client_ms, logins whose
 # client part is above 0).
 whose_column () {
-	local f d
+	local f
 	f=$(whose_file "$1" "$2")
 	[ -n "$f" ] || return 0
-	if [ "$(kv_get "$1/data/$2.env" figure_method)" = repeat ] && [ -d "$1/rounds" ]; then
-		for d in "$1"/rounds/*/; do whose_rows "$d$f" "$3"; done
-	else
-		whose_rows "$1/$f" "$3"
-	fi
+	run_files "$1" "$2" "$f" | while IFS= read -r f; do whose_rows "$f" "$3"; done
 }
 
 whose_rows () {
@@ -274,15 +284,12 @@ judge_whose () {
 			return 0
 		fi
 		out=$("$(rank_helper)" compare "$4/wa" "$4/wb" 2>/dev/null)
-		why=$(printf '%s\n' "$out" | awk -F= -v th="$5" -v part="$part" '
+		why=$(printf '%s\n' "$out" | awk -F= -v th="$5" -v part="$part" "$COMPARE_NEAR_AWK"'
 			{ v[$1] = substr($0, length($1) + 2) }
 			END {
 				base = v["p50_a"] + 0
 				if (v["shift_lo"] == "" || v["shift_hi"] == "" || base <= 0) { print "unknown"; exit }
-				near = 0
-				if (v["shift_lo"] + 0 > 0) near = v["shift_lo"] + 0
-				if (v["shift_hi"] + 0 < 0) near = v["shift_hi"] + 0
-				npct = near / base * 100
+				npct = near_end(v["shift_lo"], v["shift_hi"]) / base * 100
 				moved = (v["p"] + 0 < 0.05) && (npct >= th || npct <= -th)
 				what = part == "ratio" ? "sshd'"'"'s part over the ssh client'"'"'s" : "sshd'"'"'s own part"
 				printf "%s %s of the same logins moved %+.1f %% (95 %% %+.1f to %+.1f %%, median %.4g and %.4g, n %d and %d)\n", \
@@ -362,7 +369,7 @@ test_judge () {
 		noise=$(run_noise "$1" "$2" "$3")
 		[ -z "$noise" ] || [ "$noise" -le "$th" ] || th=$noise
 		phrase=$(printf '%s\n' "$out" | awk -F= -v dir="$dir" -v th="$th" -v unit="$unit" -v how="$how" -v floor="$COMPARE_FLOOR_MS" \
-			-v noise="$noise" -v rounds="$COMPARE_ROUNDS_NEEDED" '
+			-v noise="$noise" -v rounds="$COMPARE_ROUNDS_NEEDED" "$COMPARE_NEAR_AWK"'
 			{ v[$1] = substr($0, length($1) + 2) }
 			END {
 				if (v["p"] == "" || v["shift"] == "") { printf "too few samples: not judged\n"; exit }
@@ -371,9 +378,7 @@ test_judge () {
 				# The near end of the shift interval: the least change the
 				# samples allow (0 when the interval holds 0).
 				known = v["shift_lo"] != "" && v["shift_hi"] != ""
-				near = 0
-				if (known && v["shift_lo"] + 0 > 0) near = v["shift_lo"] + 0
-				if (known && v["shift_hi"] + 0 < 0) near = v["shift_hi"] + 0
+				near = near_end(v["shift_lo"], v["shift_hi"])
 				npct = base != 0 ? near / base * 100 : 0
 				small = unit == "ms" && near < floor + 0 && near > -floor
 				sig = (v["p"] + 0 < 0.05) && (npct >= th || npct <= -th) && !small
