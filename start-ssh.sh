@@ -612,6 +612,25 @@ end_sessions () {
 	[ -z "$pids" ] || { end_pids 5 $pids; say "ended $(echo $pids | wc -w) processes of $user"; }
 }
 
+# other_kit_server: the pid of a running test server of another instance
+# on this host (an sshd whose config is the kit's, KIT_CONFIG_PREFIX, but
+# not this instance's, docs/instances.md); 1 when none runs.
+other_kit_server () {
+	local p cmd self
+	self=$(readlink /proc/self/ns/pid)
+	for p in /proc/[0-9]*; do
+		case $(readlink "$p/exe" 2>/dev/null) in */sshd) ;; *) continue ;; esac
+		# A container's sshd is not this host's.
+		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$self" ] || continue
+		cmd=" $(tr '\0' ' ' 2>/dev/null <"$p/cmdline") "
+		case $cmd in
+		*" $SSHD_CONFIG "*) ;;
+		*" $KIT_CONFIG_PREFIX"*) echo "${p#/proc/}"; return 0 ;;
+		esac
+	done
+	return 1
+}
+
 do_cleanup () {
 	local pid sessions user f d port uid
 	if [ ! -d "$STATE_DIR" ]; then
@@ -668,6 +687,13 @@ do_cleanup () {
 			# The kit's cgroup holds only what its sshd started.
 			# shellcheck disable=SC2046 # a list of pids
 			end_pids 5 $(cat "$d/cgroup.procs")
+		fi
+		# A folder outside the kit's own that every sshd on the host
+		# needs (Debian's /run/sshd) stays while another instance's test
+		# server runs.
+		if [ ! -f "$d/cgroup.procs" ] && [ "${d#"$STATE_PARENT"/}" = "$d" ] && pid=$(other_kit_server); then
+			say "kept $d: the test server of another instance (pid $pid) needs it"
+			continue
 		fi
 		rmdir "$d" 2>/dev/null && say "removed $d"
 	done

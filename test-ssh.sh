@@ -363,10 +363,11 @@ take_lock
 # lives in one private folder, removed at the end whatever happened: a
 # test ended by a signal or a lost server leaves nothing in /tmp. One
 # left by a run killed with SIGKILL (no trap runs then) is removed here:
-# with the lock held, no other run can own one.
-find "${TMPDIR:-/tmp}" -mindepth 1 -maxdepth 1 -type d -name 'sshperf-kit-run.*' -user 0 \
+# with this instance's lock held, no other run can own one of its name
+# (another instance's runs have names of their own, lib/names.sh).
+find "${TMPDIR:-/tmp}" -mindepth 1 -maxdepth 1 -type d -name "$RUN_TMP_NAME.*" -user 0 \
 	-exec rm -rf {} + 2>/dev/null || true
-RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-kit-run.XXXXXX") ||
+RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/$RUN_TMP_NAME.XXXXXX") ||
 	die "cannot create a temporary folder in ${TMPDIR:-/tmp}; free space there or set TMPDIR to a writable folder"
 [ -z "$needs_password" ] || at_exit password_lock
 at_exit rm -rf -- "$RUN_TMP"

@@ -41,6 +41,8 @@ kit_names () {
 	HOST_ALIAS=sshperf-test$s
 	# The cgroup of a directly started test server (lib/server.sh).
 	CGROUP_NAME=/sshd-perf-test$s
+	# test-ssh.sh's temporary folder of a run, in TMPDIR: NAME.XXXXXX.
+	RUN_TMP_NAME=sshperf-kit-run$s
 }
 
 # instance_port_offset NAME: N from 1 to 999, the same for the same name

@@ -98,6 +98,21 @@ test_expect 'an instance whose port is another instance'"'"'s is refused, naming
 	env -u TEST_PORT -u TEST_USER KIT_INSTANCE=xbhz "$KIT_DIR/start-ssh.sh" -q cleanup
 '
 
+# Debian's sshd needs /run/sshd, which the instance that found it missing
+# created and recorded. Here the folder is there (the servers above run),
+# so instance second is made its recorder: its cleanup must keep it while
+# the administrator's server runs, and that server must still log in.
+test_expect 'a cleanup keeps /run/sshd, which another instance s server needs: that server still takes a login' '
+	if [ ! -d /run/sshd ]; then echo "# no /run/sshd: this sshd needs none"; exit 0; fi &&
+	m=/var/lib/sshd-perf-kit-second/state/created &&
+	{ grep -qx "dir /run/sshd" "$m" || echo "dir /run/sshd" >>"$m"; } &&
+	second "$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
+	test_grep "^start-ssh.sh: kept /run/sshd: the test server of another instance (pid [0-9]*) needs it$" "$TEST_TMP/c.out" &&
+	[ -d /run/sshd ] &&
+	admin timeout 30 ssh -F "$ADMIN_CLIENT" "$ADMIN_ALIAS" true </dev/null &&
+	second "$KIT_DIR/start-ssh.sh" -q
+'
+
 test_expect 'stop and cleanup of instance second leave the administrator s server alone' '
 	second "$KIT_DIR/start-ssh.sh" -q stop &&
 	admin "$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/admin.st3" &&

@@ -80,7 +80,7 @@ test_expect 'a run killed with SIGKILL leaves no lock: the next command works at
 	test_verdict_exit "$rc" "$TEST_TMP/next.out" &&
 	[ -f "$(tail -n 1 "$TEST_TMP/next.out")" ] &&
 	# The killed run could not remove its temporary folder; the next did.
-	! ls -d "${TMPDIR:-/tmp}"/sshperf-kit-run.* 2>/dev/null &&
+	! ls -d "${TMPDIR:-/tmp}/$RUN_TMP_NAME".* 2>/dev/null &&
 	"$KIT_DIR/start-ssh.sh" -q stop && "$KIT_DIR/start-ssh.sh" -q
 '
 # What the killed run left (its helper keeps logging in until its own end).

@@ -68,7 +68,7 @@ interrupt () {
 	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients" &&
 	test_grep "interrupted; partial report" "$TEST_TMP/run.out" &&
 	# Its temporary folder (FIFOs, copies) is gone with it.
-	! ls -d "${TMPDIR:-/tmp}"/sshperf-kit-run.* 2>/dev/null &&
+	! ls -d "${TMPDIR:-/tmp}/$RUN_TMP_NAME".* 2>/dev/null &&
 	run=$(dirname "$(grep -o "/[^ ]*/report.md" "$TEST_TMP/run.out")") &&
 	[ -f "$run/report.md" ] &&
 	test_grep -x "interrupted=yes" "$run/data/run.env" &&

@@ -50,7 +50,7 @@ nothing_left () {
 	{ waits_for 60 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
 	test_cmp /dev/null "$TEST_TMP/left" &&
 	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients" &&
-	! ls -d "${TMPDIR:-/tmp}"/sshperf-kit-run.* 2>/dev/null
+	! ls -d "${TMPDIR:-/tmp}/$RUN_TMP_NAME".* 2>/dev/null
 }
 
 # Keeps the process tree of the runner up to date (for nothing_left).
