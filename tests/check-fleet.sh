@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh timeout: 1800
 # make check-fleet: the Ansible role and playbook (ansible/, docs/fleet.md)
 # and the fleet report (test-ssh.sh --fleet), for real.
 #

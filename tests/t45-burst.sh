@@ -6,6 +6,8 @@
 # steps and this server's MaxStartups table; cleanup leaves the host as before.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
+# shellcheck source=tests/lib/procs.sh
+. "$TEST_DIR/lib/procs.sh"
 # shellcheck source=lib/data.sh
 . "$KIT_DIR/lib/data.sh"
 # shellcheck source=lib/sources.sh
@@ -141,7 +143,9 @@ test_expect 'the report has the step rows and the MaxStartups table of this serv
 '
 
 test_expect 'no burst client, gate or releaser is left running' '
-	! ps -eo comm= | grep -qE "^sshperf-(burst|gate)$"
+	ps -eo pid=,comm= | awk "\$2 ~ /^sshperf-(burst|gate)\$/ { print \$1 }" >"$TEST_TMP/helpers" &&
+	while read -r pid; do [ ! -e "/proc/$pid" ] || other_lane "$pid" || echo "left running: $pid $(tr "\0" " " <"/proc/$pid/cmdline" 2>/dev/null)"; done <"$TEST_TMP/helpers" >"$TEST_TMP/left" &&
+	test_cmp /dev/null "$TEST_TMP/left"
 '
 
 test_expect 'cleanup: the host is as before' '

@@ -46,7 +46,7 @@ kit_left () {
 	local p
 	for p in /proc/[0-9]*; do
 		case $(readlink "$p/exe" 2>/dev/null) in
-		"$KIT_DIR"/build/*) echo "${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" ;;
+		"$KIT_DIR"/build/*) other_lane "${p#/proc/}" || echo "${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" ;;
 		esac
 	done
 	return 0

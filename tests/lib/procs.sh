@@ -40,6 +40,18 @@ kit_clients () {
 	return 0
 }
 
+# other_lane PID: the process is another lane's (tests/run.sh runs test
+# files side by side): its environment names another lane's instance,
+# TEST_INSTANCE. Theirs to check; a process without one is counted here.
+other_lane () {
+	local i
+	[ -n "${TEST_LANE_INSTANCES:-}" ] || return 1
+	i=$({ tr '\0' '\n' <"/proc/$1/environ"; } 2>/dev/null | sed -n 's/^TEST_INSTANCE=//p' | head -n 1)
+	[ -n "$i" ] && [ "$i" != "${TEST_INSTANCE:-}" ] || return 1
+	case " $TEST_LANE_INSTANCES " in *" $i "*) return 0 ;; esac
+	return 1
+}
+
 # waits_for SECONDS CMD...: polls CMD until it succeeds.
 waits_for () {
 	local deadline=$(( $(date +%s) + $1 ))

@@ -6,18 +6,51 @@ if [ -z "${SSHD_CONFIG:-}" ]; then
 	. "$(dirname "${BASH_SOURCE[0]}")/../../lib/names.sh"
 	kit_names ""
 fi
+# other_lanes_ users|paths: an ERE of the names of the other lanes'
+# instances (tests/run.sh runs test files side by side, each lane as its
+# own instance, TEST_LANE_INSTANCES): their accounts, or the path
+# components of their files (config, host keys, unit, home). What another
+# lane creates and removes in the same seconds is its own test's to
+# check. Nothing when this is the only lane.
+other_lanes_ () {
+	local i alt=""
+	for i in ${TEST_LANE_INSTANCES:-}; do
+		[ "$i" != "${TEST_INSTANCE:-}" ] || continue
+		case $1 in
+		users) alt="$alt|sshperf-$i" ;;
+		paths) alt="$alt|sshperf-$i|sshd_config_perf_test-$i|ssh_host_perftest-${i}_|sshd-perf-test-$i\\.service" ;;
+		esac
+	done
+	printf '%s\n' "${alt#|}"
+}
+
+# without_other_lanes_ users|paths: stdin without the lines of other lanes'
+# accounts (at the start of a line) or files (a path component).
+without_other_lanes_ () {
+	local pat
+	pat=$(other_lanes_ "$1")
+	if [ -z "$pat" ]; then
+		cat
+	elif [ "$1" = users ]; then
+		grep -Ev "^($pat):" || true
+	else
+		grep -Ev "/($pat)" || true
+	fi
+}
+
 # host_snapshot: prints what the kit must leave exactly as it found it:
 # accounts, /etc/ssh, /etc/systemd/system, listening TCP sockets, the
-# SELinux local port list, home folders and the kit's state folder.
+# SELinux local port list, home folders and the kit's state folder. The
+# other lanes' instances are left out (other_lanes_).
 host_snapshot () {
 	local f
 	for f in /etc/passwd /etc/group /etc/shadow /etc/gshadow /etc/subuid /etc/subgid; do
-		[ -f "$f" ] && sha256sum "$f"
+		[ -f "$f" ] && printf '%s  %s\n' "$(without_other_lanes_ users <"$f" | sha256sum | cut -d' ' -f1)" "$f"
 	done
 	for f in /etc/ssh /etc/systemd/system /home; do
-		[ -d "$f" ] && find "$f" -xdev -printf '%p %y %m %u %g\n' | sort
+		[ -d "$f" ] && find "$f" -xdev -printf '%p %y %m %u %g\n' | without_other_lanes_ paths | sort
 	done
-	find /etc/ssh -type f -exec sha256sum {} + 2>/dev/null | sort
+	find /etc/ssh -type f -exec sha256sum {} + 2>/dev/null | without_other_lanes_ paths | sort
 	# Listening TCP sockets (state 0A) on the ports the kit could take:
 	# TEST_PORT (11022 unless the test or its instance sets another) and 22 (the real
 	# sshd's). Other listeners belong to whatever runs beside the tests

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh timeout: 2400
 # make check-openssh: the kit against every upstream OpenSSH release in
 # OPENSSH_SOURCES (default ../shared/vendor/openssh next to the clone; its
 # README lists each tarball's sha256), and against Red Hat's 8.7p1 built
