@@ -34,8 +34,16 @@ test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 KIT_TMP=$TEST_TMP/kit-tmp
 mkdir -p "$KIT_TMP"
 export TMPDIR=$KIT_TMP
+# With other lanes of tests/run.sh beside this file, their instances' pid
+# files and locks are theirs (without_other_lanes_), and so is Debian's
+# /run/sshd, which any instance's start may create and a cleanup remove
+# when no other instance's server needs it (docs/instances.md).
 scratch () {
 	find "$KIT_TMP" /run -mindepth 1 -maxdepth 1 -printf '%p\n' >"$TEST_TMP/.scratch" 2>/dev/null
+	if [ "$(echo "${TEST_LANE_INSTANCES:-}" | wc -w)" -gt 1 ]; then
+		without_other_lanes_ paths <"$TEST_TMP/.scratch" | grep -vx /run/sshd >"$TEST_TMP/.scratch2" || true
+		mv "$TEST_TMP/.scratch2" "$TEST_TMP/.scratch"
+	fi
 	sort "$TEST_TMP/.scratch"
 }
 

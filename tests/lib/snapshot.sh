@@ -9,7 +9,8 @@ fi
 # other_lanes_ users|paths: an ERE of the names of the other lanes'
 # instances (tests/run.sh runs test files side by side, each lane as its
 # own instance, TEST_LANE_INSTANCES): their accounts, or the path
-# components of their files (config, host keys, unit, home). What another
+# components of their files (config, host keys, unit, home, pid file,
+# lock). What another
 # lane creates and removes in the same seconds is its own test's to
 # check. Nothing when this is the only lane.
 other_lanes_ () {
@@ -18,7 +19,7 @@ other_lanes_ () {
 		[ "$i" != "${TEST_INSTANCE:-}" ] || continue
 		case $1 in
 		users) alt="$alt|sshperf-$i" ;;
-		paths) alt="$alt|sshperf-$i|sshd_config_perf_test-$i|ssh_host_perftest-${i}_|sshd-perf-test-$i\\.service" ;;
+		paths) alt="$alt|sshperf-$i|sshd_config_perf_test-$i|ssh_host_perftest-${i}_|sshd-perf-test-$i\\.|sshd-perf-kit-$i\\." ;;
 		esac
 	done
 	printf '%s\n' "${alt#|}"
