@@ -389,11 +389,19 @@ life_cycle () {
 HOST_LAYOUT=${OPENSSH_HOST_LAYOUT:-9.9p1 10.5p1}
 HOST_TESTS="login sftp"
 
+# OPENSSH_MATRIX_VERSIONS: the upstream releases to measure (all that the
+# README lists when unset). CI names the newest only: on its 2-core
+# machine the whole matrix beside make check passes CI's 50 minutes.
+# Red Hat's build is measured in any case.
 runs=""
 while read -r sum file; do
 	ver=${file#openssh-}
 	ver=${ver%.tar.gz}
 	prefix=""
+	if [ -n "${OPENSSH_MATRIX_VERSIONS:-}" ] && ! case " $OPENSSH_MATRIX_VERSIONS " in *" $ver "*) true ;; *) false ;; esac; then
+		test_skip "$ver: build, quick suite, life cycle, bad input" "not in OPENSSH_MATRIX_VERSIONS ($OPENSSH_MATRIX_VERSIONS); make check-openssh without it measures every release"
+		continue
+	fi
 	if [ ! -f "$SOURCES/$file" ]; then
 		test_skip "$ver: build, quick suite, life cycle, bad input" "$SOURCES/$file is missing"
 		continue
