@@ -13,7 +13,10 @@
 # TEST_INSTANCE (check).
 #
 # A file's deadline: TEST_FILE_TIMEOUT seconds (900), or what a line
-# "# run.sh timeout: N" near its top declares (a build, a fleet).
+# "# run.sh timeout: N" near its top declares (a build, a fleet). A file
+# with the line "# run.sh alone" near its top runs while no other lane
+# runs a file: it uses names that are no lane's (t13: the default
+# instance, an administrator's).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -99,17 +102,35 @@ timeout_of () {
 	printf '%s\n' "${t:-${TEST_FILE_TIMEOUT:-900}}"
 }
 
-# run_lane N: runs files from the queue as instance names[N - 1].
+# alone FILE: the file declares that it runs with no other lane busy.
+alone () {
+	case $1 in *.sh) sed -n '1,40p' "$1" | grep -qx '# run\.sh alone' ;; *) return 1 ;; esac
+}
+
+# run_lane N: runs files from the queue as instance names[N - 1]. Every
+# file runs holding the lanes' lock: shared, or exclusive for a file
+# that runs alone. The gate keeps the other lanes from taking the shared
+# lock again while such a file waits for theirs to end.
 run_lane () {
 	local f log="$work/lane$1.log" start rc p s n
 	export TEST_INSTANCE=${names[$1 - 1]}
+	exec 7>"$work/lanes.lock" 8>"$work/gate.lock"
 	while f=$(next_file) && [ -n "$f" ]; do
+		flock 8
+		if alone "$f"; then
+			flock -x 7
+		else
+			flock -s 7
+			flock -u 8
+		fi
 		start=$(date +%s)
 		case "$f" in
 		*.sh) timeout --kill-after=10 "$(timeout_of "$f")" bash "$f" ;;
 		*) timeout --kill-after=10 "$(timeout_of "$f")" "$f" ;;
-		esac >"$log" 2>&1 </dev/null
+		esac >"$log" 2>&1 </dev/null 7>&- 8>&-
 		rc=$?
+		flock -u 7
+		flock -u 8
 		p=$(grep -c '^ok ' "$log" | tr -d ' ')
 		s=$(grep -c '^ok .*# SKIP' "$log" | tr -d ' ')
 		n=$(grep -c '^not ok ' "$log" | tr -d ' ')

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh alone
 # Instances (KIT_INSTANCE, docs/instances.md): with the administrator's
 # test server set up (the default instance; started here when there is
 # none, used as it is when there is one), a host test file runs its own
