@@ -61,11 +61,14 @@ test_expect 'a port already in use' '
 	host_snapshot_save
 '
 
+# The stranger is named after the instance's user, so that a host
+# snapshot of another lane of tests/run.sh leaves it out.
+export STRANGER=${TEST_USER}x
 test_expect 'an existing user the kit did not create is never taken over' '
-	useradd -M sshperfx && test_when_finished "userdel -r sshperfx >/dev/null 2>&1 || :" &&
+	useradd -M "$STRANGER" && test_when_finished "userdel -r \"\$STRANGER\" >/dev/null 2>&1 || :" &&
 	host_snapshot_save &&
-	refused "was not created by sshd-perf-kit" env TEST_USER=sshperfx "$KIT_DIR/start-ssh.sh" &&
-	getent passwd sshperfx && userdel sshperfx && host_snapshot_save
+	refused "was not created by sshd-perf-kit" env TEST_USER="$STRANGER" "$KIT_DIR/start-ssh.sh" &&
+	getent passwd "$STRANGER" && userdel "$STRANGER" && host_snapshot_save
 '
 
 # without PROGRAM... -- CMD...: CMD in a mount namespace of its own where

@@ -8,7 +8,8 @@ if [ -z "${SSHD_CONFIG:-}" ]; then
 fi
 # other_lanes_ users|paths: an ERE of the names of the other lanes'
 # instances (tests/run.sh runs test files side by side, each lane as its
-# own instance, TEST_LANE_INSTANCES): their accounts, or the path
+# own instance, TEST_LANE_INSTANCES): their accounts (the instance's user
+# and the accounts a test names after it, t11, t21, t49), or the path
 # components of their files (config, host keys, unit, home, pid file,
 # lock). What another
 # lane creates and removes in the same seconds is its own test's to
@@ -26,14 +27,15 @@ other_lanes_ () {
 }
 
 # without_other_lanes_ users|paths: stdin without the lines of other lanes'
-# accounts (at the start of a line) or files (a path component).
+# accounts (a name that starts with one, at the start of a line) or files
+# (a path component that starts with one).
 without_other_lanes_ () {
 	local pat
 	pat=$(other_lanes_ "$1")
 	if [ -z "$pat" ]; then
 		cat
 	elif [ "$1" = users ]; then
-		grep -Ev "^($pat):" || true
+		grep -Ev "^($pat)[^:]*:" || true
 	else
 		grep -Ev "/($pat)" || true
 	fi
