@@ -390,9 +390,10 @@ HOST_LAYOUT=${OPENSSH_HOST_LAYOUT:-9.9p1 10.5p1}
 HOST_TESTS="login sftp"
 
 # OPENSSH_MATRIX_VERSIONS: the upstream releases to measure (all that the
-# README lists when unset). CI names the newest only: on its 2-core
-# machine the whole matrix beside make check passes CI's 50 minutes.
-# Red Hat's build is measured in any case.
+# README lists when unset). CI names 8.7p1 only, which Red Hat's build
+# patches and is told from: on its 2-core machine the whole matrix
+# beside make check passes CI's 50 minutes. Red Hat's build is measured
+# in any case.
 runs=""
 while read -r sum file; do
 	ver=${file#openssh-}
@@ -516,28 +517,32 @@ else
 		# either: the RHEL build's openssh-release (its spec's
 		# Version-Release, which the sources' README names too) tells
 		# them apart in the report and results.json.
-		test_expect "rhel9: the report's OpenSSH build row names Red Hat's release and differs from upstream 8.7p1's" '
-			want=$(sed -n "s/.*import openssh-\([^\"]*\)\".*/\1/p" "$RHEL_SOURCES/README.md" | head -n 1) && [ -n "$want" ] &&
-			[ -n "$run" ] && up=$(cat "$TEST_TMP/run-8.7p1") && [ -n "$up" ] &&
-			grep "^| OpenSSH build |" "$run/report.md" | sed "s|$prefix|PREFIX|g" >rhel.row &&
-			grep "^| OpenSSH build |" "$up/report.md" | sed "s|$(cat "$TEST_TMP/prefix-8.7p1")|PREFIX|g" >up.row &&
-			test_grep -F "; its \`openssh-release\` says \"openssh $want (Red Hat'"'"'s sources)\"" rhel.row &&
-			test_grep ! -F "openssh-release" up.row &&
-			! cmp -s rhel.row up.row &&
-			python3 -c "import json, sys
+		if [ ! -s "$TEST_TMP/run-8.7p1" ]; then
+			test_skip "rhel9: the report and --compare tell it from upstream 8.7p1" "upstream 8.7p1 was not measured${OPENSSH_MATRIX_VERSIONS:+ (OPENSSH_MATRIX_VERSIONS=$OPENSSH_MATRIX_VERSIONS)}"
+		else
+			test_expect "rhel9: the report's OpenSSH build row names Red Hat's release and differs from upstream 8.7p1's" '
+				want=$(sed -n "s/.*import openssh-\([^\"]*\)\".*/\1/p" "$RHEL_SOURCES/README.md" | head -n 1) && [ -n "$want" ] &&
+				[ -n "$run" ] && up=$(cat "$TEST_TMP/run-8.7p1") && [ -n "$up" ] &&
+				grep "^| OpenSSH build |" "$run/report.md" | sed "s|$prefix|PREFIX|g" >rhel.row &&
+				grep "^| OpenSSH build |" "$up/report.md" | sed "s|$(cat "$TEST_TMP/prefix-8.7p1")|PREFIX|g" >up.row &&
+				test_grep -F "; its \`openssh-release\` says \"openssh $want (Red Hat'"'"'s sources)\"" rhel.row &&
+				test_grep ! -F "openssh-release" up.row &&
+				! cmp -s rhel.row up.row &&
+				python3 -c "import json, sys
 e = json.load(open(sys.argv[1]))[\"environment\"]
 assert e[\"openssh_origin\"] == \"openssh \" + sys.argv[2] + \" (Red Hat\x27s sources)\", e.get(\"openssh_origin\")
 assert \"openssh_origin\" not in json.load(open(sys.argv[3]))[\"environment\"]" "$run/results.json" "$want" "$up/results.json"
-		'
-		# The same ssh -V on both sides: --compare still names two builds,
-		# by what the RHEL build says of itself.
-		test_expect "rhel9: --compare of upstream 8.7p1 and the RHEL build says they are two builds and names Red Hat's release" '
-			[ -n "$run" ] && up=$(cat "$TEST_TMP/run-8.7p1") && [ -n "$up" ] &&
-			out=$("$KIT_DIR/test-ssh.sh" --compare "$up" "$run") &&
-			head -n 1 "$out" >head.line &&
-			test_grep -F "different OpenSSH builds: OpenSSH_8.7p1" head.line &&
-			test_grep -F "(Red Hat'"'"'s sources)) (B)" head.line
-		'
+			'
+			# The same ssh -V on both sides: --compare still names two builds,
+			# by what the RHEL build says of itself.
+			test_expect "rhel9: --compare of upstream 8.7p1 and the RHEL build says they are two builds and names Red Hat's release" '
+				[ -n "$run" ] && up=$(cat "$TEST_TMP/run-8.7p1") && [ -n "$up" ] &&
+				out=$("$KIT_DIR/test-ssh.sh" --compare "$up" "$run") &&
+				head -n 1 "$out" >head.line &&
+				test_grep -F "different OpenSSH builds: OpenSSH_8.7p1" head.line &&
+				test_grep -F "(Red Hat'"'"'s sources)) (B)" head.line
+			'
+		fi
 		measure "rhel9 host" "$prefix" 8.7p1 host
 		test_expect "rhel9 host: RHEL's drop-in and the crypto policy it includes are read in place; the report names the build's sshd_config" '
 			grep -qx "# ---- from $prefix/etc/ssh/sshd_config.d/50-redhat.conf" "$SSHD_CONFIG" &&
