@@ -612,25 +612,6 @@ end_sessions () {
 	[ -z "$pids" ] || { end_pids 5 $pids; say "ended $(echo $pids | wc -w) processes of $user"; }
 }
 
-# other_kit_server: the pid of a running test server of another instance
-# on this host (an sshd whose config is the kit's, KIT_CONFIG_PREFIX, but
-# not this instance's, docs/instances.md); 1 when none runs.
-other_kit_server () {
-	local p cmd self
-	self=$(readlink /proc/self/ns/pid)
-	for p in /proc/[0-9]*; do
-		case $(readlink "$p/exe" 2>/dev/null) in */sshd) ;; *) continue ;; esac
-		# A container's sshd is not this host's.
-		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$self" ] || continue
-		cmd=" $(tr '\0' ' ' 2>/dev/null <"$p/cmdline") "
-		case $cmd in
-		*" $SSHD_CONFIG "*) ;;
-		*" $KIT_CONFIG_PREFIX"*) echo "${p#/proc/}"; return 0 ;;
-		esac
-	done
-	return 1
-}
-
 do_cleanup () {
 	local pid sessions user f d port uid
 	if [ ! -d "$STATE_DIR" ]; then

@@ -543,12 +543,37 @@ release_lock () {
 # other instance's (sshd rewrites its command line to one string with
 # spaces, so the words are split on spaces, not NULs).
 is_kit_sshd () {
-	local pid=$1 exe cmd
+	local cmd
+	cmd=$(sshd_words "$1") || return 1
+	case $cmd in *" $SSHD_CONFIG "*) return 0 ;; esac
+	return 1
+}
+
+# sshd_words PID: the command line of a live sshd as " word word ... ",
+# or status 1 when PID is no sshd.
+sshd_words () {
+	local pid=$1 exe
 	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
 	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
 	case $exe in */sshd | */sshd\ \(deleted\)) ;; *) return 1 ;; esac
-	cmd=" $(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") "
-	case $cmd in *" $SSHD_CONFIG "*) return 0 ;; esac
+	printf ' %s \n' "$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")"
+}
+
+# other_kit_server: the pid of a running test server of another instance
+# on this host (an sshd started with a config of the kit's,
+# KIT_CONFIG_PREFIX, not this instance's, docs/instances.md; a
+# container's sshd is not this host's); 1 when none runs.
+other_kit_server () {
+	local p cmd self
+	self=$(readlink /proc/self/ns/pid)
+	for p in /proc/[0-9]*; do
+		cmd=$(sshd_words "${p#/proc/}") || continue
+		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$self" ] || continue
+		case $cmd in
+		*" $SSHD_CONFIG "*) ;;
+		*" $KIT_CONFIG_PREFIX"*) echo "${p#/proc/}"; return 0 ;;
+		esac
+	done
 	return 1
 }
 

@@ -11,9 +11,8 @@ fi
 # own instance, TEST_LANE_INSTANCES): their accounts (the instance's user
 # and the accounts a test names after it, t11, t21, t49), or the path
 # components of their files (config, host keys, unit, home, pid file,
-# lock). What another
-# lane creates and removes in the same seconds is its own test's to
-# check. Nothing when this is the only lane.
+# lock). What another lane creates and removes in the same seconds is
+# its own test's to check. Nothing when this is the only lane.
 other_lanes_ () {
 	local i alt=""
 	for i in ${TEST_LANE_INSTANCES:-}; do
