@@ -47,14 +47,15 @@ scratch () {
 	sort "$TEST_TMP/.scratch"
 }
 
-# What of the kit still runs: its server, its clients, its helpers.
+# What of the kit still runs: its server, its clients, its helpers
+# (build/sshperf-*; a unit test program beside it is not the kit).
 kit_left () {
 	kit_processes
 	kit_clients
 	local p
 	for p in /proc/[0-9]*; do
 		case $(readlink "$p/exe" 2>/dev/null) in
-		"$KIT_DIR"/build/*) other_lane "${p#/proc/}" || echo "${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" ;;
+		"$KIT_DIR"/build/sshperf-*) other_lane "${p#/proc/}" || echo "${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)" ;;
 		esac
 	done
 	return 0
