@@ -83,8 +83,13 @@ shift_ms () {
 # change of whole logins may be answered "no significant change" when
 # sshd's own part (or its part over the client's) did not move (lib/
 # compare.sh judge_whose): then the cell names that part, and the near
-# end of its interval must be less than the threshold. Prints the cell,
-# so the log shows the pair's answer.
+# end of its interval must be less than the threshold. The other way, a
+# change of whole logins with p < 0.05 but its near end under the
+# threshold is significant when sshd's own part and its part over the
+# client's moved past it ("not met by the whole logins ... but by
+# sshd's"): then both near ends must be past the threshold, on the side
+# of the whole logins' shift. Prints the cell, so the log shows the
+# pair's answer.
 by_rule () {
 	echo "# $1"
 	printf '%s\n' "$1" | awk '
@@ -94,6 +99,14 @@ by_rule () {
 				part = substr($0, RSTART, RLENGTH); sub(/.*\(95 % /, "", part); split(part, w, / to | %/)
 				wnear = (w[1] + 0 > 0) ? w[1] + 0 : ((w[2] + 0 < 0) ? w[2] + 0 : 0)
 			}
+			own = index($0, "not met by the whole logins") > 0
+			rest = $0; k = 0
+			while (own && match(rest, /of the same logins moved [-+0-9.]+ % \(95 % [-+0-9.]+ to [-+0-9.]+ %/)) {
+				m = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
+				sub(/.*\(95 % /, "", m); split(m, w, / to | %/)
+				pnear[++k] = (w[1] + 0 > 0) ? w[1] + 0 : ((w[2] + 0 < 0) ? w[2] + 0 : 0)
+			}
+			if (own && k != 2) { printf "judged by sshd%cs part, but %d parts named, not 2\n", 39, k; exit 1 }
 			if (!match($0, /shift [-+0-9.e]+ ms \([-+0-9.]+ %/)) { print "no shift in the cell"; exit 1 }
 			split(substr($0, RSTART + 6, RLENGTH - 6), a, / ms \(/); shift = a[1] + 0; pct = a[2] + 0
 			if (!match($0, /p [0-9.e-]+,/)) { print "no p in the cell"; exit 1 }
@@ -106,7 +119,12 @@ by_rule () {
 			if ((near == 0) != (npct == 0)) { printf "interval %g to %g, but \"at least %g %%\"\n", lo, hi, npct; exit 1 }
 			sig = p < 0.05 && (npct >= th || npct <= -th) && (near >= fl || near <= -fl)
 			want = !sig ? "no significant change" : (shift > 0 ? "significantly worse" : "significantly better")
-			if (part != "") {
+			if (own) {
+				if (sig || p >= 0.05) { printf "judged by sshd%cs part, but the whole logins were %s by the rule\n", 39, sig ? "significant" : "not p < 0.05"; exit 1 }
+				for (i = 1; i <= 2; i++)
+					if ((shift > 0 && pnear[i] < th) || (shift < 0 && pnear[i] > -th)) { printf "judged by sshd%cs part, but part %d moved only %g %% at its near end (threshold %g %%, shift %g ms)\n", 39, i, pnear[i], th, shift; exit 1 }
+				want = shift > 0 ? "significantly worse" : "significantly better"
+			} else if (part != "") {
 				if (!sig) { printf "sshd%cs part judged, but the whole logins were no significant change by the rule\n", 39; exit 1 }
 				if (wnear >= th || wnear <= -th) { printf "sshd%cs part: near end %g %% is past the threshold %g %%, yet no change\n", 39, wnear, th; exit 1 }
 				want = "no significant change"

@@ -518,6 +518,26 @@ test_expect 'significance: a login that slowed in the client'"'"'s part, or with
 	test_eq "$(whose_file "$TEST_TMP/j/whose-a" auth)" raw/auth-password-whose.tsv
 '
 
+# The other way: whole logins that moved with p < 0.05 but whose near end
+# is under the threshold (the client's part and the TCP waits move between
+# runs) changed when sshd's own part and its part over the client's moved
+# past it, on the same side; not when the client moved with sshd, nor
+# when sshd's part moved the other way.
+test_expect 'significance: sshd'"'"'s own part decides whole logins whose near end is under the threshold' '
+	judge_pair own && shift_logins own-a 0 && shift_logins own-b 40 &&
+	whose_logins own-a 100 90 && whose_logins own-b 140 90 &&
+	c=$(test_judge "$TEST_TMP/j/own-a" "$TEST_TMP/j/own-b" login) &&
+	case $c in "significantly worse (rank test of the samples: shift +40 ms"*"(at least +"*"for all of the interval, not met by the whole logins, whose client part and TCP waits move between runs, but by sshd'"'"'s: sshd'"'"'s own part of the same logins moved +"*" %, median 103 and 144.2, n 30 and 30), by +"*" ms (95 % +"*" ms); sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +"*"past the threshold: sshd, not the machine)") ;; *) echo "sshd 40 ms later: $c"; false ;; esac &&
+	c=$(test_judge "$TEST_TMP/j/own-b" "$TEST_TMP/j/own-a" login) &&
+	case $c in "significantly better (rank test of the samples: shift -40 ms"*"not met by the whole logins"*"by -"*) ;; *) echo "sshd 40 ms sooner: $c"; false ;; esac &&
+	whose_logins own-b 130 117 &&
+	c=$(test_judge "$TEST_TMP/j/own-a" "$TEST_TMP/j/own-b" login) &&
+	case $c in "no significant change (rank test of the samples: shift +40 ms"*"for all of the interval)") ;; *) echo "with the client: $c"; false ;; esac &&
+	whose_logins own-b 70 90 &&
+	c=$(test_judge "$TEST_TMP/j/own-a" "$TEST_TMP/j/own-b" login) &&
+	case $c in "no significant change (rank test of the samples: shift +40 ms"*"for all of the interval)") ;; *) echo "sshd the other way: $c"; false ;; esac
+'
+
 test_expect 'significance: two intervals apart, overlapping, one-sided, missing' '
 	judge_pair iv &&
 	printf "figure=26\nfigure_lo=24\nfigure_hi=28\n" >>"$TEST_TMP/j/iv-a/data/burst.env" &&
