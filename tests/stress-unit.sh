@@ -39,13 +39,21 @@ for prog in "${programs[@]}"; do
 	for i in $(seq 1 $((runs + 1))); do
 		nice_cmd=()
 		[ "$i" -le "$runs" ] || nice_cmd=(nice -n 19)
-		if timeout --kill-after=10 "$per_run" "${nice_cmd[@]}" "$prog" >"$tmp/out" 2>&1 &&
-		    ! grep -q '^not ok' "$tmp/out"; then
+		rc=0
+		timeout --kill-after=10 "$per_run" "${nice_cmd[@]}" "$prog" >"$tmp/out" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ] && ! grep -q '^not ok' "$tmp/out"; then
 			passed=$((passed + 1))
 		else
 			failed=$((failed + 1)) fails=$((fails + 1))
 			printf '# %s run %d%s failed:\n' "$prog" "$i" "${nice_cmd[*]:+ (${nice_cmd[*]})}"
 			grep -E '^(not ok|# )' "$tmp/out" | sed 's/^/#   /' | head -n 20
+			# Say why when no test line does: the deadline, or the status.
+			case $rc in
+			0) ;;
+			124 | 137) printf '#   not finished after %d s (STRESS_TIMEOUT): %d of its tests had run; a program under nice -n 19 beside %d busy loops gets little CPU\n' \
+				"$per_run" "$(grep -c '^\(not \)\?ok ' "$tmp/out")" "$load" ;;
+			*) printf '#   exit status %d; its last line: %s\n' "$rc" "$(tail -n 1 "$tmp/out")" ;;
+			esac
 		fi
 	done
 	printf '# %s: %d of %d runs failed\n' "$prog" "$fails" $((runs + 1))
