@@ -182,6 +182,42 @@ test_expect 'a TERM during a test: its test_when_finished and the file'"'"'s tes
 # docs/testing.md: cleanup is the harness's (test_atexit); a test file's own
 # trap would replace the harness's EXIT trap, and its test_atexit commands
 # and the removal of TEST_TMP would never run.
+# test_claim_ (host_kit_test): a second run of the tests does not take an
+# instance that a live test file holds; a claim whose pid is gone, or now
+# another program's, is stale and taken over; a test file that the holder
+# runs leaves the claim its caller's; the claim goes when its file ends.
+# As root only (the claim is in /run).
+test_expect 'an instance held by a live test file is not taken; a stale claim is' '
+	if [ "$(id -u)" -ne 0 ]; then echo "# not root: nothing to check"; exit 0; fi
+	d=/run/lock; [ -d "$d" ] || d=/run
+	claim="$d/sshperf-t01claim.tests"
+	sleep 60 &
+	holder=$!
+	test_when_finished "rm -f $claim; kill $holder 2>/dev/null; wait $holder 2>/dev/null; true"
+	printf "%s sleep 60\n" "$holder" >"$claim" &&
+	cat >claim.sh <<-EOF &&
+	. "$TEST_DIR/lib/harness.sh"
+	TEST_INSTANCE=t01claim
+	test_claim_ || exit 1
+	cat "$claim"
+	EOF
+	{ bash claim.sh >held.out 2>&1; echo "rc=$?" >>held.out; } &&
+	test_grep "^not ok - the test instance t01claim is in use by another run of the tests on this machine (pid $holder: sleep 60); run one at a time" held.out &&
+	test_grep -x "rc=1" held.out &&
+	test_grep -x "$holder sleep 60" "$claim" &&
+	printf "%s sleep 61\n" "$holder" >"$claim" &&
+	cat >inner.sh <<-EOF &&
+	. "$TEST_DIR/lib/harness.sh"
+	TEST_INSTANCE=t01claim
+	test_claim_ || exit 1
+	EOF
+	echo "bash inner.sh; cat \"$claim\"" >>claim.sh &&
+	bash claim.sh >stale.out 2>&1 &&
+	test_grep "^[0-9]* bash claim.sh\$" stale.out &&
+	test_eq "$(sed -n 1p stale.out)" "$(sed -n 2p stale.out)" &&
+	{ [ ! -e "$claim" ] || { echo "the claim is left: $(cat "$claim")"; false; }; }
+'
+
 test_expect 'no test file sets a trap of its own (test_atexit is the one cleanup)' '
 	{ grep -nE "(^|[;&|({][[:space:]]*)trap[[:space:]]" "$TEST_DIR"/t[0-9]*.sh "$TEST_DIR"/check-*.sh >traps || :; } &&
 	test_cmp /dev/null traps

@@ -331,6 +331,44 @@ TEST_INSTANCE=${TEST_INSTANCE:-check}
 . "$KIT_DIR/lib/names.sh"
 kit_names ""
 
+# test_ancestor_ PID: PID is this shell's parent, or its parent's, ...
+test_ancestor_ () {
+	local p=$$
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		# The parent's pid comes after the name in (), which may hold spaces.
+		p=$(sed -n 's/.*) [^ ]* \([0-9]*\) .*/\1/p' "/proc/$p/stat" 2>/dev/null)
+		[ "$p" != "$1" ] || return 0
+	done
+	return 1
+}
+
+# test_claim_: this test file holds its instance while it runs. A second
+# run of the tests on the same machine (another make check, a file run by
+# hand) would otherwise take the instance's server for one "left from an
+# earlier run" and clean it up under the first run's tests. The claim is
+# the file /run/lock/sshperf-INSTANCE.tests: the pid and command line of
+# the file that holds it (a pid reused by another program is no claim),
+# removed when the file ends; a file that another test file runs (t13
+# runs t10) leaves its caller's claim alone. Says which run holds it, and
+# fails.
+test_claim_ () {
+	local claim="/run/lock/sshperf-$TEST_INSTANCE.tests" pid="" what="" me
+	[ -d /run/lock ] || claim="/run/sshperf-$TEST_INSTANCE.tests"
+	me=$(tr '\0' ' ' </proc/$$/cmdline 2>/dev/null)
+	[ ! -f "$claim" ] || read -r pid what <"$claim" || true
+	if [ -n "$pid" ] && [ "$pid" != "$$" ] && [ -n "$what" ] &&
+		[ "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | sed 's/ *$//')" = "$what" ]; then
+		# A test file that runs another (t13 runs t10): the claim is
+		# the caller's, and stays its.
+		! test_ancestor_ "$pid" || return 0
+		printf 'not ok - the test instance %s is in use by another run of the tests on this machine (pid %s: %s); run one at a time, or this one with another TEST_INSTANCE\n' \
+			"$TEST_INSTANCE" "$pid" "$what"
+		return 1
+	fi
+	printf '%s %s\n' "$$" "${me% }" >"$claim"
+	test_atexit "rm -f '$claim'"
+}
+
 # host_kit_test WHAT [direct]: the test file runs the kit on this host, as
 # the instance TEST_INSTANCE: KIT_INSTANCE, TEST_PORT and TEST_USER are
 # exported and the names (STATE_DIR, SSHD_CONFIG, UNIT_NAME, ...) set for
@@ -355,6 +393,7 @@ host_kit_test () {
 	TEST_PORT=$((11022 + $(instance_port_offset "$TEST_INSTANCE")))
 	TEST_USER=sshperf-$TEST_INSTANCE
 	export KIT_INSTANCE TEST_PORT TEST_USER
+	test_claim_ || exit 1
 	if [ -d "$STATE_DIR" ]; then
 		printf '# %s is left from an earlier run of the tests: cleaning it up\n' "$STATE_DIR"
 		"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1 || true
