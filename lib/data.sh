@@ -46,9 +46,16 @@
 [ -z "${DATA_SH_SOURCED:-}" ] || return 0
 DATA_SH_SOURCED=1
 
+# Read by the shell itself: a data file is a few hundred lines, and this
+# is called thousands of times in a run and its report, where a sed and a
+# tail cost two program starts each (1.8 ms apiece on a 2-core VM).
 kv_get () {
 	[ -f "$1" ] || return 0
-	sed -n "s/^$2=//p" "$1" | tail -n 1
+	local line value="" found=""
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in "$2="*) value=${line#*=} found=1 ;; esac
+	done <"$1"
+	[ -z "$found" ] || printf '%s\n' "$value"
 }
 
 kv_set () {

@@ -30,6 +30,18 @@ get () {
 }
 kv_load_run "$RUN_DIR" ${PREV_DIR:+"$PREV_DIR"}
 
+# D[TEST|KEY]: the run's own data (data/TEST.env), from the cache just
+# read. The sections look a key up hundreds of times: a lookup costs
+# nothing, where each $(t TEST KEY) is a fork of this shell (about 600 of
+# them in a full report, a third of its time on a 2-core machine).
+declare -A D=()
+for k_ in "${!KV_CACHE[@]}"; do
+	case $k_ in
+	"$DATA_DIR"/*.env\|*) f_=${k_%%|*}; f_=${f_##*/}; D["${f_%.env}|${k_#*|}"]=${KV_CACHE[$k_]} ;;
+	esac
+done
+unset k_ f_
+
 # t TEST KEY: a key of a test's data file.
 t () {
 	get "$DATA_DIR/$1.env" "$2"
@@ -72,8 +84,8 @@ whose_label () {
 # raw/NAME-whose.tsv).
 whose_notes () {
 	local note n
-	note=$(t "$1" "${2:+$2_}whose_note")
-	n=$(t "$1" "${2:+$2_}whose_mismatched")
+	note=${D[$1|${2:+$2_}whose_note]-}
+	n=${D[$1|${2:+$2_}whose_mismatched]-}
 	[ -z "$note" ] || printf '\n%s%s.\n' "${2:+$2: }" "$(printf '%s' "$note" | sed 's/^t/T/')"
 	[ -z "$n" ] || [ "$n" = 0 ] ||
 		printf '\nThe parts of %s login(s)%s miss the login'"'"'s total by more than 2 %%: their packets were not all seen; `raw/%s-whose.tsv` has each login'"'"'s parts.\n' \
@@ -86,8 +98,8 @@ whose_notes () {
 whose_rows () {
 	local part
 	for part in server client tcp_wait rest; do
-		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "$(t "$1" "${part}_p50")")" \
-			"$(ms "$(t "$1" "kex_${part}_p50")")" "$(ms "$(t "$1" "auth_${part}_p50")")" "$(ms "$(t "$1" "session_${part}_p50")")"
+		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "${D[$1|${part}_p50]-}")" \
+			"$(ms "${D[$1|kex_${part}_p50]-}")" "$(ms "${D[$1|auth_${part}_p50]-}")" "$(ms "${D[$1|session_${part}_p50]-}")"
 	done
 }
 
@@ -102,12 +114,12 @@ num () {
 # bound, "[model 10-10, P(20)=0.0168]" for a model; nothing without one.
 interval_text () {
 	local lo hi n m
-	lo=$(t "$1" figure_lo) hi=$(t "$1" figure_hi) n=$(t "$1" figure_n) m=$(t "$1" figure_method)
+	lo=${D[$1|figure_lo]-} hi=${D[$1|figure_hi]-} n=${D[$1|figure_n]-} m=${D[$1|figure_method]-}
 	{ [ -n "$lo" ] && [ "$lo" != - ]; } || { [ -n "$hi" ] && [ "$hi" != - ]; } || return 0
 	case $lo in '' | -) lo="?" ;; *) lo=$(num "$lo") ;; esac
 	case $hi in '' | -) hi="?" ;; *) hi=$(num "$hi") ;; esac
 	if [ "$m" = model ]; then
-		printf ' [model %s-%s, P(%s)=%s]' "$lo" "$hi" "$(t "$1" figure)" "$(t "$1" figure_probability)"
+		printf ' [model %s-%s, P(%s)=%s]' "$lo" "$hi" "${D[$1|figure]-}" "${D[$1|figure_probability]-}"
 	else
 		printf ' [%s-%s, n=%s]' "$lo" "$hi" "${n:-0}"
 	fi
@@ -115,25 +127,26 @@ interval_text () {
 
 # interval_sentence TEST: the section's line on how sure the figure is.
 interval_sentence () {
-	local m note stages
-	m=$(t "$1" figure_method) note=$(t "$1" figure_interval_note) stages=$(t "$1" stages)
+	local m note stages it
+	m=${D[$1|figure_method]-} note=${D[$1|figure_interval_note]-} stages=${D[$1|stages]-}
 	[ -n "$m" ] || return 0
-	case $(t "$1" figure) in '' | -) return 0 ;; esac
-	printf '**Figure:** %s %s' "$(t "$1" figure)" "$(t "$1" unit)"
-	if [ -n "$(interval_text "$1")" ]; then
+	case ${D[$1|figure]-} in '' | -) return 0 ;; esac
+	printf '**Figure:** %s %s' "${D[$1|figure]-}" "${D[$1|unit]-}"
+	it=$(interval_text "$1")
+	if [ -n "$it" ]; then
 		case $m in
-		order) printf ', 95 %% interval%s from order statistics of the samples' "$(interval_text "$1")" ;;
-		model) printf ', what the MaxStartups model expects%s' "$(interval_text "$1")" ;;
-		chunks) printf ', 95 %% interval%s from the parts of the copy (Student t)' "$(interval_text "$1")" ;;
-		steps) printf ', bracket%s from the sweep'"'"'s steps' "$(interval_text "$1")" ;;
-		*) printf ', 95 %% interval%s (%s)' "$(interval_text "$1")" "$m" ;;
+		order) printf ', 95 %% interval%s from order statistics of the samples' "$it" ;;
+		model) printf ', what the MaxStartups model expects%s' "$it" ;;
+		chunks) printf ', 95 %% interval%s from the parts of the copy (Student t)' "$it" ;;
+		steps) printf ', bracket%s from the sweep'"'"'s steps' "$it" ;;
+		*) printf ', 95 %% interval%s (%s)' "$it" "$m" ;;
 		esac
 	fi
 	[ -z "$note" ] || printf '; %s' "$note"
 	[ -z "$stages" ] || [ "$stages" -le 1 ] ||
-		printf '; the interval held the target, so more samples were taken: %s stages, %s samples' "$stages" "$(t "$1" samples_final)"
+		printf '; the interval held the target, so more samples were taken: %s stages, %s samples' "$stages" "${D[$1|samples_final]-}"
 	# A repeated run: how its verdict was reached from the rounds.
-	[ -z "$(t "$1" verdict_from)" ] || printf '. The verdict: %s' "$(t "$1" verdict_from)"
+	[ -z "${D[$1|verdict_from]-}" ] || printf '. The verdict: %s' "${D[$1|verdict_from]-}"
 	printf '.\n\n'
 }
 
@@ -174,13 +187,13 @@ warn_report () {
 
 # ---- Verdict ---------------------------------------------------------------
 
-tests_run=$(get "$DATA_DIR/run.env" tests)
+tests_run=${KV_CACHE[$DATA_DIR/run.env|tests]-}
 verdict=PASS
 n_run=0
 for name in $tests_run; do
 	[ -f "$DATA_DIR/$name.env" ] || continue
 	n_run=$((n_run + 1))
-	case $(t "$name" status) in
+	case ${D[$name|status]-} in
 	FAIL | ERROR) verdict=FAIL ;;
 	INTERRUPTED) [ "$verdict" = FAIL ] || verdict=INTERRUPTED ;;
 	INCONCLUSIVE) [ "$verdict" != PASS ] || verdict=INCONCLUSIVE ;;
@@ -205,9 +218,9 @@ done
 header () {
 	local env="$DATA_DIR/environment.env" run="$DATA_DIR/run.env" secs
 	secs="?"
-	if [ -n "$(get "$run" started)" ] && [ -n "$(get "$run" finished)" ]; then
-		secs=$(awk -v a="$(date -d "$(get "$run" started)" +%s 2>/dev/null || echo 0)" \
-			-v b="$(date -d "$(get "$run" finished)" +%s 2>/dev/null || echo 0)" \
+	if [ -n "${KV_CACHE[$run|started]-}" ] && [ -n "${KV_CACHE[$run|finished]-}" ]; then
+		secs=$(awk -v a="$(date -d "${KV_CACHE[$run|started]-}" +%s 2>/dev/null || echo 0)" \
+			-v b="$(date -d "${KV_CACHE[$run|finished]-}" +%s 2>/dev/null || echo 0)" \
 			'BEGIN { if (a > 0 && b >= a) print b - a; else print "?" }')
 	fi
 	cat <<EOF
@@ -216,12 +229,12 @@ header () {
 | | |
 |---|---|
 | **Verdict** | **$verdict** ($n_run tests run${verdict_note:+; $verdict_note}) |
-| Host | $(get "$env" host) ($(get "$env" os), $(get "$env" cores) cores) |
-| Tested | $(get "$run" started_local), took $secs s |
-| Server | test sshd $(get "$env" openssh_server)$(package_text "$env") on 127.0.0.1:$(get "$env" test_port), $(mode_text "$(get "$env" service_mode)") |
+| Host | ${KV_CACHE[$env|host]-} (${KV_CACHE[$env|os]-}, ${KV_CACHE[$env|cores]-} cores) |
+| Tested | ${KV_CACHE[$run|started_local]-}, took $secs s |
+| Server | test sshd ${KV_CACHE[$env|openssh_server]-}$(package_text "$env") on 127.0.0.1:${KV_CACHE[$env|test_port]-}, $(mode_text "${KV_CACHE[$env|service_mode]-}") |
 | OpenSSH build | $(build_text "$env" header) |
 | Kit | $(kit_text "$run") |
-| What was tested | a second sshd, started by the kit next to the real one (which was not touched), with its own host keys and user \`$(get "$env" test_user)\`; its configuration: $(server_config_text); the clients ran on the same machine, over loopback |
+| What was tested | a second sshd, started by the kit next to the real one (which was not touched), with its own host keys and user \`${KV_CACHE[$env|test_user]-}\`; its configuration: $(server_config_text); the clients ran on the same machine, over loopback |
 | What it is not | the production sshd under its real load: not its users, their networks or their traffic. The figures say what this machine, this OpenSSH build and this configuration can do with the kit's own clients |
 | Accepted by (name, date) | |
 
@@ -233,7 +246,7 @@ EOF
 # a build of one's own; unknown for runs of older kits.
 package_text () {
 	local k
-	k=$(get "$1" openssh_package)
+	k=${KV_CACHE[$1|openssh_package]-}
 	case $k in
 	'') printf ' (package release unknown: not recorded in this run)' ;;
 	none) printf ' (no package: a build of its own)' ;;
@@ -245,9 +258,9 @@ package_text () {
 # with the commit of a source checkout.
 kit_text () {
 	local v r c
-	v=$(get "$1" kit_version)
-	r=$(get "$1" kit_release)
-	c=$(get "$1" kit_commit)
+	v=${KV_CACHE[$1|kit_version]-}
+	r=${KV_CACHE[$1|kit_release]-}
+	c=${KV_CACHE[$1|kit_commit]-}
 	if [ -z "$v" ]; then
 		printf 'sshd-perf-kit, version not recorded (a run of an older kit)'
 		return
@@ -266,11 +279,11 @@ kit_text () {
 # a build without one says more here.
 build_text () {
 	local b p k o
-	b=$(get "$1" openssh_build)
-	p=$(get "$1" openssh_prefix)
-	k=$(get "$1" openssh_package)
-	o=$(get "$1" openssh_origin)
-	[ -n "$b" ] || b=$(get "$1" openssh_server)
+	b=${KV_CACHE[$1|openssh_build]-}
+	p=${KV_CACHE[$1|openssh_prefix]-}
+	k=${KV_CACHE[$1|openssh_package]-}
+	o=${KV_CACHE[$1|openssh_origin]-}
+	[ -n "$b" ] || b=${KV_CACHE[$1|openssh_server]-}
 	if [ -n "$p" ]; then
 		printf '%s, installed below `%s` (OPENSSH_PREFIX; server and clients from this build)' "${b:-unknown}" "$p"
 	else
@@ -279,7 +292,7 @@ build_text () {
 	case $k in
 	'') [ "${2:-}" = header ] || printf '; package release unknown (not recorded in this run)' ;;
 	none)
-		printf '; no package: `ssh -V` says "%s"' "$(get "$1" openssh_client)"
+		printf '; no package: `ssh -V` says "%s"' "${KV_CACHE[$1|openssh_client]-}"
 		[ -z "$o" ] || printf '; its `openssh-release` says "%s"' "$o"
 		;;
 	*) [ "${2:-}" = header ] || printf '; package `%s`' "$k" ;;
@@ -288,25 +301,25 @@ build_text () {
 
 server_config_text () {
 	local env="$DATA_DIR/environment.env"
-	case $(get "$env" server_config) in
-	host) printf "this host's own (\`SERVER_CONFIG=host\`): %s, its Includes read in place; only what a second server must change is overridden (below)" "$(get "$env" real_config)" ;;
+	case ${KV_CACHE[$env|server_config]-} in
+	host) printf "this host's own (\`SERVER_CONFIG=host\`): %s, its Includes read in place; only what a second server must change is overridden (below)" "${KV_CACHE[$env|real_config]-}" ;;
 	*) printf "the kit's RHEL-default template (\`SERVER_CONFIG=kit\`)" ;;
 	esac
 }
 
 test_user_text () {
 	local env="$DATA_DIR/environment.env" pw
-	if [ "$(get "$env" test_user_existing)" = yes ]; then
-		pw=$(get "$env" test_user_password)
+	if [ "${KV_CACHE[$env|test_user_existing]-}" = yes ]; then
+		pw=${KV_CACHE[$env|test_user_password]-}
 		case $pw in
 		none) pw="no password known (no TEST_PASSWORD_FILE): the password method is skipped" ;;
 		file*) pw="password from ${pw#file }" ;;
 		esac
 		printf '`%s`, an existing account (NSS source `%s`), never changed by the kit; keys in the kit'"'"'s own AuthorizedKeysFile; %s%s' \
-			"$(get "$env" test_user)" "$(get "$env" test_user_source)" "$pw" \
-			"$( [ -z "$(get "$env" test_user_sftp_dir)" ] || printf '; sftp files in %s' "$(get "$env" test_user_sftp_dir)")"
+			"${KV_CACHE[$env|test_user]-}" "${KV_CACHE[$env|test_user_source]-}" "$pw" \
+			"$( [ -z "${KV_CACHE[$env|test_user_sftp_dir]-}" ] || printf '; sftp files in %s' "${KV_CACHE[$env|test_user_sftp_dir]-}")"
 	else
-		printf '`%s`, created by the kit (NSS source `files`) and removed at cleanup' "$(get "$env" test_user)"
+		printf '`%s`, created by the kit (NSS source `files`) and removed at cleanup' "${KV_CACHE[$env|test_user]-}"
 	fi
 }
 
@@ -337,7 +350,7 @@ sshd_t_table () {
 # What SERVER_CONFIG=host did not take over from the real configuration.
 overrides_list () {
 	local env="$DATA_DIR/environment.env"
-	[ "$(get "$env" server_config)" = host ] || return 0
+	[ "${KV_CACHE[$env|server_config]-}" = host ] || return 0
 	if ! grep -q '^override_' "$env" 2>/dev/null; then
 		printf '\nThe test server took over every line of the real configuration: it had none of the options a second server must change.\n'
 		return 0
@@ -351,11 +364,11 @@ overrides_list () {
 # the real sshd's; nothing otherwise (or with SELinux off).
 selinux_domain_text () {
 	local d why
-	d=$(get "$1" server_domain)
+	d=${KV_CACHE[$1|server_domain]-}
 	[ -n "$d" ] && [ "$d" != sshd_t ] || return 0
-	if [ "$(get "$1" service_mode)" = direct ]; then
+	if [ "${KV_CACHE[$1|service_mode]-}" = direct ]; then
 		why="started directly, nothing moves it into sshd_t"
-	elif [ -n "$(get "$1" openssh_prefix)" ]; then
+	elif [ -n "${KV_CACHE[$1|openssh_prefix]-}" ]; then
 		why="its sshd below OPENSSH_PREFIX is not labelled sshd_exec_t"
 	else
 		why="its sshd is not labelled sshd_exec_t"
@@ -368,7 +381,7 @@ selinux_domain_text () {
 # a key names none, and its unit is the default instance's.
 unit_text () {
 	local u
-	u=$(get "$DATA_DIR/environment.env" service_unit)
+	u=${KV_CACHE[$DATA_DIR/environment.env|service_unit]-}
 	printf '%s' "${u:-sshd-perf-test.service}"
 }
 
@@ -418,22 +431,22 @@ EOF
 				else
 					printf '| %d | %s (`%s`) | - | - | %s | ERROR: no result |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "${METRIC_REFERENCE[$name]}" "${prev_head:+ - |}"
 				fi ;;
-			*) [ "$(get "$DATA_DIR/run.env" all_tests)" = yes ] &&
+			*) [ "${KV_CACHE[$DATA_DIR/run.env|all_tests]-}" = yes ] &&
 				printf '| %d | %s (`%s`) | - | - | %s | SKIPPED: not part of this version of the kit |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "${METRIC_REFERENCE[$name]}" "${prev_head:+ - |}" ;;
 			esac
 			continue
 		fi
-		status=$(t "$name" status)
-		fig=$(t "$name" figure)
-		[ -n "$fig" ] && [ "$fig" != - ] && fig="$fig $(t "$name" unit)$(interval_text "$name") ($(t "$name" figure_label))"
+		status=${D[$name|status]-}
+		fig=${D[$name|figure]-}
+		[ -n "$fig" ] && [ "$fig" != - ] && fig="$fig ${D[$name|unit]-}$(interval_text "$name") (${D[$name|figure_label]-})"
 		if [ -n "$PREV_DIR" ]; then
 			change=$(test_change "$PREV_DIR" "$RUN_DIR" "$name")
 			[ -z "$change" ] || change="$change; $(test_judge "$PREV_DIR" "$RUN_DIR" "$name")"
 			prev_cell=" ${change:--} |"
 		fi
 		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "$name" \
-			"${fig:--}" "$(target_text "$(t "$name" target_op)" "$(t "$name" target)" "$(t "$name" unit)")" "$(reference_of "$name")" \
-			"$status" "$( [ "$status" = PASS ] || [ -z "$(t "$name" reason)" ] || printf ': %s' "$(t "$name" reason)")" \
+			"${fig:--}" "$(target_text "${D[$name|target_op]-}" "${D[$name|target]-}" "${D[$name|unit]-}")" "$(reference_of "$name")" \
+			"$status" "$( [ "$status" = PASS ] || [ -z "${D[$name|reason]-}" ] || printf ': %s' "${D[$name|reason]-}")" \
 			"$prev_cell"
 	done
 	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
@@ -441,7 +454,7 @@ EOF
 	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder.\n' 
 	if [ -n "$PREV_DIR" ]; then
 		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric; whether it is more than the noise of the two runs as in --compare (docs/try-a-change.md): a rank test of the samples or the two 95 %% intervals, and all of the change'"'"'s interval beyond %s; for a figure whose interval describes one run, or that has none, beyond the noise between single runs (%s).\n' \
-			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "$(get "$PREV_DIR/data/run.env" started_local)" "$(compare_threshold_text)" "$(run_noise_text)"
+			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "${KV_CACHE[$PREV_DIR/data/run.env|started_local]-}" "$(compare_threshold_text)" "$(run_noise_text)"
 	fi
 	printf '\n'
 }
@@ -472,9 +485,9 @@ sections () {
 	local name raw
 	for name in $METRICS; do
 		[ -f "$DATA_DIR/$name.env" ] || continue
-		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${METRIC_TITLE[$name]}" "$name" "$(t "$name" status)"
-		if [ -n "$(t "$name" reason)" ]; then
-			printf '**Why %s:** %s\n\n' "$(t "$name" status)" "$(t "$name" reason)"
+		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${METRIC_TITLE[$name]}" "$name" "${D[$name|status]-}"
+		if [ -n "${D[$name|reason]-}" ]; then
+			printf '**Why %s:** %s\n\n' "${D[$name|status]-}" "${D[$name|reason]-}"
 		fi
 		interval_sentence "$name"
 		if declare -F "report_$name" >/dev/null; then
@@ -489,34 +502,34 @@ sections () {
 		else
 			printf 'No raw samples of its own. '
 		fi
-		printf 'The test took %s s.\n\n' "$(t "$name" seconds)"
+		printf 'The test took %s s.\n\n' "${D[$name|seconds]-}"
 	done
 }
 
 warnings () {
 	local run="$DATA_DIR/run.env" busy steal cores name
-	cores=$(get "$DATA_DIR/environment.env" cores)
+	cores=${KV_CACHE[$DATA_DIR/environment.env|cores]-}
 	# From the CPU time of the second before the first test (test-ssh.sh),
 	# never from the load average. Runs of older kits have no such sample.
-	busy=$(get "$run" cpu_busy_before_pct)
-	steal=$(get "$run" cpu_steal_before_pct)
+	busy=${KV_CACHE[$run|cpu_busy_before_pct]-}
+	steal=${KV_CACHE[$run|cpu_steal_before_pct]-}
 	if [ -n "$busy" ] && [ "$busy" -ge 50 ]; then
 		warn_report "The machine was busy before the run (its CPUs were $busy % busy in the second before the first test, from /proc/stat, $cores cores): other work may have slowed the results; run again on a quiet machine."
 	fi
 	if [ -n "$steal" ] && [ "$steal" -ge 5 ]; then
 		warn_report "Before the run, $steal % of the CPU time was stolen by the hypervisor: the figures depend on other guests of the host."
 	fi
-	if [ "$(get "$run" interrupted)" = yes ]; then
+	if [ "${KV_CACHE[$run|interrupted]-}" = yes ]; then
 		warn_report "The run was interrupted; tests after the interrupted one did not run."
-	elif [ -n "$(get "$run" not_run_reason)" ]; then
-		warn_report "Some tests were not run: $(get "$run" not_run_reason). Find out why the test server ended (\`./start-ssh.sh status\`, its log), start it again with \`./start-ssh.sh\` and run the tests again."
+	elif [ -n "${KV_CACHE[$run|not_run_reason]-}" ]; then
+		warn_report "Some tests were not run: ${KV_CACHE[$run|not_run_reason]-}. Find out why the test server ended (\`./start-ssh.sh status\`, its log), start it again with \`./start-ssh.sh\` and run the tests again."
 	fi
 	for name in $tests_run; do
-		case $(t "$name" status) in
-		SKIPPED) warn_report "\`$name\` was skipped: $(t "$name" reason)" ;;
+		case ${D[$name|status]-} in
+		SKIPPED) warn_report "\`$name\` was skipped: ${D[$name|reason]-}" ;;
 		INTERRUPTED) warn_report "\`$name\` was interrupted." ;;
 		esac
-		[ -z "$(t "$name" warning)" ] || warn_report "\`$name\`: $(t "$name" warning)"
+		[ -z "${D[$name|warning]-}" ] || warn_report "\`$name\`: ${D[$name|warning]-}"
 	done
 	printf '## Warnings\n\n'
 	if [ "${#WARNINGS[@]}" -eq 0 ]; then
@@ -534,21 +547,21 @@ environment () {
 
 | | |
 |---|---|
-| OS | $(get "$env" os), kernel $(get "$env" kernel) ($(get "$env" arch)) |
-| CPU | $(get "$env" cpu_model), $(get "$env" cores) cores, AES-NI: $(get "$env" aes_ni) |
-| RAM | $(get "$env" ram_mb) MB ($(get "$env" ram_available_mb) MB available at the start of the run; MB = 10^6 bytes) |
-| OpenSSH | server $(get "$env" openssh_server); client $(get "$env" openssh_client) |
-| OpenSSH build | $(build_text "$env"); sshd \`$(get "$env" openssh_sshd)\`, ssh \`$(get "$env" openssh_ssh)\` |
-| Process model | $(get "$env" openssh_process_model) |
-| OpenSSL | $(get "$env" openssl) |
-| Crypto policy | $(get "$env" crypto_policy); FIPS mode $(get "$env" fips) |
-| SELinux | $(get "$env" selinux)$(selinux_domain_text "$env") |
-| Test server | $(mode_text "$(get "$env" service_mode)"), listener pid $(get "$env" server_pid) at the start of the run (a test that restarts the server gives it a new one) |
-| Load average | $(get "$DATA_DIR/run.env" load_before) before the run, $(get "$DATA_DIR/run.env" load_after) after it (1, 5, 15 min; for the record, the warnings use CPU time)$(b=$(get "$DATA_DIR/run.env" cpu_busy_before_pct); [ -z "$b" ] || printf '; CPUs %s %% busy in the second before the first test' "$b") |
+| OS | ${KV_CACHE[$env|os]-}, kernel ${KV_CACHE[$env|kernel]-} (${KV_CACHE[$env|arch]-}) |
+| CPU | ${KV_CACHE[$env|cpu_model]-}, ${KV_CACHE[$env|cores]-} cores, AES-NI: ${KV_CACHE[$env|aes_ni]-} |
+| RAM | ${KV_CACHE[$env|ram_mb]-} MB (${KV_CACHE[$env|ram_available_mb]-} MB available at the start of the run; MB = 10^6 bytes) |
+| OpenSSH | server ${KV_CACHE[$env|openssh_server]-}; client ${KV_CACHE[$env|openssh_client]-} |
+| OpenSSH build | $(build_text "$env"); sshd \`${KV_CACHE[$env|openssh_sshd]-}\`, ssh \`${KV_CACHE[$env|openssh_ssh]-}\` |
+| Process model | ${KV_CACHE[$env|openssh_process_model]-} |
+| OpenSSL | ${KV_CACHE[$env|openssl]-} |
+| Crypto policy | ${KV_CACHE[$env|crypto_policy]-}; FIPS mode ${KV_CACHE[$env|fips]-} |
+| SELinux | ${KV_CACHE[$env|selinux]-}$(selinux_domain_text "$env") |
+| Test server | $(mode_text "${KV_CACHE[$env|service_mode]-}"), listener pid ${KV_CACHE[$env|server_pid]-} at the start of the run (a test that restarts the server gives it a new one) |
+| Load average | ${KV_CACHE[$DATA_DIR/run.env|load_before]-} before the run, ${KV_CACHE[$DATA_DIR/run.env|load_after]-} after it (1, 5, 15 min; for the record, the warnings use CPU time)$(b=${KV_CACHE[$DATA_DIR/run.env|cpu_busy_before_pct]-}; [ -z "$b" ] || printf '; CPUs %s %% busy in the second before the first test' "$b") |
 | Server configuration | $(server_config_text) |
-| SSHD_OPTIONS | $(opts=$(get "$env" server_options); if [ -n "$opts" ]; then printf '`%s`' "$opts"; else printf 'none'; fi) |
+| SSHD_OPTIONS | $(opts=${KV_CACHE[$env|server_options]-}; if [ -n "$opts" ]; then printf '`%s`' "$opts"; else printf 'none'; fi) |
 | Test user | $(test_user_text) |
-| PAM stack | $(get "$env" pam_stack) |
+| PAM stack | ${KV_CACHE[$env|pam_stack]-} |
 EOF
 	sshd_t_table
 	overrides_list

@@ -53,7 +53,8 @@ test_expect 'each probe defines about_probe_NAME and probe_NAME and is used by a
 
 # No sideways reads: a test sources no other test, reads no other test s
 # data (result_get OTHER, data/OTHER.env) and only the outputs of the
-# probes it names; a report section reads another test only through
+# probes it names; a report section reads another test (`t OTHER`, or
+# the run's data table `D[OTHER|KEY]` of lib/render.sh) only through
 # `compared`, for the tests its compares column lists.
 test_expect 'no test reads another test; each reads only the probes it names' '
 	names=$(rows | cut -f1) &&
@@ -76,7 +77,7 @@ test_expect 'a report section reads another test only as its compares column say
 		f="$KIT_DIR/lib/report/$n.sh"
 		for o in $names; do
 			[ "$o" != "$n" ] || continue
-			! grep -nE "\<t $o |DATA_DIR/$o\.env" "$f" || { echo "$n reads $o unseen"; return 1; }
+			! grep -nE "\<t $o |\<D\[$o[|]|DATA_DIR/$o\.env" "$f" || { echo "$n reads $o unseen"; return 1; }
 			if grep -qE "compared $n $o " "$f"; then
 				case ",$compares," in *",$o,"*) ;; *) echo "$n compares $o, not in its compares"; return 1 ;; esac
 			fi

@@ -8,10 +8,10 @@ report_auth () {
 	# method's p50, the one the verdict's gap (gap_p50_ms) is taken from,
 	# so that the table and the verdict say the same figure (issue 28: the
 	# verdict had 40.8 ms against RSA, the table +40.0 against ed25519).
-	base=$(t auth gap_fast)
+	base=${D[auth|gap_fast]-}
 	case $base in ed25519 | rsa | password) ;; *) base=ed25519 ;; esac
-	base_p50=$(t auth "${base}_p50")
-	prose "$(t auth samples)" <<-'EOF'
+	base_p50=${D[auth|${base}_p50]-}
+	prose "${D[auth|samples]-}" <<-'EOF'
 	The same login (`ssh sshperf-test true`) %s times with each method, one after another.
 	Times in ms from the start of `ssh` to its exit; the authentication phase runs from the end
 	of the key exchange to `Authenticated to`. The method column is what `ssh -v` reported for
@@ -23,27 +23,27 @@ report_auth () {
 		case $m in
 		ed25519)
 			label="ed25519 key"
-			[ "$(t auth default_key_type)" != ecdsa ] || label="ECDSA key (FIPS mode refuses ed25519)"
+			[ "${D[auth|default_key_type]-}" != ecdsa ] || label="ECDSA key (FIPS mode refuses ed25519)"
 			;;
 		rsa) label="RSA 3072 key" ;;
 		password) label="password (PAM)" ;;
 		esac
-		if [ "$(t auth "${m}_status")" = SKIPPED ]; then
-			printf '| %s | SKIPPED: %s | - | - | - | - | - | - | - |\n' "$label" "$(t auth "${m}_reason")"
+		if [ "${D[auth|${m}_status]-}" = SKIPPED ]; then
+			printf '| %s | SKIPPED: %s | - | - | - | - | - | - | - |\n' "$label" "${D[auth|${m}_reason]-}"
 			continue
 		fi
-		n=$(t auth "${m}_n")
-		printf '| %s | %s%s | %s / %s | %s | %s | %s%s | %s | %s | %s |\n' "$label" "$(t auth "${m}_method")" \
-			"$( [ "$(t auth "${m}_wrong_method")" = 0 ] || printf ', **%s other**' "$(t auth "${m}_wrong_method")")" \
-			"$(t auth "${m}_ok")" "$(t auth "${m}_failed")" "${n:-0}" "$(ms "$(t auth "${m}_p50")")" \
-			"$(ms "$(t auth "${m}_p95")")" "$(n_note "${n:-0}" p95)" "$(ms "$(t auth "${m}_max")")" \
-			"$(awk -v a="$(t auth "${m}_p50")" -v b="$base_p50" -v same="$( [ "$m" = "$base" ] && echo 1)" \
+		n=${D[auth|${m}_n]-}
+		printf '| %s | %s%s | %s / %s | %s | %s | %s%s | %s | %s | %s |\n' "$label" "${D[auth|${m}_method]-}" \
+			"$( [ "${D[auth|${m}_wrong_method]-}" = 0 ] || printf ', **%s other**' "${D[auth|${m}_wrong_method]-}")" \
+			"${D[auth|${m}_ok]-}" "${D[auth|${m}_failed]-}" "${n:-0}" "$(ms "${D[auth|${m}_p50]-}")" \
+			"$(ms "${D[auth|${m}_p95]-}")" "$(n_note "${n:-0}" p95)" "$(ms "${D[auth|${m}_max]-}")" \
+			"$(awk -v a="${D[auth|${m}_p50]-}" -v b="$base_p50" -v same="$( [ "$m" = "$base" ] && echo 1)" \
 				'BEGIN { if (same) print "-"; else if (a == "" || b == "") print "-"; else printf "%+.1f", a - b }')" \
-			"$(ms "$(t auth "${m}_authphase_p50")")"
+			"$(ms "${D[auth|${m}_authphase_p50]-}")"
 	done
-	case $(t auth password_locked_after) in
+	case ${D[auth|password_locked_after]-} in
 	yes) locked=' Locked again after this run: checked.' ;;
-	no) locked=$(printf ' **Locking it again after this run failed: run `usermod -L %s`.**' "$(t settings TEST_USER)") ;;
+	no) locked=$(printf ' **Locking it again after this run failed: run `usermod -L %s`.**' "${D[settings|TEST_USER]-}") ;;
 	*) locked='' ;;
 	esac
 	prose "$locked" <<-'EOF'
@@ -55,7 +55,7 @@ report_auth () {
 	EOF
 	auth_whose
 	printf '\n**How to read this result:**\n\n'
-	awk -v e="$(t auth ed25519_p50)" -v r="$(t auth rsa_p50)" -v p="$(t auth password_p50)" 'BEGIN {
+	awk -v e="${D[auth|ed25519_p50]-}" -v r="${D[auth|rsa_p50]-}" -v p="${D[auth|password_p50]-}" 'BEGIN {
 		if (e == "" || r == "" || p == "") { print "- A method has no successful login, so the methods cannot be compared."; exit }
 		if (p - e <= 20 && r - e <= 20)
 			printf "- The three methods are within %.0f ms of each other: the usual picture with local accounts.\n", (p - e > r - e ? p - e : r - e)
@@ -79,21 +79,21 @@ report_auth () {
 # made before the gap had an interval.
 auth_gap_interval_line () {
 	local lo hi
-	lo=$(t auth gap_judged_lo_ms) hi=$(t auth gap_judged_hi_ms)
+	lo=${D[auth|gap_judged_lo_ms]-} hi=${D[auth|gap_judged_hi_ms]-}
 	[ -n "$lo" ] || return 0
 	case $lo in -) lo="?" ;; esac
 	case $hi in '' | -) hi="?" ;; esac
 	printf -- '- The gap judged against `TARGET_AUTH_GAP_MS=%s`, %s ms, has the 95 %% interval %s-%s ms: the Hodges-Lehmann shift of the %s logins against the %s ones (the median of all their differences, %s ms%s) with Moses'"'"' interval; the target is judged on that interval (PASS when all of it is within the target).\n' \
-		"$(t auth gap_target)" "$(if [ "$(t auth gap_judged)" = rest ]; then t auth gap_rest_ms; else t auth gap_p50_ms; fi)" "$lo" "$hi" \
-		"$(t auth gap_slow)" "$(if [ "$(t auth gap_judged)" = rest ]; then t auth gap_password_fast; else t auth gap_fast; fi)" \
-		"$(t auth gap_shift_ms)" "$( [ "$(t auth gap_judged)" != rest ] || printf ', less the hash check %s ms' "$(t auth gap_hash_ms)")"
+		"${D[auth|gap_target]-}" "$(if [ "${D[auth|gap_judged]-}" = rest ]; then t auth gap_rest_ms; else t auth gap_p50_ms; fi)" "$lo" "$hi" \
+		"${D[auth|gap_slow]-}" "$(if [ "${D[auth|gap_judged]-}" = rest ]; then t auth gap_password_fast; else t auth gap_fast; fi)" \
+		"${D[auth|gap_shift_ms]-}" "$( [ "${D[auth|gap_judged]-}" != rest ] || printf ', less the hash check %s ms' "${D[auth|gap_hash_ms]-}")"
 }
 
 # auth_whose: whose time each method's logins were (lib/capture.sh), next
 # to the method table; nothing for a run made before the kit had it.
 auth_whose () {
 	local m any="" label
-	for m in ed25519 rsa password; do [ "$(t auth "${m}_timeline")" != yes ] || any=yes; done
+	for m in ed25519 rsa password; do [ "${D[auth|${m}_timeline]-}" != yes ] || any=yes; done
 	[ -n "$any" ] || return 0
 	prose <<-'EOF'
 
@@ -105,15 +105,15 @@ auth_whose () {
 	|---|---:|---:|---:|---:|---:|---:|---:|
 	EOF
 	for m in ed25519 rsa password; do
-		case $m in ed25519) label="$(t auth default_key_type) key" ;; rsa) label="RSA key" ;; password) label=password ;; esac
-		if [ "$(t auth "${m}_timeline")" != yes ]; then
-			[ -z "$(t auth "${m}_timeline_note")" ] || printf '| %s | no timeline: %s | | | | | | |\n' "$label" "$(t auth "${m}_timeline_note")"
+		case $m in ed25519) label="${D[auth|default_key_type]-} key" ;; rsa) label="RSA key" ;; password) label=password ;; esac
+		if [ "${D[auth|${m}_timeline]-}" != yes ]; then
+			[ -z "${D[auth|${m}_timeline_note]-}" ] || printf '| %s | no timeline: %s | | | | | | |\n' "$label" "${D[auth|${m}_timeline_note]-}"
 			continue
 		fi
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$(ms "$(t auth "${m}_server_p50")")" \
-			"$(ms "$(t auth "${m}_client_p50")")" "$(ms "$(t auth "${m}_tcp_wait_p50")")" "$(ms "$(t auth "${m}_rest_p50")")" \
-			"$(ms "$(t auth "${m}_auth_server_p50")")" "$(ms "$(t auth "${m}_auth_client_p50")")" \
-			"$(ms "$(t auth "${m}_auth_tcp_wait_p50")")"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$(ms "${D[auth|${m}_server_p50]-}")" \
+			"$(ms "${D[auth|${m}_client_p50]-}")" "$(ms "${D[auth|${m}_tcp_wait_p50]-}")" "$(ms "${D[auth|${m}_rest_p50]-}")" \
+			"$(ms "${D[auth|${m}_auth_server_p50]-}")" "$(ms "${D[auth|${m}_auth_client_p50]-}")" \
+			"$(ms "${D[auth|${m}_auth_tcp_wait_p50]-}")"
 	done
 	for m in ed25519 rsa password; do whose_notes auth "$m" "auth-$m"; done
 }
@@ -123,35 +123,35 @@ auth_whose () {
 # this stack's own.
 auth_password_gap () {
 	local gap fast mods
-	gap=$(t auth gap_password_ms) fast=$(t auth gap_password_fast) mods=$(t auth pam_auth_modules)
+	gap=${D[auth|gap_password_ms]-} fast=${D[auth|gap_password_fast]-} mods=${D[auth|pam_auth_modules]-}
 	# A run from before the split, or no gap worth splitting.
 	[ -n "$gap" ] && [ "$(awk -v g="$gap" 'BEGIN { print (g > 5) }')" = 1 ] || return 0
-	if [ -z "$(t auth gap_hash_ms)" ]; then
+	if [ -z "${D[auth|gap_hash_ms]-}" ]; then
 		printf -- '- The password login is %s ms slower than the %s key at p50. %s; so the gap cannot be split into the hash check and the rest, and `TARGET_AUTH_GAP_MS` is judged on all of it.%s\n' \
 			"$gap" "$fast" "$(t auth password_hash_note | sed 's/^t/T/')" \
 			"$( [ -z "$mods" ] || printf ' The PAM auth stack of the test server holds %s.' "$(printf '%s' "$mods" | sed 's/\([^ ]*\)/`\1`/g; s/ /, /g')")"
 		return 0
 	fi
 	printf -- '- The password login is %s ms slower than the %s key at p50: **%s ms** for checking the password hash and **%s ms** of the rest.\n' \
-		"$gap" "$fast" "$(ms "$(t auth gap_hash_ms)")" "$(t auth gap_rest_ms)"
+		"$gap" "$fast" "$(ms "${D[auth|gap_hash_ms]-}")" "${D[auth|gap_rest_ms]-}"
 	printf -- '- The hash check: one check of the test user'"'"'s %s hash (%s) takes %s ms on this host%s (p50 of %s checks of a throwaway phrase with the account'"'"'s own setting, `sshperf-hashcost`); pam_unix pays it once per password login. It is host policy, not slowness: %s.\n' \
-		"$(t auth password_hash)" "$(t auth password_hash_params)" "$(t auth gap_hash_ms)" \
-		"$( [ -z "$(t auth password_hash_check_cpu_ms)" ] ||
-			printf ' in wall time, of it %s ms of CPU time' "$(t auth password_hash_check_cpu_ms)")" \
-		"$(t auth password_hash_checks)" "$(t auth password_hash_policy)"
-	if [ -n "$(t auth gap_server_ms)" ]; then
+		"${D[auth|password_hash]-}" "${D[auth|password_hash_params]-}" "${D[auth|gap_hash_ms]-}" \
+		"$( [ -z "${D[auth|password_hash_check_cpu_ms]-}" ] ||
+			printf ' in wall time, of it %s ms of CPU time' "${D[auth|password_hash_check_cpu_ms]-}")" \
+		"${D[auth|password_hash_checks]-}" "${D[auth|password_hash_policy]-}"
+	if [ -n "${D[auth|gap_server_ms]-}" ]; then
 		printf -- '- The rest, from the packets (differences of p50s with the %s logins, so they need not add up): sshd'"'"'s turns %+.1f ms, of which the hash check is %s ms, leaving **%s ms** for the other PAM modules and sshd (this stack: %s); the client'"'"'s turns %+.1f ms (ssh starting `askpass.sh` and answering the prompt); TCP waits %+.1f ms.\n' \
-			"$fast" "$(t auth gap_server_ms)" "$(t auth gap_hash_ms)" "$(t auth gap_pam_ms)" \
-			"$(printf '%s' "${mods:-none}" | sed 's/\([^ ]*\)/`\1`/g; s/ /, /g')" "$(t auth gap_client_ms)" "$(t auth gap_tcp_wait_ms)"
+			"$fast" "${D[auth|gap_server_ms]-}" "${D[auth|gap_hash_ms]-}" "${D[auth|gap_pam_ms]-}" \
+			"$(printf '%s' "${mods:-none}" | sed 's/\([^ ]*\)/`\1`/g; s/ /, /g')" "${D[auth|gap_client_ms]-}" "${D[auth|gap_tcp_wait_ms]-}"
 	else
 		printf -- '- The rest: the other PAM modules (this stack: %s), the client starting `askpass.sh`, and TCP; no timeline splits it here.\n' \
 			"$(printf '%s' "${mods:-none}" | sed 's/\([^ ]*\)/`\1`/g; s/ /, /g')"
 	fi
-	if [ "$(t auth gap_judged)" = rest ]; then
+	if [ "${D[auth|gap_judged]-}" = rest ]; then
 		printf -- '- `TARGET_AUTH_GAP_MS=%s` is judged on the rest (%s ms): the hash check is what the host asks of every password login, whatever the test server does.\n' \
-			"$(t auth gap_target)" "$(t auth gap_rest_ms)"
+			"${D[auth|gap_target]-}" "${D[auth|gap_rest_ms]-}"
 	else
 		printf -- '- `TARGET_AUTH_GAP_MS=%s` is judged on the gap between the slowest method (%s) and the fastest, %s ms.\n' \
-			"$(t auth gap_target)" "$(t auth gap_slow)" "$(t auth gap_p50_ms)"
+			"${D[auth|gap_target]-}" "${D[auth|gap_slow]-}" "${D[auth|gap_p50_ms]-}"
 	fi
 }

@@ -28,8 +28,8 @@ step () {
 report_burst_sources () {
 	local many one n why
 	local -A ONE=()
-	many=$(t burst sources_many)
-	one=$(t burst sources_one)
+	many=${D[burst|sources_many]-}
+	one=${D[burst|sources_one]-}
 	# A run from before the source addresses (every client from
 	# 127.0.0.1) renders as it did.
 	[ -n "$many" ] || return 0
@@ -41,12 +41,12 @@ report_burst_sources () {
 
 	EOF
 	if [ -z "$one" ] || [ "$one" = - ]; then
-		why=$(t burst one_source_not_run)
+		why=${D[burst|one_source_not_run]-}
 		printf 'The same steps from one address were not run: %s.\n\n' "${why:-not recorded}"
 		return 0
 	fi
 	tsv_load ONE "$RUN_DIR/raw/burst-one-source-steps.tsv" clients
-	prose "$one" "$(t burst one_source_penalty)" <<-'EOF'
+	prose "$one" "${D[burst|one_source_penalty]-}" <<-'EOF'
 	The same steps with every client from one address (%s), as from an Ansible controller or from
 	clients behind a NAT: the server's per-source limits stay as configured, so they count all of
 	them as one client. These steps decide nothing; sshd refused %s of them for a penalty in all.
@@ -67,11 +67,11 @@ report_burst () {
 	local spec steps n start='?' rate='?' full='?' model rec all rows confirmed spread goal mode oks other timeout
 	burst_load_steps "$RUN_DIR/raw/burst-steps.tsv"
 	spec=$(maxstartups_of_run "$RUN_DIR")
-	steps=$(t burst steps)
-	goal=$(t burst spread_goal_ms)
-	mode=$(t burst mode)
+	steps=${D[burst|steps]-}
+	goal=${D[burst|spread_goal_ms]-}
+	mode=${D[burst|mode]-}
 	# A run without the key: the mode of the run's environment.
-	[ -n "$mode" ] || mode=$(get "$DATA_DIR/environment.env" service_mode)
+	[ -n "$mode" ] || mode=${KV_CACHE[$DATA_DIR/environment.env|service_mode]-}
 	read -r start rate full < <(maxstartups_parse "$spec") || true
 	model=$(mktemp)
 	rec=$(mktemp)
@@ -166,8 +166,8 @@ report_burst () {
 
 	printf '\n**How to read this result:**\n\n'
 	oks=$(for n in $steps; do printf '%s:%s ' "$n" "$(step "$n" ok)"; done)
-	awk -v result="$(t burst result)" -v start="$start" -v other="$(t burst other_failures)" \
-		-v oks="$oks" -v uncf="$(t burst log_unconfirmed_steps)" -v target="$(t burst target)" 'BEGIN {
+	awk -v result="${D[burst|result]-}" -v start="$start" -v other="${D[burst|other_failures]-}" \
+		-v oks="$oks" -v uncf="${D[burst|log_unconfirmed_steps]-}" -v target="${D[burst|target]-}" 'BEGIN {
 		ns = split(oks, st, " "); first = 0
 		for (i = 1; i <= ns; i++) {
 			split(st[i], f, ":")

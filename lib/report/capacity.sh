@@ -5,34 +5,34 @@
 
 report_capacity () {
 	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail avail_from fit spec start mbs bound rows=0
-	cores=$(get "$env" cores)
+	cores=${KV_CACHE[$env|cores]-}
 	# The memory section's figure (MB = 10^6 bytes, just before the
 	# sessions opened), so the report gives one available-RAM figure;
 	# the environment's (MiB at the start of the run) only without it.
 	# With it, the sessions that fit are the memory section's own count
 	# (from kB, not from the rounded MB figures), so the two agree.
-	avail=$(t memory available_mb)
+	avail=${D[memory|available_mb]-}
 	avail_from="available before the sessions opened (memory section)"
-	fit=$(t memory sessions_fit)
+	fit=${D[memory|sessions_fit]-}
 	if [ -z "$avail" ] || [ "$avail" = - ]; then
 		fit=""
-		avail=$(get "$env" ram_available_mb)
+		avail=${KV_CACHE[$env|ram_available_mb]-}
 		avail_from="available at the start of the run"
 	fi
 	# The CPU bound: the closed-loop run's figure (lib/probes/loginload.sh),
 	# the same string as in the cpu and rate sections.
-	ms_login=$(t cpu sshd_cpu_ms_per_login)
-	bound=$(t cpu capacity_logins_per_s)
+	ms_login=${D[cpu|sshd_cpu_ms_per_login]-}
+	bound=${D[cpu|capacity_logins_per_s]-}
 	if [ -z "$ms_login" ]; then
-		ms_login=$(t rate sshd_cpu_ms_per_login)
-		bound=$(t rate capacity_logins_per_s)
+		ms_login=${D[rate|sshd_cpu_ms_per_login]-}
+		bound=${D[rate|capacity_logins_per_s]-}
 	fi
-	per_gb=$(t cpu cpu_sshd_s_per_gb)
-	[ -n "$per_gb" ] && [ "$per_gb" != - ] || per_gb=$(t transfer cpu_sshd_s_per_gb)
-	mem_mb=$(t memory per_session_mb)
-	spec=$(get "$env" sshd_maxstartups)
+	per_gb=${D[cpu|cpu_sshd_s_per_gb]-}
+	[ -n "$per_gb" ] && [ "$per_gb" != - ] || per_gb=${D[transfer|cpu_sshd_s_per_gb]-}
+	mem_mb=${D[memory|per_session_mb]-}
+	spec=${KV_CACHE[$env|sshd_maxstartups]-}
 	start=$(maxstartups_parse "$spec" | cut -d' ' -f1)
-	mbs=$(t transfer figure)
+	mbs=${D[transfer|figure]-}
 
 	printf '## Capacity of this server\n\n'
 
@@ -42,14 +42,14 @@ report_capacity () {
 
 	EOF
 	printf '| What | Estimate | From |\n|---|---:|---|\n'
-	if [ -n "$(t rate knee_step)" ]; then
+	if [ -n "${D[rate|knee_step]-}" ]; then
 		printf '| Complete logins per second, measured | %s | the knee of the `rate` sweep (p95 %s ms, %s driver) |\n' \
-			"$(t rate knee_per_s)" "$(t rate knee_p95_ms)" "$(t rate sweep_driver)"
+			"${D[rate|knee_per_s]-}" "${D[rate|knee_p95_ms]-}" "${D[rate|sweep_driver]-}"
 		rows=$((rows + 1))
 	fi
-	if [ -n "$(t rate knee_clients_kex_per_s)" ] && [ "$(t rate knee_clients_kex_per_s)" != - ]; then
+	if [ -n "${D[rate|knee_clients_kex_per_s]-}" ] && [ "${D[rate|knee_clients_kex_per_s]-}" != - ]; then
 		printf '| Complete logins per second at the clients'"'"' key exchange (`%s`) | %s | the knee %s x %s ms / %s ms sshd CPU per login (the `rate` section) |\n' \
-			"$(t rate ssh_kex)" "$(t rate knee_clients_kex_per_s)" "$(t rate knee_per_s)" "$(t rate sweep_sshd_cpu_ms_per_login)" "$(t rate sshd_cpu_ms_per_login)"
+			"${D[rate|ssh_kex]-}" "${D[rate|knee_clients_kex_per_s]-}" "${D[rate|knee_per_s]-}" "${D[rate|sweep_sshd_cpu_ms_per_login]-}" "${D[rate|sshd_cpu_ms_per_login]-}"
 		rows=$((rows + 1))
 	fi
 	if [ -n "$bound" ] && [ "$bound" != - ] && [ -n "$ms_login" ] && [ "$ms_login" != - ]; then
@@ -67,7 +67,7 @@ report_capacity () {
 		rows=$((rows + 1))
 	fi
 	if [ -n "$mbs" ] && [ "$mbs" != - ]; then
-		printf '| Data through one connection | %s MB/s | the slower direction of the default cipher (`%s`); parallel connections use more cores |\n' "$mbs" "$(t transfer default_cipher)"
+		printf '| Data through one connection | %s MB/s | the slower direction of the default cipher (`%s`); parallel connections use more cores |\n' "$mbs" "${D[transfer|default_cipher]-}"
 		rows=$((rows + 1))
 	fi
 	if [ -n "$ms_login" ] && [ "$ms_login" != - ] && [ -n "$per_gb" ] && [ "$per_gb" != - ]; then

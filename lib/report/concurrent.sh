@@ -4,45 +4,45 @@
 
 report_concurrent () {
 	local n alive opened dead failed limit raw
-	n=$(t concurrent sessions)
-	alive=$(t concurrent alive)
-	opened=$(t concurrent opened)
-	dead=$(t concurrent dead)
-	failed=$(t concurrent failed)
-	limit=$(t concurrent limit)
+	n=${D[concurrent|sessions]-}
+	alive=${D[concurrent|alive]-}
+	opened=${D[concurrent|opened]-}
+	dead=${D[concurrent|dead]-}
+	failed=${D[concurrent|failed]-}
+	limit=${D[concurrent|limit]-}
 	# The hold's raw files (runs before the probes: raw/concurrent-*).
-	raw=$(t concurrent hold_raw)
+	raw=${D[concurrent|hold_raw]-}
 	raw=${raw:-raw/concurrent}
 	printf '%s sessions were opened and kept open at the same time, at most %s logging in at once (so `MaxStartups` never refused one). ' \
-		"$n" "$(t concurrent parallel)"
+		"$n" "${D[concurrent|parallel]-}"
 	printf 'Each session runs `cat` on the server. With all of them open, a line of its own was sent through every session: a session counts as alive only when exactly that line came back.\n\n'
 	printf '| | Sessions |\n|---|---:|\n'
 	printf '| Asked for | %s |\n| Opened (logged in, first line echoed) | %s |\n| Did not open | %s |\n' \
-		"$n" "${opened:-0}" "$(t concurrent open_failed)"
+		"$n" "${opened:-0}" "${D[concurrent|open_failed]-}"
 	printf '| Opened, but dead at the check | %s |\n| **Alive at the end** | **%s** |\n' "${dead:-0}" "${alive:-0}"
-	printf '| ssh clients left after closing | %s |\n\n' "$(t concurrent clients_left)"
+	printf '| ssh clients left after closing | %s |\n\n' "${D[concurrent|clients_left]-}"
 
-	prose "$(ms "$(t concurrent open_wall_ms)")" "$(ms "$(t concurrent open_ms_p50)")" \
-		"$(ms "$(t concurrent open_ms_p95)")" "$(n_note "$(t concurrent open_ms_n)" p95)" \
-		"$(ms "$(t concurrent open_ms_max)")" "$(t concurrent open_ms_n)" "$(ms "$(t concurrent check_ms)")" <<-'EOF'
+	prose "$(ms "${D[concurrent|open_wall_ms]-}")" "$(ms "${D[concurrent|open_ms_p50]-}")" \
+		"$(ms "${D[concurrent|open_ms_p95]-}")" "$(n_note "${D[concurrent|open_ms_n]-}" p95)" \
+		"$(ms "${D[concurrent|open_ms_max]-}")" "${D[concurrent|open_ms_n]-}" "$(ms "${D[concurrent|check_ms]-}")" <<-'EOF'
 	Opening took %s ms in all; one session from the start of `ssh` to its first echoed line:
 	p50 %s ms, p95 %s%s ms, max %s ms (n=%s, the login included). The alive check took %s ms for
 	all sessions.
 
 	EOF
 
-	printf 'The limits that decide how many sessions fit (as a session of `%s` sees them, and on the host):\n\n' "$(get "$DATA_DIR/environment.env" test_user)"
+	printf 'The limits that decide how many sessions fit (as a session of `%s` sees them, and on the host):\n\n' "${KV_CACHE[$DATA_DIR/environment.env|test_user]-}"
 	printf '| Limit | Value | Used with all sessions open |\n|---|---|---|\n'
 	printf '| Processes per user (`ulimit -u`; nproc lines in: %s) | %s | %s tasks of the test user (%s before) |\n' \
-		"$( [ -n "$(t concurrent limit_nproc_files)" ] && printf '`%s`' "$(t concurrent limit_nproc_files)" || printf 'none')" \
-		"$(t concurrent limit_nproc)" "$(t concurrent user_tasks_open)" "$(t concurrent user_tasks_before)"
-	printf '| `TasksMax` of the user'"'"'s slice (systemd) | %s | same |\n' "$(t concurrent limit_tasksmax)"
+		"$( [ -n "${D[concurrent|limit_nproc_files]-}" ] && printf '`%s`' "${D[concurrent|limit_nproc_files]-}" || printf 'none')" \
+		"${D[concurrent|limit_nproc]-}" "${D[concurrent|user_tasks_open]-}" "${D[concurrent|user_tasks_before]-}"
+	printf '| `TasksMax` of the user'"'"'s slice (systemd) | %s | same |\n' "${D[concurrent|limit_tasksmax]-}"
 	# (Runs from before these figures were kept: no row.)
-	[ -z "$(t concurrent mem_available_mb_before)" ] ||
+	[ -z "${D[concurrent|mem_available_mb_before]-}" ] ||
 		printf '| Memory (MemAvailable) | %s MB before | %s MB left |\n' \
-			"$(t concurrent mem_available_mb_before)" "$(t concurrent mem_available_mb_open)"
+			"${D[concurrent|mem_available_mb_before]-}" "${D[concurrent|mem_available_mb_open]-}"
 	printf '| Open files per process (`ulimit -n`: session / server) | %s / %s | |\n\n' \
-		"$(t concurrent limit_nofile)" "$(t concurrent limit_server_nofile)"
+		"${D[concurrent|limit_nofile]-}" "${D[concurrent|limit_server_nofile]-}"
 
 	printf '**How to read this result:**\n\n'
 	if [ "${failed:-0}" -eq 0 ]; then
@@ -51,8 +51,8 @@ report_concurrent () {
 		- Every session opened and still carried data at the end: this server holds %s sessions at
 		once. A session stays open for as long as the client keeps it; nothing here times them out.
 		EOF
-		awk -v tasks="$(t concurrent user_tasks_open)" -v before="$(t concurrent user_tasks_before)" \
-			-v nproc="$(t concurrent limit_nproc)" -v pidmax="$(t concurrent limit_pid_max)" -v n="$n" 'BEGIN {
+		awk -v tasks="${D[concurrent|user_tasks_open]-}" -v before="${D[concurrent|user_tasks_before]-}" \
+			-v nproc="${D[concurrent|limit_nproc]-}" -v pidmax="${D[concurrent|limit_pid_max]-}" -v n="$n" 'BEGIN {
 			per = (n > 0) ? (tasks - before) / n : 0
 			if (per <= 0 || nproc !~ /^[0-9]+$/)
 				exit
@@ -70,7 +70,7 @@ report_concurrent () {
 		}'
 	else
 
-		prose "$failed" "$n" "$(t concurrent limit_text)" "$raw" "$raw" <<-'EOF'
+		prose "$failed" "$n" "${D[concurrent|limit_text]-}" "$raw" "$raw" <<-'EOF'
 		- %s of %s sessions failed. Probable cause: **%s**. The messages of each failed session are
 		in `%s-ssh-errors.txt`, the server's own log of the run in `%s-sshd-log.txt`.
 		EOF
@@ -90,7 +90,7 @@ report_concurrent () {
 			printf -- '- A process ran out of file descriptors: raise `LimitNOFILE=` of the sshd unit or `nofile` in `/etc/security/limits.d/`.\n' ;;
 		maxstartups)
 
-			prose "$(t concurrent parallel)" <<-'EOF'
+			prose "${D[concurrent|parallel]-}" <<-'EOF'
 			- Logins were refused as "too many unauthenticated connections" although only %s logged
 			in at once: `MaxStartups` is lower than that, or slow logins piled up.
 			EOF
@@ -106,7 +106,7 @@ report_concurrent () {
 			unresponsive client).
 			EOF
 	fi
-	[ "$(t concurrent clients_left)" = 0 ] ||
+	[ "${D[concurrent|clients_left]-}" = 0 ] ||
 		printf -- '- Some `ssh` clients did not end when their session was closed; the holder ended them.\n'
 
 	prose <<-'EOF'

@@ -4,60 +4,60 @@
 
 report_cpu () {
 	local gb
-	gb=$(t cpu cpu_sshd_s_per_gb)
+	gb=${D[cpu|cpu_sshd_s_per_gb]-}
 	[ "$gb" != - ] || gb=""
 
-	prose "$(t cpu cpu_source)" "$(t cpu login_from)" "$(t cpu ok)" "$(t cpu per_gb_from)" <<-'EOF'
+	prose "${D[cpu|cpu_source]-}" "${D[cpu|login_from]-}" "${D[cpu|ok]-}" "${D[cpu|per_gb_from]-}" <<-'EOF'
 	CPU time of the test server: the listener, the per-connection processes, the session and the
 	command each login ran, including processes that ended during the measurement (source: %s).
 	Per login from %s (%s ok logins); per GB from %s.
 
 	EOF
 
-	[ "$(t cpu cpu_source)" != proc ] || prose <<-'EOF'
+	[ "${D[cpu|cpu_source]-}" != proc ] || prose <<-'EOF'
 	Without systemd the per-login figure is a lower bound: a session process that sshd's monitor
 	leaves behind at the end is collected by init, and its CPU is not counted.
 
 	EOF
 	printf '| Figure | Value | Target |\n|---|---:|---|\n'
-	printf '| sshd CPU per login (user + system) | %s ms (%s + %s) | <= %s ms |\n' "$(t cpu sshd_cpu_ms_per_login)" \
-		"$(t cpu sshd_user_ms_per_login)" "$(t cpu sshd_system_ms_per_login)" "$(get "$DATA_DIR/settings.env" TARGET_CPU_MS_PER_LOGIN | tr -d "'")"
-	case $(t cpu figure_lo) in '' | -) ;; *)
+	printf '| sshd CPU per login (user + system) | %s ms (%s + %s) | <= %s ms |\n' "${D[cpu|sshd_cpu_ms_per_login]-}" \
+		"${D[cpu|sshd_user_ms_per_login]-}" "${D[cpu|sshd_system_ms_per_login]-}" "$(get "$DATA_DIR/settings.env" TARGET_CPU_MS_PER_LOGIN | tr -d "'")"
+	case ${D[cpu|figure_lo]-} in '' | -) ;; *)
 		printf '| its 95 %% interval over the run'"'"'s %s windows (`raw/probe-loginload-windows.tsv`) | %s - %s ms | - |\n' \
-			"$(t cpu figure_n)" "$(t cpu figure_lo)" "$(t cpu figure_hi)" ;;
+			"${D[cpu|figure_n]-}" "${D[cpu|figure_lo]-}" "${D[cpu|figure_hi]-}" ;;
 	esac
-	case $(t cpu window_busy_pct) in '' | -) ;; *)
+	case ${D[cpu|window_busy_pct]-} in '' | -) ;; *)
 		printf '| the CPUs meanwhile (all cores, `/proc/stat`): busy / sshd / its clients / other processes / steal | %s %% / %s %% / %s %% / %s %% / %s %% | - |\n' \
-			"$(t cpu window_busy_pct)" "$(t cpu window_sshd_pct)" "$(t cpu window_client_pct)" "$(t cpu window_other_pct)" "$(t cpu window_steal_pct)" ;;
+			"${D[cpu|window_busy_pct]-}" "${D[cpu|window_sshd_pct]-}" "${D[cpu|window_client_pct]-}" "${D[cpu|window_other_pct]-}" "${D[cpu|window_steal_pct]-}" ;;
 	esac
-	case $(t cpu speed_spawn_us) in '' | -) ;; *)
+	case ${D[cpu|speed_spawn_us]-} in '' | -) ;; *)
 		printf '| the machine'"'"'s speed right before and right after (`sshperf-speed`, the CPU time of a fixed work): one start of `/bin/true` (the mean of %s); a fixed integer loop | %s / %s us (%sx); %s / %s ms (%sx) | - |\n' \
-			"$(t cpu speed_spawns)" "$(t cpu speed_spawn_us_before)" "$(t cpu speed_spawn_us_after)" "$(t cpu speed_spawn_spread)" \
-			"$(t cpu speed_loop_ms_before)" "$(t cpu speed_loop_ms_after)" "$(t cpu speed_loop_spread)"
+			"${D[cpu|speed_spawns]-}" "${D[cpu|speed_spawn_us_before]-}" "${D[cpu|speed_spawn_us_after]-}" "${D[cpu|speed_spawn_spread]-}" \
+			"${D[cpu|speed_loop_ms_before]-}" "${D[cpu|speed_loop_ms_after]-}" "${D[cpu|speed_loop_spread]-}"
 		printf '| sshd CPU per login in starts of `/bin/true`: the figure over the CPU time of one start (%s us, before and after together), a login'"'"'s cost in the machine'"'"'s current speed; a login moves less with that speed than a start does, so this is no steadier between runs (docs/metrics.md, `cpu`); the headline stays the ms above | %s | - |\n' \
-			"$(t cpu speed_spawn_us)" "$(t cpu sshd_cpu_per_login_spawns)" ;;
+			"${D[cpu|speed_spawn_us]-}" "${D[cpu|sshd_cpu_per_login_spawns]-}" ;;
 	esac
-	case $(t cpu sshd_manager_cpu_ms) in '' | -) ;; *)
+	case ${D[cpu|sshd_manager_cpu_ms]-} in '' | -) ;; *)
 		printf '| of it: the test user'"'"'s systemd manager (`user@UID.service`, once per user) | %s ms (%s ms in all) | - |\n' \
-			"$(t cpu sshd_manager_ms_per_login)" "$(t cpu sshd_manager_cpu_ms)" ;;
+			"${D[cpu|sshd_manager_ms_per_login]-}" "${D[cpu|sshd_manager_cpu_ms]-}" ;;
 	esac
-	printf '| ssh client CPU per login | %s ms | - |\n' "$(t cpu client_cpu_ms_per_login)"
-	case $(t cpu sshd_per_client_cpu) in '' | -) ;; *)
+	printf '| ssh client CPU per login | %s ms | - |\n' "${D[cpu|client_cpu_ms_per_login]-}"
+	case ${D[cpu|sshd_per_client_cpu]-} in '' | -) ;; *)
 		printf '| sshd CPU per login over the client'"'"'s: the two ran in the same seconds on the same CPUs, so a machine that is slower or busier for this work moves both and leaves this ratio; a change in sshd moves it (docs/metrics.md, `cpu`) | %s | - |\n' \
-			"$(t cpu sshd_per_client_cpu)" ;;
+			"${D[cpu|sshd_per_client_cpu]-}" ;;
 	esac
 	if [ -n "$gb" ]; then
 		printf '| sshd CPU per GB (default cipher) | %s s | <= %s s |\n' "$gb" "$(get "$DATA_DIR/settings.env" TARGET_CPU_S_PER_GB | tr -d "'")"
-		printf '| ssh client CPU per GB | %s s | - |\n' "$(t cpu cpu_client_s_per_gb)"
+		printf '| ssh client CPU per GB | %s s | - |\n' "${D[cpu|cpu_client_s_per_gb]-}"
 	else
 		printf '| sshd CPU per GB | %s | - |\n' "$(t cpu per_gb_from | sed 's/^$/not measured/')"
 	fi
 	printf '\n**Sizing with these figures:** cores needed ≈ logins/s x CPU per login + MB/s x CPU per GB / 1000. '
 	printf 'For 20 logins/s and 500 MB/s on this host: 20 x %s ms + 500 x %s s / 1000 ≈ **%s cores**%s.\n\n' \
-		"$(t cpu sshd_cpu_ms_per_login)" "${gb:-0}" "$(t cpu cores_for_example)" "$( [ -n "$gb" ] || printf ' (logins only; the per-GB part was not measured)')"
+		"${D[cpu|sshd_cpu_ms_per_login]-}" "${gb:-0}" "${D[cpu|cores_for_example]-}" "$( [ -n "$gb" ] || printf ' (logins only; the per-GB part was not measured)')"
 	printf '**How to read this result:**\n\n'
-	awk -v l="$(t cpu sshd_cpu_ms_per_login)" -v c="$(t cpu client_cpu_ms_per_login)" -v cores="$(t cpu cores)" \
-		-v bound="$(t cpu capacity_logins_per_s)" 'BEGIN {
+	awk -v l="${D[cpu|sshd_cpu_ms_per_login]-}" -v c="${D[cpu|client_cpu_ms_per_login]-}" -v cores="${D[cpu|cores]-}" \
+		-v bound="${D[cpu|capacity_logins_per_s]-}" 'BEGIN {
 		if (l == "") exit
 		if (bound != "" && bound != "-")
 			printf "- %s ms per login means these %d cores carry about %s logins/s when they do nothing else (%d x 1000 / %s).\n", l, cores, bound, cores, l

@@ -18,14 +18,14 @@
 # g_fig TEST: "FIGURE UNIT" of a test that has a figure, else nothing.
 g_fig () {
 	local f
-	f=$(t "$1" figure)
+	f=${D[$1|figure]-}
 	case $f in '' | -) return 0 ;; esac
-	printf '%s %s' "$f" "$(t "$1" unit)"
+	printf '%s %s' "$f" "${D[$1|unit]-}"
 }
 
 # g_ran TEST: true when TEST has a result in this run.
 g_ran () {
-	[ -f "$DATA_DIR/$1.env" ] && [ -n "$(t "$1" status)" ]
+	[ -f "$DATA_DIR/$1.env" ] && [ -n "${D[$1|status]-}" ]
 }
 
 # The burst steps as "clients ok" lines, smallest first.
@@ -38,7 +38,7 @@ g_burst_steps () {
 g_burst_text () {
 	local want=$1 ms
 	g_ran burst || { printf 'not measured (`burst` did not run)'; return 0; }
-	ms=$(get "$DATA_DIR/environment.env" sshd_maxstartups)
+	ms=${KV_CACHE[$DATA_DIR/environment.env|sshd_maxstartups]-}
 	[ -n "$ms" ] || ms=$(get "$DATA_DIR/settings.env" MAX_STARTUPS | tr -d "'")
 	g_burst_steps | awk -F'\t' -v want="$want" -v ms="${ms:-?}" '
 		$2 == $1 { allok = $1 }
@@ -61,10 +61,10 @@ g_burst_text () {
 # g_rate_text NEED: the measured login capacity against NEED logins/s.
 g_rate_text () {
 	local need=$1 knee
-	knee=$(t rate figure)
+	knee=${D[rate|figure]-}
 	case $knee in
 	'' | -)
-		if [ -n "$(t rate status)" ]; then printf 'login capacity not measured (`rate` %s)' "$(t rate status)"
+		if [ -n "${D[rate|status]-}" ]; then printf 'login capacity not measured (`rate` %s)' "${D[rate|status]-}"
 		else printf 'login capacity not measured (`rate` did not run)'; fi
 		return 0 ;;
 	esac
@@ -78,10 +78,10 @@ g_rate_text () {
 report_uses () {
 	local login reload conc mem echo xfer sftp sess
 	login=$(g_fig login)
-	reload=$(t reload status)
+	reload=${D[reload|status]-}
 	sess=$(g_fig session)
 	conc=$(g_fig concurrent)
-	mem=$(t memory per_session_mb)
+	mem=${D[memory|per_session_mb]-}
 	echo=$(g_fig interactive)
 	xfer=$(g_fig transfer)
 	sftp=$(g_fig sftp)
@@ -94,14 +94,14 @@ report_uses () {
 	EOF
 	printf '| Use of the server | Needs | What this run says |\n|---|---|---|\n'
 	printf '| Normal server, admins log in | a few logins per hour, < 20 sessions | login %s; reload %s |\n' \
-		"${login:-not measured}$( [ -z "$login" ] || printf ' (%s, %s)' "$(t login figure_label)" "$(t login status)")" \
-		"${reload:-not measured}$( [ -z "$(g_fig reload)" ] || printf ' (%s: %s)' "$(t reload figure_label)" "$(g_fig reload)")"
+		"${login:-not measured}$( [ -z "$login" ] || printf ' (%s, %s)' "${D[login|figure_label]-}" "${D[login|status]-}")" \
+		"${reload:-not measured}$( [ -z "$(g_fig reload)" ] || printf ' (%s: %s)' "${D[reload|figure_label]-}" "$(g_fig reload)")"
 	printf '| Ansible target, 50 forks | bursts of 50 logins | %s |\n' "$(g_burst_text 50)"
 	printf '| Monitoring over SSH (1000 checks every 60 s) | about 17 logins per second | %s%s |\n' "$(g_rate_text 17)" \
 		"$( [ -z "$sess" ] || printf '; with ControlPersist a check is a command over an open connection: %s (p95)' "$sess")"
 	printf '| Jump host for 300 users | bursts at 9:00, 300 long sessions | %s; %s; %s; %s |\n' \
 		"$(g_burst_text 300)" \
-		"$( [ -n "$conc" ] && printf '%s (`concurrent`, %s)' "$conc" "$(t concurrent figure_label)" || printf 'sessions not measured')" \
+		"$( [ -n "$conc" ] && printf '%s (`concurrent`, %s)' "$conc" "${D[concurrent|figure_label]-}" || printf 'sessions not measured')" \
 		"$( [ -n "$mem" ] && [ "$mem" != - ] && awk -v m="$mem" 'BEGIN { printf "300 sessions need about %.0f MB for sshd (%s MB each), plus the users'"'"' programs", 300 * m, m }' || printf 'memory not measured')" \
 		"$( [ -n "$echo" ] && printf 'keystroke echo %s (p99)' "$echo" || printf 'echo not measured')"
 	printf '| SFTP server for backups, 1 Gbit/s | 100 MB/s and more, a few logins | %s |\n' \
@@ -146,7 +146,7 @@ g_pam () {
 
 report_settings () {
 	local k row real_note=""
-	[ -n "$(get "$DATA_DIR/environment.env" sshd_maxstartups)" ] || return 0
+	[ -n "${KV_CACHE[$DATA_DIR/environment.env|sshd_maxstartups]-}" ] || return 0
 	grep -q '^realsshd_' "$DATA_DIR/environment.env" 2>/dev/null ||
 		real_note=" This host's real sshd could not be asked (\`sshd -T\` of its configuration), so its column is empty."
 	printf '## sshd settings that affect performance\n\n'
@@ -193,7 +193,7 @@ report_settings () {
 offline_risk_usedns () {
 	local who="" k
 	for k in sshd realsshd; do
-		[ "$(get "$DATA_DIR/environment.env" "${k}_usedns")" = yes ] || continue
+		[ "${KV_CACHE[$DATA_DIR/environment.env|${k}_usedns]-}" = yes ] || continue
 		who="$who${who:+ and }$( [ "$k" = sshd ] && printf 'the test server' || printf "this host's real sshd")"
 	done
 	[ -n "$who" ] || return 0
@@ -229,13 +229,13 @@ offline_risk_refusals () {
 
 offline_risk_akc () {
 	local v
-	v=$(get "$DATA_DIR/environment.env" sshd_authorizedkeyscommand)
+	v=${KV_CACHE[$DATA_DIR/environment.env|sshd_authorizedkeyscommand]-}
 	[ -n "$v" ] && [ "$v" != none ] || return 0
 	printf '| `AuthorizedKeysCommand %s` | an external program looks up the keys at every key login; when it needs the network it waits for its time-outs | make sure it is fast and caches |\n' "$v"
 }
 
 offline_risk_fips () {
-	case $(get "$DATA_DIR/environment.env" fips):$(get "$DATA_DIR/environment.env" crypto_policy) in
+	case ${KV_CACHE[$DATA_DIR/environment.env|fips]-}:${KV_CACHE[$DATA_DIR/environment.env|crypto_policy]-} in
 	yes:* | *:FIPS*) ;;
 	*) return 0 ;;
 	esac
@@ -264,22 +264,22 @@ report_offline () {
 
 report_limits () {
 	local env="$DATA_DIR/environment.env" user mode
-	if [ "$(get "$env" test_user_existing)" = yes ]; then
-		user=$(printf 'the existing account `%s` (NSS source `%s`): its directory lookups, if any, are in the figures' "$(get "$env" test_user)" "$(get "$env" test_user_source)")
+	if [ "${KV_CACHE[$env|test_user_existing]-}" = yes ]; then
+		user=$(printf 'the existing account `%s` (NSS source `%s`): its directory lookups, if any, are in the figures' "${KV_CACHE[$env|test_user]-}" "${KV_CACHE[$env|test_user_source]-}")
 	else
-		user=$(printf 'a local user the kit created (`%s` in `/etc/passwd`): with SSSD, LDAP or Kerberos users authentication and session take longer; test with such an account (`TEST_USER`, `TEST_USER_EXISTING=yes`)' "$(get "$env" test_user)")
+		user=$(printf 'a local user the kit created (`%s` in `/etc/passwd`): with SSSD, LDAP or Kerberos users authentication and session take longer; test with such an account (`TEST_USER`, `TEST_USER_EXISTING=yes`)' "${KV_CACHE[$env|test_user]-}")
 	fi
-	case $(get "$env" service_mode) in
+	case ${KV_CACHE[$env|service_mode]-} in
 	systemd) mode="run by systemd as \`$(unit_text)\`, a copy of the real \`sshd.service\`" ;;
 	direct) mode='started directly, without systemd (as in a container): what systemd adds to the real server (its cgroup, its unit) is not in the figures' ;;
 	*) mode='unknown' ;;
 	esac
 	printf '## Limits of this test\n\n'
-	printf -- '- **Clients and server share one machine** (%s cores): both sides encrypt on the same CPUs, and the load generator takes CPU that sshd would otherwise have.\n' "$(get "$env" cores)"
-	printf -- '- **Loopback, no network** (127.0.0.1:%s): a real login adds the network'"'"'s round trip several times (about 6-8 per login), and the delayed-ACK waits of the login phases can look different across a real network.\n' "$(get "$env" test_port)"
+	printf -- '- **Clients and server share one machine** (%s cores): both sides encrypt on the same CPUs, and the load generator takes CPU that sshd would otherwise have.\n' "${KV_CACHE[$env|cores]-}"
+	printf -- '- **Loopback, no network** (127.0.0.1:%s): a real login adds the network'"'"'s round trip several times (about 6-8 per login), and the delayed-ACK waits of the login phases can look different across a real network.\n' "${KV_CACHE[$env|test_port]-}"
 	printf -- '- **The test user**: %s.\n' "$user"
 	printf -- '- **Non-interactive sessions**: the tests run `true` or `cat`, not a login shell; `/etc/profile`, `~/.bash_profile` and motd scripts are not measured (`ssh -t HOST exit` shows them by hand).\n'
 	printf -- '- **This OpenSSH**: %s%s; other versions differ a little in CPU and memory per session (OpenSSH 9.8 and later start a separate `sshd-session` per connection).\n' \
-		"$(get "$env" openssh_server)" "$( [ -z "$(get "$env" openssh_process_model)" ] || printf ' (%s)' "$(get "$env" openssh_process_model)")"
+		"${KV_CACHE[$env|openssh_server]-}" "$( [ -z "${KV_CACHE[$env|openssh_process_model]-}" ] || printf ' (%s)' "${KV_CACHE[$env|openssh_process_model]-}")"
 	printf -- '- **The test server, not the real one**: a second sshd on its own port with its own host keys, %s; the real sshd and its load were not measured.\n\n' "$mode"
 }

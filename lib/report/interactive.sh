@@ -4,9 +4,9 @@
 
 report_interactive () {
 	local c n label main p50 p99 max lost
-	main=$(t interactive main_client)
+	main=${D[interactive|main_client]-}
 
-	prose "$(t interactive "${main}_count")" "$(t interactive "${main}_rate")" <<-'EOF'
+	prose "${D[interactive|${main}_count]-}" "${D[interactive|${main}_rate]-}" <<-'EOF'
 	The time from sending one keystroke until it is back on the client - what a user typing into a
 	remote shell feels. One session runs `cat` in a terminal (PTY) on the server; %s single letters
 	were sent at %s per second, and each echo is timed from the moment its letter was **due** to be
@@ -16,33 +16,33 @@ report_interactive () {
 	EOF
 	printf '| Client | n | lost | p50 | p95 | p99 | max | login |\n|---|---:|---:|---:|---:|---:|---:|---|\n'
 	for c in libssh ssh; do
-		[ -n "$(t interactive "${c}_exit")" ] || continue
-		n=$(t interactive "${c}_n")
+		[ -n "${D[interactive|${c}_exit]-}" ] || continue
+		n=${D[interactive|${c}_n]-}
 		case $c in
 		libssh) label='libssh (in the timer; PTY set to `stty raw -echo`, `cat` writes each letter back)' ;;
 		ssh) label='`ssh -tt` (the real client, in a raw terminal)' ;;
 		esac
 		[ "$c" != "$main" ] || label="**$label**"
-		printf '| %s | %s | %s | %s | %s%s | %s%s | %s | %s |\n' "$label" "${n:-0}" "$(t interactive "${c}_lost")" \
-			"$(ms "$(t interactive "${c}_p50")")" "$(ms "$(t interactive "${c}_p95")")" "$(n_note "${n:-0}" p95)" \
-			"$(ms "$(t interactive "${c}_p99")")" "$(n_note "${n:-0}" p99)" "$(ms "$(t interactive "${c}_max")")" \
+		printf '| %s | %s | %s | %s | %s%s | %s%s | %s | %s |\n' "$label" "${n:-0}" "${D[interactive|${c}_lost]-}" \
+			"$(ms "${D[interactive|${c}_p50]-}")" "$(ms "${D[interactive|${c}_p95]-}")" "$(n_note "${n:-0}" p95)" \
+			"$(ms "${D[interactive|${c}_p99]-}")" "$(n_note "${n:-0}" p99)" "$(ms "${D[interactive|${c}_max]-}")" \
 			"$(interactive_login_text "$c")"
 	done
 	printf '\nThe verdict uses the %s figure. n counts the echoes that were timed; `lost` counts the letters that never came back, which makes the test fail. ' "$main"
-	if [ -n "$(t interactive libssh_kex)" ]; then
+	if [ -n "${D[interactive|libssh_kex]-}" ]; then
 		printf 'Negotiated by libssh: key exchange `%s`, cipher `%s`; the host key was checked against the kit'"'"'s pinned key.' \
-			"$(t interactive libssh_kex)" "$(t interactive libssh_cipher_out)"
+			"${D[interactive|libssh_kex]-}" "${D[interactive|libssh_cipher_out]-}"
 	fi
 	printf '\n\nDuring the test the %s CPUs were %s%% busy (the echo clients included), %s%% stolen by a hypervisor: CPU time from /proc/stat over the test, which the warning uses.\n' \
-		"$(t interactive cores)" "$(t interactive cpu_busy_pct)" "$(t interactive cpu_steal_pct)"
+		"${D[interactive|cores]-}" "${D[interactive|cpu_busy_pct]-}" "${D[interactive|cpu_steal_pct]-}"
 
 	printf '\n**How to read this result:**\n\n'
-	p50=$(t interactive "${main}_p50")
-	p99=$(t interactive "${main}_p99")
-	max=$(t interactive "${main}_max")
-	lost=$(t interactive "${main}_lost")
+	p50=${D[interactive|${main}_p50]-}
+	p99=${D[interactive|${main}_p99]-}
+	max=${D[interactive|${main}_max]-}
+	lost=${D[interactive|${main}_lost]-}
 	awk -v p50="${p50:--1}" -v p99="${p99:--1}" -v max="${max:--1}" -v lost="${lost:-0}" \
-		-v busy="$(t interactive busy)" -v lsp50="$(t interactive libssh_p50)" -v sshp50="$(t interactive ssh_p50)" 'BEGIN {
+		-v busy="${D[interactive|busy]-}" -v lsp50="${D[interactive|libssh_p50]-}" -v sshp50="${D[interactive|ssh_p50]-}" 'BEGIN {
 		if (p50 < 0) {
 			print "- No echo was timed: the session did not start (see `raw/interactive-errors.txt`)."
 			exit
@@ -79,7 +79,7 @@ report_interactive () {
 # How the client logged in, in a few words.
 interactive_login_text () {
 	case $1 in
-	libssh) printf 'connect %s ms, auth %s ms' "$(ms "$(t interactive libssh_connect_ms)")" "$(ms "$(t interactive libssh_auth_ms)")" ;;
-	ssh) printf 'first echo after %s ms' "$(ms "$(t interactive ssh_ready_ms)")" ;;
+	libssh) printf 'connect %s ms, auth %s ms' "$(ms "${D[interactive|libssh_connect_ms]-}")" "$(ms "${D[interactive|libssh_auth_ms]-}")" ;;
+	ssh) printf 'first echo after %s ms' "$(ms "${D[interactive|ssh_ready_ms]-}")" ;;
 	esac
 }

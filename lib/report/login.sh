@@ -4,13 +4,13 @@
 
 report_login () {
 	local n p50 kex auth session total phase label ends
-	n=$(t login total_n)
+	n=${D[login|total_n]-}
 	printf 'One complete non-interactive login (`ssh sshperf-test true`): connect, key exchange, authentication, run `true`, log out. '
-	if [ "$(t login stages)" -gt 1 ] 2>/dev/null; then
+	if [ "${D[login|stages]-}" -gt 1 ] 2>/dev/null; then
 		printf '%s logins one after another (`LOGIN_SAMPLES=%s`, then more in %s stages in all, because the p95'"'"'s interval held the target); %s succeeded, %s failed. ' \
-			"$(( $(t login ok) + $(t login failed) ))" "$(t login samples)" "$(t login stages)" "$(t login ok)" "$(t login failed)"
+			"$(( ${D[login|ok]-} + ${D[login|failed]-} ))" "${D[login|samples]-}" "${D[login|stages]-}" "${D[login|ok]-}" "${D[login|failed]-}"
 	else
-		printf '%s logins one after another; %s succeeded, %s failed. ' "$(t login samples)" "$(t login ok)" "$(t login failed)"
+		printf '%s logins one after another; %s succeeded, %s failed. ' "${D[login|samples]-}" "${D[login|ok]-}" "${D[login|failed]-}"
 	fi
 	printf 'Times in ms, from the moment `ssh` was started; each phase ends at the `ssh -v` line named.\n\n'
 	printf '| Phase | Ends when ssh -v prints | n | p50 | p95 | p99 | max |\n|---|---|---:|---:|---:|---:|---:|\n'
@@ -19,31 +19,31 @@ report_login () {
 		connect) label="1. TCP connect"; ends="Connection established" ;;
 		greeting) label="2. Greeting"; ends="Remote protocol version" ;;
 		kex) label="3. Key exchange"
-			[ "$(t login kex_algorithm)" = - ] || [ -z "$(t login kex_algorithm)" ] ||
-				label="3. Key exchange (\`$(t login kex_algorithm)\`, host key \`$(t login hostkey_algorithm)\`)"
+			[ "${D[login|kex_algorithm]-}" = - ] || [ -z "${D[login|kex_algorithm]-}" ] ||
+				label="3. Key exchange (\`${D[login|kex_algorithm]-}\`, host key \`${D[login|hostkey_algorithm]-}\`)"
 			ends="SSH2_MSG_NEWKEYS received" ;;
 		auth) label="4. Authentication"; ends="Authenticated to" ;;
 		session) label="5. Session"; ends="(ssh exits)" ;;
 		total) label="**Total**"; ends="" ;;
 		esac
-		n=$(t login "${phase}_n")
+		n=${D[login|${phase}_n]-}
 		printf '| %s | %s | %s | %s | %s%s | %s%s | %s |\n' "$label" "$ends" "${n:-0}" \
-			"$(ms "$(t login "${phase}_p50")")" "$(ms "$(t login "${phase}_p95")")" "$(n_note "${n:-0}" p95)" \
-			"$(ms "$(t login "${phase}_p99")")" "$(n_note "${n:-0}" p99)" "$(ms "$(t login "${phase}_max")")"
+			"$(ms "${D[login|${phase}_p50]-}")" "$(ms "${D[login|${phase}_p95]-}")" "$(n_note "${n:-0}" p95)" \
+			"$(ms "${D[login|${phase}_p99]-}")" "$(n_note "${n:-0}" p99)" "$(ms "${D[login|${phase}_max]-}")"
 	done
 	login_gssapi_note
 	login_whose
 	printf '\n**How to read this result:**\n\n'
-	p50=$(t login total_p50)
-	kex=$(t login kex_p50)
-	auth=$(t login auth_p50)
-	session=$(t login session_p50)
+	p50=${D[login|total_p50]-}
+	kex=${D[login|kex_p50]-}
+	auth=${D[login|auth_p50]-}
+	session=${D[login|session_p50]-}
 	total=${p50:-0}
-	awk -v total="$total" -v kex="${kex:-0}" -v kex95="$(t login kex_p95)" -v auth="${auth:-0}" -v session="${session:-0}" \
-		-v failed="$(t login failed)" -v timeline="$(t login timeline)" -v rhel="$(login_on_rhel)" \
-		-v os="$(get "$DATA_DIR/environment.env" os)" -v pam="$(login_pam_modules)" -v netpam="$(login_pam_modules network)" \
-		-v wait="$(t login tcp_wait_p50)" -v waits="$(t login tcp_waits)" -v n="$(t login total_n)" \
-		-v kex_s="$(t login kex_server_p50)" -v kex_c="$(t login kex_client_p50)" 'BEGIN {
+	awk -v total="$total" -v kex="${kex:-0}" -v kex95="${D[login|kex_p95]-}" -v auth="${auth:-0}" -v session="${session:-0}" \
+		-v failed="${D[login|failed]-}" -v timeline="${D[login|timeline]-}" -v rhel="$(login_on_rhel)" \
+		-v os="${KV_CACHE[$DATA_DIR/environment.env|os]-}" -v pam="$(login_pam_modules)" -v netpam="$(login_pam_modules network)" \
+		-v wait="${D[login|tcp_wait_p50]-}" -v waits="${D[login|tcp_waits]-}" -v n="${D[login|total_n]-}" \
+		-v kex_s="${D[login|kex_server_p50]-}" -v kex_c="${D[login|kex_client_p50]-}" 'BEGIN {
 		if (failed > 0)
 			print "- Some logins failed: their messages are in `raw/login-samples.tsv` (column error) and `raw/login-transcripts/`. A failed login is never left out of the count."
 		if (total >= 4500 && (total % 5000 < 600 || total % 5000 > 4400))
@@ -103,7 +103,7 @@ report_login () {
 
 # login_on_rhel: "yes" when the report's host runs RHEL or a rebuild of it.
 login_on_rhel () {
-	case $(get "$DATA_DIR/environment.env" os) in
+	case ${KV_CACHE[$DATA_DIR/environment.env|os]-} in
 	*"Red Hat"* | *AlmaLinux* | *Rocky* | *CentOS*) echo yes ;;
 	*) echo no ;;
 	esac
@@ -125,12 +125,12 @@ login_pam_modules () {
 # for a run made before the kit had it.
 login_whose () {
 	local part
-	case $(t login timeline) in
+	case ${D[login|timeline]-} in
 	yes) ;;
-	no) printf '\nNo timeline of whose time the logins were: %s.\n' "$(t login timeline_note)"; return 0 ;;
+	no) printf '\nNo timeline of whose time the logins were: %s.\n' "${D[login|timeline_note]-}"; return 0 ;;
 	*) return 0 ;;
 	esac
-	prose "$(t login server_n)"  <<-'EOF'
+	prose "${D[login|server_n]-}"  <<-'EOF'
 
 	**Whose time.** From the logins' packets on `lo` (`raw/login-parts.tsv`, %s logins): every gap
 	between two messages belongs to the side that sent the next one, or is a TCP wait when a segment
@@ -144,9 +144,9 @@ login_whose () {
 	|---|---:|---:|---:|---:|---:|
 	EOF
 	for part in server client tcp_wait rest; do
-		printf '| %s | %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "$(t login "${part}_p50")")" \
-			"$(ms "$(t login "${part}_p95")")" "$(ms "$(t login "kex_${part}_p50")")" \
-			"$(ms "$(t login "auth_${part}_p50")")" "$(ms "$(t login "session_${part}_p50")")"
+		printf '| %s | %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "${D[login|${part}_p50]-}")" \
+			"$(ms "${D[login|${part}_p95]-}")" "$(ms "${D[login|kex_${part}_p50]-}")" \
+			"$(ms "${D[login|auth_${part}_p50]-}")" "$(ms "${D[login|session_${part}_p50]-}")"
 	done
 	whose_notes login "" login
 }
@@ -157,11 +157,11 @@ login_whose () {
 # time-outs. Nothing for a run made before the kit recorded it.
 login_gssapi_note () {
 	local client tried
-	client=$(t login client_gssapi)
+	client=${D[login|client_gssapi]-}
 	[ -n "$client" ] || return 0
-	tried=$(t login gssapi_tried)
+	tried=${D[login|gssapi_tried]-}
 	if [ "${tried:-0}" -gt 0 ]; then
-		prose "$tried" "$(t login gssapi_logins)" "$(ms "$(t login gssapi_p50)")" "$(ms "$(t login gssapi_max)")" "$(t login gssapi_n)" <<-'EOF'
+		prose "$tried" "${D[login|gssapi_logins]-}" "$(ms "${D[login|gssapi_p50]-}")" "$(ms "${D[login|gssapi_max]-}")" "${D[login|gssapi_n]-}" <<-'EOF'
 
 		**GSSAPI.** The kit's client is measured as it is configured, with `GSSAPIAuthentication yes`
 		(RHEL's client sets it in `ssh_config.d/50-redhat.conf`), so %s of %s logins tried
@@ -175,7 +175,7 @@ login_gssapi_note () {
 	else
 		printf '\n**GSSAPI.** The kit'"'"'s client does not try GSSAPI: its configuration has `GSSAPIAuthentication %s`. A RHEL client as shipped has it on and would try `gssapi-with-mic` before the key on every login.\n' "$client"
 	fi
-	[ "${tried:-0}" -gt 0 ] && [ "$(get "$DATA_DIR/environment.env" default_route)" = no ] || return 0
+	[ "${tried:-0}" -gt 0 ] && [ "${KV_CACHE[$DATA_DIR/environment.env|default_route]-}" = no ] || return 0
 	prose <<-'EOF'
 
 	⚠ **This host is offline** (no default route) **and the client tries GSSAPI on every login.** On

@@ -6,10 +6,10 @@
 # manager in the CPU per login, when systemd runs one.
 manager_cpu_note () {
 	local m
-	m=$(t "$1" sshd_manager_cpu_ms)
+	m=${D[$1|sshd_manager_cpu_ms]-}
 	case $m in '' | -) ;; *)
 
-		prose -n "$m" "$(t "$1" sshd_manager_ms_per_login)" <<-'EOF'
+		prose -n "$m" "${D[$1|sshd_manager_ms_per_login]-}" <<-'EOF'
 		. Of it, %s ms (%s ms per login) is the test user's own systemd manager (`user@UID.service`:
 		`systemd --user` and `(sd-pam)`), which logind starts at a user's first session and keeps
 		for all of that user's sessions: a cost per user rather than per login, paid again only
@@ -17,38 +17,38 @@ manager_cpu_note () {
 		EOF
 		;;
 	esac
-	[ "$(t "$1" manager_cpu_lost)" != yes ] ||
+	[ "${D[$1|manager_cpu_lost]-}" != yes ] ||
 		printf '. The test user'"'"'s systemd manager stopped during the run, so its share cannot be told apart'
 }
 
 report_rate () {
 	local n mode lower
-	mode=$(get "$DATA_DIR/environment.env" service_mode)
+	mode=${KV_CACHE[$DATA_DIR/environment.env|service_mode]-}
 	rate_report_capacity
 	printf '### The specification'"'"'s closed-loop figure\n\n'
-	n=$(t rate login_n)
+	n=${D[rate|login_n]-}
 	printf '%s clients (`RATE_WORKERS`) each ran `ssh sshperf-test true` again and again for %s s. ' \
-		"$(t rate workers)" "$(t rate duration_s | cut -d. -f1)"
+		"${D[rate|workers]-}" "$(t rate duration_s | cut -d. -f1)"
 	printf 'A login counts when `ssh` exited 0; failed logins are counted and listed, never dropped. The rate is ok logins divided by the wall time until the last login ended.\n\n'
 	printf '| Figure | Value |\n|---|---:|\n'
-	printf '| Complete logins per second | %s |\n' "$(t rate logins_per_s)"
-	printf '| Logins ok / failed | %s / %s |\n' "$(t rate ok)" "$(t rate failed)"
+	printf '| Complete logins per second | %s |\n' "${D[rate|logins_per_s]-}"
+	printf '| Logins ok / failed | %s / %s |\n' "${D[rate|ok]-}" "${D[rate|failed]-}"
 	printf '| Login time under load p50 / p95%s / p99%s (ms, n=%s) | %s / %s / %s |\n' "$(n_note "${n:-0}" p95)" "$(n_note "${n:-0}" p99)" \
-		"${n:-0}" "$(ms "$(t rate login_p50)")" "$(ms "$(t rate login_p95)")" "$(ms "$(t rate login_p99)")"
-	printf '| sshd CPU per login with the ssh client'"'"'s key exchange (%s) | %s ms (%s user + %s system) |\n' "$(t rate ssh_kex | sed 's/^$/-/')" "$(t rate sshd_cpu_ms_per_login)" \
-		"$(t rate sshd_user_ms_per_login)" "$(t rate sshd_system_ms_per_login)"
-	printf '| ssh client CPU per login | %s ms |\n' "$(t rate client_cpu_ms_per_login)"
-	printf '| CPU used by the clients / by the whole machine | %s %% / %s %% |\n\n' "$(t rate client_cpu_pct)" "$(t rate machine_busy_pct)"
-	printf 'sshd CPU: %s (total from %s, user/system from %s)' "$(t rate cpu_source)" "$(t rate cpu_total_from)" "$(t rate cpu_split_from)"
+		"${n:-0}" "$(ms "${D[rate|login_p50]-}")" "$(ms "${D[rate|login_p95]-}")" "$(ms "${D[rate|login_p99]-}")"
+	printf '| sshd CPU per login with the ssh client'"'"'s key exchange (%s) | %s ms (%s user + %s system) |\n' "$(t rate ssh_kex | sed 's/^$/-/')" "${D[rate|sshd_cpu_ms_per_login]-}" \
+		"${D[rate|sshd_user_ms_per_login]-}" "${D[rate|sshd_system_ms_per_login]-}"
+	printf '| ssh client CPU per login | %s ms |\n' "${D[rate|client_cpu_ms_per_login]-}"
+	printf '| CPU used by the clients / by the whole machine | %s %% / %s %% |\n\n' "${D[rate|client_cpu_pct]-}" "${D[rate|machine_busy_pct]-}"
+	printf 'sshd CPU: %s (total from %s, user/system from %s)' "${D[rate|cpu_source]-}" "${D[rate|cpu_total_from]-}" "${D[rate|cpu_split_from]-}"
 	if [ "$mode" = systemd ]; then
 		printf '; with systemd it is the unit plus the test user'"'"'s `user-UID.slice` (%s ms of %s ms), where pam_systemd moves the sessions' \
-			"$(t rate sshd_session_cpu_ms)" "$(t rate sshd_cpu_ms)"
-	elif [ "$(t rate cpu_source)" = cgroup ]; then
+			"${D[rate|sshd_session_cpu_ms]-}" "${D[rate|sshd_cpu_ms]-}"
+	elif [ "${D[rate|cpu_source]-}" = cgroup ]; then
 		printf '; without systemd it is the cgroup start-ssh.sh put the listener in, which every connection and session inherits'
 	fi
 	manager_cpu_note rate
 	lower=""
-	[ "$(t rate cpu_source)" != proc ] || lower=$(prose <<-'EOF'
+	[ "${D[rate|cpu_source]-}" != proc ] || lower=$(prose <<-'EOF'
 	Read from /proc it is a **lower bound**: at the end of a session sshd's per-connection monitor
 	can exit before it collects the session process, which is then collected by init and its CPU
 	time leaves the listener's tree.
@@ -59,8 +59,8 @@ report_rate () {
 
 	EOF
 	printf '**How to read this result:**\n\n'
-	awk -v rate="$(t rate logins_per_s)" -v workers="$(t rate workers)" -v p50="$(t rate login_p50)" \
-		-v failed="$(t rate failed)" -v gen="$(t rate generator_limited)" \
+	awk -v rate="${D[rate|logins_per_s]-}" -v workers="${D[rate|workers]-}" -v p50="${D[rate|login_p50]-}" \
+		-v failed="${D[rate|failed]-}" -v gen="${D[rate|generator_limited]-}" \
 		-v lp50="$(compared rate login total_p50)" -v raw="$(t rate loginload_raw | sed 's|^$|raw/rate|')" 'BEGIN {
 		if (p50 > 0)
 
@@ -98,15 +98,15 @@ report_rate () {
 # td TEST KEY: a key of a test's data file, "-" when it has none.
 td () {
 	local v
-	v=$(t "$1" "$2")
+	v=${D[$1|$2]-}
 	printf '%s' "${v:--}"
 }
 
 # The measured login capacity: the open-loop sweep and its knee.
 rate_report_capacity () {
 	local knee driver each capacity differs
-	knee=$(t rate knee_per_s)
-	driver=$(t rate sweep_driver)
+	knee=${D[rate|knee_per_s]-}
+	driver=${D[rate|sweep_driver]-}
 	[ -n "$driver" ] || return 0
 	printf '### Login capacity (open-loop sweep)\n\n'
 	if [ "$driver" = libssh ]; then
@@ -120,9 +120,9 @@ rate_report_capacity () {
 	else
 		each='Each login runs `ssh sshperf-test true`.'
 	fi
-	prose "$driver" "$(t rate sweep_step_seconds)" \
-		"$([ -n "$(t rate sweep_step_min_logins)" ] && printf ' (longer at low rates, so that every step has at least %s logins for its p95)' "$(t rate sweep_step_min_logins)")" \
-		"$(rate_sweep_steps_text)" "$(t rate sweep_threads)" "$each" "$(get "$DATA_DIR/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")" <<-'EOF'
+	prose "$driver" "${D[rate|sweep_step_seconds]-}" \
+		"$([ -n "${D[rate|sweep_step_min_logins]-}" ] && printf ' (longer at low rates, so that every step has at least %s logins for its p95)' "${D[rate|sweep_step_min_logins]-}")" \
+		"$(rate_sweep_steps_text)" "${D[rate|sweep_threads]-}" "$each" "$(get "$DATA_DIR/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")" <<-'EOF'
 	The %s driver offered logins at a fixed rate, %s s per step%s; %s.
 	A login is due at its time whether or not the earlier ones have ended, and its latency counts
 	from that time, so a server that falls behind shows as latency and as an achieved rate below
@@ -133,44 +133,44 @@ rate_report_capacity () {
 	EOF
 	printf '| Figure | Value |\n|---|---:|\n'
 
-	if [ -n "$(t rate knee_step)" ]; then capacity=$knee; else capacity="below $(td rate break_offered_per_s)"; fi
+	if [ -n "${D[rate|knee_step]-}" ]; then capacity=$knee; else capacity="below $(td rate break_offered_per_s)"; fi
 	printf '| **Capacity (the knee)** | **%s logins/s** at p95 %s ms, sshd %s %% of all CPUs |\n' \
-		"$capacity" "$(ms "$(t rate knee_p95_ms)")" "$(td rate knee_sshd_cpu_pct)"
-	if [ -n "$(t rate break_offered_per_s)" ]; then
+		"$capacity" "$(ms "${D[rate|knee_p95_ms]-}")" "$(td rate knee_sshd_cpu_pct)"
+	if [ -n "${D[rate|break_offered_per_s]-}" ]; then
 		printf '| The step that broke | %s offered: %s; sshd %s %%, the driver %s %%, the machine %s %% busy |\n' \
-			"$(t rate break_offered_per_s)" "$(t rate break_why)" "$(t rate break_sshd_cpu_pct)" "$(t rate break_client_cpu_pct)" "$(t rate break_machine_busy_pct)"
+			"${D[rate|break_offered_per_s]-}" "${D[rate|break_why]-}" "${D[rate|break_sshd_cpu_pct]-}" "${D[rate|break_client_cpu_pct]-}" "${D[rate|break_machine_busy_pct]-}"
 	else
-		printf '| The step that broke | none within %s steps: the capacity is at least the knee |\n' "$(t rate sweep_steps)"
+		printf '| The step that broke | none within %s steps: the capacity is at least the knee |\n' "${D[rate|sweep_steps]-}"
 	fi
-	if [ -n "$(t rate knee_repeat_good)$(t rate break_repeat_good)" ]; then
+	if [ -n "${D[rate|knee_repeat_good]-}${D[rate|break_repeat_good]-}" ]; then
 		printf '| The two steps nearest the knee, once more | %s; %s |\n' \
-			"$(case $(t rate knee_repeat_good) in
-				yes) printf 'the knee'"'"'s %s offered kept up again (%s achieved)' "$(t rate knee_offered_per_s)" "$(t rate knee_repeat_per_s)" ;;
-				no) printf 'the knee'"'"'s %s offered broke this time (%s achieved)' "$(t rate knee_offered_per_s)" "$(t rate knee_repeat_per_s)" ;;
+			"$(case ${D[rate|knee_repeat_good]-} in
+				yes) printf 'the knee'"'"'s %s offered kept up again (%s achieved)' "${D[rate|knee_offered_per_s]-}" "${D[rate|knee_repeat_per_s]-}" ;;
+				no) printf 'the knee'"'"'s %s offered broke this time (%s achieved)' "${D[rate|knee_offered_per_s]-}" "${D[rate|knee_repeat_per_s]-}" ;;
 				*) printf 'the knee'"'"'s step not run again' ;;
 			esac)" \
-			"$(case $(t rate break_repeat_good) in
-				no) printf '%s offered broke again (%s achieved)' "$(t rate break_offered_per_s)" "$(t rate break_repeat_per_s)" ;;
-				yes) printf '%s offered kept up this time (%s achieved)' "$(t rate break_offered_per_s)" "$(t rate break_repeat_per_s)" ;;
+			"$(case ${D[rate|break_repeat_good]-} in
+				no) printf '%s offered broke again (%s achieved)' "${D[rate|break_offered_per_s]-}" "${D[rate|break_repeat_per_s]-}" ;;
+				yes) printf '%s offered kept up this time (%s achieved)' "${D[rate|break_offered_per_s]-}" "${D[rate|break_repeat_per_s]-}" ;;
 				*) printf 'the step that broke not run again' ;;
 			esac)"
 	fi
 	printf '| sshd CPU per login (%s key exchange) | %s ms |\n' "$(if [ "$driver" = libssh ]; then t rate libssh_kex; else t rate ssh_kex; fi)" "$(td rate sweep_sshd_cpu_ms_per_login)"
 
 	printf '| CPU bound at this key exchange: %s cores x 1000 / %s ms | %s logins/s (the knee is %s %% of it) |\n' \
-		"$(get "$DATA_DIR/environment.env" cores)" "$(td rate sweep_sshd_cpu_ms_per_login)" "$(td rate cpu_bound_per_s)" "$(td rate knee_of_cpu_bound_pct)"
+		"${KV_CACHE[$DATA_DIR/environment.env|cores]-}" "$(td rate sweep_sshd_cpu_ms_per_login)" "$(td rate cpu_bound_per_s)" "$(td rate knee_of_cpu_bound_pct)"
 	if [ "$(td rate knee_clients_kex_per_s)" != - ]; then
 		printf '| **Capacity at the clients'"'"' key exchange** (`%s`), scaled: the knee %s x %s ms / %s ms sshd CPU per login | **%s logins/s** |\n' \
-			"$(td rate ssh_kex)" "$knee" "$(td rate sweep_sshd_cpu_ms_per_login)" "$(td rate sshd_cpu_ms_per_login)" "$(t rate knee_clients_kex_per_s)"
+			"$(td rate ssh_kex)" "$knee" "$(td rate sweep_sshd_cpu_ms_per_login)" "$(td rate sshd_cpu_ms_per_login)" "${D[rate|knee_clients_kex_per_s]-}"
 	fi
 	if [ "$(td rate capacity_logins_per_s)" != - ]; then
 		printf '| CPU bound at the clients'"'"' key exchange: %s cores x 1000 / %s ms (the closed-loop run) | %s logins/s |\n' \
-			"$(get "$DATA_DIR/environment.env" cores)" "$(td rate sshd_cpu_ms_per_login)" "$(t rate capacity_logins_per_s)"
+			"${KV_CACHE[$DATA_DIR/environment.env|cores]-}" "$(td rate sshd_cpu_ms_per_login)" "${D[rate|capacity_logins_per_s]-}"
 	fi
 	printf '| Driver CPU per login (%s) | %s ms |\n\n' "$driver" "$(td rate sweep_client_cpu_ms_per_login)"
 	if [ "$driver" = libssh ]; then
 		differs=""
-		[ "$(t rate kex_differs)" != yes ] ||
+		[ "${D[rate|kex_differs]-}" != yes ] ||
 			differs=$(prose "$(td rate ssh_kex)" "$(td rate libssh_kex)" \
 				"$(td rate sshd_cpu_ms_per_login)" "$(td rate sweep_sshd_cpu_ms_per_login)" <<-'EOF'
 			**libssh cannot do the client's key exchange `%s`** and used `%s`; sshd's CPU per login
@@ -201,7 +201,7 @@ rate_report_capacity () {
 # with refinement steps did not only rise.
 rate_sweep_steps_text () {
 	{ tsv_select "$RUN_DIR/raw/rate-sweep.tsv" step offered_per_s 2>/dev/null || true; } | sort -n -k1,1 |
-		awk -F'\t' -v kr="$(t rate knee_repeat_step)" -v br="$(t rate break_repeat_step)" '
+		awk -F'\t' -v kr="${D[rate|knee_repeat_step]-}" -v br="${D[rate|break_repeat_step]-}" '
 		$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.]+$/ {
 			if ($1 == kr || $1 == br) { rep++; reps = reps (reps == "" ? "" : " and ") $2; next }
 			if (n == 0 || $2 + 0 > top) { top = $2 + 0; up++; last = $1; if (up == 1) first = $2 }

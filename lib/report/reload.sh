@@ -4,10 +4,10 @@
 
 report_reload () {
 	local n alive login greeting
-	n=$(t reload sessions)
-	alive=$(t reload alive)
-	login=$(t reload login_ms)
-	greeting=$(t reload greeting_ms)
+	n=${D[reload|sessions]-}
+	alive=${D[reload|alive]-}
+	login=${D[reload|login_ms]-}
+	greeting=${D[reload|greeting_ms]-}
 
 	prose "$n" <<-'EOF'
 	%s sessions (each running `cat`) were opened, then the test server was reloaded the way an
@@ -15,9 +15,9 @@ report_reload () {
 	(ReloadUnit) or `SIGHUP` to the listener. Times are from the moment of the reload.
 
 	EOF
-	if [ "$(t reload refused)" = yes ]; then
+	if [ "${D[reload|refused]-}" = yes ]; then
 
-		prose "$( [ "$(t reload still_serving)" = yes ] && printf 'kept serving with its old configuration' || printf 'did not answer afterwards' )" <<-'EOF'
+		prose "$( [ "${D[reload|still_serving]-}" = yes ] && printf 'kept serving with its old configuration' || printf 'did not answer afterwards' )" <<-'EOF'
 		**The reload was refused:** `sshd -t` rejected the configuration, so the server was not
 		reloaded (a reload with a broken configuration would stop the listener). The server %s. Fix
 		the configuration and run the test again.
@@ -28,9 +28,9 @@ report_reload () {
 	fi
 	printf '| After the reload | ms | n |\n|---|---:|---:|\n'
 	printf '| A new connection gets the greeting | %s | 1 |\n' "$(ms "$greeting")"
-	printf '| A complete new login works (`ssh sshperf-test true`) | %s | 1 (%s tries) |\n\n' "$(ms "$login")" "$(t reload login_attempts)"
+	printf '| A complete new login works (`ssh sshperf-test true`) | %s | 1 (%s tries) |\n\n' "$(ms "$login")" "${D[reload|login_attempts]-}"
 	printf '| Open sessions | |\n|---|---|\n| Survived the reload (own line echoed afterwards) | **%s of %s** |\n| Listener pid just before / after the reload | %s / %s |\n\n' \
-		"${alive:-0}" "$n" "$(t reload pid_before)" "$(t reload pid_after)"
+		"${alive:-0}" "$n" "${D[reload|pid_before]-}" "${D[reload|pid_after]-}"
 	reload_pid_note
 	printf 'Each time is one measurement (n = 1): a reload is an event, not a stream; run the test again to see the spread.\n\n'
 	reload_whose_table
@@ -68,13 +68,13 @@ report_reload () {
 # the server on purpose (startup) gives the listener a new pid.
 reload_pid_note () {
 	local first m by=""
-	first=$(get "$DATA_DIR/environment.env" server_pid)
-	[ -n "$first" ] && [ -n "$(t reload pid_before)" ] && [ "$first" != "$(t reload pid_before)" ] || return 0
-	for m in $(get "$DATA_DIR/run.env" tests); do
+	first=${KV_CACHE[$DATA_DIR/environment.env|server_pid]-}
+	[ -n "$first" ] && [ -n "${D[reload|pid_before]-}" ] && [ "$first" != "${D[reload|pid_before]-}" ] || return 0
+	for m in ${KV_CACHE[$DATA_DIR/run.env|tests]-}; do
 		case ",${METRIC_NEEDS[$m]:-}," in *,restarts-server,*) by="$by${by:+, }\`$m\`" ;; esac
 	done
 	printf 'The Environment section'"'"'s listener pid (%s) is the one at the start of the run; the server was started again since%s, so the listener the reload found had pid %s.\n\n' \
-		"$first" "${by:+ (by $by, which restarts it on purpose)}" "$(t reload pid_before)"
+		"$first" "${by:+ (by $by, which restarts it on purpose)}" "${D[reload|pid_before]-}"
 }
 
 # reload_whose_table: whose time the login that worked after the reload
@@ -82,17 +82,17 @@ reload_pid_note () {
 # run from before.
 reload_whose_table () {
 	local n
-	case $(t reload timeline) in
+	case ${D[reload|timeline]-} in
 	yes) ;;
-	no) printf 'No timeline of whose time the new login was: %s.\n\n' "$(t reload timeline_note)"; return 0 ;;
+	no) printf 'No timeline of whose time the new login was: %s.\n\n' "${D[reload|timeline_note]-}"; return 0 ;;
 	*) return 0 ;;
 	esac
-	n=$(t reload server_n)
+	n=${D[reload|server_n]-}
 	if [ "${n:-0}" -eq 0 ]; then
 		printf 'No whose time: no login worked after the reload.\n\n'
 		return 0
 	fi
-	prose "$n" "$(t reload login_attempts)" <<-'EOF'
+	prose "$n" "${D[reload|login_attempts]-}" <<-'EOF'
 	**Whose time.** The login that worked after the reload, split by its packets on `lo` (docs/metrics.md,
 	"Whose time"; the tables reload-logins, reload-parts and reload-whose in `raw/`). It rests on
 	%s login, the one that worked (tries: %s; a try the server refused carries no login): each cell
@@ -103,6 +103,6 @@ reload_whose_table () {
 	EOF
 	whose_rows reload
 	printf '\n'
-	[ "$(t reload whose_mismatched)" = 0 ] || [ -z "$(t reload whose_mismatched)" ] ||
-		printf 'The parts of %s login(s) miss the login'"'"'s total by more than 2 %%: their packets were not all seen; `raw/reload-whose.tsv` has each login'"'"'s parts.\n\n' "$(t reload whose_mismatched)"
+	[ "${D[reload|whose_mismatched]-}" = 0 ] || [ -z "${D[reload|whose_mismatched]-}" ] ||
+		printf 'The parts of %s login(s) miss the login'"'"'s total by more than 2 %%: their packets were not all seen; `raw/reload-whose.tsv` has each login'"'"'s parts.\n\n' "${D[reload|whose_mismatched]-}"
 }

@@ -4,26 +4,26 @@
 
 report_session () {
 	local n p50 login speedup
-	n=$(t session n)
-	p50=$(t session p50)
-	login=$(t session login_p50)
-	speedup=$(t session speedup)
+	n=${D[session|n]-}
+	p50=${D[session|p50]-}
+	login=${D[session|login_p50]-}
+	speedup=${D[session|speedup]-}
 	printf 'One command run through a connection that is already logged in (`ControlMaster`): ssh opens only a new channel on it; there is no TCP connect, key exchange or authentication. '
-	printf 'One master connection was opened, then `ssh sshperf-test true` ran %s times through it, one after another, each timed from start to exit. ' "$(t session runs)"
+	printf 'One master connection was opened, then `ssh sshperf-test true` ran %s times through it, one after another, each timed from start to exit. ' "${D[session|runs]-}"
 	printf 'A command that had not found the master would have failed (the commands had no way to log in themselves), so every timed command went through it.\n\n'
 	printf '| | n | failed | p50 | p95 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n'
-	printf '| Command over the open connection | %s | %s | %s | %s%s | %s%s | %s |\n' "${n:-0}" "$(t session failed)" \
-		"$(ms "$p50")" "$(ms "$(t session p95)")" "$(n_note "${n:-0}" p95)" \
-		"$(ms "$(t session p99)")" "$(n_note "${n:-0}" p99)" "$(ms "$(t session max)")"
-	printf '| Full login, for comparison (%s) | %s | | %s | | | |\n\n' "$(t session login_source)" "$(t session login_n)" "$(ms "$login")"
+	printf '| Command over the open connection | %s | %s | %s | %s%s | %s%s | %s |\n' "${n:-0}" "${D[session|failed]-}" \
+		"$(ms "$p50")" "$(ms "${D[session|p95]-}")" "$(n_note "${n:-0}" p95)" \
+		"$(ms "${D[session|p99]-}")" "$(n_note "${n:-0}" p99)" "$(ms "${D[session|max]-}")"
+	printf '| Full login, for comparison (%s) | %s | | %s | | | |\n\n' "${D[session|login_source]-}" "${D[session|login_n]-}" "$(ms "$login")"
 	if [ -n "$speedup" ]; then
 		printf 'At p50 a command over the open connection was **%sx faster** than a full login.' "$speedup"
 	fi
 	printf ' The master connection was %s at the end and was closed with `ssh -O exit`.\n' \
-		"$( [ "$(t session master_survived)" = yes ] && printf 'still the same' || printf '**not** the same (it ended or was replaced during the test)')"
+		"$( [ "${D[session|master_survived]-}" = yes ] && printf 'still the same' || printf '**not** the same (it ended or was replaced during the test)')"
 
 	printf '\n**How to read this result:**\n\n'
-	awk -v p50="${p50:--1}" -v login="${login:-0}" -v speedup="${speedup:-0}" -v failed="$(t session failed)" 'BEGIN {
+	awk -v p50="${p50:--1}" -v login="${login:-0}" -v speedup="${speedup:-0}" -v failed="${D[session|failed]-}" 'BEGIN {
 		if (p50 < 0) {
 			print "- No command ran through the master: see `raw/session-master.txt` and `raw/session-errors.txt`."
 			exit

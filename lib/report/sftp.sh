@@ -25,7 +25,7 @@ sftp_s () {
 # the parts were timed, or a copy that failed).
 sftp_interval () {
 	local lo hi n
-	lo=$(t sftp "${1}_lo") hi=$(t sftp "${1}_hi") n=$(t sftp "${1}_parts")
+	lo=${D[sftp|${1}_lo]-} hi=${D[sftp|${1}_hi]-} n=${D[sftp|${1}_parts]-}
 	case $lo in '' | -) printf -- '-'; return 0 ;; esac
 	case $hi in '' | -) hi="?" ;; *) hi=$(num "$hi") ;; esac
 	printf '%s-%s (%s parts)' "$(num "$lo")" "$hi" "$n"
@@ -36,35 +36,35 @@ sftp_row () {
 	local label=$1 p=$2 unit=$3 value sub all net key
 	if [ "$p" = small ]; then
 		key=small_files_per_s
-		sub=$(t sftp small_minus_login_files_per_s)
+		sub=${D[sftp|small_minus_login_files_per_s]-}
 	else
 		key=${p}_mbs
-		sub=$(t sftp "${p}_minus_login_mbs")
+		sub=${D[sftp|${p}_minus_login_mbs]-}
 	fi
-	value=$(t sftp "$key")
-	all=$(t sftp "${p}_seconds")
-	net=$(t sftp "${p}_net_seconds")
+	value=${D[sftp|$key]-}
+	all=${D[sftp|${p}_seconds]-}
+	net=${D[sftp|${p}_net_seconds]-}
 	if [ -n "$value" ] && [ "$value" != - ]; then
 		value="**$value $unit**"
 	else
-		value=$(sftp_cell "$value" "$(t sftp "${p}_status")" "$(t sftp "${p}_check")")
+		value=$(sftp_cell "$value" "${D[sftp|${p}_status]-}" "${D[sftp|${p}_check]-}")
 	fi
 	printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$(sftp_s "$all")" \
 		"$(awk -v a="$all" -v n="$net" 'BEGIN { if (a == "" || n == "" || n == "-") print "-"; else printf "%.0f", (a - n) * 1000 }')" \
 		"$(sftp_s "$net")" "$value" "$(sftp_interval "$key")" \
-		"$( [ -n "$sub" ] && [ "$sub" != - ] && printf '%s %s' "$sub" "$unit" || printf -- '-')" "$(t sftp "${p}_check")"
+		"$( [ -n "$sub" ] && [ "$sub" != - ] && printf '%s %s' "$sub" "$unit" || printf -- '-')" "${D[sftp|${p}_check]-}"
 }
 
 report_sftp () {
 	local login fps ms_file
-	[ -n "$(t sftp large_up_status)$(t sftp login_ms)" ] || return 0
-	login=$(t sftp login_ms)
-	fps=$(t sftp small_files_per_s)
-	ms_file=$(t sftp small_ms_per_file)
+	[ -n "${D[sftp|large_up_status]-}${D[sftp|login_ms]-}" ] || return 0
+	login=${D[sftp|login_ms]-}
+	fps=${D[sftp|small_files_per_s]-}
+	ms_file=${D[sftp|small_ms_per_file]-}
 
-	prose "$(t sftp home | xargs basename)" "$(t sftp home)" \
-		"$(t sftp file_mb)" "$(t sftp small_files)" "$(t sftp small_file_bytes)" \
-		"$(t sftp login_n)" "$(ms "$login")" <<-'EOF'
+	prose "$(t sftp home | xargs basename)" "${D[sftp|home]-}" \
+		"${D[sftp|file_mb]-}" "${D[sftp|small_files]-}" "${D[sftp|small_file_bytes]-}" \
+		"${D[sftp|login_n]-}" "$(ms "$login")" <<-'EOF'
 	Files copied with `sftp -b BATCH -F CLIENT_CONFIG sshperf-test` into a folder of the test's own
 	in the home of `%s` (`%s`, on disk), one sftp run each: one file of %s MB up and the same file
 	down, then %s files of %s bytes up in one run (**MB = 10^6 bytes, KB = 10^3 bytes**). Every
@@ -78,8 +78,8 @@ report_sftp () {
 
 	EOF
 
-	if [ -n "$(t sftp large_parts)" ]; then
-		prose "$(t sftp large_parts)" "$(t sftp small_batches)" <<-'EOF'
+	if [ -n "${D[sftp|large_parts]-}" ]; then
+		prose "${D[sftp|large_parts]-}" "${D[sftp|small_batches]-}" <<-'EOF'
 		The large file goes as %s files of an equal share and the small files as %s `put`
 		commands, each in the one sftp run of its row: sftp echoes every command as it starts it, so
 		each part is timed, from its echo to the next one's (the last to sftp's exit), and the parts
@@ -98,12 +98,12 @@ report_sftp () {
 	fi
 
 	printf '| | Whole run (s) | Its login (ms) | Copy (s) | **Result** | 95 %% interval | Run minus login-only run | Check |\n|---|---:|---:|---:|---:|---:|---:|---|\n'
-	sftp_row "$(t sftp file_mb) MB file up" large_up MB/s
-	sftp_row "$(t sftp file_mb) MB file down" large_down MB/s
-	sftp_row "$(t sftp small_files) small files up" small files/s
+	sftp_row "${D[sftp|file_mb]-} MB file up" large_up MB/s
+	sftp_row "${D[sftp|file_mb]-} MB file down" large_down MB/s
+	sftp_row "${D[sftp|small_files]-} small files up" small files/s
 	printf '\n'
 
-	prose "$(t sftp target)" "$(t sftp target_files_per_s)" "$(t sftp failed)" "$(t sftp left_behind)" <<-'EOF'
+	prose "${D[sftp|target]-}" "${D[sftp|target_files_per_s]-}" "${D[sftp|failed]-}" "${D[sftp|left_behind]-}" <<-'EOF'
 	Targets: >= %s MB/s both ways for the large file, >= %s files/s for the small files, each
 	judged on its interval (PASS when all of it meets the target). Problems:
 	%s. Left in the home afterwards: %s. Raw: `raw/sftp-runs.tsv` (every sftp run, login-only runs
@@ -113,9 +113,9 @@ report_sftp () {
 	EOF
 
 	printf '**How to read this result:**\n\n'
-	awk -v up="$(t sftp large_up_mbs)" -v down="$(t sftp large_down_mbs)" -v target="$(t sftp target)" \
+	awk -v up="${D[sftp|large_up_mbs]-}" -v down="${D[sftp|large_down_mbs]-}" -v target="${D[sftp|target]-}" \
 		-v tup="$(compared sftp transfer default_up_mbs)" -v tdown="$(compared sftp transfer default_down_mbs)" \
-		-v fps="${fps:--}" -v msf="${ms_file:--}" -v ftarget="$(t sftp target_files_per_s)" -v mb="$(t sftp file_mb)" 'BEGIN {
+		-v fps="${fps:--}" -v msf="${ms_file:--}" -v ftarget="${D[sftp|target_files_per_s]-}" -v mb="${D[sftp|file_mb]-}" 'BEGIN {
 		if (up != "" && up != "-" && down != "" && down != "-") {
 			if (up + 0 >= target && down + 0 >= target)
 				printf "- The large file moves at %s MB/s up and %s MB/s down, above the target of %s MB/s.\n", up, down, target

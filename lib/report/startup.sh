@@ -4,13 +4,13 @@
 
 report_startup () {
 	local n gn mode
-	n=$(t startup first_login_n)
-	gn=$(t startup greeting_n)
-	mode=$(t startup mode)
+	n=${D[startup|first_login_n]-}
+	gn=${D[startup|greeting_n]-}
+	mode=${D[startup|mode]-}
 
-	prose "$(t startup rounds)" "${mode:-?} mode" \
+	prose "${D[startup|rounds]-}" "${mode:-?} mode" \
 		"$([ "$mode" = systemd ] && echo 'the StartUnit call to systemd' || echo 'just before sshd was run')" \
-		"$(t startup poll_interval_us)" "$(t startup ok)" "$(t startup rounds)" <<-'EOF'
+		"${D[startup|poll_interval_us]-}" "${D[startup|ok]-}" "${D[startup|rounds]-}" <<-'EOF'
 	The test server was stopped and started %s times (%s). Time zero is the moment the start was
 	issued (%s). A small program tried to connect every %s µs from before that moment and recorded
 	when the server first sent its greeting; right after it, one complete login (`ssh sshperf-test
@@ -19,14 +19,14 @@ report_startup () {
 	EOF
 	printf '| Time after the start command | n | min | p50 | max |\n|---|---:|---:|---:|---:|\n'
 	printf '| First greeting (the server accepts connections) | %s | %s | %s | %s |\n' "${gn:-0}" \
-		"$(ms "$(t startup greeting_min)")" "$(ms "$(t startup greeting_p50)")" "$(ms "$(t startup greeting_max)")"
+		"$(ms "${D[startup|greeting_min]-}")" "$(ms "${D[startup|greeting_p50]-}")" "$(ms "${D[startup|greeting_max]-}")"
 	printf '| First complete login | %s | %s | %s | %s |\n\n' "${n:-0}" \
-		"$(ms "$(t startup first_login_min)")" "$(ms "$(t startup first_login_p50)")" "$(ms "$(t startup first_login_max)")"
+		"$(ms "${D[startup|first_login_min]-}")" "$(ms "${D[startup|first_login_p50]-}")" "$(ms "${D[startup|first_login_max]-}")"
 	printf 'Times in ms; every round is in `raw/startup-rounds.tsv` (a failed round is listed there with its message and counted above as not ok).\n\n'
 	startup_whose_table
 	printf '**How to read this result:**\n\n'
-	awk -v g="$(t startup greeting_max)" -v l="$(t startup first_login_max)" -v lp="$(t startup first_login_p50)" \
-		-v gp="$(t startup greeting_p50)" -v failed="$(t startup failed)" -v ok="$(t startup ok)" -v unit="$(unit_text)" 'BEGIN {
+	awk -v g="${D[startup|greeting_max]-}" -v l="${D[startup|first_login_max]-}" -v lp="${D[startup|first_login_p50]-}" \
+		-v gp="${D[startup|greeting_p50]-}" -v failed="${D[startup|failed]-}" -v ok="${D[startup|ok]-}" -v unit="$(unit_text)" 'BEGIN {
 		if (ok == 0)
 
 			print "- No round ended with a login: the server never answered or the login failed." \
@@ -63,12 +63,12 @@ report_startup () {
 # startup_whose_table: whose time the first logins were (lib/capture.sh);
 # one line why when there is none, nothing for a run from before.
 startup_whose_table () {
-	case $(t startup timeline) in
+	case ${D[startup|timeline]-} in
 	yes) ;;
-	no) printf 'No timeline of whose time the first logins were: %s.\n\n' "$(t startup timeline_note)"; return 0 ;;
+	no) printf 'No timeline of whose time the first logins were: %s.\n\n' "${D[startup|timeline_note]-}"; return 0 ;;
 	*) return 0 ;;
 	esac
-	prose "$(t startup server_n)" <<-'EOF'
+	prose "${D[startup|server_n]-}" <<-'EOF'
 	**Whose time.** From the first logins' packets on `lo` (%s logins; the tables startup-parts and
 	startup-whose in `raw/`; docs/metrics.md, "Whose time"), p50 over the logins:
 

@@ -36,9 +36,9 @@ transfer_rows () {
 
 report_transfer () {
 	local n c mark up down ceil up_pct down_pct mac_note low_pct
-	n=$(t transfer ciphers_n)
+	n=${D[transfer|ciphers_n]-}
 
-	prose "$(t transfer transfer_mb)" "32768" <<-'EOF'
+	prose "${D[transfer|transfer_mb]-}" "32768" <<-'EOF'
 	Bulk data through **one** SSH connection, no disk: %s MB per cipher and direction (**MB = 10^6
 	bytes**, MB/s = 10^6 bytes per second, everywhere in this section). Up: zeros from the kit's
 	source into `ssh -c CIPHER sshperf-test 'wc -c'`, timed from the moment the remote command is
@@ -69,7 +69,7 @@ report_transfer () {
 		EOF
 	fi
 
-	prose "$(t transfer failed)" "$((${n:-0} * 2))" <<-'EOF'
+	prose "${D[transfer|failed]-}" "$((${n:-0} * 2))" <<-'EOF'
 	Failed transfers: %s of %s. Raw: `raw/transfer-runs.tsv` (every run, with ssh's last message),
 	`raw/transfer-ceiling.tsv`, and `raw/transfer-ciphers/` (the `sshd -T`, `ssh -G` and `ssh -Q`
 	outputs the cipher list was taken from).
@@ -77,20 +77,20 @@ report_transfer () {
 	EOF
 
 	printf '**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s bytes, n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms) subtracted:\n\n' \
-		"$(t transfer cpu_cipher)" "$(t transfer cpu_bytes)" "$(t transfer cpu_login_sshd_ms)" "$(t transfer cpu_login_client_ms)"
+		"${D[transfer|cpu_cipher]-}" "${D[transfer|cpu_bytes]-}" "${D[transfer|cpu_login_sshd_ms]-}" "${D[transfer|cpu_login_client_ms]-}"
 	printf '| | CPU seconds per GB |\n|---|---:|\n'
 	# A missing figure is "-" (an empty **** is no markdown).
 	local su ss st sc
-	su=$(t transfer cpu_sshd_user_s_per_gb) ss=$(t transfer cpu_sshd_system_s_per_gb)
-	st=$(t transfer cpu_sshd_s_per_gb) sc=$(t transfer cpu_client_s_per_gb)
+	su=${D[transfer|cpu_sshd_user_s_per_gb]-} ss=${D[transfer|cpu_sshd_system_s_per_gb]-}
+	st=${D[transfer|cpu_sshd_s_per_gb]-} sc=${D[transfer|cpu_client_s_per_gb]-}
 	printf '| sshd, user | %s |\n| sshd, system | %s |\n| **sshd, total** | **%s** |\n| ssh client (user + system) | %s |\n\n' \
 		"${su:--}" "${ss:--}" "${st:--}" "${sc:--}"
-	[ -z "$(t transfer cpu_note)" ] || printf 'Note: %s.\n\n' "$(t transfer cpu_note)"
-	awk -v b="$(t transfer cpu_bytes)" 'BEGIN { if (b + 0 < 500e6) print "With less than 500 MB the CPU figures rest on few clock ticks (10 ms each) and are rough.\n" }'
+	[ -z "${D[transfer|cpu_note]-}" ] || printf 'Note: %s.\n\n' "${D[transfer|cpu_note]-}"
+	awk -v b="${D[transfer|cpu_bytes]-}" 'BEGIN { if (b + 0 < 500e6) print "With less than 500 MB the CPU figures rest on few clock ticks (10 ms each) and are rough.\n" }'
 
 	printf '**How to read this result:**\n\n'
-	awk -v up="$(t transfer default_up_mbs)" -v down="$(t transfer default_down_mbs)" -v target="$(t transfer target)" \
-		-v def="$(t transfer default_cipher)" -v low="$low_pct" -v cpu="$(t transfer cpu_sshd_s_per_gb)" 'BEGIN {
+	awk -v up="${D[transfer|default_up_mbs]-}" -v down="${D[transfer|default_down_mbs]-}" -v target="${D[transfer|target]-}" \
+		-v def="${D[transfer|default_cipher]-}" -v low="$low_pct" -v cpu="${D[transfer|cpu_sshd_s_per_gb]-}" 'BEGIN {
 		printf "- One connection does its encryption on one core at each end, so a single stream can never be faster than the ceiling column; parallel transfers use more cores.\n"
 		if (up != "" && up != "-" && down != "" && down != "-") {
 			if (up + 0 >= target && down + 0 >= target)
@@ -125,7 +125,7 @@ report_transfer () {
 # aes256-gcm line (issue 28). Nothing for a cipher the table lacks.
 reference_transfer () {
 	local c
-	c=$(t transfer default_cipher)
+	c=${D[transfer|default_cipher]-}
 	case $c in
 	aes256-gcm@openssh.com) printf 'about 1,050 MB/s, aes256-gcm (4.9)' ;;
 	aes128-gcm@openssh.com) printf 'about 1,140 MB/s, aes128-gcm (4.9)' ;;
