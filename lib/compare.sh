@@ -299,11 +299,13 @@ judge_whose () {
 				if (v["shift_lo"] == "" || v["shift_hi"] == "" || base <= 0) { print "unknown"; exit }
 				near = near_end(v["shift_lo"], v["shift_hi"])
 				npct = near / base * 100
-				moved = (v["p"] + 0 < 0.05) && (sign == "+" ? near > 0 : near < 0) && (npct >= th || npct <= -th) && \
+				past = (v["p"] + 0 < 0.05) && (npct >= th || npct <= -th) && \
 					(part != "server_ms" || near >= floor + 0 || near <= -floor)
+				# Past the threshold on the side of the whole logins, or the other way.
+				moved = !past ? "no" : ((sign == "+" ? near > 0 : near < 0) ? "yes" : "other")
 				what = part == "ratio" ? "sshd'"'"'s part over the ssh client'"'"'s" : "sshd'"'"'s own part"
 				printf "%s %s of the same logins moved %+.1f %% (95 %% %+.1f to %+.1f %%, median %.4g and %.4g, n %d and %d)", \
-					moved ? "yes" : "no", what, v["shift"] / base * 100, v["shift_lo"] / base * 100, v["shift_hi"] / base * 100, \
+					moved, what, v["shift"] / base * 100, v["shift_lo"] / base * 100, v["shift_hi"] / base * 100, \
 					v["p50_a"], v["p50_b"], v["n_a"], v["n_b"]
 				if (part == "server_ms")
 					printf ", by %+.4g ms (95 %% %+.4g to %+.4g ms)", v["shift"], v["shift_lo"], v["shift_hi"]
@@ -313,13 +315,15 @@ judge_whose () {
 		unknown) printf '%s\n' "$6"; return 0 ;;
 		yes\ *) [ "$part" != server_ms ] || own=${why#yes }; continue ;;
 		esac
-		why=${why#no }
 		case $6 in
 		significantly*)
 			printf '%s\n' "$6" | awk -v why="$why" -v th="$5" -v part="$part" '{
 				sub(/^significantly (better|worse) \(/, ""); sub(/\)$/, "")
-				printf "no significant change (%s, its near end less than the threshold %s %%: %s; %s)\n", why, th, \
-					part == "ratio" ? "the client, on the same CPUs in the same seconds, moved with sshd, so the machine did, not sshd" : \
+				other = sub(/^other /, "", why); sub(/^no /, "", why)
+				printf "no significant change (%s, %s: %s; %s)\n", why, \
+					other ? "past the threshold " th " % but the other way than the whole logins" : "its near end less than the threshold " th " %", \
+					part == "ratio" ? (other ? "the client'"'"'s part, on the same CPUs in the same seconds, moved more than sshd'"'"'s, so the machine or the client did, not sshd" : \
+						"the client, on the same CPUs in the same seconds, moved with sshd, so the machine did, not sshd") : \
 					"the change is the client'"'"'s or the TCP waits'"'"', not sshd'"'"'s", $0 }' ;;
 		*) printf '%s\n' "$6" ;;
 		esac

@@ -498,6 +498,9 @@ test_expect 'significance: a login that slowed in the client'"'"'s part, or with
 	whose_logins whose-b 100 130 &&
 	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
 	case $c in "no significant change (sshd'"'"'s own part of the same logins moved +0.0 % ("*"its near end less than the threshold 10 %: the change is the client'"'"'s or the TCP waits'"'"', not sshd'"'"'s; rank test of the samples: shift +80 ms"*) ;; *) echo "the client alone: $c"; false ;; esac &&
+	whose_logins whose-b 130 180 &&
+	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	case $c in "no significant change (sshd'"'"'s part over the ssh client'"'"'s of the same logins moved -"*"n 30 and 30), past the threshold 10 % but the other way than the whole logins: the client'"'"'s part, on the same CPUs in the same seconds, moved more than sshd'"'"'s, so the machine or the client did, not sshd; rank test of the samples: shift +80 ms"*) ;; *) echo "the client more than sshd: $c"; false ;; esac &&
 	whose_logins whose-b 180 90 &&
 	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
 	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"; sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +"*"past the threshold: sshd, not the machine)") ;; *) echo "sshd alone: $c"; false ;; esac &&
