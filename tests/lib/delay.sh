@@ -28,13 +28,7 @@
 #
 #   DELAY_PROGRAM SIDE [FILE]
 #                          counts the run, sleeps SIDE's delay, then prints
-#                          FILE (the keys an AuthorizedKeysCommand answers).
-#                          It does the same work whatever EVERY and MS say,
-#                          but for the sleep: a delay of 0 against 50 ms
-#                          differs by the sleep alone (make stability saw
-#                          the EVERY=once branch save about 7 ms a login
-#                          over the count's, on a machine where a program
-#                          start costs 1.8 ms)
+#                          FILE (the keys an AuthorizedKeysCommand answers)
 #   DELAY_PROGRAM SIDE -- CMD [ARG...]
 #                          counts, sleeps, then runs CMD in its place: a
 #                          client whose first packet leaves that much later
@@ -57,15 +51,10 @@ delay_fixture () {
 	start=\$(date +%s%N)
 	ms=\$(cat "$DELAY_DIR/ms-\$1" 2>/dev/null || echo 0)
 	every=\$(cat "$DELAY_DIR/every-\$1" 2>/dev/null || echo 1)
-	# Both checks in every mode, so that the program's own work is the
-	# same with and without a delay: only the sleep differs.
-	runs=\$(cat "$DELAY_DIR/runs-\$1" 2>/dev/null | wc -l)
-	first=yes
-	mkdir "$DELAY_DIR/once-\$1-\$PPID" 2>/dev/null || first=no
 	if [ "\$every" = once ]; then
-		[ "\$first" = yes ] || ms=0
+		mkdir "$DELAY_DIR/once-\$1-\$PPID" 2>/dev/null || ms=0
 	else
-		[ \$((runs % every)) -eq 0 ] || ms=0
+		[ \$((\$(cat "$DELAY_DIR/runs-\$1" 2>/dev/null | wc -l) % every)) -eq 0 ] || ms=0
 	fi
 	[ "\$ms" -eq 0 ] || sleep "\$(printf '%d.%03d' \$((ms / 1000)) \$((ms % 1000)))"
 	echo "\$start \$(date +%s%N)" >>"$DELAY_DIR/runs-\$1"
