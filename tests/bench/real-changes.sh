@@ -6,7 +6,9 @@
 # after another:
 #   base   the default setup: login and burst
 #   none   sshd runs the delay program (an AuthorizedKeysCommand,
-#          tests/lib/delay.sh), sleeping 0 ms: login
+#          tests/lib/delay.sh), sleeping 0 ms, in the same mode as delay
+#          (EVERY=once), so that the program does the same work in both
+#          and they differ by the sleep alone: login
 #   delay  the same program sleeping 50 ms once per login: login
 #   wide   MAX_STARTUPS=100:30:200: burst
 # Then per round --compare none delay (login: significantly worse, by
@@ -65,7 +67,7 @@ kit () {
 	shift 2
 	case $setup in
 	base) "$KIT_DIR/start-ssh.sh" -q >/dev/null ;;
-	none) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 0 ;;
+	none) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 0 once ;;
 	delay) SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null && delay_set server 50 once ;;
 	wide) MAX_STARTUPS=100:30:200 "$KIT_DIR/start-ssh.sh" -q >/dev/null ;;
 	esac || { echo "real-changes: starting the $setup setup failed" >&2; exit 1; }
