@@ -50,8 +50,9 @@ for prog in "${programs[@]}"; do
 			# Say why when no test line does: the deadline, or the status.
 			case $rc in
 			0) ;;
-			124 | 137) printf '#   not finished after %d s (STRESS_TIMEOUT): %d of its tests had run; a program under nice -n 19 beside %d busy loops gets little CPU\n' \
-				"$per_run" "$(grep -c '^\(not \)\?ok ' "$tmp/out")" "$load" ;;
+			124 | 137) printf '#   not finished after %d s (STRESS_TIMEOUT): %d of its tests had run%s\n' \
+				"$per_run" "$(grep -c '^\(not \)\?ok ' "$tmp/out")" \
+				"${nice_cmd[*]:+; under nice -n 19 beside $load busy loops a program gets little CPU}" ;;
 			*) printf '#   exit status %d; its last line: %s\n' "$rc" "$(tail -n 1 "$tmp/out")" ;;
 			esac
 		fi
