@@ -132,10 +132,16 @@ test_expect 'sftp: each copy timed in parts that add up to it, an interval aroun
 		awk -v l="$lo" -v h="$hi" -v f="$fig" "BEGIN { exit !(l + 0 > 0 && l + 0 <= f + 0 && (h == \"-\" || f + 0 <= h + 0)) }" ||
 			{ echo "$2: $lo <= $fig <= $hi does not hold"; return 1; }
 	done &&
-	test_eq "$(data sftp figure_method)" chunks && test_eq "$(data sftp figure_n)" 16 &&
+	test_eq "$(data sftp figure_method)" chunks &&
+	# 16 parts a direction, fewer when a 0 s part joined the next.
+	test_eq "$(data sftp figure_n)" "$(awk -v a="$(data sftp large_up_mbs_parts)" -v b="$(data sftp large_down_mbs_parts)" "BEGIN { print (a + 0 < b + 0) ? a : b }")" &&
+	[ "$(data sftp figure_n)" -ge 2 ] &&
 	test_eq "$(data sftp figure_lo)" "$(awk -v a="$(data sftp large_up_mbs_lo)" -v b="$(data sftp large_down_mbs_lo)" "BEGIN { print (a + 0 < b + 0) ? a : b }")" &&
 	report=$(cat "$TEST_TMP/report-path") &&
-	test_grep -E "^\| 20 small files up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ files/s\*\* \| [0-9.]+-([0-9.]+|\?) \(10 parts\) \|" "$report"
+	# The parts the interval rests on: 10, or fewer when a 0 s part
+	# joined the next (a loaded machine, two echoes in one read).
+	n=$(data sftp small_files_per_s_parts) && [ "$n" -ge 2 ] && [ "$n" -le 10 ] &&
+	test_grep -E "^\| 20 small files up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ files/s\*\* \| [0-9.]+-([0-9.]+|\?) \($n parts\) \|" "$report"
 '
 
 # The small files' target is judged on their interval: above it, the
