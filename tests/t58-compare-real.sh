@@ -137,6 +137,21 @@ by_rule () {
 		}'
 }
 
+# delay_seen RUN RUNS0 SPENT0: what the delay program did during RUN (its
+# runs and ms since RUNS0 and SPENT0), the AuthorizedKeysCommand the run
+# recorded of the server, and its logins' authentication phases, so that
+# a delayed run that showed no delay says which of them was missing.
+# Status 1.
+delay_seen () {
+	local d
+	d=$(cat "$TEST_TMP/$1")
+	echo "the delay program ran $(($(delay_runs server) - $2)) times, $(awk -v a="$(delay_spent server)" -v b="$3" "BEGIN { printf \"%.1f\", a - b }") ms, during $1"
+	echo "the server's $(grep "^sshd_authorizedkeyscommand=" "$d/data/environment.env")"
+	echo "its authentication phases (ms): $(tsv_select "$d/raw/login-samples.tsv" auth_ms status | awk -F"\t" "{ printf \"%s%s\", sep, \$1 \"/\" \$2; sep = \" \" }")"
+	echo "the server's processes: $(ps -eo pid,ppid,args | grep -F "$SSHD_CONFIG" | grep -v grep | tr -s " " | paste -sd";" -)"
+	return 1
+}
+
 # itself RUN TEST: a run against itself is no change, with a zero shift.
 itself () {
 	local c
@@ -165,9 +180,10 @@ test_expect 'a 150 ms sleep in sshd once per login: login significantly worse, t
 	delay_set server 0 &&
 	kit_run nodelay login &&
 	delay_set server 150 once &&
+	runs0=$(delay_runs server) spent0=$(delay_spent server) &&
 	kit_run delay1 login &&
 	c=$(judged nodelay delay1 login) &&
-	has "$c" "significantly worse (rank test of the samples" && by_rule "$c" &&
+	{ has "$c" "significantly worse (rank test of the samples" || delay_seen delay1 "$runs0" "$spent0"; } && by_rule "$c" &&
 	s=$(shift_ms "$c") &&
 	awk -v s="$s" "BEGIN { exit !(s > 0) }" || { echo "shift ${s:-none}: $c"; false; } &&
 	# What the code does bound: the sleep is inside every login of the
