@@ -148,7 +148,7 @@ delay_seen () {
 	echo "the delay program ran $(($(delay_runs server) - $2)) times, $(awk -v a="$(delay_spent server)" -v b="$3" "BEGIN { printf \"%.1f\", a - b }") ms, during $1"
 	echo "the server's $(grep "^sshd_authorizedkeyscommand=" "$d/data/environment.env")"
 	echo "its authentication phases (ms): $(tsv_select "$d/raw/login-samples.tsv" auth_ms status | awk -F"\t" "{ printf \"%s%s\", sep, \$1 \"/\" \$2; sep = \" \" }")"
-	echo "the server's processes: $(ps -eo pid,ppid,args | grep -F "$SSHD_CONFIG" | grep -v grep | tr -s " " | paste -sd";" -)"
+	echo "the server's listeners (pid, parent, seconds up, command): $(ps -o pid=,ppid=,etimes=,args= -p "$(pgrep -d, -f -- "$SSHD_CONFIG")" | tr -s " " | paste -sd";" -)"
 	return 1
 }
 
