@@ -2,13 +2,18 @@
 # --compare finds real changes and calls identical setups unchanged, on
 # the real test server (one pair each; the 5-in-5 repetition is make
 # stability, tests/bench/stability.sh STABILITY_REAL=1):
-# - a 150 ms sleep in sshd's AuthorizedKeysCommand (tests/lib/delay.sh,
+# - a 300 ms sleep in sshd's AuthorizedKeysCommand (tests/lib/delay.sh,
 #   once per login) against the same program sleeping 0 ms: login
 #   significantly worse, and every login of the delayed run spends at
-#   least the 150 ms in its authentication phase (by construction). A
+#   least the 300 ms in its authentication phase (by construction). A
 #   change is significant when all of its interval is past 10 % of the
-#   median; on a loaded CI machine a login takes 300-500 ms, and 50 ms
-#   (the bench's) is too close to that edge for one pair. The
+#   median; on a loaded CI machine a login takes 300-600 ms, and 50 ms
+#   (the bench's) is too close to that edge for one pair. Between runs
+#   of one setup sshd's part over the client's must move past 10 % too
+#   (lib/compare.sh judge_whose): CI saw a 150 ms sleep cleared as the
+#   machine's doing when the client was slower in the delayed run (that
+#   part +9.4 %, 95 % -2.5 to +21.2 %, sshd's part 2.7 times the
+#   client's), so the sleep is twice that. The
 #   shift between two runs is not the code's to bound: the sleep can
 #   overlap the client's delayed-ACK wait, and the load can change
 #   between the runs (+35.8 ms was seen on a fresh machine whose load
@@ -175,11 +180,11 @@ test_expect 'the default setup against itself: answered by the rule; a run again
 # The delay's "none" is the same program sleeping 0 ms: what the login
 # gains is the sleep, not the program's own start (a shell and a few
 # commands per check, many ms on a loaded machine).
-test_expect 'a 150 ms sleep in sshd once per login: login significantly worse, the sleep inside every delayed login' '
+test_expect 'a 300 ms sleep in sshd once per login: login significantly worse, the sleep inside every delayed login' '
 	SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
-	delay_set server 0 &&
+	delay_set server 0 once &&
 	kit_run nodelay login &&
-	delay_set server 150 once &&
+	delay_set server 300 once &&
 	runs0=$(delay_runs server) spent0=$(delay_spent server) &&
 	kit_run delay1 login &&
 	c=$(judged nodelay delay1 login) &&
@@ -190,7 +195,7 @@ test_expect 'a 150 ms sleep in sshd once per login: login significantly worse, t
 	# delayed run, in its authentication phase.
 	min=$(tsv_select "$(cat "$TEST_TMP/delay1")/raw/login-samples.tsv" auth_ms status |
 		awk -F"\t" "\$2 == \"ok\" { if (m == \"\" || \$1 < m) m = \$1 } END { print m }") &&
-	awk -v m="$min" "BEGIN { exit !(m != \"\" && m >= 150) }" || { echo "shortest authentication of the delayed run: ${min:-none} ms"; false; }
+	awk -v m="$min" "BEGIN { exit !(m != \"\" && m >= 300) }" || { echo "shortest authentication of the delayed run: ${min:-none} ms"; false; }
 '
 
 test_expect 'the delayed setup against itself: answered by the rule; a run against itself is no change' '
