@@ -328,7 +328,7 @@ test_expect 'test-ssh.sh login: every login split, the staged ones too, adding u
 	test_kv "$env" whose_mismatched 0 &&
 	test_grep ! "^whose_note=" "$env" &&
 	test_grep "^| the rest (no packet shows whose) |" "$run/report.md" &&
-	test_grep "sshd.s turns in authentication hold a wait of its own: it answers each authentication request no sooner than" "$run/report.md" &&
+	test_grep "sshd.s turns in authentication hold a wait of its own: it finishes no authentication request sooner than" "$run/report.md" &&
 	test -s "$run/charts/login-waterfall.svg" &&
 	test_grep -F "](charts/login-waterfall.svg)" "$run/report.md"
 '

@@ -139,9 +139,9 @@ login_whose () {
 	add up to its p50 total. The chart of the median login below (`login-waterfall.svg`) draws its
 	phases one after the other, each split into sshd's turns, the client's and TCP waits (within a
 	phase each side's turns are summed). sshd's turns in authentication hold a wait of its own: it
-	answers each authentication request no sooner than a time it derives from the user name, its host
-	keys and its configuration file, 5 to 9.2 ms, doubled until that is past the request's work, so
-	a slower check grows them in such steps, not by its own length, and any edit of the
+	finishes no authentication request sooner than a time it derives from the user name, its host
+	keys and its configuration file, 5 to 9.2 ms, doubled until that is past the request's work. A
+	slower check therefore grows them in such steps, not by its own length, and any edit of the
 	configuration can move them by a step (docs/metrics.md, "Whose time").
 
 	| Part | whole login, p50 | p95 | key exchange | authentication | session |
