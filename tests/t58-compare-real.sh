@@ -190,12 +190,13 @@ test_expect 'a 300 ms sleep in sshd once per login: login significantly worse, t
 	c=$(judged nodelay delay1 login) &&
 	{ has "$c" "significantly worse (rank test of the samples" || delay_seen delay1 "$runs0" "$spent0"; } && by_rule "$c" &&
 	s=$(shift_ms "$c") &&
-	awk -v s="$s" "BEGIN { exit !(s > 0) }" || { echo "shift ${s:-none}: $c"; false; } &&
+	{ awk -v s="$s" "BEGIN { exit !(s > 0) }" || { echo "shift ${s:-none}: $c"; false; }; } &&
 	# What the code does bound: the sleep is inside every login of the
-	# delayed run, in its authentication phase.
+	# delayed run, in its authentication phase. (Each check says only
+	# its own failure: grouped, an earlier one does not fall through.)
 	min=$(tsv_select "$(cat "$TEST_TMP/delay1")/raw/login-samples.tsv" auth_ms status |
 		awk -F"\t" "\$2 == \"ok\" { if (m == \"\" || \$1 < m) m = \$1 } END { print m }") &&
-	awk -v m="$min" "BEGIN { exit !(m != \"\" && m >= 300) }" || { echo "shortest authentication of the delayed run: ${min:-none} ms"; false; }
+	{ awk -v m="$min" "BEGIN { exit !(m != \"\" && m >= 300) }" || { echo "shortest authentication of the delayed run: ${min:-none} ms"; false; }; }
 '
 
 test_expect 'the delayed setup against itself: answered by the rule; a run against itself is no change' '
