@@ -213,6 +213,13 @@ run_measure () {
 		fi
 	done
 	MEASURE_PID=""
+	# The job may have ended from the server's end before a tick saw it
+	# (a probe's sample of a server that is gone fails at once): what it
+	# wrote then is about a lost server, and the reason says so.
+	if [ -n "$WATCH_PID" ] && ! pid_running "$WATCH_PID"; then
+		SERVER_LOST=$WATCH_PID
+		return 1
+	fi
 	return "$rc"
 }
 
