@@ -40,7 +40,11 @@ for prog in "${programs[@]}"; do
 		nice_cmd=()
 		[ "$i" -le "$runs" ] || nice_cmd=(nice -n 19)
 		rc=0
-		timeout --kill-after=10 "$per_run" "${nice_cmd[@]}" "$prog" >"$tmp/out" 2>&1 || rc=$?
+		# Its scratch folders go to a TMPDIR of its own, removed after
+		# it: a run killed at its deadline cannot clean up itself.
+		mkdir "$tmp/run" || exit 2
+		TMPDIR="$tmp/run" timeout --kill-after=10 "$per_run" "${nice_cmd[@]}" "$prog" >"$tmp/out" 2>&1 || rc=$?
+		rm -rf "$tmp/run"
 		if [ "$rc" -eq 0 ] && ! grep -q '^not ok' "$tmp/out"; then
 			passed=$((passed + 1))
 		else

@@ -14,10 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tap.h"
+
 static void
 with_empty_path(int on)
 {
-	static char dir[] = "/tmp/sshperf-empty-path.XXXXXX";
+	static char dir[4096];
 	static char *saved;
 	const char *p;
 
@@ -25,6 +27,7 @@ with_empty_path(int on)
 		p = getenv("PATH");
 		if ((saved = strdup(p != NULL ? p : "")) == NULL)
 			err(2, "strdup");
+		tap_scratch(dir, sizeof(dir), "sshperf-empty-path");
 		if (mkdtemp(dir) == NULL)
 			err(2, "mkdtemp");
 		if (setenv("PATH", dir, 1) == -1)

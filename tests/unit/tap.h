@@ -4,6 +4,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int test_num, test_failed;
 
@@ -20,6 +22,27 @@ ok(int cond, const char *fmt, ...)
 	fflush(stdout);
 	if (!cond)
 		test_failed++;
+}
+
+/*
+ * tap_scratch(buf, size, name): the template "$TMPDIR/name.XXXXXX" (/tmp
+ * when TMPDIR is unset or empty) for mkdtemp or mkstemp. make stress-unit
+ * gives every run a TMPDIR of its own and removes it afterwards, so a
+ * program killed at its deadline leaves nothing behind.
+ */
+static inline void
+tap_scratch(char *buf, size_t size, const char *name)
+{
+	const char *t = getenv("TMPDIR");
+	int n;
+
+	if (t == NULL || *t == '\0')
+		t = "/tmp";
+	n = snprintf(buf, size, "%s/%s.XXXXXX", t, name);
+	if (n < 0 || (size_t)n >= size) {
+		fprintf(stderr, "TMPDIR=%s is too long for this test's scratch folder (%zu bytes at most); set a shorter TMPDIR\n", t, size - sizeof("/.XXXXXX") - strlen(name));
+		exit(2);
+	}
 }
 
 #endif

@@ -556,7 +556,7 @@ main(int argc, char *argv[])
 			err(2, "realpath %s", gate_path);
 		snprintf(gate_path, sizeof(gate_path), "%s", real);
 	}
-	snprintf(tmp_dir, sizeof(tmp_dir), "/tmp/test_burst.XXXXXX");
+	tap_scratch(tmp_dir, sizeof(tmp_dir), "test_burst");
 	if (mkdtemp(tmp_dir) == NULL)
 		err(2, "mkdtemp");
 

@@ -23,7 +23,7 @@
 
 #include "tap.h"
 
-static char dir[] = "/tmp/sshperf-test-capture.XXXXXX";
+static char dir[256];
 
 static void
 xwrite(int fd, size_t n)
@@ -470,6 +470,7 @@ main(void)
 		    test_num + 1, test_num + 1);
 		return test_failed != 0;
 	}
+	tap_scratch(dir, sizeof(dir), "sshperf-test-capture");
 	if (mkdtemp(dir) == NULL)
 		err(2, "mkdtemp");
 	snprintf(packets, sizeof(packets), "%s/packets.tsv", dir);

@@ -11,7 +11,7 @@
 
 #include "tap.h"
 
-static char tmpdir[] = "/tmp/sshperf-test-hold.XXXXXX";
+static char tmpdir[96];
 
 /* A running holder: its pid, our end of its stdin and of its stdout. */
 struct run {
@@ -388,6 +388,7 @@ remove_tmpdir(void)
 int
 main(void)
 {
+	tap_scratch(tmpdir, sizeof(tmpdir), "sshperf-test-hold");
 	if (mkdtemp(tmpdir) == NULL)
 		err(2, "mkdtemp");
 	test_stderr_ring();

@@ -66,7 +66,7 @@ test_give_up(void)
 static void
 test_rows(void)
 {
-	char path[] = "/tmp/sshperf-test-repeat.XXXXXX";
+	char path[4096];
 	char *argv[] = { "sshperf-repeat", "-n", "3", "-t", "60", "-o", path,
 	    "--", "true", NULL };
 	char *missing[] = { "sshperf-repeat", "-n", "2", "--",
@@ -77,6 +77,7 @@ test_rows(void)
 	size_t n;
 	int fd, rc;
 
+	tap_scratch(path, sizeof(path), "sshperf-test-repeat");
 	if ((fd = mkstemp(path)) == -1)
 		err(2, "mkstemp");
 	close(fd);

@@ -40,7 +40,7 @@ test_counting(void)
 	static const uint64_t sizes[] = { 0, 1, 4095, 65536, 65537,
 	    10 * 1000 * 1000 + 3 };
 	struct counter c;
-	char path[] = "/tmp/test_xfer.XXXXXX";
+	char path[4096];
 	size_t i;
 	int fd;
 
@@ -52,6 +52,7 @@ test_counting(void)
 	}
 
 	/* A regular file cannot be spliced: the read path counts it. */
+	tap_scratch(path, sizeof(path), "test_xfer");
 	if ((fd = mkostemp(path, O_CLOEXEC)) == -1)
 		err(2, "mkostemp");
 	unlink(path);
@@ -122,10 +123,11 @@ run_output_goes_to_stderr(void)
 {
 	struct config cf;
 	struct outcome o;
-	char path[] = "/tmp/test_xfer.XXXXXX", got[64];
+	char path[4096], got[64];
 	ssize_t n;
 	int fd, saved;
 
+	tap_scratch(path, sizeof(path), "test_xfer");
 	if ((fd = mkostemp(path, O_CLOEXEC)) == -1)
 		err(2, "mkostemp");
 	unlink(path);
