@@ -279,38 +279,13 @@ COMPARE_WHOSE_MIN=10
 # significant change" naming that part. Otherwise (other setups, too few
 # split logins) PHRASE as it is.
 judge_whose () {
-	local part out why="" own=""
+	local part why="" own=""
 	if [ "$(same_setup "$1" "$2")" != yes ]; then
-		printf '%s\n' "$6"
+		whose_caution "$@"
 		return 0
 	fi
 	for part in server_ms ratio; do
-		whose_column "$1" "$3" "$part" >"$4/wa"
-		whose_column "$2" "$3" "$part" >"$4/wb"
-		if [ "$(wc -l <"$4/wa")" -lt "$COMPARE_WHOSE_MIN" ] || [ "$(wc -l <"$4/wb")" -lt "$COMPARE_WHOSE_MIN" ]; then
-			printf '%s\n' "$6"
-			return 0
-		fi
-		out=$("$(rank_helper)" compare "$4/wa" "$4/wb" 2>/dev/null)
-		why=$(printf '%s\n' "$out" | awk -F= -v th="$5" -v part="$part" -v sign="$7" -v floor="$COMPARE_FLOOR_MS" "$COMPARE_NEAR_AWK"'
-			{ v[$1] = substr($0, length($1) + 2) }
-			END {
-				base = v["p50_a"] + 0
-				if (v["shift_lo"] == "" || v["shift_hi"] == "" || base <= 0) { print "unknown"; exit }
-				near = near_end(v["shift_lo"], v["shift_hi"])
-				npct = near / base * 100
-				past = (v["p"] + 0 < 0.05) && (npct >= th || npct <= -th) && \
-					(part != "server_ms" || near >= floor + 0 || near <= -floor)
-				# Past the threshold on the side of the whole logins, or the other way.
-				moved = !past ? "no" : ((sign == "+" ? near > 0 : near < 0) ? "yes" : "other")
-				what = part == "ratio" ? "sshd'"'"'s part over the ssh client'"'"'s" : "sshd'"'"'s own part"
-				printf "%s %s of the same logins moved %+.1f %% (95 %% %+.1f to %+.1f %%, median %.4g and %.4g, n %d and %d)", \
-					moved, what, v["shift"] / base * 100, v["shift_lo"] / base * 100, v["shift_hi"] / base * 100, \
-					v["p50_a"], v["p50_b"], v["n_a"], v["n_b"]
-				if (part == "server_ms")
-					printf ", by %+.4g ms (95 %% %+.4g to %+.4g ms)", v["shift"], v["shift_lo"], v["shift_hi"]
-				printf "\n"
-			}')
+		why=$(whose_part "$1" "$2" "$3" "$4" "$5" "$part" "$7")
 		case $why in
 		unknown) printf '%s\n' "$6"; return 0 ;;
 		yes\ *) [ "$part" != server_ms ] || own=${why#yes }; continue ;;
@@ -337,6 +312,66 @@ judge_whose () {
 		printf '%s\n' "$6" | awk -v own="$own" -v why="${why#yes }" -v word="$8" '{
 			sub(/^no significant change \(/, ""); sub(/\)$/, "")
 			printf "significantly %s (%s, not met by the whole logins, whose client part and TCP waits move between runs, but by sshd'"'"'s: %s; %s, past the threshold: sshd, not the machine)\n", word, $0, own, why }' ;;
+	esac
+}
+
+# whose_part OLD_RUN NEW_RUN TEST TMPDIR THRESHOLD PART SIGN: the rank
+# test of PART (server_ms, or ratio: sshd's part over the client's) of
+# the split logins of both runs, as one line: "yes WHAT" when it moved
+# past THRESHOLD on the side SIGN, "other WHAT" when past it the other
+# way, "no WHAT" when not past it, WHAT saying by how much; "unknown"
+# when a side has fewer than COMPARE_WHOSE_MIN split logins or the test
+# gives no interval.
+whose_part () {
+	local out
+	whose_column "$1" "$3" "$6" >"$4/wa"
+	whose_column "$2" "$3" "$6" >"$4/wb"
+	if [ "$(wc -l <"$4/wa")" -lt "$COMPARE_WHOSE_MIN" ] || [ "$(wc -l <"$4/wb")" -lt "$COMPARE_WHOSE_MIN" ]; then
+		printf 'unknown\n'
+		return 0
+	fi
+	out=$("$(rank_helper)" compare "$4/wa" "$4/wb" 2>/dev/null)
+	printf '%s\n' "$out" | awk -F= -v th="$5" -v part="$6" -v sign="$7" -v floor="$COMPARE_FLOOR_MS" "$COMPARE_NEAR_AWK"'
+		{ v[$1] = substr($0, length($1) + 2) }
+		END {
+			base = v["p50_a"] + 0
+			if (v["shift_lo"] == "" || v["shift_hi"] == "" || base <= 0) { print "unknown"; exit }
+			near = near_end(v["shift_lo"], v["shift_hi"])
+			npct = near / base * 100
+			past = (v["p"] + 0 < 0.05) && (npct >= th || npct <= -th) && \
+				(part != "server_ms" || near >= floor + 0 || near <= -floor)
+			# Past the threshold on the side of the whole logins, or the other way.
+			moved = !past ? "no" : ((sign == "+" ? near > 0 : near < 0) ? "yes" : "other")
+			what = part == "ratio" ? "sshd'"'"'s part over the ssh client'"'"'s" : "sshd'"'"'s own part"
+			printf "%s %s of the same logins moved %+.1f %% (95 %% %+.1f to %+.1f %%, median %.4g and %.4g, n %d and %d)", \
+				moved, what, v["shift"] / base * 100, v["shift_lo"] / base * 100, v["shift_hi"] / base * 100, \
+				v["p50_a"], v["p50_b"], v["n_a"], v["n_b"]
+			if (part == "server_ms")
+				printf ", by %+.4g ms (95 %% %+.4g to %+.4g ms)", v["shift"], v["shift_lo"], v["shift_hi"]
+			printf "\n"
+		}'
+}
+
+# whose_caution OLD_RUN NEW_RUN TEST TMPDIR THRESHOLD PHRASE SIGN WORD:
+# judge_whose's answer between two setups. The setup changed, so the
+# client's part may rightly change with it (another cipher, MAC or key
+# exchange is work on both ends) and it cannot clear a change as the
+# machine's; PHRASE stands. But a significant PHRASE says what sshd's
+# part over the client's did: when it did not move past THRESHOLD with
+# the whole logins, a caution that the client slowed (or sped up) with
+# sshd as when the machine's speed changed between the runs, which for a
+# setting that leaves the client's work alone (a Banner, a log level, a
+# delay in sshd) is the machine, not the setting.
+whose_caution () {
+	local why
+	case $6 in significantly*) ;; *) printf '%s\n' "$6"; return 0 ;; esac
+	why=$(whose_part "$1" "$2" "$3" "$4" "$5" ratio "$7")
+	case $why in
+	unknown) printf '%s\n' "$6" ;;
+	yes\ *) printf '%s\n' "$6" | awk -v why="${why#yes }" '{ sub(/\)$/, "; " why ", past the threshold: sshd, not the machine)"); print }' ;;
+	*)
+		printf '%s\n' "$6" | awk -v why="${why#* }" -v th="$5" '{
+			sub(/\)$/, "; caution: " why ", not past the threshold " th " %: the ssh client, unchanged, moved with sshd, as when the machine'"'"'s speed changed between the runs; unless the setting changes the client'"'"'s work too (Ciphers, MACs, KexAlgorithms, the crypto policy), compare each setup with itself first, docs/try-a-change.md)"); print }' ;;
 	esac
 }
 
