@@ -122,7 +122,8 @@ result_verdict () {
 #   result_noise_hint TEST SETTING N
 #       an INCONCLUSIVE for noise gets "; SETTING=N would decide it", or
 #       with N empty (the figure itself within the margin, noise_samples)
-#       that REPEAT would judge the median of runs instead.
+#       that REPEAT would judge the median of runs instead; so too, with
+#       N named, when N is more than NOISE_HINT_CAP times the setting.
 result_interval () {
 	result_set "$1" figure_lo "${2:--}"
 	result_set "$1" figure_hi "${3:--}"
@@ -194,12 +195,22 @@ result_interval_holds () {
 	[ "$(interval_verdict "$(result_or_dash "$1" figure_lo)" "$(result_or_dash "$1" figure_hi)" "$2" "$3")" = HOLDS ]
 }
 
+# The most times a setting result_noise_hint proposes: a login test
+# INCONCLUSIVE at 0.4 % from its target asked for LOGIN_SAMPLES=15007 (an
+# hour of logins), sftp for a 70 GB file (SFTP_FILE_MB=70196, twice that
+# free in the home); past this, runs (REPEAT) are the way.
+NOISE_HINT_CAP=10
+
 result_noise_hint () {
-	local reason
+	local reason now=""
+	if declare -p SETTING >/dev/null 2>&1; then now=${SETTING[$2]:-}; fi
+	case $now in '' | *[!0-9]* | 0) now="" ;; esac
 	[ "$(result_get "$1" status)" = INCONCLUSIVE ] || return 0
 	reason=$(result_get "$1" reason)
 	case $reason in "within the noise of the target"* | "within the run-to-run noise of the target"*) ;; *) return 0 ;; esac
-	if [ -n "${3:-}" ]; then
+	if [ -n "${3:-}" ] && [ -n "$now" ] && [ "$3" -gt $((NOISE_HINT_CAP * now)) ]; then
+		result_set "$1" reason "$reason; $2=$3 would be needed to decide it, $(($3 / now)) times the setting, more than one run should take: $(repeat_hint)"
+	elif [ -n "${3:-}" ]; then
 		result_set "$1" reason "$reason; $2=$3 would decide it"
 	else
 		result_set "$1" reason "$reason; $(repeat_hint)"

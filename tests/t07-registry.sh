@@ -264,6 +264,29 @@ test_expect 'result_verdict with VERDICT_MARGIN_PCT: clear of the margin, within
 	test_cmp want got
 '
 
+# What more samples would take is proposed only within NOISE_HINT_CAP
+# times the setting: past it, repeated runs.
+test_expect 'result_noise_hint: SETTING=N within 10 times the setting, REPEAT beyond it' '
+	mkdir -p data &&
+	api "declare -A SETTING=([LOGIN_SAMPLES]=30 [SFTP_FILE_MB]=1024)
+		result_interval near 288.0 312.5 120 order
+		result_verdict near 301.2 \"<=\" 300 ms \"p95\" \"over\"
+		result_noise_hint near LOGIN_SAMPLES 300
+		result_interval far 288.0 312.5 120 order
+		result_verdict far 301.2 \"<=\" 300 ms \"p95\" \"over\"
+		result_noise_hint far LOGIN_SAMPLES 301
+		result_interval big 88.2 2038.2 16 chunks
+		result_verdict big 174.5 \">=\" 100 MB/s \"slower direction\" \"under\"
+		result_noise_hint big SFTP_FILE_MB 70196" &&
+	for t in near far big; do verdict_of $t | sed -n "s/^[a-z]* reason=.*; //p"; done >got &&
+	cat >want <<-\EOF &&
+	LOGIN_SAMPLES=300 would decide it
+	LOGIN_SAMPLES=301 would be needed to decide it, 10 times the setting, more than one run should take: REPEAT=6 would judge the median of 6 runs instead
+	SFTP_FILE_MB=70196 would be needed to decide it, 68 times the setting, more than one run should take: REPEAT=6 would judge the median of 6 runs instead
+	EOF
+	test_cmp want got
+'
+
 test_expect 'result_interval_order: the ranks of sshperf-rank, and a note when n is too small for a bound' '
 	mkdir -p data &&
 	{ printf "sample\tstatus\ttotal_ms\n"; for i in $(seq 1 30); do printf "%d\tok\t%d\n" $i $((200 + i)); done

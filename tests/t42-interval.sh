@@ -91,8 +91,8 @@ test_expect 'borderline targets: stages, then INCONCLUSIVE or a verdict its inte
 		case $s in
 		INCONCLUSIVE)
 			{ test_eq "$final" "$4" &&
-			  v "$f" reason | grep -E "^within the noise of the target \(interval [0-9.]+-([0-9.]+|no upper bound), target $2\); ($5=[0-9]+ would decide it|REPEAT=6 would judge the median of 6 runs instead)$"; } ||
-			v "$f" reason | grep -E "^within the run-to-run noise of the target \(interval (no lower bound|[0-9.]+)-([0-9.]+|no upper bound), target $2: one run decides only when its interval is also $m % clear of the target, [0-9.]+-[0-9.]+, VERDICT_MARGIN_PCT\); ($5=[0-9]+ would decide it|REPEAT=6 would judge the median of 6 runs instead)$" ;;
+			  v "$f" reason | grep -E "^within the noise of the target \(interval [0-9.]+-([0-9.]+|no upper bound), target $2\); ($5=[0-9]+ would decide it|($5=[0-9]+ would be needed to decide it, [0-9]+ times the setting, more than one run should take: )?REPEAT=6 would judge the median of 6 runs instead)$"; } ||
+			v "$f" reason | grep -E "^within the run-to-run noise of the target \(interval (no lower bound|[0-9.]+)-([0-9.]+|no upper bound), target $2: one run decides only when its interval is also $m % clear of the target, [0-9.]+-[0-9.]+, VERDICT_MARGIN_PCT\); ($5=[0-9]+ would decide it|($5=[0-9]+ would be needed to decide it, [0-9]+ times the setting, more than one run should take: )?REPEAT=6 would judge the median of 6 runs instead)$" ;;
 		PASS) [ "$hi" != - ] && awk -v h="$hi" -v t="$2" -v m="$m" "BEGIN { exit !(h <= t * (1 - m / 100)) }" ;;
 		FAIL) awk -v l="$lo" -v t="$2" -v m="$m" "BEGIN { exit !(l > t * (1 + m / 100)) }" || ! v "$f" reason | grep -q "is above the target" ;;
 		*) echo "status $s"; false ;;
