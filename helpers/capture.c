@@ -19,6 +19,11 @@
  *	such as a poller's, is none of them) and splits every login into the server's turns,
  *	the client's turns and TCP waits, per phase (docs/metrics.md,
  *	"Whose time"). One row per login, phase and part.
+ *   sshperf-capture pad -p PORT PACKETS LOGINS
+ *	The same join; one row per login: from the key's query to sshd's
+ *	answer (query_ms) and to sshd's success (pair_ms), the two requests
+ *	sshd pads to its base time (docs/metrics.md, "sshd's turns in
+ *	authentication hold a wait of sshd's own").
  */
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -611,14 +616,18 @@ released_by_ack(const struct pkt *c, size_t mi, uint64_t since,
 	return 1;
 }
 
-/* The parts of one login over its connection's packets c[0..n). */
-static void
-split_login(const struct login *l, const struct pkt *c, size_t n,
-    double parts[NPHASE][NWHOSE], unsigned *waits)
+/*
+ * The phases' bounds of one login on the packets' clock, from its
+ * connection's packets c[0..n): bound[k] to bound[k + 1] is phase k.
+ * False when the TCP handshake is not among them.
+ */
+static int
+login_bounds(const struct login *l, const struct pkt *c, size_t n,
+    uint64_t bound[NPHASE + 1])
 {
-	uint64_t bound[NPHASE + 1], start, end, hs = 0, prev, ack_t;
+	uint64_t start, hs = 0;
 	size_t i;
-	int k, have = 0, synack = 0;
+	int k, synack = 0;
 
 	for (i = 0; i < n && hs == 0; i++) {
 		if (!c[i].c2s && (c[i].flags & TCP_SYN))
@@ -627,14 +636,29 @@ split_login(const struct login *l, const struct pkt *c, size_t n,
 			hs = c[i].t_ns;
 	}
 	if (hs == 0)
-		return;
+		return 0;
 	/* ssh -v prints "Connection established" as the handshake ends. */
 	start = hs - (uint64_t)(l->phase_ms[0] * NS_PER_MS);
-	end = start + (uint64_t)(l->total_ms * NS_PER_MS);
 	bound[0] = start;
 	for (k = 0; k < NPHASE; k++)
 		bound[k + 1] = bound[k] + (uint64_t)(l->phase_ms[k] * NS_PER_MS);
-	bound[NPHASE] = end;
+	bound[NPHASE] = start + (uint64_t)(l->total_ms * NS_PER_MS);
+	return 1;
+}
+
+/* The parts of one login over its connection's packets c[0..n). */
+static void
+split_login(const struct login *l, const struct pkt *c, size_t n,
+    double parts[NPHASE][NWHOSE], unsigned *waits)
+{
+	uint64_t bound[NPHASE + 1], start, end, prev, ack_t;
+	size_t i;
+	int have = 0;
+
+	if (!login_bounds(l, c, n, bound))
+		return;
+	start = bound[0];
+	end = bound[NPHASE];
 	prev = start;
 	for (i = 0; i < n && c[i].t_ns <= end; i++) {
 		if (!is_message(&c[i]))
@@ -671,15 +695,92 @@ client_sent(const struct table *t, size_t i)
 	return 0;
 }
 
+/* What is done with each login that matched a connection: its row(s). */
+typedef void (*login_fn)(const struct login *, const struct pkt *, size_t);
+
+static unsigned split_waits;
+
+static void
+print_parts(const struct login *l, const struct pkt *c, size_t cn)
+{
+	double parts[NPHASE][NWHOSE];
+	int k, w;
+
+	memset(parts, 0, sizeof(parts));
+	split_login(l, c, cn, parts, &split_waits);
+	for (k = 0; k < NPHASE; k++)
+		for (w = 0; w < NWHOSE; w++)
+			printf("%ld\t%u\t%s\t%s\t%.3f\n", l->sample, c[0].cport,
+			    phase_name[k], whose_name[w], parts[k][w]);
+}
+
+/* The last data message of direction c2s before index i (from), or -1. */
+static long
+last_data(const struct pkt *c, long i, int c2s, uint64_t from)
+{
+	while (--i >= 0 && c[i].t_ns >= from)
+		if (c[i].len > 0 && c[i].c2s == c2s)
+			return i;
+	return -1;
+}
+
+/* How far from the authentication phase's end sshd's success may be. */
+#define PAD_NEAR_NS (10 * NS_PER_MS)
+
+/*
+ * A key login's last two requests in its authentication phase: the key's
+ * query Q, sshd's answer P (PK_OK), the signed request G and sshd's
+ * success S, the last server message of the phase. P - Q is sshd's work
+ * on the query (it answers before it pads); S - Q holds both padded
+ * requests (auth2.c, ensure_minimum_time_since): twice the base time
+ * when neither request's work was longer than it. A login whose phase
+ * does not end in that exchange (a password login: one request) gives
+ * other figures, and "-" when the messages are not there; the caller
+ * keeps the rows that fit the padding (lib/capture.sh capture_pad).
+ */
+static void
+print_pad(const struct login *l, const struct pkt *c, size_t cn)
+{
+	uint64_t bound[NPHASE + 1];
+	long s = -1, g = -1, pk = -1, q = -1, i;
+
+	if (login_bounds(l, c, cn, bound)) {
+		/* The phase's end is the client's line as the driver read it,
+		 * a few ms off the packets' clock either way: S is the
+		 * server's message nearest to it. */
+		uint64_t best = PAD_NEAR_NS + 1, d;
+
+		for (i = 0; i < (long)cn; i++) {
+			if (c[i].len == 0 || c[i].c2s || c[i].t_ns < bound[3])
+				continue;
+			d = c[i].t_ns > bound[4] ? c[i].t_ns - bound[4] :
+			    bound[4] - c[i].t_ns;
+			if (d < best) {
+				best = d;
+				s = i;
+			}
+		}
+		if (s >= 0 && (g = last_data(c, s, 1, bound[3])) >= 0 &&
+		    (pk = last_data(c, g, 0, bound[3])) >= 0)
+			q = last_data(c, pk, 1, bound[3]);
+	}
+	if (q < 0) {
+		printf("%ld\t%u\t-\t-\n", l->sample, c[0].cport);
+		return;
+	}
+	printf("%ld\t%u\t%.3f\t%.3f\n", l->sample, c[0].cport,
+	    ns_to_ms(c[pk].t_ns - c[q].t_ns), ns_to_ms(c[s].t_ns - c[q].t_ns));
+}
+
+/* Matches the logins to the connections of the packets; fn for each ok one. */
 static int
-turns(unsigned port, const char *packets, const char *logins)
+each_login(unsigned port, const char *packets, const char *logins,
+    login_fn fn)
 {
 	struct table t = { NULL, 0, 0 };
 	struct login *l;
 	size_t nl, i, j, nconn = 0, reached = 0, li;
 	size_t *conn;
-	unsigned waits = 0;
-	int k, w;
 
 	read_packets(packets, &t);
 	nl = read_logins(logins, &l);
@@ -706,9 +807,7 @@ turns(unsigned port, const char *packets, const char *logins)
 		errx(1, "%zu logins reached the server, %zu connections to "
 		    "port %u were seen: the packets cannot be matched to them",
 		    reached, nconn, port);
-	printf("sample\tclient_port\tphase\twhose\tms\n");
 	for (i = 0, li = 0; i < nl; i++) {
-		double parts[NPHASE][NWHOSE];
 		struct pkt *c;
 		size_t cn = 0, first, last;
 
@@ -724,19 +823,27 @@ turns(unsigned port, const char *packets, const char *logins)
 		for (j = first; j < last; j++)
 			if (t.p[j].cport == t.p[first].cport)
 				c[cn++] = t.p[j];
-		memset(parts, 0, sizeof(parts));
-		split_login(&l[i], c, cn, parts, &waits);
-		for (k = 0; k < NPHASE; k++)
-			for (w = 0; w < NWHOSE; w++)
-				printf("%ld\t%u\t%s\t%s\t%.3f\n", l[i].sample,
-				    c[0].cport, phase_name[k], whose_name[w],
-				    parts[k][w]);
+		fn(&l[i], c, cn);
 		free(c);
 	}
 	free(conn);
 	free(l);
 	free(t.p);
 	return 0;
+}
+
+static int
+turns(unsigned port, const char *packets, const char *logins)
+{
+	printf("sample\tclient_port\tphase\twhose\tms\n");
+	return each_login(port, packets, logins, print_parts);
+}
+
+static int
+pad(unsigned port, const char *packets, const char *logins)
+{
+	printf("sample\tclient_port\tquery_ms\tpair_ms\n");
+	return each_login(port, packets, logins, print_pad);
 }
 
 static void
@@ -746,11 +853,13 @@ usage(void)
 	    "usage: sshperf-capture record -p port [-i iface] [-d seconds] "
 	    "-o file\n"
 	    "       sshperf-capture turns -p port packets.tsv logins.tsv\n"
+	    "       sshperf-capture pad -p port packets.tsv logins.tsv\n"
 	    "record: the TCP headers to and from port on iface (lo) until "
 	    "SIGTERM or\nthe deadline (-d, 300 s), one row per packet, no "
 	    "payload. turns: each\nlogin of an sshperf-login table split into "
 	    "the server's turns, the\nclient's turns and TCP waits, per "
-	    "phase.\n");
+	    "phase. pad: each key login's time from\nits key's query to "
+	    "sshd's answer and to sshd's success.\n");
 	exit(2);
 }
 
@@ -791,6 +900,8 @@ main(int argc, char **argv)
 		return record(port, iface, seconds, out);
 	if (strcmp(mode, "turns") == 0 && argc - optind == 2)
 		return turns(port, argv[optind], argv[optind + 1]);
+	if (strcmp(mode, "pad") == 0 && argc - optind == 2)
+		return pad(port, argv[optind], argv[optind + 1]);
 	usage();
 	return 2;
 }

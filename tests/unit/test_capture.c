@@ -152,11 +152,12 @@ count_rows(const char *path, const char *dirname, unsigned len)
 	return n;
 }
 
-/* Runs "turns" on the two files; its exit code, the table in out. */
+/* Runs MODE (turns, pad) on the two files; its exit code, the table in out. */
 static int
-run_turns(const char *packets, const char *logins, const char *out)
+run_mode(const char *mode, const char *packets, const char *logins,
+    const char *out)
 {
-	char *argv[] = { "sshperf-capture", "turns", "-p", "22",
+	char *argv[] = { "sshperf-capture", (char *)mode, "-p", "22",
 	    (char *)packets, (char *)logins, NULL };
 	int status, fd;
 	pid_t pid;
@@ -207,7 +208,7 @@ test_syn_again(void)
 	    "1010000000\t40001\ts2c\tPA\t501\t121\t20\n"
 	    "1011000000\t40001\tc2s\tFA\t121\t521\t0\n");
 	fclose(f);
-	rc = run_turns(packets, logins, out);
+	rc = run_mode("turns", packets, logins, out);
 	total = rc == 0 ? sum_parts(out, 1, NULL) : -1;
 	server = rc == 0 ? sum_parts(out, 1, "server") : -1;
 	ok(rc == 0 && fabs(total - 1012) < 0.01 && fabs(server - 8.05) < 0.01,
@@ -221,7 +222,7 @@ test_syn_again(void)
 	    "1020200000\t40002\ts2c\tPA\t301\t901\t20\n"
 	    "1020300000\t40002\tc2s\tFA\t901\t321\t0\n");
 	fclose(f);
-	rc = run_turns(packets, logins, out);
+	rc = run_mode("turns", packets, logins, out);
 	total = rc == 0 ? sum_parts(out, 1, NULL) : -1;
 	ok(rc == 0 && fabs(total - 1012) < 0.01, "a connection on which the "
 	    "client sent nothing (a poller's): no login, the login's parts the "
@@ -231,9 +232,78 @@ test_syn_again(void)
 	fprintf(f, "1030000000\t40003\tc2s\tS\t700\t0\t0\n"
 	    "1030100000\t40003\tc2s\tPA\t701\t0\t20\n");
 	fclose(f);
-	rc = run_turns(packets, logins, out);
+	rc = run_mode("turns", packets, logins, out);
 	ok(rc == 1, "a second connection with the client's data for one "
 	    "login: not matched, exit 1 (got %d)", rc);
+	unlink(packets);
+	unlink(logins);
+	unlink(out);
+}
+
+/*
+ * pad: a key login's query Q, sshd's PK_OK P, the signed request G and
+ * the success S, found back from the message nearest to the end of the
+ * authentication phase (here 1.7 ms before S: the driver's reading of the
+ * client's line and the packets' clock differ by that much in real runs);
+ * the session's first answer later, a password login's one request
+ * earlier. One row per ok login: P - Q and S - Q.
+ */
+static void
+test_pad(void)
+{
+	char packets[PATH_MAX], logins[PATH_MAX], out[PATH_MAX], line[128];
+	FILE *f;
+	int rc, rows = 0, good = 0;
+
+	snprintf(packets, sizeof(packets), "%s/pad.tsv", dir);
+	snprintf(logins, sizeof(logins), "%s/pad-logins.tsv", dir);
+	snprintf(out, sizeof(out), "%s/pad-out.tsv", dir);
+	if ((f = fopen(logins, "we")) == NULL)
+		err(2, "%s", logins);
+	/* Phases from 999 ms: connect to 1000, greeting to 1002, kex to
+	 * 1005, auth to 1018.7, session to 1050. */
+	fprintf(f, "sample\tstatus\texit\tconnect_ms\tgreeting_ms\tkex_ms"
+	    "\tauth_ms\tsession_ms\ttotal_ms\tmethod\terror\n"
+	    "1\tok\t0\t1\t2\t3\t13.7\t31.3\t51\tpublickey\t-\n");
+	fclose(f);
+	if ((f = fopen(packets, "we")) == NULL)
+		err(2, "%s", packets);
+	fprintf(f, "%s", table_header);
+	fprintf(f, "999000000\t40001\tc2s\tS\t100\t0\t0\n"
+	    "999050000\t40001\ts2c\tSA\t500\t101\t0\n"
+	    "1000000000\t40001\tc2s\tA\t101\t501\t0\n"
+	    "1000500000\t40001\tc2s\tPA\t101\t501\t20\n"
+	    "1001000000\t40001\ts2c\tPA\t501\t121\t20\n"
+	    "1003000000\t40001\tc2s\tPA\t121\t521\t100\n"
+	    "1004000000\t40001\ts2c\tPA\t521\t221\t100\n"
+	    "1005500000\t40001\tc2s\tPA\t221\t621\t44\n"
+	    "1005700000\t40001\ts2c\tPA\t621\t265\t44\n"
+	    "1006000000\t40001\tc2s\tPA\t265\t665\t68\n"
+	    "1008000000\t40001\ts2c\tPA\t665\t333\t84\n"
+	    "1009000000\t40001\tc2s\tPA\t333\t749\t148\n"
+	    "1010500000\t40001\ts2c\tPA\t749\t481\t100\n"
+	    "1011300000\t40001\tc2s\tPA\t481\t849\t316\n"
+	    "1020400000\t40001\ts2c\tPA\t849\t797\t28\n"
+	    "1020900000\t40001\tc2s\tPA\t797\t877\t112\n"
+	    "1040000000\t40001\ts2c\tPA\t877\t909\t784\n"
+	    "1049000000\t40001\tc2s\tFA\t909\t1661\t0\n");
+	fclose(f);
+	rc = run_mode("pad", packets, logins, out);
+	if ((f = fopen(out, "re")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL) {
+			rows++;
+			if (rows == 1)
+				good = strcmp(line,
+				    "sample\tclient_port\tquery_ms\tpair_ms\n") == 0;
+			else
+				good = good && strcmp(line,
+				    "1\t40001\t1.500\t11.400\n") == 0;
+		}
+		fclose(f);
+	}
+	ok(rc == 0 && rows == 2 && good, "pad: the key's query to sshd's "
+	    "answer 1.5 ms, to its success 11.4 ms (exit %d, %d rows)", rc,
+	    rows);
 	unlink(packets);
 	unlink(logins);
 	unlink(out);
@@ -572,6 +642,7 @@ main(void)
 		    i, sum, total);
 	}
 	test_syn_again();
+	test_pad();
 	printf("1..%d\n", test_num);
 	unlink(packets);
 	unlink(logins);
