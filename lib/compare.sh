@@ -636,6 +636,22 @@ config_difference_lines () {
 	done
 }
 
+# compare_pad A B: between two setups, what sshd's padding of a key
+# login's two requests took in each (login.env pad_pair_p50, pad_base_ms;
+# lib/capture.sh capture_pad), when both runs measured it: any edit of the
+# configuration gives sshd another base time, and the login and auth
+# rows then hold that step whatever the setting does.
+compare_pad () {
+	local a="$1/data/login.env" b="$2/data/login.env" pa pb
+	pa=$(kv_get "$a" pad_pair_p50)
+	pb=$(kv_get "$b" pad_pair_p50)
+	[ -n "$pa" ] && [ -n "$pb" ] || return 0
+	awk -v pa="$pa" -v pb="$pb" -v ba="$(kv_get "$a" pad_base_ms)" -v bb="$(kv_get "$b" pad_base_ms)" 'BEGIN {
+		base = (ba == "" || ba == "-") ? "not told by the logins" : ba " ms"
+		base = base " -> " ((bb == "" || bb == "-") ? "not told by the logins" : bb " ms")
+		printf "\nsshd'"'"'s padding of a key login'"'"'s two requests (login, p50 from the key'"'"'s query to the success): %.1f ms -> %.1f ms (%+.1f ms); its base time %s. Any edit of the configuration gives sshd another base time, so this part of a change of `login` or `auth` can come from the edit alone, not from what the setting does (docs/try-a-change.md).\n", pa, pb, pb - pa, base }'
+}
+
 # config_differences A B: those differences as the report's section.
 config_differences () {
 	local lines
@@ -643,6 +659,7 @@ config_differences () {
 	printf '## Configuration differences\n\n'
 	if [ -n "$lines" ]; then
 		printf '%s\n' "$lines"
+		compare_pad "$1" "$2"
 	else
 		printf 'None: both runs measured the same test server configuration (effective `sshd -T` settings, SSHD_OPTIONS, user).\n'
 	fi

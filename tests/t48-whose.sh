@@ -314,7 +314,8 @@ test_expect 'TCP waits are Nagle'"'"'s: the client'"'"'s go once it sets TCP_NOD
 # bound), so 5 logins take the second stage of stage_plan, 15 more,
 # captured as the first were; the parts of each
 # add up to its total within 2 %, and the waterfall of the median login
-# is drawn and linked.
+# is drawn and linked. sshd's padding of the key's two requests is found
+# in every login.
 test_expect 'test-ssh.sh login: every login split, the staged ones too, adding up; the report and its waterfall' '
 	{ LOGIN_SAMPLES=5 TARGET_LOGIN_P95_MS=600000 "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/run.out" 2>&1 || true; } &&
 	run=$(dirname "$(tail -n 1 "$TEST_TMP/run.out")") &&
@@ -329,6 +330,12 @@ test_expect 'test-ssh.sh login: every login split, the staged ones too, adding u
 	test_grep ! "^whose_note=" "$env" &&
 	test_grep "^| the rest (no packet shows whose) |" "$run/report.md" &&
 	test_grep "sshd.s turns in authentication hold a wait of its own: it finishes no authentication request sooner than" "$run/report.md" &&
+	# sshd pads the key query and the signed request to at least 5 ms
+	# each (auth2.c): every key login shows the pair, 10 ms or more.
+	test_kv "$env" pad_n "$n" &&
+	p=$(sed -n "s/^pad_pair_p50=//p" "$env") &&
+	{ awk -v p="$p" "BEGIN { exit !(p != \"\" && p >= 10) }" || { echo "query to success p50: ${p:-none} ms"; false; }; } &&
+	test_grep "^\*\*sshd.s padding\.\*\* A key login.s last two requests" "$run/report.md" &&
 	test -s "$run/charts/login-waterfall.svg" &&
 	test_grep -F "](charts/login-waterfall.svg)" "$run/report.md"
 '

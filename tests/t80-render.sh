@@ -528,6 +528,24 @@ test_expect 'significance: a login that slowed in the client'"'"'s part, or with
 	test_eq "$(whose_file "$TEST_TMP/j/whose-a" auth)" raw/auth-password-whose.tsv
 '
 
+# Any edit of sshd_config gives sshd another padding base time (lib/
+# capture.sh capture_pad): between two setups the configuration
+# differences say what the padding took in each; one setup has none.
+test_expect 'between two setups the configuration differences say what sshd'"'"'s padding took in each' '
+	judge_pair pad &&
+	printf "pad_n=30\npad_pair_p50=11.36\npad_base_ms=5.68\n" >>"$TEST_TMP/j/pad-a/data/login.env" &&
+	printf "pad_n=30\npad_pair_p50=17.2\npad_base_ms=-\n" >>"$TEST_TMP/j/pad-b/data/login.env" &&
+	config_differences "$TEST_TMP/j/pad-a" "$TEST_TMP/j/pad-b" >"$TEST_TMP/j/same" &&
+	test_grep ^None "$TEST_TMP/j/same" && ! grep padding "$TEST_TMP/j/same" &&
+	echo "server_options=Banner none" >>"$TEST_TMP/j/pad-b/data/environment.env" &&
+	config_differences "$TEST_TMP/j/pad-a" "$TEST_TMP/j/pad-b" >"$TEST_TMP/j/other" &&
+	test_grep -F -- "- SSHD_OPTIONS: \`none\` -> \`Banner none\`" "$TEST_TMP/j/other" &&
+	test_grep -F "(login, p50 from the key'"'"'s query to the success): 11.4 ms -> 17.2 ms (+5.8 ms); its base time 5.68 ms -> not told by the logins. Any edit" "$TEST_TMP/j/other" &&
+	sed -i "/^pad_/d" "$TEST_TMP/j/pad-a/data/login.env" &&
+	config_differences "$TEST_TMP/j/pad-a" "$TEST_TMP/j/pad-b" >"$TEST_TMP/j/old" &&
+	! grep padding "$TEST_TMP/j/old"
+'
+
 # The other way: whole logins that moved with p < 0.05 but whose near end
 # is under the threshold (the client's part and the TCP waits move between
 # runs) changed when sshd's own part and its part over the client's moved

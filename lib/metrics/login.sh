@@ -132,8 +132,12 @@ measure_login () {
 	result_set login kex_algorithms_seen "$(grep -ho "kex: algorithm: [^ ]*" "$RAW_DIR"/login-transcripts/* 2>/dev/null |
 		sed 's/^kex: algorithm: //' | sort -u | paste -sd, -)"
 	login_staged "$tsv"
-	# Every login split must add up (lib/capture.sh).
-	[ "$timeline" = no ] || capture_check login login
+	# Every login split must add up (lib/capture.sh); sshd's padding of
+	# the key's two requests, from the same packets (raw/login-pad.tsv).
+	if [ "$timeline" != no ]; then
+		capture_check login login
+		capture_pad login login "$tsv"
+	fi
 	ok=$(tsv_select "$tsv" status | grep -cx ok || true)
 	failed=$(tsv_select "$tsv" status | grep -cvx ok || true)
 	result_set login ok "$ok"

@@ -140,7 +140,7 @@ login_whose () {
 	phases one after the other, each split into sshd's turns, the client's and TCP waits (within a
 	phase each side's turns are summed). sshd's turns in authentication hold a wait of its own: it
 	finishes no authentication request sooner than a time it derives from the user name, its host
-	keys and its configuration file, 5 to 9.2 ms, doubled until that is past the request's work. A
+	keys and its configuration file, 5 to 9.3 ms, doubled until that is past the request's work. A
 	slower check therefore grows them in such steps, not by its own length, and any edit of the
 	configuration can move them by a step (docs/metrics.md, "Whose time").
 
@@ -153,6 +153,39 @@ login_whose () {
 			"$(ms "${D[login|auth_${part}_p50]-}")" "$(ms "${D[login|session_${part}_p50]-}")"
 	done
 	whose_notes login "" login
+	login_pad
+}
+
+# login_pad: what sshd's padding of the key's two requests took in this
+# run, and its base time when the logins tell it (lib/capture.sh
+# capture_pad); nothing for a run made before the kit measured it.
+login_pad () {
+	local n=${D[login|pad_n]-} base=${D[login|pad_base_ms]-}
+	[ -n "$n" ] || return 0
+	if [ "$n" -eq 0 ]; then
+		prose "${D[login|pad_note]-}" <<-'EOF'
+
+		**sshd's padding.** No login showed the key's query and the signed request as two exchanges: %s.
+		EOF
+		return 0
+	fi
+	prose "$(ms "${D[login|pad_pair_p50]-}")" "$n" <<-'EOF'
+
+	**sshd's padding.** A key login's last two requests, the key's query and the signed request,
+	took %s ms at p50 from the query to sshd's success (`raw/login-pad.tsv`, %s key logins); sshd
+	finished each no sooner than its padded time.
+	EOF
+	if [ -n "$base" ] && [ "$base" != - ]; then
+		prose "$base" "${D[login|pad_fit]-}" "$n" <<-'EOF'
+		The base time of this setup was %s ms: %s of %s logins fit it, each request padded to it or
+		to a doubling of it. Another configuration text gives another base time, and a changed
+		setup's authentication can move by a step of it (docs/try-a-change.md).
+		EOF
+	else
+		prose "${D[login|pad_note]-}" <<-'EOF'
+		The base time could not be told from these logins: %s.
+		EOF
+	fi
 }
 
 # login_gssapi_note: whether the kit's client tried GSSAPI and what the try
