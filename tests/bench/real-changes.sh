@@ -144,5 +144,17 @@ tsv_select "$results" check found | awk -F'\t' '
 		exit bad > 0
 	}'
 rc=$?
+# sshd's padding of the key's two requests in each delay pair (the login
+# test's pad_* keys): a shift outside 50-100 ms with a step of the pads
+# as large is sshd's padding, not the kit.
+printf '\n## sshd'"'"'s padding in the delay pairs (login: p50 from the key'"'"'s query to the success)\n\n'
+for i in $(seq 1 "$runs"); do
+	a="$(cat "$dir/none-$i")/data/login.env" b="$(cat "$dir/delay-$i")/data/login.env"
+	awk -v i="$i" -v pa="$(kv_get "$a" pad_pair_p50)" -v pb="$(kv_get "$b" pad_pair_p50)" \
+		-v ba="$(kv_get "$a" pad_base_ms)" -v bb="$(kv_get "$b" pad_base_ms)" 'BEGIN {
+		if (pa == "" || pb == "") { printf "- round %d: not measured\n", i; exit }
+		printf "- round %d: %.1f ms without the sleep, %.1f ms with it (%+.1f ms); base time %s and %s\n", i, pa, pb, pb - pa, \
+			(ba == "" || ba == "-") ? "not told" : ba " ms", (bb == "" || bb == "-") ? "not told" : bb " ms" }'
+done
 printf '\nEvery answer: %s\n' "$results"
 exit "$rc"
