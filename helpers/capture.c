@@ -21,7 +21,8 @@
  *	"Whose time"). One row per login, phase and part.
  *   sshperf-capture pad -p PORT PACKETS LOGINS
  *	The same join; one row per login: from the key's query to sshd's
- *	answer (query_ms) and to sshd's success (pair_ms), the two requests
+ *	answer (query_ms), to the signed request (signed_ms) and to sshd's
+ *	success (pair_ms), the two requests
  *	sshd pads to its base time (docs/metrics.md, "sshd's turns in
  *	authentication hold a wait of sshd's own").
  */
@@ -731,7 +732,8 @@ last_data(const struct pkt *c, long i, int c2s, uint64_t from)
  * A key login's last two requests in its authentication phase: the key's
  * query Q, sshd's answer P (PK_OK), the signed request G and sshd's
  * success S, the last server message of the phase. P - Q is sshd's work
- * on the query (it answers before it pads); S - Q holds both padded
+ * on the query (it answers before it pads); G - Q when the client's
+ * signed request came; S - Q holds both padded
  * requests (auth2.c, ensure_minimum_time_since): twice the base time
  * when neither request's work was longer than it. A login whose phase
  * does not end in that exchange (a password login: one request) gives
@@ -765,11 +767,12 @@ print_pad(const struct login *l, const struct pkt *c, size_t cn)
 			q = last_data(c, pk, 1, bound[3]);
 	}
 	if (q < 0) {
-		printf("%ld\t%u\t-\t-\n", l->sample, c[0].cport);
+		printf("%ld\t%u\t-\t-\t-\n", l->sample, c[0].cport);
 		return;
 	}
-	printf("%ld\t%u\t%.3f\t%.3f\n", l->sample, c[0].cport,
-	    ns_to_ms(c[pk].t_ns - c[q].t_ns), ns_to_ms(c[s].t_ns - c[q].t_ns));
+	printf("%ld\t%u\t%.3f\t%.3f\t%.3f\n", l->sample, c[0].cport,
+	    ns_to_ms(c[pk].t_ns - c[q].t_ns), ns_to_ms(c[g].t_ns - c[q].t_ns),
+	    ns_to_ms(c[s].t_ns - c[q].t_ns));
 }
 
 /* Matches the logins to the connections of the packets; fn for each ok one. */
@@ -842,7 +845,7 @@ turns(unsigned port, const char *packets, const char *logins)
 static int
 pad(unsigned port, const char *packets, const char *logins)
 {
-	printf("sample\tclient_port\tquery_ms\tpair_ms\n");
+	printf("sample\tclient_port\tquery_ms\tsigned_ms\tpair_ms\n");
 	return each_login(port, packets, logins, print_pad);
 }
 
@@ -859,7 +862,7 @@ usage(void)
 	    "payload. turns: each\nlogin of an sshperf-login table split into "
 	    "the server's turns, the\nclient's turns and TCP waits, per "
 	    "phase. pad: each key login's time from\nits key's query to "
-	    "sshd's answer and to sshd's success.\n");
+	    "sshd's answer, to the signed request and to sshd's\nsuccess.\n");
 	exit(2);
 }
 

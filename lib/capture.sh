@@ -226,10 +226,12 @@ CAPTURE_PAD_MIN_LOGINS=10
 
 # capture_pad NAME TEST LOGINS: the base time of sshd's padding from the
 # key logins of raw/NAME-packets.tsv (sshperf-capture pad, into
-# raw/NAME-pad.tsv: the login test's raw/login-pad.tsv). Each row gives the key's query's work w (query_ms)
-# and the time from the query to sshd's success (pair_ms), which is
-# b * 2^k + b * 2^j: k the fewest doublings past w, j past the signed
-# request's work (not seen). The base time stated is the one, on a 5 us
+# raw/NAME-pad.tsv: the login test's raw/login-pad.tsv). Each row gives
+# the key's query's work w (query_ms), when the signed request came
+# (signed_ms) and sshd's success (pair_ms), all from the query. sshd
+# reads the signed request at b * 2^k, k the fewest doublings past w (or
+# when it came, if later), and pads it to b * 2^j, j past its work (not
+# seen). The base time stated is the one, on a 5 us
 # grid over 5-9.3 ms, that the most rows fit (the largest of equals: the
 # fewest doublings), refined as the median of pair_ms over its rows'
 # multiples. When too few rows fit, or a base time apart from it fits
@@ -239,7 +241,7 @@ CAPTURE_PAD_MIN_LOGINS=10
 # and pad_pair_p50: the median time from the query to the success, what
 # the two padded requests took.
 capture_pad () {
-	local name=$1 test=$2 logins=$3 out="$RAW_DIR/$1-pad.tsv" est
+	local name=$1 test=$2 logins=$3 out="$RAW_DIR/$1-pad.tsv"
 	if ! "$HELPER_DIR/sshperf-capture" pad -p "${SETTING[TEST_PORT]}" "$RAW_DIR/$name-packets.tsv" "$logins" \
 		>"$out.tmp" 2>>"$RAW_DIR/$name-capture-errors.txt"; then
 		rm -f "$out.tmp"
@@ -248,14 +250,22 @@ capture_pad () {
 		return 0
 	fi
 	mv -f "$out.tmp" "$out"
-	est=$(tsv_select "$out" query_ms pair_ms | awk -F'\t' -v lo="$CAPTURE_PAD_MIN_MS" -v hi="$CAPTURE_PAD_MAX_MS" \
+	capture_pad_fit "$out" >>"$DATA_DIR/$test.env"
+}
+
+# capture_pad_fit PADTABLE: the pad_* keys (capture_pad) of a table of
+# sshperf-capture pad, as key=value lines.
+capture_pad_fit () {
+	tsv_select "$1" query_ms signed_ms pair_ms | awk -F'\t' -v lo="$CAPTURE_PAD_MIN_MS" -v hi="$CAPTURE_PAD_MAX_MS" \
 		-v over="$CAPTURE_PAD_OVER_MS" -v under="$CAPTURE_PAD_UNDER_MS" -v pct="$CAPTURE_PAD_FIT_PCT" \
 		-v least="$CAPTURE_PAD_MIN_LOGINS" '
-		$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ { n++; q[n] = $1 + 0; p[n] = $2 + 0 }
+		$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ { n++; q[n] = $1 + 0; g[n] = $2 + 0; p[n] = $3 + 0 }
 		# Whether row i fits base time b; its multiple (2^k + 2^j) in mult.
+		# The signed request is read once the query'"'"'s pad is over, or
+		# when it comes, if later (a slow client).
 		function fits(b, i,    m, r, s) {
 			m = b; while (m < q[i]) m *= 2
-			r = p[i] - m
+			r = p[i] - (g[i] > m ? g[i] : m)
 			for (s = b; s <= r + under; s *= 2)
 				if (r - s >= -under && r - s <= over) { mult = (m + s) / b; return 1 }
 			return 0
@@ -279,7 +289,7 @@ capture_pad () {
 			bb = lo + bk * 0.005
 			printf "pad_fit=%d\n", best
 			if (best * 100 < pct * n) {
-				printf "pad_base_ms=-\npad_note=no base time fits %d %% of the key logins (at most %d of %d, at %.2f ms): sshd%ss requests took longer than their pads in varying ways\n", pct, best, n, bb, "\047"
+				printf "pad_base_ms=-\npad_note=no base time fits %d %% of the key logins (at most %d of %d, at %.2f ms): their times are not whole steps of one base time within %s ms, as when sshd wakes late from its waits on a busy machine\n", pct, best, n, bb, over
 				exit
 			}
 			# The grid points that enough rows fit form runs; a run
@@ -301,6 +311,5 @@ capture_pad () {
 			c = 0
 			for (i = 1; i <= n; i++) if (fits(bb, i)) v[++c] = p[i] / mult
 			printf "pad_base_ms=%.2f\n", median(v, c)
-		}')
-	printf '%s\n' "$est" >>"$DATA_DIR/$test.env"
+		}'
 }

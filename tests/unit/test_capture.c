@@ -246,7 +246,7 @@ test_syn_again(void)
  * authentication phase (here 1.7 ms before S: the driver's reading of the
  * client's line and the packets' clock differ by that much in real runs);
  * the session's first answer later, a password login's one request
- * earlier. One row per ok login: P - Q and S - Q.
+ * earlier. One row per ok login: P - Q, G - Q and S - Q.
  */
 static void
 test_pad(void)
@@ -294,16 +294,16 @@ test_pad(void)
 			rows++;
 			if (rows == 1)
 				good = strcmp(line,
-				    "sample\tclient_port\tquery_ms\tpair_ms\n") == 0;
+				    "sample\tclient_port\tquery_ms\tsigned_ms\tpair_ms\n") == 0;
 			else
 				good = good && strcmp(line,
-				    "1\t40001\t1.500\t11.400\n") == 0;
+				    "1\t40001\t1.500\t2.300\t11.400\n") == 0;
 		}
 		fclose(f);
 	}
-	ok(rc == 0 && rows == 2 && good, "pad: the key's query to sshd's "
-	    "answer 1.5 ms, to its success 11.4 ms (exit %d, %d rows)", rc,
-	    rows);
+	ok(rc == 0 && rows == 2 && good, "pad: from the key's query to "
+	    "sshd's answer 1.5 ms, to the signed request 2.3 ms, to the success "
+	    "11.4 ms (exit %d, %d rows)", rc, rows);
 	unlink(packets);
 	unlink(logins);
 	unlink(out);
