@@ -530,13 +530,21 @@ test_expect 'significance: a login that slowed in the client'"'"'s part, or with
 
 # Any edit of sshd_config gives sshd another padding base time (lib/
 # capture.sh capture_pad): between two setups the configuration
-# differences say what the padding took in each; one setup has none.
+# differences say what the padding took in each; one setup only when its
+# base time moved (new host keys).
 test_expect 'between two setups the configuration differences say what sshd'"'"'s padding took in each' '
 	judge_pair pad &&
 	printf "pad_n=30\npad_pair_p50=11.36\npad_base_ms=5.68\n" >>"$TEST_TMP/j/pad-a/data/login.env" &&
 	printf "pad_n=30\npad_pair_p50=17.2\npad_base_ms=-\n" >>"$TEST_TMP/j/pad-b/data/login.env" &&
 	config_differences "$TEST_TMP/j/pad-a" "$TEST_TMP/j/pad-b" >"$TEST_TMP/j/same" &&
 	test_grep ^None "$TEST_TMP/j/same" && ! grep padding "$TEST_TMP/j/same" &&
+	echo "pad_base_ms=8.61" >>"$TEST_TMP/j/pad-b/data/login.env" &&
+	config_differences "$TEST_TMP/j/pad-a" "$TEST_TMP/j/pad-b" >"$TEST_TMP/j/keys" &&
+	test_grep "^The same configuration, but sshd.s padding base time moved: 5.68 ms -> 8.61 ms (a key login.s two padded requests 11.4 ms -> 17.2 ms at p50)\. sshd derives it from its host keys too" "$TEST_TMP/j/keys" &&
+	echo "pad_base_ms=5.8" >>"$TEST_TMP/j/pad-b/data/login.env" &&
+	config_differences "$TEST_TMP/j/pad-a" "$TEST_TMP/j/pad-b" >"$TEST_TMP/j/near" &&
+	! grep padding "$TEST_TMP/j/near" &&
+	echo "pad_base_ms=-" >>"$TEST_TMP/j/pad-b/data/login.env" &&
 	echo "server_options=Banner none" >>"$TEST_TMP/j/pad-b/data/environment.env" &&
 	config_differences "$TEST_TMP/j/pad-a" "$TEST_TMP/j/pad-b" >"$TEST_TMP/j/other" &&
 	test_grep -F -- "- SSHD_OPTIONS: \`none\` -> \`Banner none\`" "$TEST_TMP/j/other" &&
