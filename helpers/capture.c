@@ -20,7 +20,8 @@
  *	the client's turns and TCP waits, per phase (docs/metrics.md,
  *	"Whose time"). One row per login, phase and part.
  *   sshperf-capture pad -p PORT PACKETS LOGINS
- *	The same join; one row per login: from the key's query to sshd's
+ *	The same join; one row per login, found by the messages' sizes: from
+ *	the key's query to sshd's
  *	answer (query_ms), to the signed request (signed_ms) and to sshd's
  *	success (pair_ms), the two requests
  *	sshd pads to its base time (docs/metrics.md, "sshd's turns in
@@ -715,57 +716,61 @@ print_parts(const struct login *l, const struct pkt *c, size_t cn)
 			    phase_name[k], whose_name[w], parts[k][w]);
 }
 
-/* The last data message of direction c2s before index i (from), or -1. */
+/* An unencrypted NEWKEYS, the one message of 16 bytes sent alone. */
+#define PAD_UNENCRYPTED 16
+
+/* The last data message of direction c2s before index i, or -1. */
 static long
-last_data(const struct pkt *c, long i, int c2s, uint64_t from)
+last_data(const struct pkt *c, long i, int c2s)
 {
-	while (--i >= 0 && c[i].t_ns >= from)
+	while (--i >= 0)
 		if (c[i].len > 0 && c[i].c2s == c2s)
 			return i;
 	return -1;
 }
 
-/* How far from the authentication phase's end sshd's success may be. */
-#define PAD_NEAR_NS (10 * NS_PER_MS)
-
 /*
- * A key login's last two requests in its authentication phase: the key's
- * query Q, sshd's answer P (PK_OK), the signed request G and sshd's
- * success S, the last server message of the phase. P - Q is sshd's work
- * on the query (it answers before it pads); G - Q when the client's
- * signed request came; S - Q holds both padded
- * requests (auth2.c, ensure_minimum_time_since): twice the base time
- * when neither request's work was longer than it. A login whose phase
- * does not end in that exchange (a password login: one request) gives
- * other figures, and "-" when the messages are not there; the caller
- * keeps the rows that fit the padding (lib/capture.sh capture_pad).
+ * A key login's last two requests: the key's query Q, sshd's answer P
+ * (PK_OK), the signed request G and sshd's success S. P - Q is sshd's
+ * work on the query (it answers before it pads); G - Q when the client's
+ * signed request came; S - Q holds both padded requests (auth2.c,
+ * ensure_minimum_time_since): twice the base time when neither request's
+ * work was longer than it.
+ *
+ * S is found by its size, not by the clock: USERAUTH_SUCCESS has a
+ * payload of one byte, so no encrypted server message is shorter on the
+ * wire, and every one before it (the service accept, the failure of
+ * "none", PK_OK) is longer. It is the first of the connection's shortest
+ * server messages, leaving out the first one (the version string) and
+ * unencrypted 16-byte ones (NEWKEYS sent alone). The end of the
+ * authentication phase as the driver read it from ssh -v was up to 3 ms
+ * off the packets' clock on an idle machine and more than 10 ms beside
+ * another test. A login without that exchange (a password login: one
+ * request) gives other figures, or "-" when the messages are not there;
+ * the caller keeps the rows that fit the padding (lib/capture.sh
+ * capture_pad_fit).
  */
 static void
 print_pad(const struct login *l, const struct pkt *c, size_t cn)
 {
-	uint64_t bound[NPHASE + 1];
-	long s = -1, g = -1, pk = -1, q = -1, i;
+	long s = -1, g = -1, pk = -1, q = -1, i, first = -1;
+	uint32_t shortest = UINT32_MAX;
 
-	if (login_bounds(l, c, cn, bound)) {
-		/* The phase's end is the client's line as the driver read it,
-		 * a few ms off the packets' clock either way: S is the
-		 * server's message nearest to it. */
-		uint64_t best = PAD_NEAR_NS + 1, d;
-
-		for (i = 0; i < (long)cn; i++) {
-			if (c[i].len == 0 || c[i].c2s || c[i].t_ns < bound[3])
-				continue;
-			d = c[i].t_ns > bound[4] ? c[i].t_ns - bound[4] :
-			    bound[4] - c[i].t_ns;
-			if (d < best) {
-				best = d;
-				s = i;
-			}
+	for (i = 0; i < (long)cn; i++) {
+		if (c[i].len == 0 || c[i].c2s)
+			continue;
+		if (first < 0) {
+			first = i;
+			continue;
 		}
-		if (s >= 0 && (g = last_data(c, s, 1, bound[3])) >= 0 &&
-		    (pk = last_data(c, g, 0, bound[3])) >= 0)
-			q = last_data(c, pk, 1, bound[3]);
+		if (c[i].len > PAD_UNENCRYPTED && c[i].len < shortest) {
+			shortest = c[i].len;
+			s = i;
+		}
 	}
+	if (s >= 0 && (g = last_data(c, s, 1)) >= 0 &&
+	    (pk = last_data(c, g, 0)) >= 0 && pk != first)
+		q = last_data(c, pk, 1);
 	if (q < 0) {
 		printf("%ld\t%u\t-\t-\t-\n", l->sample, c[0].cport);
 		return;

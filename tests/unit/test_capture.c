@@ -242,11 +242,11 @@ test_syn_again(void)
 
 /*
  * pad: a key login's query Q, sshd's PK_OK P, the signed request G and
- * the success S, found back from the message nearest to the end of the
- * authentication phase (here 1.7 ms before S: the driver's reading of the
- * client's line and the packets' clock differ by that much in real runs);
- * the session's first answer later, a password login's one request
- * earlier. One row per ok login: P - Q, G - Q and S - Q.
+ * the success S, found by S's size: the first of the server's shortest
+ * messages, leaving out its version string and a 16-byte NEWKEYS sent
+ * alone, and before a session message as short. The authentication
+ * phase's end is put 9 ms off S on purpose: the packets alone decide.
+ * One row per ok login: P - Q, G - Q and S - Q.
  */
 static void
 test_pad(void)
@@ -261,10 +261,10 @@ test_pad(void)
 	if ((f = fopen(logins, "we")) == NULL)
 		err(2, "%s", logins);
 	/* Phases from 999 ms: connect to 1000, greeting to 1002, kex to
-	 * 1005, auth to 1018.7, session to 1050. */
+	 * 1005, auth to 1011.4, session to 1050. */
 	fprintf(f, "sample\tstatus\texit\tconnect_ms\tgreeting_ms\tkex_ms"
 	    "\tauth_ms\tsession_ms\ttotal_ms\tmethod\terror\n"
-	    "1\tok\t0\t1\t2\t3\t13.7\t31.3\t51\tpublickey\t-\n");
+	    "1\tok\t0\t1\t2\t3\t6.4\t38.6\t51\tpublickey\t-\n");
 	fclose(f);
 	if ((f = fopen(packets, "we")) == NULL)
 		err(2, "%s", packets);
@@ -276,6 +276,7 @@ test_pad(void)
 	    "1001000000\t40001\ts2c\tPA\t501\t121\t20\n"
 	    "1003000000\t40001\tc2s\tPA\t121\t521\t100\n"
 	    "1004000000\t40001\ts2c\tPA\t521\t221\t100\n"
+	    "1004100000\t40001\ts2c\tPA\t621\t221\t16\n"
 	    "1005500000\t40001\tc2s\tPA\t221\t621\t44\n"
 	    "1005700000\t40001\ts2c\tPA\t621\t265\t44\n"
 	    "1006000000\t40001\tc2s\tPA\t265\t665\t68\n"
@@ -286,6 +287,7 @@ test_pad(void)
 	    "1020400000\t40001\ts2c\tPA\t849\t797\t28\n"
 	    "1020900000\t40001\tc2s\tPA\t797\t877\t112\n"
 	    "1040000000\t40001\ts2c\tPA\t877\t909\t784\n"
+	    "1041000000\t40001\ts2c\tPA\t1661\t909\t28\n"
 	    "1049000000\t40001\tc2s\tFA\t909\t1661\t0\n");
 	fclose(f);
 	rc = run_mode("pad", packets, logins, out);
