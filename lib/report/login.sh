@@ -157,35 +157,24 @@ login_whose () {
 }
 
 # login_pad: what sshd's padding of the key's two requests took in this
-# run, and its base time when the logins tell it (lib/capture.sh
-# capture_pad); nothing for a run made before the kit measured it.
+# run (lib/capture.sh capture_pad); nothing for a run made before the kit
+# measured it.
 login_pad () {
-	local n=${D[login|pad_n]-} base=${D[login|pad_base_ms]-}
+	local n=${D[login|pad_n]-}
 	[ -n "$n" ] || return 0
 	if [ "$n" -eq 0 ]; then
-		prose "${D[login|pad_note]-}" <<-'EOF'
-
-		**sshd's padding.** No login showed the key's query and the signed request as two exchanges: %s.
-		EOF
+		printf '\n**sshd'"'"'s padding.** No login showed the key'"'"'s query, its answer, the signed request and the success in its packets.\n'
 		return 0
 	fi
-	prose "$(ms "${D[login|pad_pair_p50]-}")" "$n" <<-'EOF'
+	prose "$(ms "${D[login|pad_pair_p50]-}")" "$n" "$(ms "${D[login|pad_query_p50]-}")" <<-'EOF'
 
 	**sshd's padding.** A key login's last two requests, the key's query and the signed request,
-	took %s ms at p50 from the query to sshd's success (`raw/login-pad.tsv`, %s key logins); sshd
-	finished each no sooner than its padded time.
+	took %s ms at p50 from the query to sshd's success (`raw/login-pad.tsv`, %s key logins): two
+	padded requests and sshd's work to accept the login. Of it, sshd's work on the query took %s ms
+	before it answered; the rest of that request is its wait. A new base time (any edit of the
+	configuration, new host keys) moves this time by a step, which `--compare` shows under the
+	configuration differences (docs/try-a-change.md).
 	EOF
-	if [ -n "$base" ] && [ "$base" != - ]; then
-		prose "$base" "${D[login|pad_fit]-}" "$n" <<-'EOF'
-		The base time of this setup was %s ms: %s of %s logins fit it, each request padded to it or
-		to a doubling of it. Another configuration text gives another base time, and a changed
-		setup's authentication can move by a step of it (docs/try-a-change.md).
-		EOF
-	else
-		prose "${D[login|pad_note]-}" <<-'EOF'
-		The base time could not be told from these logins: %s.
-		EOF
-	fi
 }
 
 # login_gssapi_note: whether the kit's client tried GSSAPI and what the try

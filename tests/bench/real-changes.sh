@@ -151,10 +151,9 @@ printf '\n## sshd'"'"'s padding in the delay pairs (login: p50 from the key'"'"'
 for i in $(seq 1 "$runs"); do
 	a="$(cat "$dir/none-$i")/data/login.env" b="$(cat "$dir/delay-$i")/data/login.env"
 	awk -v i="$i" -v pa="$(kv_get "$a" pad_pair_p50)" -v pb="$(kv_get "$b" pad_pair_p50)" \
-		-v ba="$(kv_get "$a" pad_base_ms)" -v bb="$(kv_get "$b" pad_base_ms)" 'BEGIN {
+		-v qa="$(kv_get "$a" pad_query_p50)" -v qb="$(kv_get "$b" pad_query_p50)" 'BEGIN {
 		if (pa == "" || pb == "") { printf "- round %d: not measured\n", i; exit }
-		printf "- round %d: %.1f ms without the sleep, %.1f ms with it (%+.1f ms); base time %s and %s\n", i, pa, pb, pb - pa, \
-			(ba == "" || ba == "-") ? "not told" : ba " ms", (bb == "" || bb == "-") ? "not told" : bb " ms" }'
+		printf "- round %d: %.1f ms without the sleep, %.1f ms with it (%+.1f ms); the query'"'"'s own work %.1f and %.1f ms\n", i, pa, pb, pb - pa, qa, qb }'
 done
 printf '\nEvery answer: %s\n' "$results"
 exit "$rc"
