@@ -20,12 +20,11 @@
  *	the client's turns and TCP waits, per phase (docs/metrics.md,
  *	"Whose time"). One row per login, phase and part.
  *   sshperf-capture pad -p PORT PACKETS LOGINS
- *	The same join; one row per login, found by the messages' sizes: from
- *	the key's query to sshd's
- *	answer (query_ms), to the signed request (signed_ms) and to sshd's
- *	success (pair_ms), the two requests
- *	sshd pads to its base time (docs/metrics.md, "sshd's turns in
- *	authentication hold a wait of sshd's own").
+ *	The same join; one row per login, found by the messages' sizes:
+ *	from the key's query to sshd's answer (query_ms), to the signed
+ *	request (signed_ms) and to sshd's success (pair_ms), the two requests
+ *	sshd pads to its base time (docs/metrics.md, "The login test
+ *	measures the padding").
  */
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -651,7 +650,7 @@ login_bounds(const struct login *l, const struct pkt *c, size_t n,
 /* The parts of one login over its connection's packets c[0..n). */
 static void
 split_login(const struct login *l, const struct pkt *c, size_t n,
-    double parts[NPHASE][NWHOSE], unsigned *waits)
+    double parts[NPHASE][NWHOSE])
 {
 	uint64_t bound[NPHASE + 1], start, end, prev, ack_t;
 	size_t i;
@@ -669,7 +668,6 @@ split_login(const struct login *l, const struct pkt *c, size_t n,
 			credit(parts, bound, prev, ack_t, TCP_WAIT);
 			credit(parts, bound, ack_t, c[i].t_ns,
 			    c[i].c2s ? CLIENT : SERVER);
-			(*waits)++;
 		} else
 			credit(parts, bound, prev, c[i].t_ns,
 			    !have || c[i].c2s ? CLIENT : SERVER);
@@ -700,8 +698,6 @@ client_sent(const struct table *t, size_t i)
 /* What is done with each login that matched a connection: its row(s). */
 typedef void (*login_fn)(const struct login *, const struct pkt *, size_t);
 
-static unsigned split_waits;
-
 static void
 print_parts(const struct login *l, const struct pkt *c, size_t cn)
 {
@@ -709,7 +705,7 @@ print_parts(const struct login *l, const struct pkt *c, size_t cn)
 	int k, w;
 
 	memset(parts, 0, sizeof(parts));
-	split_login(l, c, cn, parts, &split_waits);
+	split_login(l, c, cn, parts);
 	for (k = 0; k < NPHASE; k++)
 		for (w = 0; w < NWHOSE; w++)
 			printf("%ld\t%u\t%s\t%s\t%.3f\n", l->sample, c[0].cport,
@@ -745,10 +741,10 @@ last_data(const struct pkt *c, long i, int c2s)
  * unencrypted 16-byte ones (NEWKEYS sent alone). The end of the
  * authentication phase as the driver read it from ssh -v was up to 3 ms
  * off the packets' clock on an idle machine and more than 10 ms beside
- * another test. A login without that exchange (a password login: one
- * request) gives other figures, or "-" when the messages are not there;
- * the caller keeps the rows that fit the padding (lib/capture.sh
- * capture_pad_fit).
+ * another test. Only key logins have that exchange: a password login
+ * (one request) would give other figures, so only the login test's
+ * logins are read (lib/capture.sh capture_pad); "-" when the messages
+ * are not there.
  */
 static void
 print_pad(const struct login *l, const struct pkt *c, size_t cn)

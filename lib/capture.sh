@@ -231,7 +231,7 @@ capture_pad () {
 		return 0
 	fi
 	mv -f "$out.tmp" "$out"
-	result_set "$test" pad_n "$(tsv_select "$out" pair_ms | grep -c '^[0-9.]*$' || true)"
+	result_set "$test" pad_n "$(tsv_select "$out" pair_ms | grep -c '^[0-9][0-9.]*$' || true)"
 	helper summary -c query_ms -p pad_query_ "$out" | grep -E '^pad_query_p50=' >>"$DATA_DIR/$test.env" || true
 	helper summary -c pair_ms -p pad_pair_ "$out" | grep -E '^pad_pair_p50=' >>"$DATA_DIR/$test.env" || true
 }
