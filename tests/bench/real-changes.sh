@@ -17,8 +17,9 @@
 # shift, must reach into 50-100 ms, since a point estimate of a true
 # 50 ms lands below 50 about half the time; sshd pads each
 # authentication request to a step of a per-user base time, doubled,
-# so the sleep shows as a difference of two steps, 40 to 125 ms, and
-# the band can be missed with nothing wrong: docs/metrics.md, "sshd's
+# so the sleep shows as a difference of two steps, about 45 to 105 ms
+# here with the C delay program, and the band can be missed with
+# nothing wrong: docs/metrics.md, "sshd's
 # turns in authentication hold a wait of sshd's own"), base wide (burst:
 # significantly better), and each setup
 # against the next round's same setup (no significant change). Prints
@@ -62,7 +63,7 @@ trap finish EXIT
 trap 'exit 130' INT TERM
 # shellcheck source=tests/lib/delay.sh
 . "$KIT_DIR/tests/lib/delay.sh"
-delay_fixture
+delay_fixture || exit 1
 
 # kit SETUP I TEST...: start the instance for SETUP, run TEST...; the run
 # folder in $dir/SETUP-I.

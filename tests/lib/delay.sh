@@ -7,9 +7,11 @@
 #
 #   delay_fixture          makes DELAY_DIR, root's only, in /run (sshd runs
 #                          an AuthorizedKeysCommand only from a path nobody
-#                          else may write to; /tmp is not one), holding the
-#                          program DELAY_PROGRAM; removed when the test file
-#                          ends (test_atexit). Sets DELAY_SSHD_OPTIONS.
+#                          else may write to; /tmp is not one), and builds
+#                          the program DELAY_PROGRAM in it from delay.c
+#                          (CC, default cc; returns 1 when that fails);
+#                          removed when the test file ends (test_atexit).
+#                          Sets DELAY_SSHD_OPTIONS.
 #   delay_set SIDE MS [EVERY]
 #                          from now on each run of the program for SIDE (a
 #                          word: server, client) sleeps MS ms; 0: none.
@@ -42,26 +44,15 @@
 # Needs CLIENT_DIR (lib/names.sh, host_kit_test) for DELAY_SSHD_OPTIONS.
 
 delay_fixture () {
+	local src="${BASH_SOURCE[0]%/*}/delay.c"
 	DELAY_DIR=$(mktemp -d /run/sshperf-delay.XXXXXX)
 	test_atexit "rm -rf '$DELAY_DIR'"
 	DELAY_PROGRAM=$DELAY_DIR/delay
-	cat >"$DELAY_PROGRAM" <<-EOF
-	#!/bin/sh
-	# sshperf test delay (tests/lib/delay.sh): SIDE [FILE | -- CMD...]
-	start=\$(date +%s%N)
-	ms=\$(cat "$DELAY_DIR/ms-\$1" 2>/dev/null || echo 0)
-	every=\$(cat "$DELAY_DIR/every-\$1" 2>/dev/null || echo 1)
-	if [ "\$every" = once ]; then
-		mkdir "$DELAY_DIR/once-\$1-\$PPID" 2>/dev/null || ms=0
-	else
-		[ \$((\$(cat "$DELAY_DIR/runs-\$1" 2>/dev/null | wc -l) % every)) -eq 0 ] || ms=0
-	fi
-	[ "\$ms" -eq 0 ] || sleep "\$(printf '%d.%03d' \$((ms / 1000)) \$((ms % 1000)))"
-	echo "\$start \$(date +%s%N)" >>"$DELAY_DIR/runs-\$1"
-	shift
-	[ "\${1:-}" != -- ] || { shift; exec "\$@"; }
-	[ -z "\${1:-}" ] || cat "\$1"
-	EOF
+	${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -DDELAY_DIR="\"$DELAY_DIR\"" \
+		-o "$DELAY_PROGRAM" "$src" || {
+		echo "delay_fixture: cannot build $src with ${CC:-cc}" >&2
+		return 1
+	}
 	chmod 0755 "$DELAY_PROGRAM"
 	DELAY_SSHD_OPTIONS="AuthorizedKeysFile none; AuthorizedKeysCommand $DELAY_PROGRAM server ${CLIENT_DIR:?}/authorized_keys; AuthorizedKeysCommandUser root"
 	export DELAY_DIR DELAY_PROGRAM DELAY_SSHD_OPTIONS
