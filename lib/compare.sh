@@ -236,7 +236,8 @@ whose_file () {
 # whose_column RUN TEST COLUMN: COLUMN of each split login (whose_file;
 # of every round of a repeated run), one per line; with COLUMN "ratio",
 # sshd's time over the client's (server_ms / client_ms, logins whose
-# client part is above 0).
+# client part is above 0). Any other column of the split, such as
+# auth_server_ms, as it is.
 whose_column () {
 	local f
 	f=$(whose_file "$1" "$2")
@@ -246,10 +247,14 @@ whose_column () {
 
 whose_rows () {
 	[ -f "$1" ] || return 0
-	tsv_select "$1" server_ms client_ms 2>/dev/null |
-		awk -F'\t' -v c="$2" '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ {
-			if (c == "ratio") { if ($2 + 0 > 0) printf "%.6f\n", $1 / $2 }
-			else print (c == "server_ms") ? $1 : $2 }'
+	case $2 in
+	server_ms | client_ms | ratio)
+		tsv_select "$1" server_ms client_ms 2>/dev/null |
+			awk -F'\t' -v c="$2" '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ {
+				if (c == "ratio") { if ($2 + 0 > 0) printf "%.6f\n", $1 / $2 }
+				else print (c == "server_ms") ? $1 : $2 }' ;;
+	*) tsv_select "$1" "$2" 2>/dev/null | awk '/^[0-9.]+$/' ;;
+	esac
 }
 
 # The logins with a whose-time split each side needs before judge_whose
@@ -279,7 +284,7 @@ COMPARE_WHOSE_MIN=10
 # significant change" naming that part. Otherwise (other setups, too few
 # split logins) PHRASE as it is.
 judge_whose () {
-	local part why="" own=""
+	local part why="" own="" where
 	if [ "$(same_setup "$1" "$2")" != yes ]; then
 		whose_caution "$@"
 		return 0
@@ -288,7 +293,13 @@ judge_whose () {
 		why=$(whose_part "$1" "$2" "$3" "$4" "$5" "$part" "$7")
 		case $why in
 		unknown) printf '%s\n' "$6"; return 0 ;;
-		yes\ *) [ "$part" != server_ms ] || own=${why#yes }; continue ;;
+		yes\ *)
+			if [ "$part" = server_ms ]; then
+				own=${why#yes }
+				where=$(whose_phase "$1" "$2" "$3" "$4" "$7")
+				[ -z "$where" ] || own="$own; $where"
+			fi
+			continue ;;
 		esac
 		case $6 in
 		significantly*)
@@ -352,6 +363,36 @@ whose_part () {
 		}'
 }
 
+# The phases of a login in a whose-time split (lib/capture.sh), in order.
+WHOSE_PHASES="connect greeting kex auth session"
+
+# whose_phase OLD_RUN NEW_RUN TEST TMPDIR SIGN: where sshd's part moved,
+# for a significant row (judge_whose between runs of one setup once
+# sshd's own part moved, whose_caution between setups): the phase
+# (WHOSE_PHASES) whose sshd turns have the largest shift on the side SIGN
+# by the same rank test, as "sshd's turns moved most in PHASE: X ms (95 %
+# a to b ms)". A change in sshd is in one step of the login (a slower
+# AuthorizedKeysCommand in auth, PAM's session modules in session), while
+# the machine's speed moves every phase a little. Nothing when the split
+# has no phases or none moved that way.
+whose_phase () {
+	local ph
+	for ph in $WHOSE_PHASES; do
+		whose_column "$1" "$3" "${ph}_server_ms" >"$4/wa"
+		whose_column "$2" "$3" "${ph}_server_ms" >"$4/wb"
+		[ -s "$4/wa" ] && [ -s "$4/wb" ] || continue
+		"$(rank_helper)" compare "$4/wa" "$4/wb" 2>/dev/null |
+			awk -F= -v ph="$ph" '{ v[$1] = substr($0, length($1) + 2) }
+				END { if (v["shift_lo"] != "" && v["shift_hi"] != "") print ph, v["shift"], v["shift_lo"], v["shift_hi"] }'
+	done | awk -v sign="$5" '
+		{ s = sign == "+" ? $2 : -$2; if (s > 0 && s > best) { best = s; line = $0 } }
+		END {
+			if (line == "") exit
+			split(line, f, " ")
+			printf "sshd'"'"'s turns moved most in %s: %+.4g ms (95 %% %+.4g to %+.4g ms)\n", f[1], f[2], f[3], f[4]
+		}'
+}
+
 # whose_caution OLD_RUN NEW_RUN TEST TMPDIR THRESHOLD PHRASE SIGN WORD:
 # judge_whose's answer between two setups. The setup changed, so the
 # client's part may rightly change with it (another cipher, MAC or key
@@ -363,15 +404,17 @@ whose_part () {
 # setting that leaves the client's work alone (a Banner, a log level, a
 # delay in sshd) is the machine, not the setting.
 whose_caution () {
-	local why
+	local why where
 	case $6 in significantly*) ;; *) printf '%s\n' "$6"; return 0 ;; esac
 	why=$(whose_part "$1" "$2" "$3" "$4" "$5" ratio "$7")
+	[ "$why" != unknown ] || { printf '%s\n' "$6"; return 0; }
+	where=$(whose_phase "$1" "$2" "$3" "$4" "$7")
+	where=${where:+; $where}
 	case $why in
-	unknown) printf '%s\n' "$6" ;;
-	yes\ *) printf '%s\n' "$6" | awk -v why="${why#yes }" '{ sub(/\)$/, "; " why ", past the threshold: sshd, not the machine)"); print }' ;;
+	yes\ *) printf '%s\n' "$6" | awk -v why="${why#yes }" -v where="$where" '{ sub(/\)$/, where "; " why ", past the threshold: sshd, not the machine)"); print }' ;;
 	*)
-		printf '%s\n' "$6" | awk -v why="${why#* }" -v th="$5" '{
-			sub(/\)$/, "; caution: " why ", not past the threshold " th " %: the ssh client, unchanged, moved with sshd, as when the machine'"'"'s speed changed between the runs; unless the setting changes the client'"'"'s work too (Ciphers, MACs, KexAlgorithms, the crypto policy), compare each setup with itself first, docs/try-a-change.md)"); print }' ;;
+		printf '%s\n' "$6" | awk -v why="${why#* }" -v th="$5" -v where="$where" '{
+			sub(/\)$/, where "; caution: " why ", not past the threshold " th " %: the ssh client, unchanged, moved with sshd, as when the machine'"'"'s speed changed between the runs; unless the setting changes the client'"'"'s work too (Ciphers, MACs, KexAlgorithms, the crypto policy), compare each setup with itself first, docs/try-a-change.md)"); print }' ;;
 	esac
 }
 

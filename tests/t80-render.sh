@@ -485,6 +485,15 @@ whose_logins () {
 		for (i = 1; i <= 30; i++) print i, s + (i % 7) * s / 100, c + (i * 3 % 5) * c / 100, 84, 0 }' >"$TEST_TMP/j/$1/raw/login-whose.tsv"
 }
 
+# whose_phased RUN AUTH SESSION CLIENT: the same with sshd's time split
+# into two phases, auth and session, about AUTH and SESSION ms (the same
+# spread in every run, so that a shift between two runs is exact).
+whose_phased () {
+	awk -v a="$2" -v s="$3" -v c="$4" 'BEGIN { OFS = "\t"; print "sample", "server_ms", "client_ms", "tcp_wait_ms", "total_ms", "auth_server_ms", "session_server_ms"
+		for (i = 1; i <= 30; i++) { x = a + (i % 7) * 0.5; y = s + (i % 3) * 0.3
+			print i, x + y, c + (i * 3 % 5) * c / 100, 84, 0, x, y } }' >"$TEST_TMP/j/$1/raw/login-whose.tsv"
+}
+
 # The login's whose-time split tells whose change it was: a login that
 # slowed with the client's time in the same logins (the machine), or in
 # the client's part alone, is no change between runs of one setup; one
@@ -516,6 +525,10 @@ test_expect 'significance: a login that slowed in the client'"'"'s part, or with
 	whose_logins whose-b 180 90 &&
 	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
 	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"for all of the interval; sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +"*"past the threshold: sshd, not the machine)") ;; *) echo "another key exchange, sshd alone: $c"; false ;; esac &&
+	whose_phased whose-a 60 40 90 && whose_phased whose-b 100 40 90 &&
+	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"for all of the interval; sshd'"'"'s turns moved most in auth: +40 ms (95 % +"*" ms); sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +"*"past the threshold: sshd, not the machine)") ;; *) echo "another key exchange, sshd alone in auth: $c"; false ;; esac &&
+	whose_logins whose-a 100 90 &&
 	whose_logins whose-b 130 117 &&
 	mv "$TEST_TMP/j/env.saved" "$TEST_TMP/j/whose-b/data/environment.env" &&
 	test_eq "$(same_setup "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b")" yes &&
@@ -567,7 +580,10 @@ test_expect 'significance: sshd'"'"'s own part decides whole logins whose near e
 	case $c in "no significant change (rank test of the samples: shift +40 ms"*"for all of the interval)") ;; *) echo "with the client: $c"; false ;; esac &&
 	whose_logins own-b 70 90 &&
 	c=$(test_judge "$TEST_TMP/j/own-a" "$TEST_TMP/j/own-b" login) &&
-	case $c in "no significant change (rank test of the samples: shift +40 ms"*"for all of the interval)") ;; *) echo "sshd the other way: $c"; false ;; esac
+	case $c in "no significant change (rank test of the samples: shift +40 ms"*"for all of the interval)") ;; *) echo "sshd the other way: $c"; false ;; esac &&
+	whose_phased own-a 60 40 90 && whose_phased own-b 100 40 90 &&
+	c=$(test_judge "$TEST_TMP/j/own-a" "$TEST_TMP/j/own-b" login) &&
+	case $c in "significantly worse (rank test of the samples: shift +40 ms"*"but by sshd'"'"'s: sshd'"'"'s own part of the same logins moved +"*" ms); sshd'"'"'s turns moved most in auth: +40 ms (95 % +"*" ms); sshd'"'"'s part over the ssh client'"'"'s"*) ;; *) echo "sshd 40 ms later in auth: $c"; false ;; esac
 '
 
 test_expect 'significance: two intervals apart, overlapping, one-sided, missing' '
