@@ -373,8 +373,10 @@ WHOSE_PHASES="connect greeting kex auth session"
 # by the same rank test, as "sshd's turns moved most in PHASE: X ms (95 %
 # a to b ms)". A change in sshd is in one step of the login (a slower
 # AuthorizedKeysCommand in auth, PAM's session modules in session), while
-# the machine's speed moves every phase a little. Nothing when the split
-# has no phases or none moved that way.
+# the machine's speed moves every phase a little. Only a phase whose
+# interval is on the side SIGN, 0 outside it, counts: a larger shift that
+# its own interval does not bear out names no phase. Nothing when the
+# split has no phases or none moved that way.
 whose_phase () {
 	local ph
 	for ph in $WHOSE_PHASES; do
@@ -385,7 +387,8 @@ whose_phase () {
 			awk -F= -v ph="$ph" '{ v[$1] = substr($0, length($1) + 2) }
 				END { if (v["shift_lo"] != "" && v["shift_hi"] != "") print ph, v["shift"], v["shift_lo"], v["shift_hi"] }'
 	done | awk -v sign="$5" '
-		{ s = sign == "+" ? $2 : -$2; if (s > 0 && s > best) { best = s; line = $0 } }
+		{ s = sign == "+" ? $2 : -$2; near = sign == "+" ? $3 : -$4
+		  if (s > 0 && near > 0 && s > best) { best = s; line = $0 } }
 		END {
 			if (line == "") exit
 			split(line, f, " ")

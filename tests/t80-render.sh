@@ -485,12 +485,14 @@ whose_logins () {
 		for (i = 1; i <= 30; i++) print i, s + (i % 7) * s / 100, c + (i * 3 % 5) * c / 100, 84, 0 }' >"$TEST_TMP/j/$1/raw/login-whose.tsv"
 }
 
-# whose_phased RUN AUTH SESSION CLIENT: the same with sshd's time split
-# into two phases, auth and session, about AUTH and SESSION ms (the same
-# spread in every run, so that a shift between two runs is exact).
+# whose_phased RUN AUTH SESSION CLIENT [STEP]: the same with sshd's time
+# split into two phases, auth and session, about AUTH and SESSION ms (the
+# same spread in every run, so that a shift between two runs is exact;
+# with STEP, session spreads over 30 steps of STEP ms, so wide that a
+# shift of its own has an interval holding 0).
 whose_phased () {
-	awk -v a="$2" -v s="$3" -v c="$4" 'BEGIN { OFS = "\t"; print "sample", "server_ms", "client_ms", "tcp_wait_ms", "total_ms", "auth_server_ms", "session_server_ms"
-		for (i = 1; i <= 30; i++) { x = a + (i % 7) * 0.5; y = s + (i % 3) * 0.3
+	awk -v a="$2" -v s="$3" -v c="$4" -v w="${5:-}" 'BEGIN { OFS = "\t"; print "sample", "server_ms", "client_ms", "tcp_wait_ms", "total_ms", "auth_server_ms", "session_server_ms"
+		for (i = 1; i <= 30; i++) { x = a + (i % 7) * 0.5; y = s + (w == "" ? (i % 3) * 0.3 : ((i * 7) % 30) * w)
 			print i, x + y, c + (i * 3 % 5) * c / 100, 84, 0, x, y } }' >"$TEST_TMP/j/$1/raw/login-whose.tsv"
 }
 
@@ -528,6 +530,9 @@ test_expect 'significance: a login that slowed in the client'"'"'s part, or with
 	whose_phased whose-a 60 40 90 && whose_phased whose-b 100 40 90 &&
 	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
 	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"for all of the interval; sshd'"'"'s turns moved most in auth: +40 ms (95 % +"*" ms); sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +"*"past the threshold: sshd, not the machine)") ;; *) echo "another key exchange, sshd alone in auth: $c"; false ;; esac &&
+	whose_phased whose-a 60 40 90 20 && whose_phased whose-b 100 100 90 20 &&
+	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	case $c in *"; sshd'"'"'s turns moved most in auth: +40 ms (95 % +"*) ;; *) echo "auth bears its shift out, the larger one of session (95 % -40 to +160 ms) does not: $c"; false ;; esac &&
 	whose_logins whose-a 100 90 &&
 	whose_logins whose-b 130 117 &&
 	mv "$TEST_TMP/j/env.saved" "$TEST_TMP/j/whose-b/data/environment.env" &&
