@@ -205,6 +205,18 @@ capture_check () {
 		result_warn "$test" "whose time${3:+ ($3)}: the parts of $n login(s) miss their total by more than 2 %; see raw/$name-whose.tsv"
 }
 
+# capture_levels NAME TEST [PREFIX]: whether sshd's turns in the
+# authentication phase of raw/NAME-whose.tsv came at two levels, as
+# sshd's padding makes them (capture_pad below: a request whose work
+# takes about b x 2^k lands on that step or the next): TEST's keys
+# PREFIX_auth_server_levels (1 or 2; nothing with fewer than 4 logins)
+# and, with 2, _low_n, _low_p50, _high_n, _high_p50 and _step_ms
+# (levels_of, lib/data.sh).
+capture_levels () {
+	local name=$1 test=$2 prefix=${3:+$3_}
+	tsv_select "$RAW_DIR/$name-whose.tsv" auth_server_ms | levels_of "${prefix}auth_server_" >>"$DATA_DIR/$test.env"
+}
+
 # capture_pad NAME TEST LOGINS: what sshd's padding of a key login's two
 # requests took (auth2.c, ensure_minimum_time_since, every release the
 # kit runs: each request other than "none" is finished no sooner than a

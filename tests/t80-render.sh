@@ -288,6 +288,44 @@ assert m[0][\"status\"] is None and m[0][\"authphase_p50\"] is None, m" "$TEST_T
 		test_grep "^| password (PAM) | password | .* | +113.8 | - |$" "$TEST_TMP/auth/run/report.md"
 	'
 
+	# sshd's padding puts a method's authentication turns on two steps
+	# (lib/capture.sh capture_levels); the report says what that does.
+	test_expect 'auth: authentication turns on two steps of sshd'"'"'s padding are found, and the report explains them' '
+		(
+			. "$KIT_DIR/lib/data.sh" && . "$KIT_DIR/lib/capture.sh" &&
+			RAW_DIR=$TEST_TMP/lv DATA_DIR=$TEST_TMP/lv && mkdir -p "$RAW_DIR" &&
+			levels () { { echo auth_server_ms; cat; } >"$RAW_DIR/x-whose.tsv"; : >"$DATA_DIR/t.env"; capture_levels x t m; cat "$DATA_DIR/t.env"; } &&
+			awk "BEGIN { for (i = 1; i <= 120; i++) print (i % 6 ? 39 + (i % 3) * 0.4 : 70.4 + (i % 2) * 0.3) }" | levels >two.txt &&
+			test_grep -x "m_auth_server_levels=2" two.txt && test_grep -x "m_auth_server_low_n=100" two.txt &&
+			test_grep -x "m_auth_server_high_n=20" two.txt && test_grep -x "m_auth_server_step_ms=31.[0-9]" two.txt &&
+			{ awk "BEGIN { for (i = 1; i <= 30; i++) print 22 + (i % 5) }"; echo 40; } | levels >tail.txt &&
+			echo m_auth_server_levels=1 >one.txt && test_cmp one.txt tail.txt &&
+			{ awk "BEGIN { for (i = 1; i <= 30; i++) print 22 + (i % 5) }"; printf "40\n55\n"; } | levels >wide.txt &&
+			test_cmp one.txt wide.txt &&
+			printf "39\n71\n39\n" | levels >few.txt && test_cmp /dev/null few.txt &&
+			# The gap is judged on its interval and on both steps: a
+			# target between them is not decided by this run.
+			. "$KIT_DIR/lib/measure.sh" && . "$KIT_DIR/lib/metrics/auth.sh" &&
+			printf "gap_slow=password\ngap_judged=rest\ngap_rest_ms=6.0\ngap_judged_lo_ms=2.7\ngap_judged_hi_ms=9.7\npassword_auth_server_p50=39.5\n" >"$DATA_DIR/auth.env" &&
+			auth_gap_steps && ! grep "^gap_step" "$DATA_DIR/auth.env" &&
+			test_grep -x "gap_verdict_lo_ms=2.7" "$DATA_DIR/auth.env" && test_grep -x "gap_verdict_hi_ms=9.7" "$DATA_DIR/auth.env" &&
+			printf "password_auth_server_levels=2\npassword_auth_server_low_p50=39.5\npassword_auth_server_high_p50=70.6\n" >>"$DATA_DIR/auth.env" &&
+			auth_gap_steps &&
+			test_grep -x "gap_step_lo_ms=6.0" "$DATA_DIR/auth.env" && test_grep -x "gap_step_hi_ms=37.1" "$DATA_DIR/auth.env" &&
+			test_eq "$(kv_get "$DATA_DIR/auth.env" gap_verdict_lo_ms)-$(kv_get "$DATA_DIR/auth.env" gap_verdict_hi_ms)" 2.7-37.1 &&
+			auth_gap_steps_what >what.txt && test_grep "on the upper 37.1 ms)$" what.txt
+		) &&
+		rm -rf "$TEST_TMP/lvr" && cp -R "$RES/$X" "$TEST_TMP/lvr" &&
+		printf "status=PASS\nfigure=482.9\nunit=ms\ntarget=500\ntarget_op=<=\nmethods=ed25519 rsa password\nsamples=30\n" >"$TEST_TMP/lvr/data/auth.env" &&
+		printf "password_timeline=yes\npassword_auth_server_levels=2\npassword_auth_server_low_n=100\npassword_auth_server_low_p50=39.5\npassword_auth_server_high_n=20\npassword_auth_server_high_p50=70.6\npassword_auth_server_step_ms=31.1\n" >>"$TEST_TMP/lvr/data/auth.env" &&
+		"$KIT_DIR/lib/render.sh" "$TEST_TMP/lvr" >/dev/null &&
+		test_grep "^\*\*Two steps (password).\*\* sshd.s turns in the authentication phase of the password logins came at two levels: 100 logins about 39.5 ms, 20 about 70.6 ms, one step of 31.1 ms apart" "$TEST_TMP/lvr/report.md" &&
+		test_grep "move this method.s p50 and the password gap by the whole step" "$TEST_TMP/lvr/report.md" &&
+		printf "gap_target=20\ngap_slow=password\ngap_judged=whole\ngap_p50_ms=8\ngap_judged_lo_ms=2.7\ngap_judged_hi_ms=9.7\ngap_shift_ms=6\ngap_step_lo_ms=6.0\ngap_step_hi_ms=37.1\ngap_verdict_lo_ms=2.7\ngap_verdict_hi_ms=37.1\n" >>"$TEST_TMP/lvr/data/auth.env" &&
+		"$KIT_DIR/lib/render.sh" "$TEST_TMP/lvr" >/dev/null &&
+		test_grep "^- sshd.s padding put the authentication of the password logins on two steps (\"Two steps\" above): with all of them on the lower step the gap would be 6.0 ms, on the upper 37.1 ms. .* judged on 2.7-37.1 ms" "$TEST_TMP/lvr/report.md"
+	'
+
 	# A run rendered by a kit before format 2 (its results.json as that
 	# kit wrote it, tests/data/v1, next to its data files): it is still a
 	# previous run, and --compare reads it, both ways.

@@ -87,6 +87,10 @@ auth_gap_interval_line () {
 		"${D[auth|gap_target]-}" "$(if [ "${D[auth|gap_judged]-}" = rest ]; then t auth gap_rest_ms; else t auth gap_p50_ms; fi)" "$lo" "$hi" \
 		"${D[auth|gap_slow]-}" "$(if [ "${D[auth|gap_judged]-}" = rest ]; then t auth gap_password_fast; else t auth gap_fast; fi)" \
 		"${D[auth|gap_shift_ms]-}" "$( [ "${D[auth|gap_judged]-}" != rest ] || printf ', less the hash check %s ms' "${D[auth|gap_hash_ms]-}")"
+	[ -n "${D[auth|gap_step_lo_ms]-}" ] || return 0
+	printf -- '- sshd'"'"'s padding put the authentication of the %s logins on two steps ("Two steps" above): with all of them on the lower step the gap would be %s ms, on the upper %s ms. Which step most logins land on moves between identical runs, so the target is judged on %s-%s ms, the interval and both steps together.\n' \
+		"${D[auth|gap_slow]-}" "${D[auth|gap_step_lo_ms]-}" "${D[auth|gap_step_hi_ms]-}" \
+		"${D[auth|gap_verdict_lo_ms]-}" "${D[auth|gap_verdict_hi_ms]-}"
 }
 
 # auth_whose: whose time each method's logins were (lib/capture.sh), next
@@ -116,6 +120,18 @@ auth_whose () {
 			"$(ms "${D[auth|${m}_auth_tcp_wait_p50]-}")"
 	done
 	for m in ed25519 rsa password; do whose_notes auth "$m" "auth-$m"; done
+	for m in ed25519 rsa password; do auth_levels "$m"; done
+}
+
+# auth_levels METHOD: sshd's authentication turns of METHOD on two steps
+# of its padding (lib/capture.sh capture_levels), and what that means.
+auth_levels () {
+	[ "${D[auth|${1}_auth_server_levels]-}" = 2 ] || return 0
+	local k="auth|${1}_auth_server"
+	printf '\n**Two steps (%s).** sshd'"'"'s turns in the authentication phase of the %s logins came at two levels: %s logins about %s ms, %s about %s ms, one step of %s ms apart (`raw/auth-%s-whose.tsv`). sshd pads every authentication request: it answers only once a time of its own has passed, a base time of 5 to 9.3 ms (from the user, its host keys and its configuration text) doubled until it covers the request'"'"'s work. Work that takes about as long as one such step lands on it or on the next, and the share on the upper step follows the machine'"'"'s speed: between identical runs it can move this method'"'"'s p50%s by the whole step. It is sshd'"'"'s own defence against timing attacks, not a slowness to fix.%s\n' \
+		"$1" "$1" "${D[${k}_low_n]-}" "$(ms "${D[${k}_low_p50]-}")" "${D[${k}_high_n]-}" "$(ms "${D[${k}_high_p50]-}")" \
+		"${D[${k}_step_ms]-}" "$1" "$( [ "$1" != password ] || printf ' and the password gap')" \
+		"$( [ "$1" != password ] || printf ' A faster check (a cheaper hash, fewer PAM modules) moves the work off the step.')"
 }
 
 # auth_password_gap: the password gap as the hash check (the host's
