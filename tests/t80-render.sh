@@ -534,6 +534,40 @@ whose_phased () {
 			print i, x + y, c + (i * 3 % 5) * c / 100, 84, 0, x, y } }' >"$TEST_TMP/j/$1/raw/login-whose.tsv"
 }
 
+# whose_stepped RUN UPPER [SESSION] [HIGH] [LOW]: 30 split logins whose
+# sshd turns in authentication sit on two steps of sshd's padding, LOW
+# (39.5) and HIGH (70.6) ms, the first UPPER of them on the upper one;
+# sshd's session turns about SESSION (30) ms, the client's about 90.
+whose_stepped () {
+	awk -v u="$2" -v s="${3:-30}" -v h="${4:-70.6}" -v l="${5:-39.5}" 'BEGIN { OFS = "\t"; print "sample", "server_ms", "client_ms", "tcp_wait_ms", "total_ms", "auth_server_ms", "session_server_ms"
+		for (i = 1; i <= 30; i++) { x = (i <= u ? h : l) + (i % 3) * 0.2; y = s + (i % 5) * 0.3
+			print i, x + y, 90 + (i * 3 % 5) * 0.9, 84, 0, x, y } }' >"$TEST_TMP/j/$1/raw/login-whose.tsv"
+}
+
+# Between runs of one setup, logins that moved because more of them
+# landed on the upper step of sshd's padding, with sshd's turns outside
+# authentication where they were, are the machine's speed as much as
+# sshd's: no significant change, saying so. A delay of sshd's own moves
+# every login up by several steps, and is a change.
+test_expect 'significance: logins on the upper step of sshd'"'"'s padding more often are no change; a delay of several steps is' '
+	judge_pair step && shift_logins step-a 0 && shift_logins step-b 40 &&
+	whose_stepped step-a 5 && whose_stepped step-b 25 &&
+	c=$(test_judge "$TEST_TMP/j/step-a" "$TEST_TMP/j/step-b" login) &&
+	case $c in "no significant change (sshd'"'"'s padding: the authentication turns of both runs sat on the same two steps, about 39.7 and 70.8 ms, 5 of 30 logins on the upper one against 25 of 30; "*"sshd'"'"'s turns outside authentication of the same logins moved +0.0 % "*"not past the threshold; rank test of the samples: shift +40 ms"*) ;; *) echo "more logins on the upper step: $c"; false ;; esac &&
+	whose_stepped step-b 30 &&
+	c=$(test_judge "$TEST_TMP/j/step-a" "$TEST_TMP/j/step-b" login) &&
+	case $c in "significantly worse ("*"sshd'"'"'s turns moved most in auth: +31"*) ;; *) echo "every login on the upper step: $c"; false ;; esac &&
+	whose_stepped step-b 25 60 &&
+	c=$(test_judge "$TEST_TMP/j/step-a" "$TEST_TMP/j/step-b" login) &&
+	case $c in "significantly worse ("*) ;; *) echo "sshd slower outside authentication too: $c"; false ;; esac &&
+	whose_stepped step-a 0 30 46 23 && whose_stepped step-b 30 30 110 23 &&
+	c=$(test_judge "$TEST_TMP/j/step-a" "$TEST_TMP/j/step-b" login) &&
+	case $c in "significantly worse ("*"sshd'"'"'s turns moved most in auth: +87"*) ;; *) echo "a delay of several steps: $c"; false ;; esac &&
+	whose_stepped step-a 3 30 110 23 && whose_stepped step-b 27 30 110 23 &&
+	c=$(test_judge "$TEST_TMP/j/step-a" "$TEST_TMP/j/step-b" login) &&
+	case $c in "significantly worse ("*) ;; *) echo "two levels more than one doubling apart: $c"; false ;; esac
+'
+
 # The login's whose-time split tells whose change it was: a login that
 # slowed with the client's time in the same logins (the machine), or in
 # the client's part alone, is no change between runs of one setup; one
