@@ -323,7 +323,7 @@ assert m[0][\"status\"] is None and m[0][\"authphase_p50\"] is None, m" "$TEST_T
 		test_grep "move this method.s p50 and the password gap by the whole step" "$TEST_TMP/lvr/report.md" &&
 		printf "gap_target=20\ngap_slow=password\ngap_judged=whole\ngap_p50_ms=8\ngap_judged_lo_ms=2.7\ngap_judged_hi_ms=9.7\ngap_shift_ms=6\ngap_step_lo_ms=6.0\ngap_step_hi_ms=37.1\ngap_verdict_lo_ms=2.7\ngap_verdict_hi_ms=37.1\n" >>"$TEST_TMP/lvr/data/auth.env" &&
 		"$KIT_DIR/lib/render.sh" "$TEST_TMP/lvr" >/dev/null &&
-		test_grep "^- sshd.s padding put the authentication of the password logins on two steps (\"Two steps\" above): with all of them on the lower step the gap would be 6.0 ms, on the upper 37.1 ms. .* judged on 2.7-37.1 ms" "$TEST_TMP/lvr/report.md"
+		test_grep "^- sshd.s padding put the authentication of the password logins on two steps (\"Two steps\" above): with all of them on the lower step the gap would be 6.0 ms, on the upper 37.1 ms. .* judged on 2.7 to 37.1 ms" "$TEST_TMP/lvr/report.md"
 	'
 
 	# A run rendered by a kit before format 2 (its results.json as that

@@ -88,7 +88,7 @@ auth_gap_interval_line () {
 		"${D[auth|gap_slow]-}" "$(if [ "${D[auth|gap_judged]-}" = rest ]; then t auth gap_password_fast; else t auth gap_fast; fi)" \
 		"${D[auth|gap_shift_ms]-}" "$( [ "${D[auth|gap_judged]-}" != rest ] || printf ', less the hash check %s ms' "${D[auth|gap_hash_ms]-}")"
 	[ -n "${D[auth|gap_step_lo_ms]-}" ] || return 0
-	printf -- '- sshd'"'"'s padding put the authentication of the %s logins on two steps ("Two steps" above): with all of them on the lower step the gap would be %s ms, on the upper %s ms. Which step most logins land on moves between identical runs, so the target is judged on %s-%s ms, the interval and both steps together.\n' \
+	printf -- '- sshd'"'"'s padding put the authentication of the %s logins on two steps ("Two steps" above): with all of them on the lower step the gap would be %s ms, on the upper %s ms. Which step most logins land on moves between identical runs, so the target is judged on %s to %s ms, the interval and both steps together.\n' \
 		"${D[auth|gap_slow]-}" "${D[auth|gap_step_lo_ms]-}" "${D[auth|gap_step_hi_ms]-}" \
 		"${D[auth|gap_verdict_lo_ms]-}" "${D[auth|gap_verdict_hi_ms]-}"
 }
