@@ -297,13 +297,7 @@ judge_whose () {
 		why=$(whose_part "$1" "$2" "$3" "$4" "$5" "$part" "$7")
 		case $why in
 		unknown) printf '%s\n' "$6"; return 0 ;;
-		yes\ *)
-			if [ "$part" = server_ms ]; then
-				own=${why#yes }
-				where=$(whose_phase "$1" "$2" "$3" "$4" "$7")
-				[ -z "$where" ] || own="$own; $where"
-			fi
-			continue ;;
+		yes\ *) [ "$part" != server_ms ] || own=${why#yes }; continue ;;
 		esac
 		case $6 in
 		significantly*)
@@ -328,6 +322,8 @@ judge_whose () {
 			printf "no significant change (%s; %s)\n", steps, $0 }'
 		return 0
 	fi
+	where=$(whose_phase "$1" "$2" "$3" "$4" "$7")
+	[ -z "$where" ] || own="$own; $where"
 	case $6 in
 	significantly*)
 		printf '%s\n' "$6" | awk -v own="$own" -v why="${why#yes }" '{ sub(/\)$/, "; " own "; " why ", past the threshold: sshd, not the machine)"); print }' ;;
