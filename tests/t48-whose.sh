@@ -22,12 +22,7 @@ export LOGIN_SAMPLES=10 RESULTS_DIR="$TEST_TMP/results"
 mkdir -p "$RESULTS_DIR"
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 host_snapshot_save
-# Without the program every check below would fail for that one reason.
-if ! delay_fixture 2>"$TEST_TMP/delay-fixture.err"; then
-	test_expect 'the delay program builds' 'cat "$TEST_TMP/delay-fixture.err"; false'
-	test_done
-	exit
-fi
+delay_fixture_or_stop
 
 H=$KIT_DIR/build
 # Logins per series.

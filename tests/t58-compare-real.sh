@@ -45,12 +45,7 @@ mkdir -p "$RESULTS_DIR"
 host_kit_test '--compare of real changes'
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 host_snapshot_save
-# Without the program every check below would fail for that one reason.
-if ! delay_fixture 2>"$TEST_TMP/delay-fixture.err"; then
-	test_expect 'the delay program builds' 'cat "$TEST_TMP/delay-fixture.err"; false'
-	test_done
-	exit
-fi
+delay_fixture_or_stop
 
 # kit_run NAME TEST...: a run of TEST...; its folder in $TEST_TMP/NAME.
 kit_run () {

@@ -12,6 +12,10 @@
 #                          (CC, default cc; returns 1 when that fails);
 #                          removed when the test file ends (test_atexit).
 #                          Sets DELAY_SSHD_OPTIONS.
+#   delay_fixture_or_stop  the same in a test file's own shell; when the
+#                          program does not build, the file ends with one
+#                          failing check that shows why (every later
+#                          check would fail for that one reason)
 #   delay_set SIDE MS [EVERY]
 #                          from now on each run of the program for SIDE (a
 #                          word: server, client) sleeps MS ms; 0: none.
@@ -56,6 +60,13 @@ delay_fixture () {
 	chmod 0755 "$DELAY_PROGRAM"
 	DELAY_SSHD_OPTIONS="AuthorizedKeysFile none; AuthorizedKeysCommand $DELAY_PROGRAM server ${CLIENT_DIR:?}/authorized_keys; AuthorizedKeysCommandUser root"
 	export DELAY_DIR DELAY_PROGRAM DELAY_SSHD_OPTIONS
+}
+
+delay_fixture_or_stop () {
+	delay_fixture 2>"$TEST_TMP/delay-fixture.err" && return 0
+	test_expect 'the delay program builds' 'cat "$TEST_TMP/delay-fixture.err"; false'
+	test_done
+	exit
 }
 
 delay_set () {
