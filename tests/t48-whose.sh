@@ -167,17 +167,30 @@ alt_each () {
 	printf '%s\t%s\t%s\n' "$1" "$(delay_spent "$ALT_SIDE")" "$(delay_runs "$ALT_SIDE")" >>"$ALT_LOG"
 }
 
-# mean FILE COLUMN
-mean () {
-	"$H/sshperf-summary" -c "$2" -p x_ "$1" | sed -n 's/^x_mean=//p'
-}
-
-# added NAME PART: the mean of PART with the delay minus without it. Means,
-# not p50s: the parts of every login add up to its phase, so their means
-# add up to the phase's mean, and what a delay adds to a phase is shared
-# out among its parts exactly; p50s of the parts need not add up.
+# added NAME PART: what the delay added to PART, as the median over the
+# logins with the delay of PART minus that of their neighbours without it
+# (the mean of the two, or the one left after alt_set). The two sets
+# alternate login by login, so a neighbour met the same load: a burst of
+# another test lane that slows a few logins in a row moves a pair's both
+# ends, and a pair it spoils still moves a median little. (Means of the
+# two sets did not do: beside t58, 30 ms in the client's kex came out as
+# -8.3 ms of kex.) A pair's parts add up to its phase; the medians of
+# the parts need not quite, which found's tolerances allow for.
 added () {
-	awk -v a="$(mean "$TEST_TMP/$1-on.tsv" "$2")" -v b="$(mean "$TEST_TMP/$1-off.tsv" "$2")" 'BEGIN { printf "%.1f\n", a - b }'
+	awk -F'\t' -v col="$2" '
+		FNR == 1 { f++; for (i = 1; i <= NF; i++) { if ($i == col) c = i; if ($i == "sample") s = i }; next }
+		f == 1 { on[$s] = $c; next }
+		{ off[$s] = $c }
+		END {
+			for (k in on) {
+				a = (k - 1) in off; b = (k + 1) in off
+				if (a && b) d[++n] = on[k] - (off[k - 1] + off[k + 1]) / 2
+				else if (a) d[++n] = on[k] - off[k - 1]
+				else if (b) d[++n] = on[k] - off[k + 1]
+			}
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && d[j - 1] > d[j]; j--) { t = d[j]; d[j] = d[j - 1]; d[j - 1] = t }
+			printf "%.1f\n", n == 0 ? 0 : (n % 2 ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2)
+		}' "$TEST_TMP/$1-on.tsv" "$TEST_TMP/$1-off.tsv"
 }
 
 # within GOT WANT TOL: |GOT - WANT| <= TOL, else what it saw.
@@ -209,8 +222,9 @@ shows () {
 		"$(added "$1" "$2_client")" "$(added "$1" "$2_tcp_wait")"
 }
 
-# diff_se NAME PART: the standard error of added NAME PART (Welch's, from
-# the two sets' standard deviations).
+# diff_se NAME PART: a tolerance for added NAME PART: the standard error
+# of the difference of the two sets' means (Welch's, from their standard
+# deviations), which the median of the pairs is no less steady than.
 diff_se () {
 	awk -F'\t' -v col="$2" '
 		FNR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; f++; next }
