@@ -209,7 +209,7 @@ capture_check () {
 # authentication phase of raw/NAME-whose.tsv came at two levels, as
 # sshd's padding makes them (capture_pad below: a request whose work
 # takes about b x 2^k lands on that step or the next): TEST's keys
-# PREFIX_auth_server_levels (1 or 2; nothing with fewer than 4 logins)
+# PREFIX_auth_server_levels (1 or 2; - with fewer than 4 logins)
 # and, with 2, _low_n, _low_p50, _high_n, _high_p50 and _step_ms
 # (levels_of, lib/data.sh).
 capture_levels () {

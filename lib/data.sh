@@ -152,7 +152,8 @@ tsv_row () {
 }
 
 # levels_of PREFIX: whether the numbers on stdin (ms, one per line) sit at
-# two levels: PREFIXlevels=1 or 2 (nothing with fewer than 4 numbers)
+# two levels: PREFIXlevels=1 or 2 (- with fewer than 4 numbers: not known,
+# and the key is there all the same, so that every run has the same keys)
 # and, with 2, PREFIXlow_n, _low_p50, _high_n, _high_p50 and _step_ms
 # (the two p50s apart). Two levels: the widest gap between two
 # neighbouring numbers, sorted, is at least 5 (ms: the least base time
@@ -166,7 +167,7 @@ levels_of () {
 		# q(a, b, f): the f-quantile of v[a..b], by the nearest rank.
 		function q(a, b, f) { return v[a + int(f * (b - a) + 0.5)] }
 		END {
-			if (n < 4) exit
+			if (n < 4) { printf "%slevels=-\n", p; exit }
 			for (i = 1; i < n; i++) if (v[i + 1] - v[i] > g) { g = v[i + 1] - v[i]; k = i }
 			wide = q(1, k, 0.9) - q(1, k, 0.1)
 			if (q(k + 1, n, 0.9) - q(k + 1, n, 0.1) > wide) wide = q(k + 1, n, 0.9) - q(k + 1, n, 0.1)
