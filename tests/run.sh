@@ -10,7 +10,10 @@
 # file from one queue; the files that take longest go first (LONG_FIRST),
 # so the lanes end near the same time. A file's output is printed whole
 # when it ends. TEST_LANES=1 runs one file after another, as instance
-# TEST_INSTANCE (check).
+# TEST_INSTANCE (check). TEST_OTHER_INSTANCES names the instances of
+# other runs of the tests on this machine (a second worktree's run with
+# its own TEST_INSTANCE): their names are left out of this run's host
+# snapshots and process checks as another lane's are.
 #
 # A file's deadline: TEST_FILE_TIMEOUT seconds (900), or what a line
 # "# run.sh timeout: N" near its top declares (a build, a fleet). A file
@@ -79,7 +82,7 @@ for f in $LONG_FIRST; do long[$f]=1; done
 
 names=(check side third fourth)
 [ "$lanes" -gt 1 ] || names[0]=${TEST_INSTANCE:-check}
-TEST_LANE_INSTANCES="${names[*]:0:$lanes}"
+TEST_LANE_INSTANCES="${names[*]:0:$lanes}${TEST_OTHER_INSTANCES:+ $TEST_OTHER_INSTANCES}"
 export TEST_LANE_INSTANCES
 
 # next_file: the next file of the queue, taken once by one lane; nothing
