@@ -74,7 +74,7 @@ test_expect 'the kit'"'"'s own statistics calls and other arithmetic pass' '
 # ends (after it, this test fails until the code moves to sshperf-rank or
 # the entry is argued again), and why.
 cat >"$TEST_TMP/allowed" <<'EOF'
-lib/fleet.sh	function sortn(a, n,	2026-12-31	the fleet median (of the hosts' figures) is still the mean of the two middle ones; with sshperf-rank percentile a fleet of 2 hosts gets the lower figure as its median, which changes which host stands out: to move with tests/check-fleet.sh (make check-fleet, root) updated
+lib/fleet.sh	function sortn(a, n,	2026-12-31	the fleet median (of the hosts' figures) is still the mean of the two middle ones: with the nearest rank a fleet of 2 hosts gets the lower figure as its median, so no host of 2 could stand out on a higher-is-better figure; the stand-out rule needs a new reference first (the median of the other hosts?), then tests/check-fleet.sh (root) follows
 lib/fleet.sh	med[name] = (n % 2) ? v[(n + 1) / 2]	2026-12-31	as above
 EOF
 
