@@ -10,7 +10,8 @@
  *   sshperf-rank compare [-p prefix] [-c conf] FILE_A FILE_B
  *	Mann-Whitney U test of B against A (two-sided, ties by mid-ranks,
  *	normal approximation with continuity correction), the Hodges-Lehmann
- *	shift B - A (the median of all differences) and its interval
+ *	shift B - A (the median of all differences, by the nearest rank as
+ *	every median of the kit) and its interval
  *	(Moses' ranks of the sorted differences).
  *   sshperf-rank rate [-p prefix] [-c conf] [FILE]
  *	a rate measured in parts (one transfer timed in chunks, files
@@ -18,10 +19,30 @@
  *	rate is sum(AMOUNT) / sum(SECONDS), the whole's; its interval is
  *	the Student t interval of the time per unit over the parts (the
  *	ratio estimator, k - 1 degrees of freedom), inverted into a rate.
+ *   sshperf-rank percentile [-p prefix] [-q P[,P...]] [FILE]
+ *	the P-th percentiles (50, the median, unless -q) by the nearest
+ *	rank, the kit's one definition (stats.c): the ceil(P/100 * n)-th
+ *	smallest number, a number of the input.
+ *   sshperf-rank mean [-p prefix] [-c conf] [-m centre] [-z] [FILE]
+ *	the mean, the standard deviation and the Student t interval of the
+ *	mean (n - 1 degrees of freedom, t exact), centred on the mean or on
+ *	-m; -z: a lower bound below 0 is 0 (a figure that cannot be less).
+ *   sshperf-rank levels [-p prefix] [FILE]
+ *	whether the numbers (ms) sit at two levels (a step of sshd's
+ *	padding): see levels() below.
+ *   sshperf-rank distribution [-p prefix] [-c conf] [FILE]
+ *	the central range of a discrete distribution given as "VALUE
+ *	PROBABILITY" lines (a model's outcomes): the values where the
+ *	cumulative probability, in value order, first passes (1 - conf) / 2
+ *	and first reaches 1 - (1 - conf) / 2.
+ *   sshperf-rank plan [-p prefix] [-c conf] BASE PCT
+ *	the sample counts of a staged measurement of the PCT percentile:
+ *	BASE, then twice BASE or the fewest samples whose interval has both
+ *	bounds when that is more, then four times BASE, the cap.
  *
  * Input: one number per line ("-" and empty lines are skipped); two for
  * rate.
- * Output: key=value lines on stdout (docs/data.md, "sshperf-rank").
+ * Output: key=value lines on stdout (docs/data.md, "The statistics engine: sshperf-rank").
  */
 #include <err.h>
 #include <errno.h>
@@ -357,7 +378,7 @@ compare(const char *prefix, double conf, struct samples *a,
 		for (j = 0; j < nb; j++)
 			d[k++] = b->v[j] - a->v[i];
 	qsort(d, m, sizeof(*d), cmp_double);
-	shift = m % 2 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
+	shift = d[samples_rank(m, 50) - 1];
 	print_value(prefix, "shift", 1, shift);
 	/* Moses: the C-th smallest and largest differences, 1-based. */
 	c = m / 2.0 - z_two_sided(conf) * sqrt(na * nb * (na + nb + 1) / 12.0);
@@ -365,6 +386,239 @@ compare(const char *prefix, double conf, struct samples *a,
 	print_value(prefix, "shift_lo", lo >= 1, lo >= 1 ? d[lo - 1] : 0);
 	print_value(prefix, "shift_hi", lo >= 1, lo >= 1 ? d[m - lo] : 0);
 	free(d);
+}
+
+/* percentile: n and the nearest-rank percentiles listed in qs. */
+static void
+percentiles(const char *prefix, const char *qs, struct samples *s)
+{
+	char *list, *q, *save = NULL, *end;
+	double p;
+
+	printf("%sn=%zu\n", prefix, s->n);
+	if ((list = strdup(qs)) == NULL)
+		err(2, NULL);
+	for (q = strtok_r(list, ",", &save); q != NULL;
+	    q = strtok_r(NULL, ",", &save)) {
+		errno = 0;
+		p = strtod(q, &end);
+		if (errno != 0 || end == q || *end != '\0' || !(p > 0) ||
+		    p > 100)
+			errx(2, "-q: not a percentile above 0 and at most 100: "
+			    "%s", q);
+		if (s->n > 0)
+			printf("%sp%s=%.15g\n", prefix, q,
+			    samples_percentile(s, p));
+		else
+			printf("%sp%s=\n", prefix, q);
+	}
+	free(list);
+}
+
+/*
+ * mean: the mean of the numbers, their standard deviation (n - 1) and the
+ * t interval of the mean, centre +- t(n - 1) sd / sqrt(n); centre is the
+ * mean unless have_centre. floor0: a lower bound below 0 is printed as 0.
+ */
+static void
+mean_interval(const char *prefix, double conf, int have_centre,
+    double centre, int floor0, struct samples *s)
+{
+	size_t n = s->n, i;
+	double m, ss = 0, sd, t, half, lo;
+
+	printf("%sn=%zu\n%sconfidence=%g\n", prefix, n, prefix, conf);
+	m = n > 0 ? samples_mean(s) : 0;
+	print_value(prefix, "mean", n > 0, m);
+	if (n < 2) {
+		printf("%ssd=\n%st=\n%shalf=\n%slo=\n%shi=\n", prefix,
+		    prefix, prefix, prefix, prefix);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		ss += (s->v[i] - m) * (s->v[i] - m);
+	sd = sqrt(ss / (double)(n - 1));
+	t = t_two_sided(conf, (long)n - 1);
+	half = t * sd / sqrt((double)n);
+	if (!have_centre)
+		centre = m;
+	lo = centre - half;
+	if (floor0 && lo < 0)
+		lo = 0;
+	print_value(prefix, "sd", 1, sd);
+	print_value(prefix, "t", 1, t);
+	print_value(prefix, "half", 1, half);
+	print_value(prefix, "lo", 1, lo);
+	print_value(prefix, "hi", 1, centre + half);
+}
+
+/* The nearest-rank percentile of the sorted numbers v[a..b], 0-based. */
+static double
+side_percentile(struct samples *s, size_t a, size_t b, double p)
+{
+	struct samples side = { s->v + a, b - a + 1, b - a + 1, 1 };
+
+	return samples_percentile(&side, p);
+}
+
+/*
+ * levels: whether the sorted numbers (ms) sit at two levels. Two levels:
+ * the widest gap between neighbours is at least LEVELS_GAP_MS (the least
+ * base time of sshd's padding, one step of which makes such levels), each
+ * side holds at least 2 numbers, and the gap is more than twice the wider
+ * side's spread (its p90 - p10). One slow number, or a long tail, is one
+ * level. Prints levels=1 or 2, - with fewer than 4 numbers (not known,
+ * the key there all the same), and with 2: low_n, low_p50, high_n,
+ * high_p50 and step_ms (the two p50s apart). Percentiles by nearest rank.
+ */
+#define LEVELS_GAP_MS 5.0
+static void
+levels(const char *prefix, struct samples *s)
+{
+	size_t n = s->n, i, k = 0;
+	double g = 0, wide, w, lo, hi;
+
+	if (n < 4) {
+		printf("%slevels=-\n", prefix);
+		return;
+	}
+	for (i = 0; i + 1 < n; i++)
+		if (s->v[i + 1] - s->v[i] > g) {
+			g = s->v[i + 1] - s->v[i];
+			k = i;		/* the low side is v[0..k] */
+		}
+	if (g < LEVELS_GAP_MS || k + 1 < 2 || n - k - 1 < 2) {
+		printf("%slevels=1\n", prefix);
+		return;
+	}
+	wide = side_percentile(s, 0, k, 90) - side_percentile(s, 0, k, 10);
+	w = side_percentile(s, k + 1, n - 1, 90) -
+	    side_percentile(s, k + 1, n - 1, 10);
+	if (w > wide)
+		wide = w;
+	if (g <= 2 * wide) {
+		printf("%slevels=1\n", prefix);
+		return;
+	}
+	lo = side_percentile(s, 0, k, 50);
+	hi = side_percentile(s, k + 1, n - 1, 50);
+	printf("%slevels=2\n%slow_n=%zu\n%slow_p50=%.1f\n%shigh_n=%zu\n"
+	    "%shigh_p50=%.1f\n%sstep_ms=%.1f\n", prefix, prefix, k + 1,
+	    prefix, lo, prefix, n - k - 1, prefix, hi, prefix, hi - lo);
+}
+
+/*
+ * The fewest samples whose interval of the q-quantile has both bounds:
+ * the n at which quantile_ranks() first finds rank 1 below (l = 1) and
+ * rank n above (u = n), by the same two sums it does.
+ */
+static long
+plan_need(double q, double conf)
+{
+	double tail = (1 - conf) / 2;
+	long n;
+
+	for (n = 1;; n++)
+		if (binom_cdf(0, n, q) <= tail &&
+		    binom_cdf(n - 1, n, q) >= 1 - tail)
+			return n;
+}
+
+/*
+ * plan: the stages of a staged measurement, fixed before it starts:
+ * BASE; then twice BASE, or need when that is more; then four times
+ * BASE, the cap. Prints need= and stages= (the counts, blank-separated).
+ */
+static void
+plan(const char *prefix, double conf, long base, double pct)
+{
+	long need = plan_need(pct / 100, conf), s2 = 2 * base;
+
+	if (need > s2)
+		s2 = need;
+	if (s2 > 4 * base)
+		s2 = 4 * base;
+	printf("%sneed=%ld\n%sstages=%ld", prefix, need, prefix, base);
+	if (s2 > base)
+		printf(" %ld", s2);
+	if (4 * base > s2)
+		printf(" %ld", 4 * base);
+	printf("\n");
+}
+
+/* One outcome of a distribution: its value and probability. */
+struct outcome {
+	double	value;
+	double	p;
+};
+
+static int
+cmp_outcome(const void *a, const void *b)
+{
+	return cmp_double(&((const struct outcome *)a)->value,
+	    &((const struct outcome *)b)->value);
+}
+
+/*
+ * distribution: reads "VALUE PROBABILITY" lines (blank lines skipped; a
+ * probability from 0 to 1) and prints n, lo and hi: the value at which
+ * the cumulative probability, in value order, first passes the lower
+ * tail (1 - conf) / 2, and the one at which it first reaches 1 - tail;
+ * empty when it never does (probabilities that sum to less).
+ */
+static void
+distribution(const char *prefix, double conf, const char *path)
+{
+	FILE *f = stdin;
+	char *line = NULL, *end, *p;
+	size_t cap = 0, n = 0, ncap = 0, i;
+	struct outcome *o = NULL, *no;
+	double v, pr, c = 0, tail = (1 - conf) / 2, lo = 0, hi = 0;
+	int have_lo = 0, have_hi = 0;
+
+	if (path != NULL && strcmp(path, "-") != 0 &&
+	    (f = fopen(path, "re")) == NULL)
+		err(2, "%s", path);
+	while (getline(&line, &cap, f) >= 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[strspn(line, " \t")] == '\0')
+			continue;
+		errno = 0;
+		v = strtod(line, &p);
+		pr = p != line ? strtod(p, &end) : -1;
+		if (errno != 0 || p == line || end == p ||
+		    end[strspn(end, " \t")] != '\0' || !isfinite(v) ||
+		    !(pr >= 0 && pr <= 1))
+			errx(2, "%s: not \"VALUE PROBABILITY\", a probability "
+			    "from 0 to 1: %s", path ? path : "stdin", line);
+		if (n == ncap) {
+			ncap = ncap ? 2 * ncap : 16;
+			if ((no = realloc(o, ncap * sizeof(*o))) == NULL)
+				err(2, NULL);
+			o = no;
+		}
+		o[n].value = v;
+		o[n++].p = pr;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	qsort(o, n, sizeof(*o), cmp_outcome);
+	for (i = 0; i < n; i++) {
+		c += o[i].p;
+		if (!have_lo && c > tail) {
+			lo = o[i].value;
+			have_lo = 1;
+		}
+		if (!have_hi && c >= 1 - tail) {
+			hi = o[i].value;
+			have_hi = 1;
+		}
+	}
+	free(o);
+	printf("%sn=%zu\n%sconfidence=%g\n", prefix, n, prefix, conf);
+	print_value(prefix, "lo", have_lo, lo);
+	print_value(prefix, "hi", have_hi, hi);
 }
 
 static void
@@ -375,12 +629,23 @@ usage(void)
 	    "       sshperf-rank compare [-p prefix] [-c confidence] file_a "
 	    "file_b\n"
 	    "       sshperf-rank rate [-p prefix] [-c confidence] [file]\n"
+	    "       sshperf-rank percentile [-p prefix] [-q p[,p...]] [file]\n"
+	    "       sshperf-rank mean [-p prefix] [-c confidence] [-m centre] "
+	    "[-z] [file]\n"
+	    "       sshperf-rank levels [-p prefix] [file]\n"
+	    "       sshperf-rank distribution [-p prefix] [-c confidence] "
+	    "[file]\n"
+	    "       sshperf-rank plan [-p prefix] [-c confidence] base pct\n"
 	    "Reads numbers, one per line. interval: p50, p90, p95, p99 with "
 	    "their\ndistribution-free interval (order statistics). compare: "
 	    "Mann-Whitney U\ntest of b against a and the Hodges-Lehmann shift "
 	    "b - a with its interval. rate: lines \"amount seconds\", one per part;\n"
-	    "the whole's rate and its t interval (ratio estimator).\nConfidence 0.95 unless -c (0.5 to "
-	    "0.999).\n");
+	    "the whole's rate and its t interval (ratio estimator).\n"
+	    "percentile: nearest-rank percentiles (the median unless -q). mean: "
+	    "the\nmean, sd and t interval of the mean. levels: one level or two "
+	    "(ms).\ndistribution: lines \"value probability\", the central "
+	    "range.\nplan: the sample counts of the stages of a percentile's "
+	    "measurement.\nConfidence 0.95 unless -c (0.5 to 0.999).\n");
 	exit(2);
 }
 
@@ -388,22 +653,32 @@ int
 main(int argc, char **argv)
 {
 	help_option(argc, argv, usage);
-	const char *prefix = "", *mode;
-	double conf = 0.95;
+	const char *prefix = "", *mode, *qs = "50";
+	double conf = 0.95, centre = 0;
 	struct samples a, b;
-	int ch;
+	int ch, have_centre = 0, floor0 = 0;
 
 	if (argc < 2)
 		usage();
 	mode = argv[1];
 	argc--, argv++;
-	while ((ch = getopt(argc, argv, "p:c:")) != -1) {
+	while ((ch = getopt(argc, argv, "p:c:q:m:z")) != -1) {
 		switch (ch) {
 		case 'p':
 			prefix = optarg;
 			break;
 		case 'c':
 			conf = opt_double("-c", optarg, 0.5, 0.999);
+			break;
+		case 'q':
+			qs = optarg;
+			break;
+		case 'm':
+			centre = opt_double("-m", optarg, -1e300, 1e300);
+			have_centre = 1;
+			break;
+		case 'z':
+			floor0 = 1;
 			break;
 		default:
 			usage();
@@ -421,6 +696,20 @@ main(int argc, char **argv)
 	} else if (strcmp(mode, "rate") == 0 && argc - optind <= 1) {
 		read_parts(optind < argc ? argv[optind] : NULL, &a, &b);
 		rate_interval(prefix, conf, &a, &b);
+	} else if (strcmp(mode, "percentile") == 0 && argc - optind <= 1) {
+		read_samples(optind < argc ? argv[optind] : NULL, &a);
+		percentiles(prefix, qs, &a);
+	} else if (strcmp(mode, "mean") == 0 && argc - optind <= 1) {
+		read_samples(optind < argc ? argv[optind] : NULL, &a);
+		mean_interval(prefix, conf, have_centre, centre, floor0, &a);
+	} else if (strcmp(mode, "levels") == 0 && argc - optind <= 1) {
+		read_samples(optind < argc ? argv[optind] : NULL, &a);
+		levels(prefix, &a);
+	} else if (strcmp(mode, "distribution") == 0 && argc - optind <= 1) {
+		distribution(prefix, conf, optind < argc ? argv[optind] : NULL);
+	} else if (strcmp(mode, "plan") == 0 && argc - optind == 2) {
+		plan(prefix, conf, (long)opt_u64("BASE", argv[optind], 1,
+		    1000000), opt_double("PCT", argv[optind + 1], 1, 99.9));
 	} else
 		usage();
 	samples_free(&a);

@@ -54,20 +54,25 @@ samples_sort(struct samples *s)
 	}
 }
 
+size_t
+samples_rank(size_t n, double p)
+{
+	double r = ceil(p / 100.0 * (double)n);
+
+	if (r < 1)
+		return 1;
+	if (r > (double)n)
+		return n;
+	return (size_t)r;
+}
+
 double
 samples_percentile(struct samples *s, double p)
 {
-	size_t rank;
-
 	if (s->n == 0)
 		return NAN;
 	samples_sort(s);
-	rank = (size_t)ceil(p / 100.0 * (double)s->n);
-	if (rank < 1)
-		rank = 1;
-	if (rank > s->n)
-		rank = s->n;
-	return s->v[rank - 1];
+	return s->v[samples_rank(s->n, p) - 1];
 }
 
 double

@@ -355,22 +355,28 @@ chart_login_phases () {
 # per phase and side); a last bar for the rest, what no packet covered,
 # when that is not zero.
 chart_login_waterfall () {
-	local run=$1 out="$1/charts/login-waterfall.svg" data meta
-	data=$({
+	local run=$1 out="$1/charts/login-waterfall.svg" rows data meta med
+	rows=$({
 		tsv_select "$run/raw/login-samples.tsv" sample status total_ms | sed 's/^/L\t/'
 		tsv_select "$run/raw/login-parts.tsv" sample phase whose ms | sed 's/^/P\t/'
-	} 2>/dev/null | awk -F'\t' '
+	} 2>/dev/null)
+	# The p50 of the totals of the ok logins with a timeline (lib/stats.sh).
+	med=$(printf '%s\n' "$rows" | awk -F'\t' '
+		$1 == "L" { if ($3 == "ok") total[$2] = $4; next }
+		$1 == "P" { parts[$2] = 1 }
+		END { for (s in parts) if (s in total) print total[s] }' | stats_median)
+	[ -n "$med" ] || return 0
+	data=$(printf '%s\n' "$rows" | awk -F'\t' -v med="$med" '
 		$1 == "L" { if ($3 == "ok") total[$2] = $4; next }
 		$1 == "P" { v[$2, $3, $4] += $5; parts[$2] = 1 }
 		END {
-			for (s in parts) if (s in total) { n++; id[n] = s }
-			if (n == 0) exit 1
-			for (i = 2; i <= n; i++) {
-				s = id[i]
-				for (j = i - 1; j >= 1 && total[id[j]] + 0 > total[s] + 0; j--) id[j + 1] = id[j]
-				id[j + 1] = s
+			# The login whose total is the p50: the first by number of
+			# those with that total.
+			for (t in parts) if (t in total) {
+				n++
+				if (total[t] + 0 == med + 0 && (s == "" || t + 0 < s + 0)) s = t
 			}
-			s = id[int((n + 1) / 2)]
+			if (s == "") exit 1
 			printf "#\t%s\t%d\t%.0f\n", s, n, total[s]
 			split("connect greeting kex auth session", ph, " ")
 			split("1. TCP connect|2. Greeting|3. Key exchange|4. Authentication|5. Session", label, "|")

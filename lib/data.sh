@@ -151,29 +151,8 @@ tsv_row () {
 	printf '%s\n' "${tsv_row_cells[*]}"
 }
 
-# levels_of PREFIX: whether the numbers on stdin (ms, one per line) sit at
-# two levels: PREFIXlevels=1 or 2 (- with fewer than 4 numbers: not known,
-# and the key is there all the same, so that every run has the same keys)
-# and, with 2, PREFIXlow_n, _low_p50, _high_n, _high_p50 and _step_ms
-# (the two p50s apart). Two levels: the widest gap between two
-# neighbouring numbers, sorted, is at least 5 (ms: the least base time
-# of sshd's padding, one step of which makes such levels), both sides
-# hold at least 2 numbers, and the gap is more than twice the wider
-# side's spread (p90 - p10). One slow number, or a long tail, is one
-# level.
-levels_of () {
-	sort -g | awk -v p="$1" '
-		$1 ~ /^-?[0-9.]+$/ { v[++n] = $1 + 0 }
-		# q(a, b, f): the f-quantile of v[a..b], by the nearest rank.
-		function q(a, b, f) { return v[a + int(f * (b - a) + 0.5)] }
-		END {
-			if (n < 4) { printf "%slevels=-\n", p; exit }
-			for (i = 1; i < n; i++) if (v[i + 1] - v[i] > g) { g = v[i + 1] - v[i]; k = i }
-			wide = q(1, k, 0.9) - q(1, k, 0.1)
-			if (q(k + 1, n, 0.9) - q(k + 1, n, 0.1) > wide) wide = q(k + 1, n, 0.9) - q(k + 1, n, 0.1)
-			if (g < 5 || k < 2 || n - k < 2 || g <= 2 * wide) { printf "%slevels=1\n", p; exit }
-			lo = q(1, k, 0.5); hi = q(k + 1, n, 0.5)
-			printf "%slevels=2\n%slow_n=%d\n%slow_p50=%.1f\n%shigh_n=%d\n%shigh_p50=%.1f\n%sstep_ms=%.1f\n",
-				p, p, k, p, lo, p, n - k, p, hi, p, hi - lo
-		}'
-}
+# levels_of, the two-level split, is the statistics engine's (lib/stats.sh,
+# sshperf-rank levels); sourced here for the parts that call it with only
+# this file (lib/compare.sh), until they source lib/stats.sh themselves.
+# shellcheck source=lib/stats.sh
+. "${BASH_SOURCE[0]%/*}/stats.sh"

@@ -11,6 +11,9 @@
 # when not PASS); warning when the report should say something. The
 # verdict functions below write them; the renderer reads the rest.
 
+# shellcheck source=lib/stats.sh
+. "${BASH_SOURCE[0]%/*}/stats.sh"
+
 # A test stops waiting once this many logins (sessions, commands) in a row
 # got no answer within LOGIN_TIMEOUT: the server does not answer, and the
 # rest would only wait for their own deadlines (helpers' -g option).
@@ -136,18 +139,18 @@ result_interval () {
 result_interval_order () {
 	local test=$1 file=$2 col=$3 pct=$4 out n lo hi note="" need
 	if tsv_select "$file" status >/dev/null 2>&1; then
-		out=$(tsv_select "$file" "$col" status | awk -F'\t' '$2 == "ok" { print $1 }' | helper rank interval)
+		out=$(tsv_select "$file" "$col" status | awk -F'\t' '$2 == "ok" { print $1 }' | stats_rank interval)
 	else
-		out=$(tsv_select "$file" "$col" | helper rank interval)
+		out=$(tsv_select "$file" "$col" | stats_rank interval)
 	fi || out=""
 	n=$(printf '%s\n' "$out" | sed -n 's/^n=//p')
 	lo=$(printf '%s\n' "$out" | sed -n "s/^p${pct}_lo=//p")
 	hi=$(printf '%s\n' "$out" | sed -n "s/^p${pct}_hi=//p")
 	if [ -z "$hi" ] || [ -z "$lo" ]; then
-		# The fewest samples that give both bounds at 95 %: the outer
-		# order statistics, X(1) and X(n), must be at least that sure.
-		need=$(awk -v q="$pct" 'BEGIN { q /= 100; a = log(0.025) / log(q); b = log(0.025) / log(1 - q)
-			m = a > b ? a : b; printf "%d", (m == int(m)) ? m : int(m) + 1 }')
+		# The fewest samples that give both bounds at 95 % (sshperf-rank
+		# plan's need: the outer order statistics, X(1) and X(n), are
+		# then at least that sure).
+		need=$(stats_rank plan 1 "$pct" | sed -n 's/^need=//p')
 		note="${n:-0} samples are too few for a 95 % $([ -z "$hi" ] && echo upper || echo lower) bound of the p$pct (it needs at least $need)"
 	fi
 	result_interval "$test" "${lo:--}" "${hi:--}" "${n:-0}" order "raw/$(basename "$file") $col" "$note"
@@ -164,7 +167,7 @@ result_interval_chunks () {
 	shift
 	for f in "$@"; do
 		out=$(paste -d' ' <(kv_get "$f" chunk_bytes | tr ',' '\n') <(kv_get "$f" chunk_seconds | tr ',' '\n') |
-			awk 'NF == 2 && $2 > 0 { print $1 / 1e6, $2 }' | helper rank rate) || out=""
+			awk 'NF == 2 && $2 > 0 { print $1 / 1e6, $2 }' | stats_rank rate) || out=""
 		k=$(printf '%s\n' "$out" | sed -n 's/^n=//p')
 		lo2=$(printf '%s\n' "$out" | sed -n 's/^rate_lo=//p')
 		hi2=$(printf '%s\n' "$out" | sed -n 's/^rate_hi=//p')
@@ -251,13 +254,11 @@ noise_reason () {
 # stage_plan BASE PCT: the sample counts of the stages, fixed before the
 # test starts: BASE; then twice BASE, or the fewest samples that give
 # both 95 % bounds of the PCT percentile when that is more; then four
-# times BASE, the cap. Each later stage is taken only while the interval
-# holds the target.
+# times BASE, the cap (sshperf-rank plan, from the same order-statistic
+# ranks as the interval). Each later stage is taken only while the
+# interval holds the target.
 stage_plan () {
-	awk -v b="$1" -v q="$2" 'BEGIN { q /= 100
-		need = log(0.025) / log(q); need = (need == int(need)) ? need : int(need) + 1
-		s2 = 2 * b; if (need > s2) s2 = need; if (s2 > 4 * b) s2 = 4 * b
-		printf "%d", b; if (s2 > b) printf " %d", s2; if (4 * b > s2) printf " %d", 4 * b; print "" }'
+	stats_rank plan "$1" "$2" | sed -n 's/^stages=//p'
 }
 
 # noise_samples N LO HI FIGURE TARGET [MARGIN]: how many samples would

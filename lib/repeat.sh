@@ -7,11 +7,13 @@
 #                        made with the run's description files
 #                        (run.env, environment.env, settings.env) copied in
 #   repeat_combine TEST... the run's data/TEST.env from the rounds: the data
-#                        file of the round whose figure is the median's
-#                        nearest (its details, its raw files copied to
-#                        raw/), with figure = the median of the measured
-#                        rounds, its 95 % interval from order statistics
-#                        (sshperf-rank interval), figure_n = the rounds
+#                        file of the round whose figure is the median
+#                        (the first such; its details, its raw files
+#                        copied to raw/), with figure = the median of the
+#                        measured rounds (nearest rank, so one round's
+#                        figure: of 4, the 2nd smallest) and its 95 %
+#                        interval from order statistics, both from
+#                        sshperf-rank interval, figure_n = the rounds
 #                        measured, figure_method = repeat, the verdict
 #                        judged again on that median (repeat_judge) and
 #                        verdict_from saying how; and
@@ -77,14 +79,15 @@ repeat_combine () {
 			[ -z "$pick" ] || repeat_take "$t" "$pick"
 			continue
 		fi
-		median=$(printf '%s\n' "$figs" | awk '{ print $2 }' | sort -g |
-			awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.6g\n", m }')
+		# The median and its interval, by the kit's one definition
+		# (nearest rank: one of the rounds' figures).
+		out=$(printf '%s\n' "$figs" | awk '{ print $2 }' | stats_rank interval)
+		median=$(printf '%s\n' "$out" | sed -n 's/^p50=//p')
 		pick=$(printf '%s\n' "$figs" | awk -v m="$median" '
 			{ d = $2 - m; if (d < 0) d = -d; if (best == "" || d < bd) { best = $1; bd = d } }
 			END { print best }')
 		repeat_take "$t" "$pick"
 		env="$DATA_DIR/$t.env"
-		out=$(printf '%s\n' "$figs" | awk '{ print $2 }' | helper rank interval)
 		lo=$(printf '%s\n' "$out" | sed -n 's/^p50_lo=//p')
 		hi=$(printf '%s\n' "$out" | sed -n 's/^p50_hi=//p')
 		n=$(printf '%s\n' "$figs" | wc -l)

@@ -276,7 +276,7 @@ auth_gap_interval () {
 	fi
 	tsv_select "$RAW_DIR/auth-$fast.tsv" total_ms status | awk -F'\t' '$2 == "ok" { print $1 }' >"$TMPDIR/auth-gap-fast.txt"
 	tsv_select "$RAW_DIR/auth-$slow.tsv" total_ms status | awk -F'\t' '$2 == "ok" { print $1 }' >"$TMPDIR/auth-gap-slow.txt"
-	out=$(helper rank compare "$TMPDIR/auth-gap-fast.txt" "$TMPDIR/auth-gap-slow.txt") || out=""
+	out=$(stats_rank compare "$TMPDIR/auth-gap-fast.txt" "$TMPDIR/auth-gap-slow.txt") || out=""
 	rm -f "$TMPDIR/auth-gap-fast.txt" "$TMPDIR/auth-gap-slow.txt"
 	shift=$(printf '%s\n' "$out" | sed -n 's/^shift=//p')
 	lo=$(printf '%s\n' "$out" | sed -n 's/^shift_lo=//p')

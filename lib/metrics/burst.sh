@@ -329,11 +329,14 @@ burst_is_deciding () {
 # points) and its probability of RESULT, as the figure's interval
 # (figure_method=model; the verdict stays on what was seen).
 burst_model () {
-	local out lo hi p
+	local out range lo hi p
 	out=$(maxstartups_outcomes "$1" "${SETTING[BURST_STEPS]}") || return 0
-	read -r lo hi p < <(printf '%s\n' "$out" | sort -n -k1,1 | awk -F'\t' -v r="$2" '
-		{ c += $3; if (lo == "" && c > 0.025) lo = $1; if (hi == "" && c >= 0.975) hi = $1; if ($1 == r) p = $3 }
-		END { printf "%s %s %s\n", lo == "" ? "-" : lo, hi == "" ? "-" : hi, p == "" ? 0 : sprintf("%.3g", p) }')
+	# The central 95 % of the model's outcomes (sshperf-rank distribution).
+	range=$(printf '%s\n' "$out" | awk -F'\t' '{ print $1, $3 }' | stats_rank distribution) || range=""
+	lo=$(printf '%s\n' "$range" | sed -n 's/^lo=//p')
+	hi=$(printf '%s\n' "$range" | sed -n 's/^hi=//p')
+	lo=${lo:--} hi=${hi:--}
+	p=$(printf '%s\n' "$out" | awk -F'\t' -v r="$2" '$1 == r { p = $3 } END { print p == "" ? 0 : sprintf("%.3g", p) }')
 	result_interval burst "$lo" "$hi" "$(wc -w <<<"${SETTING[BURST_STEPS]}")" model - \
 		"the range of results the MaxStartups $1 model gives when every step's clients arrive before any has authenticated; a probability of $p for $2"
 	result_set burst figure_probability "$p"

@@ -249,7 +249,7 @@ sftp_parts () {
 		awk -F'\t' -v run="$name" -v kind="$kind" '$1 == run { print (kind == "small" ? $3 : $2 / 1e6), $4 }' |
 		# Two echoes in one read leave a part 0 s long: it joins the next.
 		awk '{ a += $1; if ($2 > 0) { print a, $2; a = 0 } }' |
-		helper rank rate >"$SFTP_WORK/$name-rate.env" 2>>"$SFTP_WORK/$name.err" || true
+		stats_rank rate >"$SFTP_WORK/$name-rate.env" 2>>"$SFTP_WORK/$name.err" || true
 }
 
 # Runs the login-only runs; sets SFTP_LOGIN_S (median, seconds) or leaves
@@ -268,7 +268,7 @@ sftp_logins () {
 		fi
 	done
 	[ -s "$SFTP_WORK/login-seconds" ] || return 0
-	SFTP_LOGIN_S=$(sort -g "$SFTP_WORK/login-seconds" | awk '{ v[NR] = $1 } END { printf "%.6f\n", v[int((NR + 1) / 2)] }')
+	SFTP_LOGIN_S=$(stats_median <"$SFTP_WORK/login-seconds")
 	result_set sftp login_n "$(wc -l <"$SFTP_WORK/login-seconds")"
 	result_set sftp login_ms "$(awk -v s="$SFTP_LOGIN_S" 'BEGIN { printf "%.1f", s * 1000 }')"
 }

@@ -174,7 +174,7 @@ loginload_windows_end () {
 # login's time, left out). Keys cpu_windows (n), sshd_cpu_ms_per_login_lo,
 # _hi, _sd.
 loginload_windows () {
-	local raw=$1 p=$2 tsv="$1-windows.tsv" f samples=("$1-server-before.env") k=1
+	local raw=$1 p=$2 tsv="$1-windows.tsv" f fig samples=("$1-server-before.env") k=1
 	while [ "$k" -le "$LOGINLOAD_WINDOWS" ]; do
 		[ ! -s "$raw-server-window$k.env" ] || samples+=("$raw-server-window$k.env")
 		k=$((k + 1))
@@ -210,20 +210,14 @@ loginload_windows () {
 				for (j = 1; j <= nc; j++) printf "%s%s", r[c[j]], (j < nc ? "\t" : "\n")
 			}
 		}' | { tsv_header "$LOGINLOAD_WINDOWS_COLUMNS"; cat; } >"$tsv"
-	tsv_select "$tsv" window sshd_cpu_ms_per_login | awk -F'\t' -v f="$(result_get "$p" sshd_cpu_ms_per_login)" '
-		$1 != "drain" && $2 != "-" { n++; x[n] = $2; s += $2 }
-		END {
-			printf "cpu_windows=%d\n", n
-			if (n < 2 || f == "") exit
-			m = s / n
-			for (i = 1; i <= n; i++) q += (x[i] - m) ^ 2
-			sd = sqrt(q / (n - 1))
-			# t(0.975) for n - 1 = 1 .. 9 degrees of freedom, then about 2.
-			split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26", tq, " ")
-			tv = n - 1 <= 9 ? tq[n - 1] : 2.0
-			h = tv * sd / sqrt(n)
-			printf "sshd_cpu_ms_per_login_sd=%.2f\nsshd_cpu_ms_per_login_lo=%.2f\nsshd_cpu_ms_per_login_hi=%.2f\n", sd, (f - h > 0 ? f - h : 0), f + h
-		}' >>"$DATA_DIR/$p.env"
+	# The spread of the windows' CPU per login gives the figure's t
+	# interval (sshperf-rank mean: exact t, n - 1 degrees of freedom),
+	# centred on the figure (all CPU over all logins), not below 0.
+	fig=$(result_get "$p" sshd_cpu_ms_per_login)
+	tsv_select "$tsv" window sshd_cpu_ms_per_login | awk -F'\t' '$1 != "drain" && $2 != "-" { print $2 }' |
+		stats_rank mean -z ${fig:+-m "$fig"} | awk -F= -v f="$fig" '
+		$1 == "n" { printf "cpu_windows=%d\n", $2 }
+		f != "" && $1 ~ /^(sd|lo|hi)$/ && $2 != "" { printf "sshd_cpu_ms_per_login_%s=%.2f\n", $1, $2 }' >>"$DATA_DIR/$p.env"
 }
 
 # The machine's speed right before the load and right after it

@@ -2,7 +2,10 @@
  * Unit tests of sshperf-rank: the order-statistic ranks of a quantile's
  * interval against the binomial tables, their coverage over many random
  * samples, the Mann-Whitney U test and the Hodges-Lehmann shift, the t
- * quantiles and the interval of a rate measured in parts. TAP.
+ * quantiles and the interval of a rate measured in parts; percentile,
+ * mean, levels and plan with their edge cases (no numbers, one, ties, all
+ * equal), and the one median the kit's four former median sites now
+ * share. TAP.
  */
 #define main rank_main
 #include "../../helpers/rank.c"
@@ -241,6 +244,421 @@ test_rate(void)
 	samples_free(&t);
 }
 
+/* What one of the subcommands printed: stdout captured into a buffer. */
+static char *cap_buf;
+static size_t cap_len;
+static FILE *cap_saved;
+
+static void
+capture_begin(void)
+{
+	cap_saved = stdout;
+	stdout = open_memstream(&cap_buf, &cap_len);
+}
+
+/* Ends the capture; returns what was printed (free it). */
+static char *
+capture_end(void)
+{
+	fflush(stdout);
+	fclose(stdout);
+	stdout = cap_saved;
+	return cap_buf;
+}
+
+/* KEY's value in OUT ("KEY=VALUE" lines): a copy, "" when empty, NULL
+ * when the key is missing. */
+static const char *
+value_in(const char *out, const char *key)
+{
+	static char v[256];
+	size_t kl = strlen(key), n;
+	const char *l;
+
+	for (l = out; l != NULL && *l != '\0';
+	    l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, key, kl) == 0 && l[kl] == '=') {
+			n = strcspn(l + kl + 1, "\n");
+			snprintf(v, sizeof(v), "%.*s", (int)n, l + kl + 1);
+			return v;
+		}
+	return NULL;
+}
+
+/* OUT on one line, for a test's message: a copy, newlines as blanks. */
+static const char *
+flat(const char *out)
+{
+	static char buf[1024];
+	char *c;
+
+	snprintf(buf, sizeof(buf), "%s", out);
+	for (c = buf; *c != '\0'; c++)
+		if (*c == '\n')
+			*c = ' ';
+	return buf;
+}
+
+static int
+has(const char *out, const char *key, const char *want)
+{
+	const char *v = value_in(out, key);
+
+	return v != NULL && strcmp(v, want) == 0;
+}
+
+/* s from a list of numbers, sorted as read_samples() leaves them. */
+static void
+fill_list(struct samples *s, const double *v, size_t n)
+{
+	size_t i;
+
+	samples_init(s);
+	for (i = 0; i < n; i++)
+		if (samples_add(s, v[i]) != 0)
+			err(2, NULL);
+	qsort(s->v, s->n, sizeof(*s->v), cmp_double);
+	s->sorted = 1;
+}
+
+static void
+test_percentile(void)
+{
+	static const double odd[] = { 7, 1, 3, 5, 9 }, even[] = { 4, 1, 3, 2 },
+	    one[] = { 42.5 }, ties[] = { 2, 2, 2, 9, 9, 1 },
+	    same[] = { 3.25, 3.25, 3.25, 3.25 };
+	struct samples s;
+	char *out;
+
+	fill_list(&s, odd, 5);
+	capture_begin();
+	percentiles("", "50,90,100", &s);
+	out = capture_end();
+	ok(has(out, "n", "5") && has(out, "p50", "5") && has(out, "p90", "9") &&
+	    has(out, "p100", "9"), "percentile of 5 numbers: p50 the 3rd, p90 "
+	    "and p100 the 5th (got %s)", flat(out));
+	free(out);
+	samples_free(&s);
+
+	fill_list(&s, even, 4);
+	capture_begin();
+	percentiles("x_", "50,25,75,99.9", &s);
+	out = capture_end();
+	ok(has(out, "x_p50", "2") && has(out, "x_p25", "1") &&
+	    has(out, "x_p75", "3") && has(out, "x_p99.9", "4"),
+	    "percentile of 4: the median is the 2nd smallest (nearest rank, "
+	    "a number of the input, not 2.5), prefixed keys (got %s)", flat(out));
+	free(out);
+	samples_free(&s);
+
+	fill_list(&s, one, 1);
+	capture_begin();
+	percentiles("", "1,50,100", &s);
+	out = capture_end();
+	ok(has(out, "n", "1") && has(out, "p1", "42.5") &&
+	    has(out, "p50", "42.5") && has(out, "p100", "42.5"),
+	    "percentile of one number: every percentile is it (got %s)", flat(out));
+	free(out);
+	samples_free(&s);
+
+	fill_list(&s, ties, 6);
+	capture_begin();
+	percentiles("", "50,70", &s);
+	out = capture_end();
+	ok(has(out, "p50", "2") && has(out, "p70", "9"),
+	    "percentile with ties: 1 2 2 2 9 9, p50 the 3rd (2), p70 the 5th "
+	    "(9) (got %s)", flat(out));
+	free(out);
+	samples_free(&s);
+
+	fill_list(&s, same, 4);
+	capture_begin();
+	percentiles("", "10,50,99", &s);
+	out = capture_end();
+	ok(has(out, "p10", "3.25") && has(out, "p50", "3.25") &&
+	    has(out, "p99", "3.25"), "percentile of all equal numbers: that "
+	    "number (got %s)", flat(out));
+	free(out);
+	samples_free(&s);
+
+	samples_init(&s);
+	capture_begin();
+	percentiles("", "50", &s);
+	out = capture_end();
+	ok(strcmp(out, "n=0\np50=\n") == 0,
+	    "percentile of no numbers: n=0 and an empty p50 (got %s)", flat(out));
+	free(out);
+}
+
+static void
+test_mean(void)
+{
+	static const double four[] = { 1, 2, 3, 4 }, same[] = { 5, 5, 5 },
+	    low[] = { 0.1, 0.2, 3.0 };
+	struct samples s;
+	char *out;
+	double lo, hi;
+
+	fill_list(&s, four, 4);
+	capture_begin();
+	mean_interval("", 0.95, 0, 0, 0, &s);
+	out = capture_end();
+	lo = strtod(value_in(out, "lo"), NULL);
+	hi = strtod(value_in(out, "hi"), NULL);
+	/* By hand: mean 2.5, sd 1.290994, t(3) 3.182446, half 2.054260. */
+	ok(has(out, "n", "4") && has(out, "mean", "2.5") &&
+	    has(out, "sd", "1.29099") && has(out, "t", "3.18245") &&
+	    fabs(lo - 0.44574) < 1e-4 && fabs(hi - 4.55426) < 1e-4,
+	    "mean of 1 2 3 4: 2.5 +- 3.1824 x 1.2910 / 2 (got %s)", flat(out));
+	free(out);
+	capture_begin();
+	mean_interval("", 0.95, 1, 10, 0, &s);
+	out = capture_end();
+	lo = strtod(value_in(out, "lo"), NULL);
+	hi = strtod(value_in(out, "hi"), NULL);
+	ok(has(out, "mean", "2.5") && fabs(lo - 7.94574) < 1e-4 &&
+	    fabs(hi - 12.05426) < 1e-4,
+	    "mean -m 10: the same half-width around 10 (got %s)", flat(out));
+	free(out);
+	samples_free(&s);
+
+	fill_list(&s, low, 3);
+	capture_begin();
+	mean_interval("", 0.95, 0, 0, 1, &s);
+	out = capture_end();
+	ok(has(out, "lo", "0") && strtod(value_in(out, "hi"), NULL) > 5,
+	    "mean -z: a lower bound below 0 is 0 (got %s)", flat(out));
+	free(out);
+	samples_free(&s);
+
+	fill_list(&s, same, 3);
+	capture_begin();
+	mean_interval("", 0.95, 0, 0, 0, &s);
+	out = capture_end();
+	ok(has(out, "sd", "0") && has(out, "half", "0") && has(out, "lo", "5") &&
+	    has(out, "hi", "5"), "mean of all equal numbers: sd 0, the "
+	    "interval is the number (got %s)", flat(out));
+	free(out);
+	samples_free(&s);
+
+	fill_list(&s, same, 1);
+	capture_begin();
+	mean_interval("", 0.95, 0, 0, 0, &s);
+	out = capture_end();
+	ok(has(out, "n", "1") && has(out, "mean", "5") && has(out, "sd", "") &&
+	    has(out, "lo", "") && has(out, "hi", ""),
+	    "mean of one number: it, and no sd nor interval (got %s)", flat(out));
+	free(out);
+	samples_free(&s);
+
+	samples_init(&s);
+	capture_begin();
+	mean_interval("", 0.95, 0, 0, 0, &s);
+	out = capture_end();
+	ok(has(out, "n", "0") && has(out, "mean", "") && has(out, "hi", ""),
+	    "mean of no numbers: n=0, every value empty (got %s)", flat(out));
+	free(out);
+}
+
+/* levels() of the numbers v[0..n-1]: what it printed (free it). */
+static char *
+levels_of(const double *v, size_t n)
+{
+	struct samples s;
+
+	fill_list(&s, v, n);
+	capture_begin();
+	levels("m_", &s);
+	samples_free(&s);
+	return capture_end();
+}
+
+static void
+test_levels(void)
+{
+	static const double two[] = { 39, 39.4, 39.8, 40, 70.4, 70.7, 70.5 },
+	    few[] = { 39, 71, 39 }, same[] = { 7, 7, 7, 7, 7 },
+	    tail[] = { 22, 23, 24, 25, 26, 22, 23, 24, 40 },
+	    small[] = { 10, 11, 12, 14 }, lone[] = { 10, 10, 10, 80 },
+	    four[] = { 10, 10, 40, 40 };
+	char *out;
+
+	out = levels_of(two, 7);
+	ok(has(out, "m_levels", "2") && has(out, "m_low_n", "4") &&
+	    has(out, "m_low_p50", "39.4") && has(out, "m_high_n", "3") &&
+	    has(out, "m_high_p50", "70.5") && has(out, "m_step_ms", "31.1"),
+	    "levels: 4 near 39 ms and 3 near 70: two, each side's nearest-rank "
+	    "median (got %s)", flat(out));
+	free(out);
+	out = levels_of(four, 4);
+	ok(has(out, "m_levels", "2") && has(out, "m_low_p50", "10.0") &&
+	    has(out, "m_step_ms", "30.0"),
+	    "levels: 4 numbers, two ties on each side: two levels (got %s)",
+	    flat(out));
+	free(out);
+	out = levels_of(few, 3);
+	ok(strcmp(out, "m_levels=-\n") == 0,
+	    "levels of 3 numbers: not known, the key there all the same (got "
+	    "%s)", flat(out));
+	free(out);
+	out = levels_of(NULL, 0);
+	ok(strcmp(out, "m_levels=-\n") == 0, "levels of no numbers: - (got %s)",
+	    flat(out));
+	free(out);
+	out = levels_of(same, 5);
+	ok(strcmp(out, "m_levels=1\n") == 0,
+	    "levels of all equal numbers: one (got %s)", flat(out));
+	free(out);
+	out = levels_of(tail, 9);
+	ok(strcmp(out, "m_levels=1\n") == 0,
+	    "levels: one slow number is no second level (got %s)", flat(out));
+	free(out);
+	out = levels_of(small, 4);
+	ok(strcmp(out, "m_levels=1\n") == 0,
+	    "levels: a widest gap under 5 ms is one level (got %s)", flat(out));
+	free(out);
+	out = levels_of(lone, 4);
+	ok(strcmp(out, "m_levels=1\n") == 0,
+	    "levels: one number alone above the gap is one level (got %s)", flat(out));
+	free(out);
+}
+
+/* distribution() of the lines TEXT, from a scratch file: what it printed. */
+static char *
+distribution_of(const char *text)
+{
+	char path[512];
+	int fd;
+	FILE *f;
+
+	tap_scratch(path, sizeof(path), "test_rank");
+	if ((fd = mkstemp(path)) < 0 || (f = fdopen(fd, "w")) == NULL)
+		err(2, "%s", path);
+	fputs(text, f);
+	fclose(f);
+	capture_begin();
+	distribution("", 0.95, path);
+	unlink(path);
+	return capture_end();
+}
+
+static void
+test_distribution(void)
+{
+	char *out;
+
+	/* In value order the sums are .01 .03 .33 .83 1: 1 passes .025
+	 * first, 4 reaches .975 first. */
+	out = distribution_of("3 0.5\n1 0.02\n2 0.3\n0 0.01\n4 0.17\n");
+	ok(has(out, "n", "5") && has(out, "lo", "1") && has(out, "hi", "4"),
+	    "distribution: the central 95 %% of 5 outcomes is 1 to 4 (got %s)",
+	    flat(out));
+	free(out);
+	out = distribution_of("10 1\n");
+	ok(has(out, "lo", "10") && has(out, "hi", "10"),
+	    "distribution of one sure outcome: it, both ends (got %s)",
+	    flat(out));
+	free(out);
+	out = distribution_of("5 0.5\n5 0.5\n");
+	ok(has(out, "lo", "5") && has(out, "hi", "5"),
+	    "distribution: one value listed twice (ties) (got %s)", flat(out));
+	free(out);
+	out = distribution_of("1 0.2\n2 0.2\n");
+	ok(has(out, "lo", "1") && has(out, "hi", ""),
+	    "distribution whose probabilities sum to 0.4: no upper end (got "
+	    "%s)", flat(out));
+	free(out);
+	out = distribution_of("");
+	ok(has(out, "n", "0") && has(out, "lo", "") && has(out, "hi", ""),
+	    "distribution of nothing: n=0, no ends (got %s)", flat(out));
+	free(out);
+}
+
+/*
+ * plan: need is the first n at which quantile_ranks() gives both bounds,
+ * the stages are BASE, max(2 BASE, need) capped at 4 BASE, and 4 BASE.
+ */
+static void
+test_plan(void)
+{
+	static const struct { long base; double pct; const char *stages; }
+	    want[] = {
+		{ 30, 95, "30 72 120" }, { 3, 95, "3 12" },
+		{ 200, 95, "200 400 800" }, { 100, 99, "100 368 400" },
+		{ 10, 50, "10 20 40" }, { 1, 50, "1 4" },
+	};
+	static const double pcts[] = { 50, 90, 95, 99 };
+	long lo, hi, need;
+	size_t i;
+	char *out;
+	int agree = 1;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		capture_begin();
+		plan("", 0.95, want[i].base, want[i].pct);
+		out = capture_end();
+		ok(has(out, "stages", want[i].stages),
+		    "plan %ld at p%g: stages %s (got %s)", want[i].base,
+		    want[i].pct, want[i].stages, flat(out));
+		free(out);
+	}
+	for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		need = plan_need(pcts[i] / 100, 0.95);
+		quantile_ranks(need, pcts[i] / 100, 0.95, &lo, &hi);
+		agree &= lo > 0 && hi > 0;
+		quantile_ranks(need - 1, pcts[i] / 100, 0.95, &lo, &hi);
+		agree &= lo == 0 || hi == 0;
+	}
+	ok(agree, "plan's need is where the interval's ranks first have both "
+	    "bounds, for p50, p90, p95 and p99");
+}
+
+/*
+ * The kit computed the median four ways: stats.c's nearest rank, the
+ * levels split's rounded rank, the mean of the two middle values
+ * (repeat.sh) and the lower median (sftp.sh). On 10 11 12 13 they gave 11,
+ * 12, 11.5 and 11. All four now come from samples_percentile(): the
+ * percentile subcommand (sftp.sh's stats_median), interval's p50
+ * (repeat.sh), levels' low_p50 (the low side of 10 11 12 13 110 111 112
+ * 113) and stats.c itself give one figure, 11.
+ */
+static void
+test_one_median(void)
+{
+	static const double v[] = { 13, 11, 10, 12 },
+	    split[] = { 13, 11, 10, 12, 110, 111, 112, 113 };
+	struct samples s;
+	char *pc, *iv, *lv;
+	double st;
+	size_t k;
+	int same;
+
+	fill_list(&s, v, 4);
+	st = samples_percentile(&s, 50);
+	capture_begin();
+	percentiles("", "50", &s);
+	pc = capture_end();
+	capture_begin();
+	interval("", 0.95, &s);
+	iv = capture_end();
+	samples_free(&s);
+	lv = levels_of(split, 8);
+	same = st == 11 && has(pc, "p50", "11") && has(iv, "p50", "11") &&
+	    has(lv, "m_low_p50", "11.0");
+	/* On one line each, for the message. */
+	for (k = 0; pc[k] != '\0'; k++)
+		pc[k] = pc[k] == '\n' ? ' ' : pc[k];
+	for (k = 0; iv[k] != '\0'; k++)
+		iv[k] = iv[k] == '\n' ? ' ' : iv[k];
+	for (k = 0; lv[k] != '\0'; k++)
+		lv[k] = lv[k] == '\n' ? ' ' : lv[k];
+	ok(same, "one median of 10 11 12 13: stats.c %g; percentile, interval "
+	    "and levels (got %s| %s| %s)", st, pc, iv, lv);
+	free(pc);
+	free(iv);
+	free(lv);
+}
+
 int
 main(void)
 {
@@ -250,6 +668,12 @@ main(void)
 	test_shift();
 	test_t_quantiles();
 	test_rate();
+	test_percentile();
+	test_mean();
+	test_levels();
+	test_plan();
+	test_distribution();
+	test_one_median();
 	ok(fabs(z_two_sided(0.95) - 1.959964) < 1e-5, "z for 95 %% is 1.96");
 	printf("1..%d\n", test_num);
 	return test_failed != 0;

@@ -131,9 +131,27 @@ test_print(void)
 	samples_free(&s);
 }
 
+/* The one definition's ranks: ceil(p / 100 n), within 1 and n. */
+static void
+test_rank(void)
+{
+	static const struct { size_t n; double p; size_t rank; } want[] = {
+		{ 1, 50, 1 }, { 2, 50, 1 }, { 4, 50, 2 }, { 5, 50, 3 },
+		{ 30, 95, 29 }, { 30, 99, 30 }, { 100, 95, 95 }, { 7, 0, 1 },
+		{ 7, 100, 7 }, { 10, 10, 1 }, { 10, 11, 2 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ok(samples_rank(want[i].n, want[i].p) == want[i].rank,
+		    "rank of p%g of %zu is %zu (got %zu)", want[i].p, want[i].n,
+		    want[i].rank, samples_rank(want[i].n, want[i].p));
+}
+
 int
 main(void)
 {
+	test_rank();
 	test_one_to_hundred();
 	test_small_sets();
 	test_empty();
