@@ -99,7 +99,7 @@ test_expect 'reads by name, of tsv_select output and of lists that are no table,
 # What the scan finds that is no table of docs/data.md: the file, a text
 # of the line it reports, and why it may stay.
 cat >"$TEST_TMP/allowed" <<'EOF'
-lib/fleet.sh	awk -F '\t' -v factor=	its own lists ($tmp/ids, $tmp/facts), made a few lines above
+lib/bin/fleet.sh	awk -F '\t' -v factor=	its own lists ($tmp/ids, $tmp/facts), made a few lines above
 lib/registry.sh	done <"$file"	lib/metrics.tab (registry_load), whose eight columns t07 keeps
 lib/report/burst.sh	awk -F'\t' -v n="$2" '$1 == n { print $2 }'	maxstartups_expected's own output (N, expected), no table
 lib/serverconfig.sh	done <"$tmp/moved"	check_effective's own list (option, file, line), made a few lines above

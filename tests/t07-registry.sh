@@ -54,7 +54,7 @@ test_expect 'each probe defines about_probe_NAME and probe_NAME and is used by a
 # No sideways reads: a test sources no other test, reads no other test s
 # data (result_get OTHER, data/OTHER.env) and only the outputs of the
 # probes it names; a report section reads another test (`t OTHER`, or
-# the run's data table `D[OTHER|KEY]` of lib/render.sh) only through
+# the run's data table `D[OTHER|KEY]` of lib/bin/render.sh) only through
 # `compared`, for the tests its compares column lists.
 test_expect 'no test reads another test; each reads only the probes it names' '
 	names=$(rows | cut -f1) &&

@@ -98,7 +98,7 @@ test_expect 'results.json tables have the columns of their raw table, in its ord
 		head=$(awk -F"\t" -v f="$file" "\$1 == f { print \$3 }" t.txt | sed "s/\\\\t/ /g")
 		[ -n "$head" ] || { echo "$file: the schema names it, docs/data.md does not declare it"; return 1; }
 		test_eq "$cols" "$head" || { echo "in $file"; return 1; }
-		grep -qF -- "${file%.tsv}" "$KIT_DIR/lib/results-json.sh" || { echo "lib/results-json.sh does not read $file"; return 1; }
+		grep -qF -- "${file%.tsv}" "$KIT_DIR/lib/bin/results-json.sh" || { echo "lib/bin/results-json.sh does not read $file"; return 1; }
 	done <rows.txt
 '
 

@@ -30,7 +30,7 @@ test_expect 'key logins work with the ed25519 and the RSA key' '
 # Valid only during the auth test's password logins (t41 runs them).
 test_expect 'the password is locked after start: a password login is refused' '
 	case $(getent shadow $TEST_USER | cut -d: -f2) in "!"*) ;; *) return 1 ;; esac &&
-	! SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$STATE/password" \
+	! SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$STATE/password" \
 		timeout 30 ssh -F "$CFG" $HOST_ALIAS-password id -un </dev/null 2>"$TEST_TMP/pw.err" &&
 	grep -q "Permission denied" "$TEST_TMP/pw.err"
 '

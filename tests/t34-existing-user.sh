@@ -79,7 +79,7 @@ test_expect 'an existing local account with SSHD_OPTIONS: start, key and passwor
 	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxsessions 7" "$TEST_TMP/T" &&
 	grep -qix "authorizedkeysfile /var/lib/sshd-perf-kit/.ssh/%u" "$TEST_TMP/T" &&
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = alice ] &&
-	[ "$(ct env SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null)" = alice ]
+	[ "$(ct env SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null)" = alice ]
 '
 
 test_expect 'the kit measures login and auth as alice; the report says where the account came from' '
