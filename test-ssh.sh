@@ -487,7 +487,7 @@ current=""
 } >>"$DATA_DIR/run.env"
 
 "$KIT_DIR/lib/bin/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR")" || die "writing the report failed"
-verdict=$(sed -n 's/^verdict=//p' "$DATA_DIR/verdict.env")
+verdict=$(kv_get "$DATA_DIR/verdict.env" verdict)
 progress "verdict: $verdict"
 printf '%s\n' "$RUN_DIR/report.md"
 # The verdict as the exit status (usage above): 0 PASS, 1 FAIL, 3 INCONCLUSIVE.

@@ -351,9 +351,9 @@ AUTH_STAGED_FAILED=0
 # auth_more MORE HAVE TSV ALIAS: MORE logins through ALIAS appended to
 # TSV, numbered on from HAVE.
 auth_more () {
-	helper login -n "$1" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
+	helper login -H -n "$1" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$4" true 2>>"$RAW_DIR/auth-errors.txt" |
-		awk -F'\t' -v OFS='\t' -v n="$2" '{ $1 = n + $1; print }' >>"$3" || true
+		tsv_renumber sample "$2" >>"$3" || true
 }
 
 # auth_more_whose METHOD MORE HAVE TSV ALIAS: auth_more, captured as the
