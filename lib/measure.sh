@@ -18,7 +18,7 @@
 NO_ANSWER_STOP=3
 
 # result_set TEST KEY VALUE: one key=value in the test's data file
-# (appended; the last value of a key wins, lib/kv.sh).
+# (appended; the last value of a key wins, lib/data.sh).
 result_set () {
 	kv_set "$DATA_DIR/$1.env" "$2" "$3"
 }

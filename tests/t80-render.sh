@@ -24,8 +24,8 @@ cp -R "$TEST_DIR/data/runs/." "$RES/"
 
 # shellcheck source=lib/compare.sh
 . "$KIT_DIR/lib/compare.sh"
-# shellcheck source=lib/kv.sh
-. "$KIT_DIR/lib/kv.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
 # shellcheck source=lib/charts.sh
 . "$KIT_DIR/lib/charts.sh"
 

@@ -23,7 +23,7 @@ if [ -n "$PREV_DIR" ] && [ ! -f "$PREV_DIR/data/run.env" ]; then
 fi
 
 # get FILE KEY: the value of KEY in a key=value file (last one wins).
-# The run is finished: its files are read once (lib/kv.sh), here in the
+# The run is finished: its files are read once (lib/data.sh), here in the
 # main shell, so that every $(...) below finds them.
 get () {
 	kv_cached "$1" "$2"

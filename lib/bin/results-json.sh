@@ -231,7 +231,7 @@ test_tables () {
 }
 
 # The run is finished: its data files are read once, here in the main
-# shell (lib/kv.sh), so that every $(...) finds them.
+# shell (lib/data.sh), so that every $(...) finds them.
 get () {
 	kv_cached "$@"
 }
