@@ -75,7 +75,7 @@ test_expect 'a changed setting is applied with a restart' '
 	pid=$(sed -n "s/^pid=//p" "$TEST_TMP/st") &&
 	MAX_STARTUPS=20:30:100 "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/o" &&
 	grep -q "restarting" "$TEST_TMP/o" &&
-	sshd -T -f $SSHD_CONFIG -C user=$TEST_USER,addr=127.0.0.1,host=localhost | grep -qix "maxstartups 20:30:100" &&
+	"$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$TEST_USER" | grep -qix "maxstartups 20:30:100" &&
 	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st3" && ! grep -qx "pid=$pid" "$TEST_TMP/st3" &&
 	"$KIT_DIR/start-ssh.sh" >/dev/null && [ "$(kit_processes | wc -l)" -eq 1 ]
 '
