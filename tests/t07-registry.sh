@@ -46,7 +46,7 @@ test_expect 'test-ssh.sh has no branch for a single metric; every precheck exist
 test_expect 'each probe defines about_probe_NAME and probe_NAME and is used by a test' '
 	for f in "$KIT_DIR"/lib/probes/*.sh; do
 		n=$(basename "$f" .sh) &&
-		grep -q "^about_probe_$n () {" "$f" && grep -q "^probe_$n () {" "$f" &&
+		test_grep "^about_probe_$n () {" "$f" && test_grep "^probe_$n () {" "$f" &&
 		rows | cut -f3 | tr "," "\n" | grep -qx "$n" || { echo "$f"; return 1; }
 	done
 '
@@ -110,7 +110,7 @@ test_expect 'registry.sh loads the names in order, titles, directions, needs, no
 test_expect 'a missing registry is one line and exit 2' '
 	mkdir -p kit/lib && cp "$KIT_DIR/lib/registry.sh" kit/lib/ &&
 	rc=0; KIT_DIR=$PWD/kit bash -c ". kit/lib/registry.sh" 2>err || rc=$? &&
-	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "metric registry .*metrics.tab is missing" err
+	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && test_grep "metric registry .*metrics.tab is missing" err
 '
 
 # The golden report (tests/t80-render.sh keeps it equal to what the

@@ -111,7 +111,7 @@ test_expect 'the writers and readers docs/data.md names exist and name the file'
 		done
 		for piece in $(pieces "$name"); do
 			# shellcheck disable=SC2086 # the file lists are words
-			(cd "$KIT_DIR" && grep -qF -- "$piece" $wr) || { echo "$name: no writer ($wr) names \"$piece\""; return 1; }
+			(cd "$KIT_DIR" && test_grep -F -- "$piece" $wr) || { echo "$name: no writer ($wr) names \"$piece\""; return 1; }
 		done
 		last=$(pieces "$name" | tail -n 1)
 		for f in $rd; do
