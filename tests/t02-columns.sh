@@ -147,6 +147,7 @@ not_allowed () {
 }
 
 # The programs at the top, which read the run's files too.
+# shellcheck disable=SC2034 # read in a test body (eval)
 TOP_SCRIPTS="sshd-perf-kit start-ssh.sh test-ssh.sh install-deps.sh"
 
 test_expect 'no part of lib/ nor a top-level script reads a table by position (lib/data.sh is the door)' '
