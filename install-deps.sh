@@ -38,6 +38,8 @@ elif command -v apt-get >/dev/null 2>&1; then
 	# strict check, tests/lib/results-check.py, stands alone);
 	# chromium, poppler-utils: t81 opens report.html in a headless browser
 	# and reads the PDF it prints (pdftotext).
+	# The shellcheck package: t18 checks every shell file with it (on RHEL
+	# it is in EPEL only, so the dnf list above leaves it out and t18 skips).
 	[ -z "$tests" ] || pkgs="$pkgs python3-jsonschema chromium poppler-utils shellcheck debootstrap systemd-container rpm rpmlint policycoreutils semodule-utils setools perl util-linux procps iproute2 libxml2-utils libpam0g-dev zlib1g-dev autoconf libaudit-dev libkrb5-dev libfido2-dev libedit-dev libp11-kit-dev p11-kit-modules ansible-core ansible-lint"
 	missing=""
 	for p in $pkgs; do

@@ -22,8 +22,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/ciphers.sh"
 # shellcheck source=lib/capture.sh
 . "$KIT_DIR/lib/capture.sh"
-# shellcheck source=lib/repeat.sh
-. "$KIT_DIR/lib/repeat.sh"
+# shellcheck source=lib/rounds.sh
+. "$KIT_DIR/lib/rounds.sh"
 
 # The tests this copy of the kit has: one lib/metrics/NAME.sh each.
 available_tests () {
@@ -274,7 +274,7 @@ compare_runs () {
 	compare_report "$a" "$b" >"$out.tmp" 2>/dev/null ||
 		{ rm -f "$out.tmp"; die "cannot write $out; is $b writable?"; }
 	mv -f "$out.tmp" "$out"
-	"$KIT_DIR/lib/report-html.sh" "$out" || true
+	"$KIT_DIR/lib/bin/report-html.sh" "$out" || true
 	printf '%s\n' "$out"
 }
 
@@ -286,13 +286,13 @@ render_again () {
 		die "$run is not a run folder of the kit (no data/run.env); give a folder RESULTS_DIR/<date-time>"
 	{ [ -w "$run" ] && [ -w "$run/data" ]; } ||
 		die "$run is not writable; copy the run folder and render the copy: cp -R $run /tmp/ && $PROG --report /tmp/$(basename "$run")"
-	"$KIT_DIR/lib/render.sh" "$run" "$(previous_run "$run")" ||
+	"$KIT_DIR/lib/bin/render.sh" "$run" "$(previous_run "$run")" ||
 		die "writing the report of $run failed"
 	printf '%s\n' "$run/report.md" "$run/report.html"
 }
 
 # repeat_finish: after the rounds of a repeated run, the run's data/ and
-# raw/ again, with each test's median of the rounds (lib/repeat.sh).
+# raw/ again, with each test's median of the rounds (lib/rounds.sh).
 repeat_finish () {
 	[ "${ROUNDS:-1}" -gt 1 ] || return 0
 	DATA_DIR="$RUN_DIR/data"
@@ -321,7 +321,7 @@ while [ "$#" -gt 0 ]; do
 		# or sshd-perf-kit fleet (which hands over to here).
 		shift
 		case $PROG in *" fleet") ;; *) PROG="$PROG --fleet" ;; esac
-		PROG=$PROG exec "$KIT_DIR/lib/fleet.sh" "$@"
+		PROG=$PROG exec "$KIT_DIR/lib/bin/fleet.sh" "$@"
 		;;
 	-h | --help) usage; exit 0 ;;
 	--version) print_version; exit 0 ;;
@@ -424,13 +424,13 @@ on_interrupt () {
 	[ -z "$current" ] || { result_set "$current" status INTERRUPTED; result_set "$current" reason "interrupted by a signal"; }
 	printf 'interrupted=yes\n' >>"$RUN_DIR/data/run.env"
 	repeat_finish
-	"$KIT_DIR/lib/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR" 2>/dev/null)" >/dev/null 2>&1 || true
+	"$KIT_DIR/lib/bin/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR" 2>/dev/null)" >/dev/null 2>&1 || true
 	warn "interrupted; partial report: $RUN_DIR/report.md"
 	exit 130
 }
 trap on_interrupt INT TERM
 
-"$KIT_DIR/lib/environment.sh" >"$DATA_DIR/environment.env" 2>"$RAW_DIR/environment-errors.txt" || true
+"$KIT_DIR/lib/bin/environment.sh" >"$DATA_DIR/environment.env" 2>"$RAW_DIR/environment-errors.txt" || true
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # Whether other work keeps the machine busy: its CPU time over one quiet
 # second before the first test (the load average, kept for the record,
@@ -443,7 +443,7 @@ printf 'cpu_busy_before_pct=%s\ncpu_steal_before_pct=%s\n' "$cpu_busy_before" "$
 # A test server that ended stops the run: the test it happened in is an
 # ERROR that says so, the rest are marked as not run. With REPEAT=N the
 # selected tests run N rounds, each test once a round (round 1 of every
-# test, then round 2, ...), each round in rounds/K (lib/repeat.sh); the
+# test, then round 2, ...), each round in rounds/K (lib/rounds.sh); the
 # run's data/ then gets each test's median of the rounds.
 ROUNDS=${SETTING[REPEAT]}
 round=1
@@ -486,8 +486,8 @@ current=""
 	printf 'load_after=%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 } >>"$DATA_DIR/run.env"
 
-"$KIT_DIR/lib/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR")" || die "writing the report failed"
-verdict=$(sed -n 's/^verdict=//p' "$DATA_DIR/verdict.env")
+"$KIT_DIR/lib/bin/render.sh" "$RUN_DIR" "$(previous_run "$RUN_DIR")" || die "writing the report failed"
+verdict=$(kv_get "$DATA_DIR/verdict.env" verdict)
 progress "verdict: $verdict"
 printf '%s\n' "$RUN_DIR/report.md"
 # The verdict as the exit status (usage above): 0 PASS, 1 FAIL, 3 INCONCLUSIVE.

@@ -4,7 +4,7 @@
 # first, at least once, however it ends (its last line, exit, die, INT or
 # TERM): a command that a signal interrupts runs again at the exit, so
 # every command must be safe to repeat (at_exit_pop). Owners: the main shell of test-ssh.sh, start-ssh.sh,
-# lib/fleet.sh and lib/results-json.sh, and each test job of test-ssh.sh
+# lib/bin/fleet.sh and lib/bin/results-json.sh, and each test job of test-ssh.sh
 # (run_measure), which starts its own, empty list.
 #
 #   at_exit_owner    this process owns a new, empty list, run at its exit

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SVG charts of a run, drawn by the kit itself (bash and awk; no network, no
-# extra package). Sourced by lib/render.sh: charts_write RUN_DIR draws every
+# extra package). Sourced by lib/bin/render.sh: charts_write RUN_DIR draws every
 # chart whose data exists into RUN_DIR/charts/, chart_links NAME prints the
 # markdown image links of the charts that belong to the report section NAME.
 #

@@ -2,7 +2,7 @@
 # (SC2015: `A && B || continue` is meant; SC2016: backticks are markdown.)
 # Comparing runs: which way is better for a metric, the change between two
 # runs, the previous run on the same host, and the comparison report of
-# `test-ssh.sh --compare A B`. Sourced by lib/render.sh, lib/results-json.sh
+# `test-ssh.sh --compare A B`. Sourced by lib/bin/render.sh, lib/bin/results-json.sh
 # and test-ssh.sh. Reads only the data files of the runs (RUN/data/*.env).
 
 # The metrics, their order and directions: lib/metrics.tab.

@@ -33,6 +33,10 @@
 #                        with the columns NAME... (a row held in memory
 #                        before its table is written); status 1 for a
 #                        column the table does not have.
+#   tsv_renumber NAME N  the table on stdin (with its header) without its
+#                        header, the column NAME of every row raised by N:
+#                        more rows numbered on after N rows already kept;
+#                        status 1 when the table has no column NAME.
 #   tsv_header "NAME..." a table's header line (the names tab-joined).
 #   tsv_row ARRAY "NAME..."  one row: the values of the associative array
 #                        ARRAY for the columns NAME..., in that order; "-"
@@ -132,6 +136,12 @@ tsv_cell () {
 		rest=${rest#*$'\t'}
 	done
 	return 1
+}
+
+tsv_renumber () {
+	awk -F'\t' -v OFS='\t' -v name="$1" -v n="$2" '
+	NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; if (!c) exit 1; next }
+	{ $c = n + $c; print }'
 }
 
 tsv_header () {

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034
 # JSON_AWK: awk functions jstr (a JSON string) and jval (a value typed by
-# the rule of docs/results-json.md), for lib/results-json.sh and lib/fleet.sh.
+# the rule of docs/results-json.md), for lib/bin/results-json.sh and lib/bin/fleet.sh.
 
 # The JSON text of one value. Typing rule (docs/results-json.md): a key the
 # schemas declare gets its declared type (jtyped); any other value that is

@@ -17,11 +17,11 @@
 # A test stops waiting once this many logins (sessions, commands) in a row
 # got no answer within LOGIN_TIMEOUT: the server does not answer, and the
 # rest would only wait for their own deadlines (helpers' -g option).
-# shellcheck disable=SC2034 # used by the metric scripts and lib/hold.sh
+# shellcheck disable=SC2034 # used by the metric scripts and lib/open-sessions.sh
 NO_ANSWER_STOP=3
 
 # result_set TEST KEY VALUE: one key=value in the test's data file
-# (appended; the last value of a key wins, lib/kv.sh).
+# (appended; the last value of a key wins, lib/data.sh).
 result_set () {
 	kv_set "$DATA_DIR/$1.env" "$2" "$3"
 }
@@ -78,7 +78,7 @@ result_import () {
 # the target by VERDICT_MARGIN_PCT of it (verdict_margin); an interval
 # on one side of the target but within that margin is INCONCLUSIVE ("within
 # the run-to-run noise of the target"), and the rounds of REPEAT judge
-# their median without the margin (lib/repeat.sh): the rounds hold the
+# their median without the margin (lib/rounds.sh): the rounds hold the
 # run-to-run noise themselves.
 result_verdict () {
 	local test=$1 figure=$2 op=$3 target=$4 status lo hi
@@ -229,7 +229,7 @@ verdict_margin () {
 }
 
 # repeat_hint: what decides a figure that one run cannot: the median of
-# repeated runs, judged on its interval without the margin (lib/repeat.sh
+# repeated runs, judged on its interval without the margin (lib/rounds.sh
 # needs 6 rounds for one).
 repeat_hint () {
 	printf 'REPEAT=6 would judge the median of 6 runs instead'

@@ -61,7 +61,7 @@ orphan_listener () {
 		p=${f#/proc/}
 		[ "$(readlink "$f/ns/pid" 2>/dev/null)" = "$self" ] || continue
 		is_kit_sshd "$p" || continue
-		parent=$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' "$f/stat" 2>/dev/null)
+		parent=$(helper sampler ps "$p" 2>/dev/null | tsv_select - ppid)
 		is_kit_sshd "$parent" || { printf '%s\n' "$p"; return 0; }
 	done
 	return 0

@@ -127,7 +127,7 @@ real_sshd_config () {
 		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || continue
 		case $cmd in *"$KIT_CONFIG_PREFIX"* | *sshd-session* | *"sshd: "*) continue ;; esac
 		# The listener: its parent is not an sshd.
-		case $(readlink "/proc/$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null)/exe" 2>/dev/null) in */sshd) continue ;; esac
+		case $(readlink "/proc/$(helper sampler ps "$pid" 2>/dev/null | tsv_select - ppid)/exe" 2>/dev/null) in */sshd) continue ;; esac
 		f=$(printf '%s\n' "$cmd" | sed -n 's/.* -f *\([^ ]*\).*/\1/p')
 		printf '%s\tthe running sshd (pid %s)\n' "${f:-/etc/ssh/sshd_config}" "$pid"
 		return 0

@@ -8,11 +8,13 @@
 # PerSourceNetBlockSize) then see the clients as the kit means them: so
 # the kit leaves those limits as configured instead of switching them off.
 #
-#   127.0.0.1        the kit's probes (the connect poller, sshd -T's
-#                    "addr") and nothing that logs in
+#   127.0.0.1        the kit's probes (the connect poller) and nothing
+#                    that logs in
 #   CLIENT_SOURCE    every ssh run through the kit's client config
 #                    (BindAddress): the logins of the login, rate, session,
-#                    transfer and sftp tests
+#                    transfer and sftp tests; and the "addr" of sshd -T
+#                    (server_sshd_T), so that its Match blocks apply as
+#                    for those clients
 #   BURST_ONE_SOURCE the burst's one-source steps: all clients from one
 #                    address, as an Ansible controller or a NAT
 #   BURST_MANY_FIRST the burst's many-source steps, a fleet: each client an

@@ -3,7 +3,7 @@
 # bytes up into 'wc -c' on the server or down from 'head -c', and the
 # test server's CPU around it. Used by the transfer test and the bulk
 # probe (lib/probes/bulk.sh). Needs lib/common.sh, lib/server.sh,
-# lib/sampler.sh, lib/kv.sh and a test run ($SSH, $CLIENT_CONFIG).
+# lib/sampler.sh, lib/data.sh and a test run ($SSH, $CLIENT_CONFIG).
 
 # The parts one transfer is timed in (sshperf-xfer -k): 64 MB each of the
 # default 1024 MB, no extra bytes.

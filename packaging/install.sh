@@ -81,17 +81,17 @@ find templates units selinux ansible -type f ! -name '*~' ! -name '*.swp' ! -nam
 	done
 copy lib/settings.schema "$data/settings.schema"
 copy lib/metrics.tab "$libexec/lib/metrics.tab"
-# report.html's writer and style sheet (lib/report-html.sh reads them
-# beside itself).
-copy lib/report-html.awk "$libexec/lib/report-html.awk"
-copy lib/report.css "$libexec/lib/report.css"
+# report.html's writer and style sheet (lib/bin/report-html.sh reads them
+# from lib/report/).
+copy lib/report/html.awk "$libexec/lib/report/html.awk"
+copy lib/report/report.css "$libexec/lib/report/report.css"
 copy docs/results.schema.json "$data/results.schema.json"
 
 cat >"$DESTDIR$libexec/lib/paths.sh" <<EOF
 # shellcheck shell=bash disable=SC2034
 # Written by make install: where this installed copy of the kit keeps its
 # helpers, data, settings and results, and its version (lib/common.sh and
-# lib/results-json.sh read it).
+# lib/bin/results-json.sh read it).
 HELPER_DIR=$libexec
 SCHEMA_FILE=$data/settings.schema
 RESULTS_SCHEMA=$data/results.schema.json

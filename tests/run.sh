@@ -68,7 +68,7 @@ fi
 LONG_FIRST="tests/openssh/matrix.sh tests/t80-render.sh tests/t93-hangs.sh
 tests/t57-order.sh tests/t58-compare-real.sh tests/t91-interrupts.sh
 tests/t70-rpm.sh tests/t81-html-browser.sh tests/t82-render-full.sh
-tests/t92-faults.sh tests/t94-soak.sh"
+tests/t92-faults.sh tests/t94-soak.sh tests/t18-shellcheck.sh"
 declare -A long=()
 for f in $LONG_FIRST; do long[$f]=1; done
 {

@@ -2,16 +2,19 @@
 # The kit's tables are read by column name (docs/data.md): every part of
 # lib/ reads a raw table through lib/data.sh (tsv_select, tsv_load) and a
 # key=value file through kv_get, never by position. This test keeps it so:
-# it scans lib/ for the ways a table used to be read by position. Needs
-# no root and no test server.
+# it scans lib/ and the top-level scripts for the ways a table used to be
+# read by position. Needs no root and no test server.
 . "$(dirname "$0")/lib/harness.sh"
 
 # positional FILE...: one "FILE:LINE: what" per positional read.
 #   - `cut -f` (a column by its number);
 #   - `sort -t TAB -kN` (a table sorted on a column by its number);
 #   - an awk program splitting on tabs that uses $1, $2 ... or $NF and reads a
-#     file itself (an operand, or `<`), or a pipe from a .tsv; reading the
-#     output of tsv_select (the columns it named, in its order) is fine;
+#     file itself (an operand, or `<`), or a pipe from a .tsv, or is fed by
+#     a pipe at all (a helper's table, `tail -n +2` of one); reading the
+#     output of tsv_select (the columns it named, in its order) is fine,
+#     and so is an awk of another separator fed by a pipe that reads no
+#     table (`sort | uniq -c | awk`, `df | awk`);
 #   - `IFS=$'\t' read` of a row held in a variable (<<<), or a loop of
 #     them fed straight from a file;
 #   - `sed -n 's/^KEY=//p' FILE`: a key=value file read around kv_get.
@@ -19,7 +22,7 @@ positional () {
 	awk '
 	function report(what) { printf "%s:%d: %s\t%s\n", FILENAME, start, what, first; bad++ }
 	function count(s, c,   n, i) { n = 0; for (i = 1; i <= length(s); i++) if (substr(s, i, 1) == c) n++; return n }
-	FNR == 1 { inawk = 0; tabloop = 0 }
+	FNR == 1 { inawk = 0; tabloop = 0; prev = "" }
 	inawk {
 		text = text "\n" $0
 		if (count(clean(text), "\047") >= 2) { inawk = 0; check_awk() }
@@ -40,9 +43,16 @@ positional () {
 		if ((i = index($0, "awk ")) > 0 && (i == 1 || substr($0, i - 1, 1) ~ /[^a-z_]/)) {
 			head = substr($0, 1, i - 1)
 			text = substr($0, i)
-			if (text !~ /^awk (-F ?\$?\047\\t\047|-F ?"\\t")/) next
+			# fed by a pipe: the command before the bar, on this line or
+			# the line before (which ends with it)
+			src = ""
+			if (head ~ /\|[[:space:]]*$/) src = head
+			else if (head ~ /^[[:space:]]*$/ && prev ~ /\|[[:space:]]*$/) src = prev
+			tabs = text ~ /^awk (-F ?\$?\047\\t\047|-F ?"\\t")/
+			if (!tabs && src == "") { prev = $0; next }
 			if (count(clean(text), "\047") >= 2) check_awk(); else inawk = 1
 		}
+		prev = $0
 	}
 	# the text without the quoted tabs of -F and -v options
 	function clean(s) { gsub(/\$?\047\\t\047/, "", s); return s }
@@ -53,6 +63,12 @@ positional () {
 		tail = substr(prog, index(prog, "\047") + 1)
 		prog = substr(prog, 1, index(prog, "\047") - 1)
 		if (prog !~ /\$([1-9]|NF)/) return
+		if (src != "" && src !~ /tsv_select/ && (tabs || src ~ /\.tsv|tail -n \+2/)) {
+			sub(/^[[:space:]]*/, "", src)
+			report("awk reads a piped table by position: " src)
+			return
+		}
+		if (!tabs) return
 		sub(/\n.*/, "", tail)
 		sub(/(\||&&|;|\)).*/, "", tail)
 		gsub(/[0-9]?>>?[[:space:]]*("[^"]*"|[^[:space:]]+)/, "", tail)
@@ -78,9 +94,12 @@ test_expect 'the scanner finds each kind of positional read' '
 		:
 	done <"$steps"
 	v=$(sed -n "s/^$k=//p" "$base.env")
+	helper login -H -n "$1" -- ssh host true |
+		awk -F'"'"'\t'"'"' -v OFS='"'"'\t'"'"' -v n="$2" '"'"'{ $1 = n + $1; print }'"'"' >>"$3"
+	tail -n +2 "$part" | awk -v n="$have" '"'"'{ $1 = n + $1; print }'"'"' >>"$tsv"
 	EOF
 	! positional bad.sh >got &&
-	[ "$(wc -l <got)" -eq 9 ] || { cat got; false; }
+	test_eq "$(wc -l <got)" 11 || { cat got; false; }
 '
 
 test_expect 'reads by name, of tsv_select output and of lists that are no table, pass' '
@@ -99,7 +118,19 @@ test_expect 'reads by name, of tsv_select output and of lists that are no table,
 # What the scan finds that is no table of docs/data.md: the file, a text
 # of the line it reports, and why it may stay.
 cat >"$TEST_TMP/allowed" <<'EOF'
-lib/fleet.sh	awk -F '\t' -v factor=	its own lists ($tmp/ids, $tmp/facts), made a few lines above
+lib/bin/fleet.sh	awk -F '\t' -v factor=	its own lists ($tmp/ids, $tmp/facts), made a few lines above
+lib/charts.sh	} 2>/dev/null | awk -F'\t' '	chart_login_waterfall: the tagged rows of the two tsv_select calls just above
+lib/charts.sh	printf '%s\n' "$data" | awk -F'\t' '{ print $1 }'	chart_burst's own list (clients, ok), made by tsv_select a few lines above
+lib/charts.sh	awk -F'\t' -v OFS='\t' '{ print $1, $2, $1, $3 }'	the join of chart_burst's own list and maxstartups_expected's output
+lib/charts.sh	} | awk -F'\t' '	chart_transfer: the tagged rows of two tsv_select outputs just above
+lib/ciphers.sh	awk -F'\t' '$2 == "default" { print $1 }'	ciphers_common's own output (cipher, default mark), no table
+lib/ciphers.sh	awk -F'\t' -v c="$c" '$1 == c { print; exit }'	ciphers_common's own output (cipher, default mark), no table
+lib/metrics/auth.sh	pam_lines chpasswd password | awk -F'\t'	pam_lines' own output (type, module line), no table
+lib/metrics/burst.sh	sort -n -k1,1 | awk -F'\t' -v r="$2" '	maxstartups_outcomes' own output (result, probability), no table
+lib/metrics/transfer.sh	printf '%s\n' "$sel" | grep . | awk -F'\t'	ciphers_select's own output (cipher first), no table
+lib/probes/loginload.sh	} | awk -F'\t' -v t0=	the tagged rows (edge, login) made just above, the logins through tsv_select
+lib/report/guidance.sh	g_burst_steps | awk -F'\t'	g_burst_steps' output, tsv_select's columns clients and ok
+lib/report/transfer.sh	} | awk -F'\t' '	transfer_rows: the tagged rows of the two tsv_select calls just above
 lib/registry.sh	done <"$file"	lib/metrics.tab (registry_load), whose eight columns t07 keeps
 lib/report/burst.sh	awk -F'\t' -v n="$2" '$1 == n { print $2 }'	maxstartups_expected's own output (N, expected), no table
 lib/serverconfig.sh	done <"$tmp/moved"	check_effective's own list (option, file, line), made a few lines above
@@ -115,8 +146,12 @@ not_allowed () {
 		  if (keep) print $1 }' "$TEST_TMP/allowed" "$1"
 }
 
-test_expect 'no part of lib/ reads a table by position (lib/data.sh is the door)' '
-	(cd "$KIT_DIR" && positional $(find lib -name "*.sh" ! -name data.sh | sort)) >found || true
+# The programs at the top, which read the run's files too.
+# shellcheck disable=SC2034 # read in a test body (eval)
+TOP_SCRIPTS="sshd-perf-kit start-ssh.sh test-ssh.sh install-deps.sh"
+
+test_expect 'no part of lib/ nor a top-level script reads a table by position (lib/data.sh is the door)' '
+	(cd "$KIT_DIR" && positional $(find lib -name "*.sh" ! -name data.sh | sort) $TOP_SCRIPTS) >found || true
 	not_allowed found >left &&
 	{ [ ! -s left ] || { cat left; false; }; }
 '

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Settings come through one door (docs/architecture.md, STYLE.md rule 12):
+# Settings come through one door (docs/architecture.md, docs/style.md rule 9):
 # load_settings fills the array SETTING and creates no variable of a
 # setting's name, and no part of the kit reads or sets a setting as a
 # variable of its own name. An environment variable of that name stays

@@ -104,8 +104,8 @@ test_expect 'maxstartups_outcomes: the chance that all of a step get in, and of 
 test_expect 'sshd'"'"'s drop formula is written once, and both models use it' '
 	grep -c -F "(full - start)) / 100" "$KIT_DIR/lib/maxstartups.sh" >count &&
 	test_eq "$(cat count)" 1 &&
-	declare -f maxstartups_expected | grep -q MAXSTARTUPS_LET_IN_AWK &&
-	declare -f maxstartups_outcomes | grep -q MAXSTARTUPS_LET_IN_AWK
+	declare -f maxstartups_expected >expected.fn && test_grep MAXSTARTUPS_LET_IN_AWK expected.fn &&
+	declare -f maxstartups_outcomes >outcomes.fn && test_grep MAXSTARTUPS_LET_IN_AWK outcomes.fn
 '
 
 test_expect 'maxstartups_of_run: the burst test, then sshd -T, then the setting' '

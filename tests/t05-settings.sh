@@ -35,8 +35,8 @@ test_expect 'an environment variable overrides the file and is named' '
 '
 
 test_expect 'OPENSSH_PREFIX: empty or an absolute path without .., nothing else' '
-	OPENSSH_PREFIX= settings | grep -qx "OPENSSH_PREFIX='"'"''"'"'" &&
-	OPENSSH_PREFIX=/opt/openssh-9.9p1 settings | grep -qx "OPENSSH_PREFIX='"'"'/opt/openssh-9.9p1'"'"'" &&
+	OPENSSH_PREFIX= settings >empty && test_grep -x "OPENSSH_PREFIX='"'"''"'"'" empty &&
+	OPENSSH_PREFIX=/opt/openssh-9.9p1 settings >abs && test_grep -x "OPENSSH_PREFIX='"'"'/opt/openssh-9.9p1'"'"'" abs &&
 	bad OPENSSH_PREFIX opt/openssh && bad OPENSSH_PREFIX /opt/../etc && bad OPENSSH_PREFIX /opt/x/.. &&
 	bad OPENSSH_PREFIX "/opt/a b" && bad OPENSSH_PREFIX "/opt/\$(id)"
 '
@@ -76,7 +76,7 @@ test_expect 'lists, words and folders' '
 test_expect 'SSHD_OPTIONS: quotes, $ and backslashes refused; newlines kept as ;' '
 	bad SSHD_OPTIONS "Banner '"'"'/x'"'"'" && bad SSHD_OPTIONS "UseDNS \$(id)" && bad SSHD_OPTIONS "UseDNS yes\\" &&
 	SSHD_OPTIONS="UseDNS yes
-MaxSessions 20" settings | grep -qx "SSHD_OPTIONS='"'"'UseDNS yes;MaxSessions 20'"'"'" &&
+MaxSessions 20" settings >two && test_grep -x "SSHD_OPTIONS='"'"'UseDNS yes;MaxSessions 20'"'"'" two &&
 	bad SERVER_CONFIG other && bad TEST_USER_EXISTING maybe
 '
 

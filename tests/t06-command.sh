@@ -32,7 +32,7 @@ test_expect '--version: the command, both scripts and every helper, from the spe
 '
 
 test_expect 'help lists the tests of test-ssh.sh and the settings of the schema' '
-	"$CMD" help | grep -q "^usage: sshd-perf-kit COMMAND" &&
+	"$CMD" help >help.txt && test_grep "^usage: sshd-perf-kit COMMAND" help.txt &&
 	[ "$("$CMD" help tests | tr "\n" " ")" = "$("$KIT_DIR/test-ssh.sh" --help | sed -n "s/^Tests: //p")" ] &&
 	[ "$("$CMD" help settings)" = "$(sed -n "s/^\([A-Z][A-Z0-9_]*\)[[:space:]].*/\1/p" "$SCHEMA")" ] &&
 	[ "$("$CMD" help settings | wc -l)" -gt 30 ]
@@ -175,7 +175,8 @@ test_expect 'a difference between settings.conf and the schema stops the generat
 	! gen c s >/dev/null 2>err && test_grep "LOGIN_SAMPLES" err &&
 	sed "s/^LOGIN_SAMPLES=.*/LOGIN_SAMPLES=7/" "$KIT_DIR/settings.conf" >c &&
 	gen c s >changed.5 && ! cmp -s changed.5 "$CONF5" &&
-	page_settings changed.5 | grep -qx "LOGIN_SAMPLES	a whole number from 1 to 100000; never empty	7"
+	page_settings changed.5 >changed.txt &&
+	test_grep -x "LOGIN_SAMPLES	a whole number from 1 to 100000; never empty	7" changed.txt
 '
 
 # ---- Completion -----------------------------------------------------------
@@ -189,8 +190,8 @@ complete_words () {
 		printf "%s\n" "${COMPREPLY[@]}"' complete "$KIT_DIR" "$@"
 }
 test_expect 'bash completion: loads; commands, test names, settings as NAME=, help topics' '
-	bash -ic ". \"$KIT_DIR/completion/sshd-perf-kit\" && complete -p sshd-perf-kit" 2>/dev/null |
-		grep -qx "complete -F _sshd_perf_kit sshd-perf-kit" &&
+	bash -ic ". \"$KIT_DIR/completion/sshd-perf-kit\" && complete -p sshd-perf-kit" 2>/dev/null >complete.txt &&
+	test_grep -x "complete -F _sshd_perf_kit sshd-perf-kit" complete.txt &&
 	test_eq "$(complete_words "$CMD" "" | tr "\n" " ")" "start status stop cleanup test report compare fleet version help " &&
 	test_eq "$(complete_words "$CMD" st | tr "\n" " ")" "start status stop " &&
 	[ "$(complete_words "$CMD" test "" | tr "\n" " ")" = "$("$CMD" help tests | tr "\n" " ")" ] &&

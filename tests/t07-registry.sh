@@ -46,7 +46,7 @@ test_expect 'test-ssh.sh has no branch for a single metric; every precheck exist
 test_expect 'each probe defines about_probe_NAME and probe_NAME and is used by a test' '
 	for f in "$KIT_DIR"/lib/probes/*.sh; do
 		n=$(basename "$f" .sh) &&
-		grep -q "^about_probe_$n () {" "$f" && grep -q "^probe_$n () {" "$f" &&
+		test_grep "^about_probe_$n () {" "$f" && test_grep "^probe_$n () {" "$f" &&
 		rows | cut -f3 | tr "," "\n" | grep -qx "$n" || { echo "$f"; return 1; }
 	done
 '
@@ -54,7 +54,7 @@ test_expect 'each probe defines about_probe_NAME and probe_NAME and is used by a
 # No sideways reads: a test sources no other test, reads no other test s
 # data (result_get OTHER, data/OTHER.env) and only the outputs of the
 # probes it names; a report section reads another test (`t OTHER`, or
-# the run's data table `D[OTHER|KEY]` of lib/render.sh) only through
+# the run's data table `D[OTHER|KEY]` of lib/bin/render.sh) only through
 # `compared`, for the tests its compares column lists.
 test_expect 'no test reads another test; each reads only the probes it names' '
 	names=$(rows | cut -f1) &&
@@ -110,7 +110,7 @@ test_expect 'registry.sh loads the names in order, titles, directions, needs, no
 test_expect 'a missing registry is one line and exit 2' '
 	mkdir -p kit/lib && cp "$KIT_DIR/lib/registry.sh" kit/lib/ &&
 	rc=0; KIT_DIR=$PWD/kit bash -c ". kit/lib/registry.sh" 2>err || rc=$? &&
-	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "metric registry .*metrics.tab is missing" err
+	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && test_grep "metric registry .*metrics.tab is missing" err
 '
 
 # The golden report (tests/t80-render.sh keeps it equal to what the
@@ -132,7 +132,7 @@ test_expect 'the direction of a metric without a target is the registry s' '
 # test writes them the same way.
 test_expect 'result_verdict, result_status, result_fail and result_warn write the verdict keys' '
 	mkdir data &&
-	DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/kv.sh\"; . \"$KIT_DIR/lib/measure.sh\"
+	DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/data.sh\"; . \"$KIT_DIR/lib/measure.sh\"
 		result_verdict over 250 \"<=\" 200 ms \"p95 of a login\" \"p95 over the target\"
 		result_fail over \"the greeting too\"
 		result_warn over \"busy\"; result_warn over \"slow clock\"
@@ -141,7 +141,7 @@ test_expect 'result_verdict, result_status, result_fail and result_warn write th
 		result_status none SKIPPED \"no disk space\"" &&
 	for t in over under none; do
 		for k in figure unit figure_label target target_op status reason warning; do
-			printf "%s %s=%s\n" "$t" "$k" "$(DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/kv.sh\"; kv_get data/$t.env $k")"
+			printf "%s %s=%s\n" "$t" "$k" "$(DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/data.sh\"; kv_get data/$t.env $k")"
 		done
 	done >got &&
 	cat >want <<-\EOF &&
@@ -181,7 +181,7 @@ test_expect 'no test writes its status, reason or warning but through the metric
 # real login p95 intervals from a default run, wholly below, wholly above
 # and holding a target of 300 ms; a bound missing reaches to the end.
 api () {
-	DATA_DIR=$PWD/data HELPER_DIR="$KIT_DIR/build" bash -c ". \"$KIT_DIR/lib/kv.sh\"; . \"$KIT_DIR/lib/data.sh\"
+	DATA_DIR=$PWD/data HELPER_DIR="$KIT_DIR/build" bash -c ". \"$KIT_DIR/lib/data.sh\"
 		helper () { local n=\$1; shift; \"\$HELPER_DIR/sshperf-\$n\" \"\$@\"; }
 		. \"$KIT_DIR/lib/measure.sh\"; $1"
 }
@@ -190,7 +190,7 @@ verdict_of () {
 	printf "%s %s=%s\n" "$1" reason "$(kv_get_t "$1" reason)"
 }
 kv_get_t () {
-	DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/kv.sh\"; kv_get data/$1.env $2"
+	DATA_DIR=$PWD/data bash -c ". \"$KIT_DIR/lib/data.sh\"; kv_get data/$1.env $2"
 }
 
 test_expect 'result_verdict judges the interval: wholly below, wholly above, holding the target' '

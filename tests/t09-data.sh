@@ -98,7 +98,7 @@ test_expect 'results.json tables have the columns of their raw table, in its ord
 		head=$(awk -F"\t" -v f="$file" "\$1 == f { print \$3 }" t.txt | sed "s/\\\\t/ /g")
 		[ -n "$head" ] || { echo "$file: the schema names it, docs/data.md does not declare it"; return 1; }
 		test_eq "$cols" "$head" || { echo "in $file"; return 1; }
-		grep -qF -- "${file%.tsv}" "$KIT_DIR/lib/results-json.sh" || { echo "lib/results-json.sh does not read $file"; return 1; }
+		grep -qF -- "${file%.tsv}" "$KIT_DIR/lib/bin/results-json.sh" || { echo "lib/bin/results-json.sh does not read $file"; return 1; }
 	done <rows.txt
 '
 
@@ -111,7 +111,7 @@ test_expect 'the writers and readers docs/data.md names exist and name the file'
 		done
 		for piece in $(pieces "$name"); do
 			# shellcheck disable=SC2086 # the file lists are words
-			(cd "$KIT_DIR" && grep -qF -- "$piece" $wr) || { echo "$name: no writer ($wr) names \"$piece\""; return 1; }
+			(cd "$KIT_DIR" && test_grep -F -- "$piece" $wr) || { echo "$name: no writer ($wr) names \"$piece\""; return 1; }
 		done
 		last=$(pieces "$name" | tail -n 1)
 		for f in $rd; do

@@ -18,7 +18,7 @@ host_snapshot_save
 
 test_expect 'start sets up and starts the test server' '
 	"$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
-	grep -q "test server running" "$TEST_TMP/start.out" &&
+	test_grep "test server running" "$TEST_TMP/start.out" &&
 	[ "$(kit_processes | wc -l)" -ge 1 ]
 '
 
@@ -30,9 +30,9 @@ test_expect 'key logins work with the ed25519 and the RSA key' '
 # Valid only during the auth test's password logins (t41 runs them).
 test_expect 'the password is locked after start: a password login is refused' '
 	case $(getent shadow $TEST_USER | cut -d: -f2) in "!"*) ;; *) return 1 ;; esac &&
-	! SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$STATE/password" \
+	! SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$STATE/password" \
 		timeout 30 ssh -F "$CFG" $HOST_ALIAS-password id -un </dev/null 2>"$TEST_TMP/pw.err" &&
-	grep -q "Permission denied" "$TEST_TMP/pw.err"
+	test_grep "Permission denied" "$TEST_TMP/pw.err"
 '
 
 test_expect 'the server listens on 127.0.0.1:TEST_PORT only' '
@@ -52,13 +52,13 @@ test_expect 'secrets are root-only' '
 	[ "$(stat -c %a "$STATE/password")" = 600 ] &&
 	[ "$(stat -c %a "$STATE/client/id_ed25519")" = 600 ] &&
 	[ "$(wc -c <"$STATE/password")" -ge 21 ] &&
-	! id -Gn $TEST_USER | grep -qwE "root|sudo|wheel|adm"
+	id -Gn $TEST_USER >"$TEST_TMP/groups" && test_grep ! -wE "root|sudo|wheel|adm" "$TEST_TMP/groups"
 '
 
 test_expect 'status says running, direct mode, exit 0' '
 	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st" &&
-	grep -qx "state=running" "$TEST_TMP/st" && grep -q "^mode=direct" "$TEST_TMP/st" &&
-	grep -qx "address=127.0.0.1:$TEST_PORT" "$TEST_TMP/st"
+	test_grep -x "state=running" "$TEST_TMP/st" && test_grep "^mode=direct" "$TEST_TMP/st" &&
+	test_grep -x "address=127.0.0.1:$TEST_PORT" "$TEST_TMP/st"
 '
 
 test_expect 'start again changes nothing: same server, keys and password' '
@@ -66,7 +66,7 @@ test_expect 'start again changes nothing: same server, keys and password' '
 	sum=$(cat ${HOSTKEY_PREFIX}*_key "$STATE/password" "$STATE/client/id_ed25519" | sha256sum) &&
 	"$KIT_DIR/start-ssh.sh" >/dev/null &&
 	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st2" &&
-	grep -qx "pid=$pid" "$TEST_TMP/st2" &&
+	test_grep -x "pid=$pid" "$TEST_TMP/st2" &&
 	[ "$(cat ${HOSTKEY_PREFIX}*_key "$STATE/password" "$STATE/client/id_ed25519" | sha256sum)" = "$sum" ] &&
 	[ "$(kit_processes | wc -l)" -eq 1 ]
 '
@@ -74,9 +74,9 @@ test_expect 'start again changes nothing: same server, keys and password' '
 test_expect 'a changed setting is applied with a restart' '
 	pid=$(sed -n "s/^pid=//p" "$TEST_TMP/st") &&
 	MAX_STARTUPS=20:30:100 "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/o" &&
-	grep -q "restarting" "$TEST_TMP/o" &&
-	sshd -T -f $SSHD_CONFIG -C user=$TEST_USER,addr=127.0.0.1,host=localhost | grep -qix "maxstartups 20:30:100" &&
-	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st3" && ! grep -qx "pid=$pid" "$TEST_TMP/st3" &&
+	test_grep "restarting" "$TEST_TMP/o" &&
+	"$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$TEST_USER" >"$TEST_TMP/T" && test_grep -ix "maxstartups 20:30:100" "$TEST_TMP/T" &&
+	"$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/st3" && test_grep ! -x "pid=$pid" "$TEST_TMP/st3" &&
 	"$KIT_DIR/start-ssh.sh" >/dev/null && [ "$(kit_processes | wc -l)" -eq 1 ]
 '
 
@@ -84,12 +84,12 @@ test_expect 'stop stops only the test server; status then exits 3' '
 	"$KIT_DIR/start-ssh.sh" stop >/dev/null &&
 	no_kit_processes &&
 	expect_status 3 "$KIT_DIR/start-ssh.sh" status &&
-	grep -qx "state=stopped" "$TEST_TMP/out"
+	test_grep -x "state=stopped" "$TEST_TMP/out"
 '
 
 test_expect 'test-ssh.sh refuses to run while the server is stopped' '
 	expect_status 2 "$KIT_DIR/test-ssh.sh" login &&
-	grep -q "run ./start-ssh.sh first" "$TEST_TMP/out"
+	test_grep "run ./start-ssh.sh first" "$TEST_TMP/out"
 '
 
 test_expect 'start after stop brings it back' '
@@ -105,26 +105,26 @@ test_expect 'test-ssh.sh login writes a report with the login row and a verdict'
 	# holds the target (LOGIN_SAMPLES=12 at most).
 	rows=$(tail -n +2 "$(dirname "$report")/raw/login-samples.tsv" | wc -l) &&
 	{ [ "$rows" -ge 3 ] && [ "$rows" -le 12 ] || { echo "login-samples.tsv has $rows rows, not 3-12"; false; }; } &&
-	grep -q "^| 4. Authentication |" "$report" &&
-	grep -q "^| Crypto policy |" "$report"
+	test_grep "^| 4. Authentication |" "$report" &&
+	test_grep "^| Crypto policy |" "$report"
 '
 
 test_expect 'test-ssh.sh prints one line per test start and end, the report path last' '
-	grep -q "^test-ssh.sh: login: 3 logins" "$TEST_TMP/t.out" &&
-	grep -qE "^test-ssh.sh: login: p50 .* -> (PASS|FAIL|INCONCLUSIVE)$" "$TEST_TMP/t.out" &&
-	tail -n 1 "$TEST_TMP/t.out" | grep -q "/report.md$"
+	test_grep "^test-ssh.sh: login: 3 logins" "$TEST_TMP/t.out" &&
+	test_grep -E "^test-ssh.sh: login: p50 .* -> (PASS|FAIL|INCONCLUSIVE)$" "$TEST_TMP/t.out" &&
+	tail -n 1 "$TEST_TMP/t.out" >"$TEST_TMP/seen" && test_grep "/report.md$" "$TEST_TMP/seen"
 '
 
 test_expect 'cleanup removes everything: the host is as before' '
 	"$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
-	grep -q "removed user $TEST_USER" "$TEST_TMP/c.out" &&
+	test_grep "removed user $TEST_USER" "$TEST_TMP/c.out" &&
 	! getent passwd $TEST_USER && no_kit_processes &&
 	host_unchanged
 '
 
 test_expect 'cleanup again is a no-op' '
 	"$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c2.out" &&
-	grep -q "nothing to clean up" "$TEST_TMP/c2.out" &&
+	test_grep "nothing to clean up" "$TEST_TMP/c2.out" &&
 	host_unchanged
 '
 

@@ -23,7 +23,7 @@ test_expect 'a host test file that skipped: exit 1, one line with the file and t
 	all_ran | sed "/^# === tests\/t10-lifecycle.sh/,/skipped in/ {
 		s/^ok 1 - t10-lifecycle: x\$/ok 1 - t10-lifecycle: life cycle # SKIP needs root and openssh-server/
 		s/1 passed, 0 failed, 0 skipped/0 passed, 0 failed, 1 skipped/ }" >log &&
-	grep -q "# SKIP" log &&
+	test_grep "# SKIP" log &&
 	rc=0 && "$KIT_DIR/.ci/must-run" log >out || rc=$?
 	[ "$rc" -eq 1 ] && cat out &&
 	echo "not ok - tests/t10-lifecycle.sh skipped 1 tests; CI must run it (.ci/must-run): needs root and openssh-server" >want &&
@@ -39,8 +39,8 @@ test_expect 'a host test file that did not run at all: exit 1' '
 '
 
 test_expect '.ci/run fails the run and counts what .ci/must-run found' '
-	grep -q "\.ci/must-run \"\$check_log\"" "$KIT_DIR/.ci/run" &&
-	grep -q "grep -c .^not ok. \"\$must\"" "$KIT_DIR/.ci/run"
+	test_grep "\.ci/must-run \"\$check_log\"" "$KIT_DIR/.ci/run" &&
+	test_grep "grep -c .^not ok. \"\$must\"" "$KIT_DIR/.ci/run"
 '
 
 test_done

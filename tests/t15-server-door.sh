@@ -37,8 +37,8 @@ stand_in () {
 }
 
 test_expect 'the fixtures are what they claim: lower case from 9.2, CamelCase from 10.5p1' '
-	grep -qx "usepam yes" "$LOWER" && ! grep -q "^UsePAM" "$LOWER" &&
-	grep -qx "UsePAM yes" "$CAMEL" && ! grep -q "^usepam" "$CAMEL"
+	test_grep -x "usepam yes" "$LOWER" && test_grep ! "^UsePAM" "$LOWER" &&
+	test_grep -x "UsePAM yes" "$CAMEL" && test_grep ! "^usepam" "$CAMEL"
 '
 
 test_expect 'server_effective_read: any case of the key, in both outputs' '
@@ -67,7 +67,7 @@ test_expect 'server_effective runs sshd -T for the test user from CLIENT_SOURCE,
 	[ "$(server_effective usepam)" = yes ] &&
 	[ "$(server_effective maxstartups)" = 10:30:100 ] &&
 	[ "$(wc -l <calls)" -eq 1 ] &&
-	grep -qx -- "-T -f $PWD/config -C user=sshperf,addr=$CLIENT_SOURCE,host=localhost" calls &&
+	test_grep -x -- "-T -f $PWD/config -C user=sshperf,addr=$CLIENT_SOURCE,host=localhost" calls &&
 	printf "UseDNS yes\n" >>config && sed "s/^UsePAM yes/UsePAM no/" "$CAMEL" >fixture &&
 	[ "$(server_effective usepam)" = no ] &&
 	[ "$(wc -l <calls)" -eq 2 ]
@@ -91,8 +91,8 @@ test_expect 'the PAM stack line follows UsePAM in 9.2 and 10.x output alike' '
 
 test_expect 'the report environment keys through the door, lower case and CamelCase alike' '
 	server_effective_kv <"$CAMEL" >camel && server_effective_kv <"$LOWER" >lower &&
-	grep -qx "sshd_usepam=yes" camel && grep -qx "sshd_usepam=yes" lower &&
-	grep -qx "sshd_maxstartups=10:30:100" camel && grep -qx "sshd_maxstartups=10:30:100" lower
+	test_grep -x "sshd_usepam=yes" camel && test_grep -x "sshd_usepam=yes" lower &&
+	test_grep -x "sshd_maxstartups=10:30:100" camel && test_grep -x "sshd_maxstartups=10:30:100" lower
 '
 
 test_done

@@ -18,9 +18,10 @@ test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 host_snapshot_save
 
-# effective: the test server's sshd -T (sshd itself, not the kit's reader).
+# effective: the test server's sshd -T (sshd itself through the kit's
+# door, server_sshd_T, not the kit's cached reader).
 effective () {
-	sshd -T -f "$SSHD_CONFIG" -C user="$TEST_USER",addr=127.0.0.1,host=localhost
+	"$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$TEST_USER"
 }
 
 # other_value OPTION: an SSHD_OPTIONS line that sets OPTION to another value

@@ -88,13 +88,13 @@ fi
 
 test_expect 'restorecon names a missing path and fails' '
 	expect_status 1 "$SELINUX_HELPER" restorecon /etc/hostname "$TEST_TMP/missing" &&
-	grep -q "$TEST_TMP/missing" "$TEST_TMP/out"
+	test_grep "$TEST_TMP/missing" "$TEST_TMP/out"
 '
 
 test_expect 'context prints one context= line' '
 	"$SELINUX_HELPER" context /etc/hostname >"$TEST_TMP/out" &&
 	[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] &&
-	grep -Eq "^context=(none|[a-z_]+:[a-z_]+:[a-z_]+)" "$TEST_TMP/out" &&
+	test_grep -E "^context=(none|[a-z_]+:[a-z_]+:[a-z_]+)" "$TEST_TMP/out" &&
 	expect_status 1 "$SELINUX_HELPER" context "$TEST_TMP/missing"
 '
 
@@ -117,7 +117,7 @@ test_expect 'seport usage errors exit 2 with one line' '
 test_expect 'seport: a root without a store is a setup error' '
 	mkdir -p "$TEST_TMP/empty-root" &&
 	expect_status 2 "$SEPORT" -r "$TEST_TMP/empty-root" -s default query "$PORT" &&
-	grep -q "no SELinux policy store" "$TEST_TMP/out"
+	test_grep "no SELinux policy store" "$TEST_TMP/out"
 '
 
 if ! sepolicy_root "$ROOT"; then
@@ -128,7 +128,7 @@ else
 	'
 	test_expect "add $PORT: added" '
 		seport_expect 0 "added=yes" add "$PORT" &&
-		grep -qx "portcon tcp $PORT system_u:object_r:ssh_port_t:s0" "$ports_local"
+		test_grep -x "portcon tcp $PORT system_u:object_r:ssh_port_t:s0" "$ports_local"
 	'
 	test_expect "add $PORT again: already ssh_port_t" '
 		seport_expect 0 "added=no reason=already-ssh_port_t" add "$PORT"
@@ -138,7 +138,7 @@ else
 	'
 	test_expect "delete $PORT: deleted" '
 		seport_expect 0 "deleted=yes" delete "$PORT" &&
-		! grep -q "portcon tcp $PORT " "$ports_local"
+		test_grep ! "portcon tcp $PORT " "$ports_local"
 	'
 	test_expect "delete $PORT again: not local, still exit 0" '
 		seport_expect 0 "deleted=no reason=not-local" delete "$PORT"
@@ -156,7 +156,7 @@ else
 		cat "$TEST_TMP/out" "$TEST_TMP/err" &&
 		[ "$rc" -eq 1 ] && [ ! -s "$TEST_TMP/out" ] &&
 		[ "$(wc -l <"$TEST_TMP/err")" -eq 1 ] &&
-		grep -q "port 80 is already labelled http_port_t by the policy; choose another TEST_PORT" "$TEST_TMP/err" &&
+		test_grep "port 80 is already labelled http_port_t by the policy; choose another TEST_PORT" "$TEST_TMP/err" &&
 		seport_expect 0 "port=80 proto=tcp type=http_port_t local=no" query 80
 	'
 fi

@@ -146,7 +146,7 @@ kit_run () {
 		cp "$MANIFEST" "$TEST_TMP/$name.manifest"
 		{
 			if test_user_is_kits; then selinux_kit_paths "$home"; else selinux_kit_paths ""; fi
-			"$SSHD" -T -f "$SSHD_CONFIG" -C "user=$user,addr=127.0.0.1,host=localhost" |
+			"$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$user" "$(server_get OPENSSH_PREFIX)" |
 				awk -v u="$user" -v h="$home" '
 				$1 == "hostkey" || $1 == "pidfile" { print "file", $2 }
 				$1 == "authorizedkeysfile" { for (i = 2; i <= NF; i++) {

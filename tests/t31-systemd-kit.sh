@@ -56,7 +56,7 @@ test_expect 'the unit is never restarted by systemd (Restart=no)' '
 test_expect 'key logins work, the locked password does not; the session lands in the user slice' '
 	test_eq "$(ct ssh -F "$CFG" sshperf-test id -un)" sshperf &&
 	test_eq "$(ct ssh -F "$CFG" sshperf-test-rsa id -un)" sshperf &&
-	! ct env SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null &&
+	! ct env SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null &&
 	ct ssh -F "$CFG" sshperf-test cat /proc/self/cgroup | grep -q "user.slice/user-"
 '
 

@@ -50,9 +50,9 @@ real_sshd_sums () {
 		find sshd_config.d -printf "%p %y %m %u %g\n" | sort &&
 		find sshd_config.d -type f -exec sha256sum {} + | sort' real-sums $(cat "$TEST_TMP/real-keys")
 }
-# ssh with the kit's client config and the password from lib/askpass.sh.
+# ssh with the kit's client config and the password from lib/bin/askpass.sh.
 pw_ssh () {
-	ct env SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force \
+	ct env SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force \
 		ssh -F "$CFG" "$@" </dev/null
 }
 # The same client options against the container's own sshd on port 22.

@@ -75,11 +75,11 @@ EXIST="TEST_USER=alice TEST_USER_EXISTING=yes TEST_PASSWORD_FILE=/root/alice.pw"
 test_expect 'an existing local account with SSHD_OPTIONS: start, key and password logins' '
 	ct env $EXIST SSHD_OPTIONS="UseDNS yes; MaxSessions 7" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	grep -q "using the existing account alice" "$TEST_TMP/start.out" &&
-	ct sshd -T -f /etc/ssh/sshd_config_perf_test -C user=alice,addr=127.0.0.1,host=localhost >"$TEST_TMP/T" &&
+	ct "$TEST_DIR/lib/sshd-T.sh" /etc/ssh/sshd_config_perf_test alice >"$TEST_TMP/T" &&
 	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxsessions 7" "$TEST_TMP/T" &&
 	grep -qix "authorizedkeysfile /var/lib/sshd-perf-kit/.ssh/%u" "$TEST_TMP/T" &&
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = alice ] &&
-	[ "$(ct env SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null)" = alice ]
+	[ "$(ct env SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null)" = alice ]
 '
 
 test_expect 'the kit measures login and auth as alice; the report says where the account came from' '
@@ -135,7 +135,7 @@ snapshot >"$TEST_TMP/before-host"
 
 test_expect 'SERVER_CONFIG=host: the drop-in shows in the test server sshd -T; the overrides are named' '
 	ct env SERVER_CONFIG=host "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
-	ct sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost >"$TEST_TMP/T" &&
+	ct "$TEST_DIR/lib/sshd-T.sh" /etc/ssh/sshd_config_perf_test sshperf >"$TEST_TMP/T" &&
 	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxauthtries 4" "$TEST_TMP/T" &&
 	grep -qix "port 11022" "$TEST_TMP/T" && grep -qix "listenaddress 127.0.0.1:11022" "$TEST_TMP/T" &&
 	! grep -qi "^hostkey /etc/ssh/ssh_host_ed25519_key" "$TEST_TMP/T" &&
@@ -157,7 +157,7 @@ test_expect 'SERVER_CONFIG=host: the report shows sshd -T of both servers and ev
 test_expect 'SERVER_CONFIG=host: an SSHD_OPTIONS MaxStartups wins over the host'"'"'s later one (sshd keeps the last), named as an override' '
 	ct env SERVER_CONFIG=host SSHD_OPTIONS="MaxStartups 100:30:200" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	grep -q "SSHD_OPTIONS \"MaxStartups 100:30:200\" replaces \"MaxStartups 20:30:100\" of /etc/ssh/sshd_config.d/10-site.conf" "$TEST_TMP/start.out" &&
-	ct sshd -T -f /etc/ssh/sshd_config_perf_test -C user=sshperf,addr=127.0.0.1,host=localhost >"$TEST_TMP/T" &&
+	ct "$TEST_DIR/lib/sshd-T.sh" /etc/ssh/sshd_config_perf_test sshperf >"$TEST_TMP/T" &&
 	grep -qix "maxstartups 100:30:200" "$TEST_TMP/T" && grep -qix "maxauthtries 4" "$TEST_TMP/T" &&
 	ct grep -q "^maxstartups	MaxStartups 20:30:100 (/etc/ssh/sshd_config.d/10-site.conf)	MaxStartups 100:30:200	set by SSHD_OPTIONS" /var/lib/sshd-perf-kit/state/overrides.tsv
 '

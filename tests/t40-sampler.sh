@@ -30,14 +30,14 @@ test_expect 'once prints every key with numbers' '
 	for k in mono_ns cpu_user_ms cpu_system_ms cpu_total_ms session_cpu_ms pss_kb rss_kb processes; do
 		grep -Eq "^$k=[0-9.]+\$" "$TEST_TMP/once" || { echo "missing $k"; return 1; }
 	done &&
-	grep -Eq "^cpu_source=(cgroup|proc)\$" "$TEST_TMP/once" &&
+	test_grep -E "^cpu_source=(cgroup|proc)\$" "$TEST_TMP/once" &&
 	[ "$(sed -n "s/^processes=//p" "$TEST_TMP/once")" -ge 1 ]
 '
 
 test_expect '-P lists the listener with its memory and its role' '
 	# shellcheck disable=SC2086
 	"$S" -P $TARGET once >"$TEST_TMP/rows" &&
-	head -n 1 "$TEST_TMP/rows" | grep -qx "pid	comm	pss_kb	rss_kb	role" &&
+	head -n 1 "$TEST_TMP/rows" >"$TEST_TMP/seen" && test_grep -x "pid	comm	pss_kb	rss_kb	role" "$TEST_TMP/seen" &&
 	awk -F"\t" "NR > 1 && \$2 ~ /^sshd/ && \$3 > 0 && \$4 >= \$3 { found = 1 } END { exit !found }" "$TEST_TMP/rows" &&
 	listener=$(sed -n "s/^listener_pid=//p" "$TEST_TMP/once") && [ "${listener:-0}" -gt 0 ] &&
 	awk -F"\t" -v l="$listener" "NR > 1 && \$1 == l && \$5 == \"listener\" { n++ } NR > 1 && \$5 == \"listener\" { all++ } END { exit !(n == 1 && all == 1) }" "$TEST_TMP/rows"
@@ -82,10 +82,10 @@ test_expect 'tree lists the listener first, then what runs below it' '
 		sleep 0.05
 	done &&
 	cat "$TEST_TMP/tree" &&
-	head -n 1 "$TEST_TMP/tree" | grep -qx "pid	ppid	pgid	state	start	comm" &&
+	head -n 1 "$TEST_TMP/tree" >"$TEST_TMP/seen" && test_grep -x "pid	ppid	pgid	state	start	comm" "$TEST_TMP/seen" &&
 	awk -F"\t" -v l="$listener" "NR == 2 && \$1 == l && \$6 ~ /^sshd/ { ok = 1 } END { exit !ok }" "$TEST_TMP/tree" &&
 	awk -F"\t" "NR > 2 { below[\$1] = 1; parent[\$1] = \$2 } END { for (p in parent) if (!(parent[p] in below) && parent[p] != l) exit 1 }" l="$listener" "$TEST_TMP/tree" &&
-	sed -n 3p "$TEST_TMP/tree" | grep -q "	sshd" &&
+	sed -n 3p "$TEST_TMP/tree" >"$TEST_TMP/seen" && test_grep "	sshd" "$TEST_TMP/seen" &&
 	wait "$client"
 '
 

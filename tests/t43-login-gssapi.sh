@@ -48,7 +48,7 @@ render_with () {
 	cp -R "$D/runs/$RUN" "$TEST_TMP/res/" &&
 	cat "$DATA_DIR/login.env" >>"$TEST_TMP/res/$RUN/data/login.env" &&
 	printf "default_route=%s\n" "$1" >>"$TEST_TMP/res/$RUN/data/environment.env" &&
-	"$KIT_DIR/lib/render.sh" "$TEST_TMP/res/$RUN" >/dev/null &&
+	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/res/$RUN" >/dev/null &&
 	cp "$TEST_TMP/res/$RUN/report.md" "$TEST_TMP/$1.md"
 }
 

@@ -115,7 +115,7 @@ test_expect 'every client of a step connected from an address of its own, the st
 # run, saying why.
 test_expect 'one source: the steps again from 127.0.0.3 where sshd has per-source limits, else not run with the reason' '
 	env=$(run_dir)/data/burst.env &&
-	if "${OPENSSH_PREFIX:+$OPENSSH_PREFIX/sbin/}sshd" -T -f $SSHD_CONFIG -C user=$TEST_USER,addr=127.0.0.3,host=localhost 2>/dev/null | grep -qi "^persourcepenalties "; then
+	if "$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$TEST_USER" 2>/dev/null | grep -qi "^persourcepenalties "; then
 		one=$(run_dir)/raw/burst-one-source-steps.tsv &&
 		test_eq "$(tsv_select "$one" clients | tr "\n" " ")" "2 3 8 " &&
 		test_eq "$(tsv_select "$one" sources | sort -u)" 127.0.0.3 &&

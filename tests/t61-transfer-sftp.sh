@@ -56,7 +56,7 @@ test_expect 'test-ssh.sh transfer sftp writes both summary rows with numbers and
 
 test_expect 'transfer: a row with numbers for every cipher both sides allow, the default marked' '
 	mkdir -p c && "$KIT_DIR/start-ssh.sh" status >/dev/null &&
-	sshd -T -f $SSHD_CONFIG -C user=$TEST_USER,addr=127.0.0.1,host=localhost >c/sshd-T.txt &&
+	"$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$TEST_USER" >c/sshd-T.txt &&
 	ssh -G -F "$STATE/client/ssh_config" $HOST_ALIAS >c/ssh-G.txt && ssh -Q cipher >c/ssh-Q.txt &&
 	ciphers_common c/sshd-T.txt c/ssh-G.txt c/ssh-Q.txt >c/want &&
 	[ -s c/want ] && [ "$(data transfer ciphers_n)" -eq "$(wc -l <c/want)" ] &&

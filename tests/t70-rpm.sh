@@ -73,7 +73,7 @@ LIBEXEC=/usr/libexec/sshd-perf-kit SHARE=/usr/share/sshd-perf-kit DOC=/usr/share
 	awk -v shared=" $shared " -v d="$LIBEXEC" '$2 ~ /^helpers\/[^\/]*\.c$/ && index(shared, " " $2 " ") == 0 {
 		n = $2; sub(/^helpers\//, "", n); sub(/\.c$/, "", n)
 		print "-rwxr-xr-x " d "/sshperf-" n }' "$TEST_TMP/tree"
-	awk -v d="$LIBEXEC" '($2 ~ /^lib\/.*\.sh$/ && $2 != "lib/paths.sh") || $2 == "lib/metrics.tab" || $2 == "lib/report-html.awk" || $2 == "lib/report.css" || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" || $2 == "sshd-perf-kit" {
+	awk -v d="$LIBEXEC" '($2 ~ /^lib\/.*\.sh$/ && $2 != "lib/paths.sh") || $2 == "lib/metrics.tab" || $2 == "lib/report/html.awk" || $2 == "lib/report/report.css" || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" || $2 == "sshd-perf-kit" {
 		print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
 	echo "-rw-r--r-- $LIBEXEC/lib/paths.sh"
 } | sort >"$TEST_TMP/expect.libexec"
@@ -90,7 +90,7 @@ test_expect '%check ran every C unit test, none failed' '
 	want=$(grep -c "^. tests/unit/test_[^/]*\.c$" "$TEST_TMP/tree") &&
 	grep -E "^# build/test_[a-z0-9_]+: [0-9]+ passed, 0 failed" "$TOP/rpmbuild.log" >"$TEST_TMP/unit" &&
 	[ "$(wc -l <"$TEST_TMP/unit")" -eq "$want" ] && [ "$want" -gt 0 ] &&
-	grep -qE "^[0-9]+ passed, 0 failed" "$TOP/rpmbuild.log"
+	test_grep -E "^[0-9]+ passed, 0 failed" "$TOP/rpmbuild.log"
 '
 
 if command -v rpmlint >/dev/null 2>&1; then
@@ -98,7 +98,7 @@ if command -v rpmlint >/dev/null 2>&1; then
 	# The warnings stay visible.
 	grep -E ": [WE]: " "$TEST_TMP/rpmlint" | sed 's/^/# rpmlint: /'
 	test_expect 'rpmlint with packaging/rpmlint.toml reports no errors' '
-		grep -qE "[0-9]+ packages and 1 specfiles checked; 0 errors" "$TEST_TMP/rpmlint"
+		test_grep -E "[0-9]+ packages and 1 specfiles checked; 0 errors" "$TEST_TMP/rpmlint"
 	'
 else
 	test_skip 'rpmlint reports no errors' 'rpmlint is not installed (apt-get install rpmlint / dnf install rpmlint)'
@@ -173,11 +173,11 @@ test_expect 'README.md and docs/ are %doc in /usr/share/doc/sshd-perf-kit, and n
 '
 
 test_expect 'the command on PATH (a relative link to libexec), the man pages, the completion' '
-	grep -qx "lrwxrwxrwx root root /usr/sbin/sshd-perf-kit" "$TEST_TMP/files" &&
+	test_grep -x "lrwxrwxrwx root root /usr/sbin/sshd-perf-kit" "$TEST_TMP/files" &&
 	[ "$(rpm -qp --qf "[%{FILENAMES} %{FILELINKTOS}\n]" "$RPM" | sed -n "s|^/usr/sbin/sshd-perf-kit ||p")" = ../libexec/sshd-perf-kit/sshd-perf-kit ] &&
-	grep -qE "^-rw-r--r-- root root /usr/share/man/man8/sshd-perf-kit\.8(\.gz)?$" "$TEST_TMP/files" &&
-	grep -qE "^-rw-r--r-- root root /usr/share/man/man5/sshd-perf-kit\.conf\.5(\.gz)?$" "$TEST_TMP/files" &&
-	grep -qx -- "-rw-r--r-- root root /usr/share/bash-completion/completions/sshd-perf-kit" "$TEST_TMP/files"
+	test_grep -E "^-rw-r--r-- root root /usr/share/man/man8/sshd-perf-kit\.8(\.gz)?$" "$TEST_TMP/files" &&
+	test_grep -E "^-rw-r--r-- root root /usr/share/man/man5/sshd-perf-kit\.conf\.5(\.gz)?$" "$TEST_TMP/files" &&
+	test_grep -x -- "-rw-r--r-- root root /usr/share/bash-completion/completions/sshd-perf-kit" "$TEST_TMP/files"
 '
 
 test_expect 'key files, license; results folder owned, no state folder' '
@@ -187,11 +187,11 @@ test_expect 'key files, license; results folder owned, no state folder' '
 	    /usr/libexec/sshd-perf-kit/sshperf-settings /usr/libexec/sshd-perf-kit/sshperf-unit; do
 		grep -q " $f\$" "$TEST_TMP/files" || { echo "missing $f"; return 1; }
 	done &&
-	grep -qE "^-rw-r--r-- .* /usr/share/licenses/sshd-perf-kit[^/]*/LICENSE$" "$TEST_TMP/files" &&
-	grep -qx "drwxr-xr-x root root /var/lib/sshd-perf-kit" "$TEST_TMP/files" &&
-	grep -qx "drwxr-xr-x root root /var/lib/sshd-perf-kit/results" "$TEST_TMP/files" &&
-	grep -qx "drwxr-xr-x root root /etc/sshd-perf-kit" "$TEST_TMP/files" &&
-	! grep -q "/var/lib/sshd-perf-kit/state" "$TEST_TMP/files"
+	test_grep -E "^-rw-r--r-- .* /usr/share/licenses/sshd-perf-kit[^/]*/LICENSE$" "$TEST_TMP/files" &&
+	test_grep -x "drwxr-xr-x root root /var/lib/sshd-perf-kit" "$TEST_TMP/files" &&
+	test_grep -x "drwxr-xr-x root root /var/lib/sshd-perf-kit/results" "$TEST_TMP/files" &&
+	test_grep -x "drwxr-xr-x root root /etc/sshd-perf-kit" "$TEST_TMP/files" &&
+	test_grep ! "/var/lib/sshd-perf-kit/state" "$TEST_TMP/files"
 '
 
 test_expect 'settings.conf is the only config file, %config(noreplace), same as the tree s' '
@@ -214,7 +214,7 @@ test_expect 'lib/paths.sh points the installed scripts at the installed layout, 
 	[ "$STATE_PARENT" = /var/lib/sshd-perf-kit ] &&
 	[ "$KIT_VERSION" = "$VERSION" ] &&
 	test_eq "$KIT_RELEASE" "$(rpm -qp --qf "%{RELEASE}" "$RPM")" &&
-	! grep -qx ". lib/paths.sh" "$TEST_TMP/tree"
+	test_grep ! -x ". lib/paths.sh" "$TEST_TMP/tree"
 '
 
 test_expect 'installed scripts name their interpreter by absolute path; file times kept (install -p)' '
@@ -251,18 +251,18 @@ test_expect 'Requires(preun): bash and the tools the cleanup calls' '
 test_expect 'scriptlets: only %preun, which cleans up on erase only and always exits 0' '
 	rpm -qp --scripts "$RPM" >"$TEST_TMP/scripts" &&
 	[ "$(grep -c "scriptlet (using" "$TEST_TMP/scripts")" -eq 1 ] &&
-	grep -q "^preuninstall scriptlet" "$TEST_TMP/scripts" &&
-	grep -q "\"\$1\" -eq 0" "$TEST_TMP/scripts" &&
-	grep -q "/usr/libexec/sshd-perf-kit/start-ssh.sh -q cleanup" "$TEST_TMP/scripts" &&
-	[ "$(tail -n 1 "$TEST_TMP/scripts")" = "exit 0" ] && ! grep -q "exit 1" "$TEST_TMP/scripts"
+	test_grep "^preuninstall scriptlet" "$TEST_TMP/scripts" &&
+	test_grep "\"\$1\" -eq 0" "$TEST_TMP/scripts" &&
+	test_grep "/usr/libexec/sshd-perf-kit/start-ssh.sh -q cleanup" "$TEST_TMP/scripts" &&
+	[ "$(tail -n 1 "$TEST_TMP/scripts")" = "exit 0" ] && test_grep ! "exit 1" "$TEST_TMP/scripts"
 '
 
 # The build honours the environment's CFLAGS (%set_build_flags), with no
 # CFLAGS= of its own on the make line.
 test_expect '%build: %set_build_flags and a plain %make_build; the helpers were built with its CFLAGS' '
 	sed -n "/^%build/,/^%install/p" "$SPEC" >"$TEST_TMP/build.spec" &&
-	grep -qx "%set_build_flags" "$TEST_TMP/build.spec" &&
-	! grep -q "CFLAGS=\|LDFLAGS=" "$TEST_TMP/build.spec" &&
+	test_grep -x "%set_build_flags" "$TEST_TMP/build.spec" &&
+	test_grep ! "CFLAGS=\|LDFLAGS=" "$TEST_TMP/build.spec" &&
 	flags=$(rpm --eval "%{build_cflags}" 2>/dev/null) && [ -n "$flags" ] &&
 	grep -E "^(cc|gcc) .* -o build/sshperf-settings " "$TOP/rpmbuild.log" | grep -qF -- " $flags "
 '
@@ -353,7 +353,7 @@ snapshot >"$TEST_TMP/installed"
 # only the verdict): the run must read it, and an upgrade must keep it.
 test_expect 'the installed kit names /etc/sshd-perf-kit/settings.conf; an edit there' '
 	ct sed -i "s/^TARGET_LOGIN_P95_MS=.*/TARGET_LOGIN_P95_MS=4321/" /etc/sshd-perf-kit/settings.conf &&
-	ct grep -qx "TARGET_LOGIN_P95_MS=4321" /etc/sshd-perf-kit/settings.conf &&
+	ct cat /etc/sshd-perf-kit/settings.conf >"$TEST_TMP/seen" && test_grep -x "TARGET_LOGIN_P95_MS=4321" "$TEST_TMP/seen" &&
 	kit help | grep -q "Settings: /etc/sshd-perf-kit/settings.conf" &&
 	[ "$(ct sh -c "command -v sshd-perf-kit")" = /usr/sbin/sshd-perf-kit ] &&
 	[ "$(kit version)" = "sshd-perf-kit $VERSION" ] &&
@@ -375,7 +375,7 @@ test_expect 'the bash completion loads and completes commands, tests and setting
 
 test_expect 'sshd-perf-kit start: the unit runs, a login works' '
 	kit start >"$TEST_TMP/start.out" 2>&1 &&
-	grep -q "unit sshd-perf-test.service" "$TEST_TMP/start.out" &&
+	test_grep "unit sshd-perf-test.service" "$TEST_TMP/start.out" &&
 	[ "$(ct systemctl is-active sshd-perf-test.service)" = active ] &&
 	[ "$(ct ssh -F /var/lib/sshd-perf-kit/state/client/ssh_config sshperf-test id -un)" = sshperf ]
 '
@@ -389,13 +389,13 @@ test_expect 'sshd-perf-kit test login LOGIN_SAMPLES=3: report in /var/lib/sshd-p
 	case $report in /var/lib/sshd-perf-kit/results/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]_*/report.md) ;; *) false ;; esac &&
 	ct test -f "$report" &&
 	ct cat "$report" >"$TEST_TMP/report.md" &&
-	grep -qE "\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$TEST_TMP/report.md" &&
-	ct grep -qx "LOGIN_SAMPLES=.\?3.\?" "${report%/report.md}/data/settings.env" &&
-	ct grep -qx "TARGET_LOGIN_P95_MS=.\?4321.\?" "${report%/report.md}/data/settings.env" &&
-	ct grep -qx "kit_dir=/usr/libexec/sshd-perf-kit" "${report%/report.md}/data/run.env" &&
+	test_grep -E "\*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$TEST_TMP/report.md" &&
+	ct cat "${report%/report.md}/data/settings.env" >"$TEST_TMP/seen" && test_grep -x "LOGIN_SAMPLES=.\?3.\?" "$TEST_TMP/seen" &&
+	ct cat "${report%/report.md}/data/settings.env" >"$TEST_TMP/seen" && test_grep -x "TARGET_LOGIN_P95_MS=.\?4321.\?" "$TEST_TMP/seen" &&
+	ct cat "${report%/report.md}/data/run.env" >"$TEST_TMP/seen" && test_grep -x "kit_dir=/usr/libexec/sshd-perf-kit" "$TEST_TMP/seen" &&
 	ct cat "${report%/report.md}/results.json" | python3 -m json.tool >/dev/null &&
-	ct grep -qx "samples=3" "${report%/report.md}/data/login.env" &&
-	ct grep -qx "target=4321" "${report%/report.md}/data/login.env"
+	ct cat "${report%/report.md}/data/login.env" >"$TEST_TMP/seen" && test_grep -x "samples=3" "$TEST_TMP/seen" &&
+	ct cat "${report%/report.md}/data/login.env" >"$TEST_TMP/seen" && test_grep -x "target=4321" "$TEST_TMP/seen"
 '
 
 test_expect 'sshd-perf-kit cleanup leaves the container as installed; the package s folders stay' '
@@ -419,7 +419,7 @@ test_expect 'an upgrade (rpm -U --replacepkgs) leaves a running test server and 
 	ct rpm -U --replacepkgs --nodeps "$RPM" &&
 	[ "$(ct systemctl show -p MainPID --value sshd-perf-test.service)" = "$pid" ] &&
 	ct getent passwd sshperf >/dev/null &&
-	ct grep -qx "TARGET_LOGIN_P95_MS=4321" /etc/sshd-perf-kit/settings.conf &&
+	ct cat /etc/sshd-perf-kit/settings.conf >"$TEST_TMP/seen" && test_grep -x "TARGET_LOGIN_P95_MS=4321" "$TEST_TMP/seen" &&
 	kit status >/dev/null &&
 	ct /usr/libexec/sshd-perf-kit/start-ssh.sh status >/dev/null
 '
@@ -435,7 +435,7 @@ test_expect 'rpm -e with a test server set up cleans it up (%preun): only the re
 		! ct test -e "$f" -o -L "$f" || { echo "left after rpm -e: $f"; return 1; }
 	done &&
 	[ "$(ct ls -A /etc/sshd-perf-kit)" = settings.conf.rpmsave ] &&
-	ct grep -qx "TARGET_LOGIN_P95_MS=4321" /etc/sshd-perf-kit/settings.conf.rpmsave &&
+	ct cat /etc/sshd-perf-kit/settings.conf.rpmsave >"$TEST_TMP/seen" && test_grep -x "TARGET_LOGIN_P95_MS=4321" "$TEST_TMP/seen" &&
 	ct find /var/lib/sshd-perf-kit -name report.md | grep -q . &&
 	snapshot | grep -vx "exists /var/lib/sshd-perf-kit" >"$TEST_TMP/erased" &&
 	test_cmp "$TEST_TMP/pristine" "$TEST_TMP/erased"
@@ -467,10 +467,10 @@ test_expect 'rpm -e when the cleanup fails: the erase succeeds and prints what i
 	ct mv -f /usr/sbin/userdel.kit-test /usr/sbin/userdel &&
 	[ "$rc" -eq 0 ] && ! ct rpm -q "$NAME" &&
 	! ct test -e /usr/libexec/sshd-perf-kit && ! ct test -e /usr/sbin/sshd-perf-kit &&
-	grep -q "cleanup did not finish; left on this host" "$TEST_TMP/erase3.out" &&
-	grep -q "^  loginctl terminate-user sshperf; userdel --remove sshperf$" "$TEST_TMP/erase3.out" &&
-	grep -q "^  rm -rf /var/lib/sshd-perf-kit/state$" "$TEST_TMP/erase3.out" &&
-	grep -q "the package is removed all the same" "$TEST_TMP/erase3.out" &&
+	test_grep "cleanup did not finish; left on this host" "$TEST_TMP/erase3.out" &&
+	test_grep "^  loginctl terminate-user sshperf; userdel --remove sshperf$" "$TEST_TMP/erase3.out" &&
+	test_grep "^  rm -rf /var/lib/sshd-perf-kit/state$" "$TEST_TMP/erase3.out" &&
+	test_grep "the package is removed all the same" "$TEST_TMP/erase3.out" &&
 	ct getent passwd sshperf >/dev/null &&
 	sed -n "s/^  //p" "$TEST_TMP/erase3.out" >"$TEST_TMP/by-hand" &&
 	while IFS= read -r line; do ct bash -c "$line" >/dev/null 2>&1 || true; done <"$TEST_TMP/by-hand" &&

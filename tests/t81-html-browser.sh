@@ -40,7 +40,7 @@ if [ -n "${FULL_RUN:-}" ]; then
 	test_expect 'a copy of the stored full run renders' '
 		[ -f "$FULL_RUN/data/run.env" ] &&
 		cp -R "$FULL_RUN" "$RUN" && chmod -R u+w "$RUN" &&
-		"$KIT_DIR/lib/render.sh" "$RUN" &&
+		"$KIT_DIR/lib/bin/render.sh" "$RUN" &&
 		test -s "$RUN/report.html"
 	'
 else

@@ -43,7 +43,7 @@ table_row () {
 }
 
 test_expect 'the stored full run renders without a message' '
-	"$KIT_DIR/lib/render.sh" "$RUN" >out 2>err &&
+	"$KIT_DIR/lib/bin/render.sh" "$RUN" >out 2>err &&
 	test_cmp /dev/null err &&
 	test -s "$RUN/report.md" && test -s "$RUN/results.json"
 '
@@ -167,7 +167,7 @@ variant () {
 		*) printf "%s\n" "$kv" >>"$TEST_TMP/v-$name/data/login.env" ;;
 		esac
 	done
-	"$KIT_DIR/lib/render.sh" "$TEST_TMP/v-$name" >/dev/null 2>&1 && readings "$TEST_TMP/v-$name" >"$name"
+	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/v-$name" >/dev/null 2>&1 && readings "$TEST_TMP/v-$name" >"$name"
 }
 
 test_expect 'the login readings of the stored run: TCP waits measured, the key exchange by side, no RHEL claim' '
@@ -254,12 +254,12 @@ test_expect 'a run whose every test is ERROR without data renders within the mar
 	for t in $(. "$KIT_DIR/lib/registry.sh" && printf "%s\n" "$METRICS"); do
 		printf "status=ERROR\nreason=the test server was gone\nseconds=1\n" >"$TEST_TMP/empty/data/$t.env" || return 1
 	done &&
-	"$KIT_DIR/lib/render.sh" "$TEST_TMP/empty" >out 2>err &&
+	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/empty" >out 2>err &&
 	test_cmp /dev/null err &&
 	test_grep -c "\*\*ERROR\*\*" "$TEST_TMP/empty/report.md" &&
 	test_grep -F "No memory sample was taken in this run (the test server was gone)" "$TEST_TMP/empty/report.md" &&
 	sed -i "/^reason=/d" "$TEST_TMP/empty/data/memory.env" &&
-	"$KIT_DIR/lib/render.sh" "$TEST_TMP/empty" >out 2>err &&
+	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/empty" >out 2>err &&
 	test_grep -F "No memory sample was taken in this run (no reason recorded)" "$TEST_TMP/empty/report.md"
 '
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2034 # RUN_DIR, DATA_DIR, RAW_DIR are read by lib/repeat.sh
-# A repeated run's verdict (REPEAT=N, lib/repeat.sh repeat_combine and
+# shellcheck disable=SC2034 # RUN_DIR, DATA_DIR, RAW_DIR are read by lib/rounds.sh
+# A repeated run's verdict (REPEAT=N, lib/rounds.sh repeat_combine and
 # repeat_judge) on made-up rounds of `login` (target p95 <= 300 ms): judged
 # again on the median, not copied from the round whose figure it is. The
 # median is the kit's one (nearest rank: of 6 rounds the 3rd smallest,
@@ -16,8 +16,8 @@
 . "$KIT_DIR/lib/registry.sh"
 # shellcheck source=lib/measure.sh
 . "$KIT_DIR/lib/measure.sh"
-# shellcheck source=lib/repeat.sh
-. "$KIT_DIR/lib/repeat.sh"
+# shellcheck source=lib/rounds.sh
+. "$KIT_DIR/lib/rounds.sh"
 HELPER_DIR="$KIT_DIR/build"
 helper () {
 	local name=$1

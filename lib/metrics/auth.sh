@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # auth: LOGIN_SAMPLES logins with each method (ed25519 key, RSA 3072 key,
-# password through lib/askpass.sh), timed per phase by sshperf-login; the
+# password through lib/bin/askpass.sh), timed per phase by sshperf-login; the
 # method each login really used is read from its ssh -v transcript.
 
 about_auth () {
@@ -165,7 +165,7 @@ auth_method_run () {
 		# The password stays in the root-only state file: ssh runs
 		# askpass.sh, which prints it; argv and environment hold only
 		# the program's path and the file's.
-		SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$PASSWORD_FILE" \
+		SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$PASSWORD_FILE" \
 			auth_logins "$name" "$alias" "$dir" "$tsv"
 		at_exit_pop
 		result_set auth password_locked_after "$(password_locked && echo yes || echo no)"
@@ -351,9 +351,9 @@ AUTH_STAGED_FAILED=0
 # auth_more MORE HAVE TSV ALIAS: MORE logins through ALIAS appended to
 # TSV, numbered on from HAVE.
 auth_more () {
-	helper login -n "$1" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
+	helper login -H -n "$1" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$4" true 2>>"$RAW_DIR/auth-errors.txt" |
-		awk -F'\t' -v OFS='\t' -v n="$2" '{ $1 = n + $1; print }' >>"$3" || true
+		tsv_renumber sample "$2" >>"$3" || true
 }
 
 # auth_more_whose METHOD MORE HAVE TSV ALIAS: auth_more, captured as the
@@ -395,7 +395,7 @@ auth_staged () {
 				# As in auth_method_run: valid for this stage only.
 				at_exit password_lock
 				password_unlock || { at_exit_pop; break; }
-				SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$PASSWORD_FILE" \
+				SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$PASSWORD_FILE" \
 					auth_more_whose "$m" "$more" "$have" "$tsv" "$2"
 				at_exit_pop
 			else

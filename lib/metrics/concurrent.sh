@@ -5,8 +5,8 @@
 # line of its own. The sessions are the probe hold's (lib/probes/hold.sh,
 # which memory uses too): this test judges them, and asks for the limits
 # that decide how many fit.
-# shellcheck source=lib/hold.sh
-. "$KIT_DIR/lib/hold.sh"
+# shellcheck source=lib/open-sessions.sh
+. "$KIT_DIR/lib/open-sessions.sh"
 
 about_concurrent () {
 	printf '%s sessions open at once (%s logging in at a time), each running cat, checked end to end (about %s s)\n' \

@@ -78,7 +78,7 @@ interactive_staged () {
 			rc=0
 			env="$RAW_DIR/interactive-$client-stage$((stage + 1)).env"
 			interactive_echo "$client" "$more" "$part" "$env" || rc=$?
-			tail -n +2 "$part" | awk -F'\t' -v OFS='\t' -v n="$have" '{ $1 = n + $1; print }' >>"$tsv"
+			tsv_renumber seq "$have" <"$part" >>"$tsv"
 			rm -f "$part"
 			for key in count sent lost mismatched; do
 				result_set interactive "${client}_$key" "$(( $(result_get interactive "${client}_$key") + $(kv_get "$env" "$key") ))"

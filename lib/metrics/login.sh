@@ -20,9 +20,9 @@ login_negotiated () {
 # login_more MORE HAVE TSV: MORE logins appended to TSV, numbered on
 # from HAVE.
 login_more () {
-	helper login -n "$1" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
+	helper login -H -n "$1" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" \
 		-- "$SSH" -v -F "$CLIENT_CONFIG" "$HOST_ALIAS" true 2>>"$RAW_DIR/login-errors.txt" |
-		awk -F'\t' -v OFS='\t' -v n="$2" '{ $1 = n + $1; print }' >>"$3" || true
+		tsv_renumber sample "$2" >>"$3" || true
 }
 
 # login_staged TSV: the p95's interval, and more logins appended to TSV

@@ -4,8 +4,8 @@
 # divided by the sessions. The samples are the probe hold's
 # (lib/probes/hold.sh, whose sessions concurrent judges). Also the RSS of
 # one session, to show why RSS must not be added up.
-# shellcheck source=lib/hold.sh
-. "$KIT_DIR/lib/hold.sh"
+# shellcheck source=lib/open-sessions.sh
+. "$KIT_DIR/lib/open-sessions.sh"
 
 about_memory () {
 	printf 'memory of the test server at rest and with the %s sessions of the hold\n' "${SETTING[CONCURRENT_SESSIONS]}"

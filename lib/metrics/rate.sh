@@ -31,7 +31,7 @@ RATE_SWEEP_REFINE=2
 RATE_SWEEP_MIN_GAP=1.04
 # A step lasts RATE_STEP_SECONDS, longer at a low offered rate so that it
 # has at least this many logins: its p95 is then not simply its slowest
-# login (a p95 needs 20 samples, STYLE.md rule 5; seen: a step of 12
+# login (a p95 needs 20 samples, docs/style.md rule 5; seen: a step of 12
 # logins at 4/s broke on one cold first login of 335 ms).
 RATE_STEP_MIN_LOGINS=20
 # A step is good while achieved >= this share of the offered rate.

@@ -8,8 +8,8 @@
 # just before the reload (lib/capture.sh), so the login that works is
 # split into whose time it was: raw/reload-logins.tsv (every try), and
 # the reload-packets, reload-parts and reload-whose tables of raw/.
-# shellcheck source=lib/hold.sh
-. "$KIT_DIR/lib/hold.sh"
+# shellcheck source=lib/open-sessions.sh
+. "$KIT_DIR/lib/open-sessions.sh"
 
 about_reload () {
 	printf '%s sessions open, the test server reloaded, new logins timed, the sessions checked (about %s s)\n' \

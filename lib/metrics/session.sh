@@ -117,7 +117,7 @@ session_staged () {
 			progress_step "session: the p95's interval holds the target; $more more commands (stage $((stage + 1)))"
 			env="$RAW_DIR/session-commands-stage$((stage + 1)).env"
 			session_commands "$more" "$part" >"$env" || true
-			tail -n +2 "$part" | awk -F'\t' -v OFS='\t' -v n="$have" '{ $1 = n + $1; print }' >>"$tsv"
+			tsv_renumber seq "$have" <"$part" >>"$tsv"
 			rm -f "$part"
 			for key in runs ok failed not_run; do
 				result_set session "$key" "$(( $(result_get session "$key") + $(kv_get "$env" "$key") ))"

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Probe hold: CONCURRENT_SESSIONS sessions held open at the same time, at
 # most CONCURRENT_LOGIN_PARALLEL logging in at once (build/sshperf-hold,
-# lib/hold.sh), each running cat; while all are open, every session must
+# lib/open-sessions.sh), each running cat; while all are open, every session must
 # echo a line of its own, and the test server's memory is sampled (at
 # rest before the sessions, with all open, one session alone). Used by
 # concurrent (the sessions and the check) and memory (the samples).
@@ -13,13 +13,13 @@
 #                          state_open; the samples rest_*, open_*, one_*,
 #                          sessions_open, mem_available_kb
 #   raw/probe-hold-hold.txt, -sessions.tsv, -ssh-errors.txt, -hold-errors.txt
-#                          the holder's output (lib/hold.sh)
+#                          the holder's output (lib/open-sessions.sh)
 #   raw/probe-hold-memory-rest.tsv, -memory-one-session.tsv
 #                          one row per process (sshperf-sampler -P)
 #   raw/probe-hold-sshd-log.txt   the server's log during the hold
 
-# shellcheck source=lib/hold.sh
-. "$KIT_DIR/lib/hold.sh"
+# shellcheck source=lib/open-sessions.sh
+. "$KIT_DIR/lib/open-sessions.sh"
 
 about_probe_hold () {
 	printf '%s sessions open at once (%s logging in at a time), checked and sampled\n' \

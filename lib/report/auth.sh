@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `auth`; sourced by lib/render.sh.
+# The report's section for `auth`; sourced by lib/bin/render.sh.
 
 report_auth () {
 	local m label n locked base base_p50

@@ -1,9 +1,9 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `burst`; sourced by lib/render.sh.
+# The report's section for `burst`; sourced by lib/bin/render.sh.
 
 # The MaxStartups model and parser: lib/maxstartups.sh (loaded by
-# lib/charts.sh, which lib/render.sh loads before the sections).
+# lib/charts.sh, which lib/bin/render.sh loads before the sections).
 
 # burst_lookup FILE N: the expected value for N in a maxstartups_expected
 # output.

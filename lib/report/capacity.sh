@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
 # The report's "Capacity of this server" section: what this host can carry,
-# computed from this run's own figures; sourced by lib/render.sh.
+# computed from this run's own figures; sourced by lib/bin/render.sh.
 
 report_capacity () {
 	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail avail_from fit spec start mbs bound rows=0

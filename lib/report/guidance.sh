@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
 # The specification's guidance, applied to this run; sourced by
-# lib/render.sh, which prints these sections after the capacity one:
+# lib/bin/render.sh, which prints these sections after the capacity one:
 #   report_uses      "What this means for your use": the uses of spec 6,
 #                    each with what this run's figures say about it
 #   report_settings  the sshd settings of spec 7: RHEL 9's default, the

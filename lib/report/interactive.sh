@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `interactive`; sourced by lib/render.sh.
+# The report's section for `interactive`; sourced by lib/bin/render.sh.
 
 report_interactive () {
 	local c n label main p50 p99 max lost

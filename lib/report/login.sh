@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `login`; sourced by lib/render.sh.
+# The report's section for `login`; sourced by lib/bin/render.sh.
 
 report_login () {
 	local n p50 kex auth session total phase label ends

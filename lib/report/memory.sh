@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `memory`; sourced by lib/render.sh.
+# The report's section for `memory`; sourced by lib/bin/render.sh.
 
 # kB (KiB, as /proc counts) to MB (10^6 bytes), one decimal.
 memory_kb_mb () {

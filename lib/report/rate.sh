@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `rate`; sourced by lib/render.sh.
+# The report's section for `rate`; sourced by lib/bin/render.sh.
 
 # manager_cpu_note TEST: the share of the test user's systemd --user
 # manager in the CPU per login, when systemd runs one.

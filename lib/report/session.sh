@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `session`; sourced by lib/render.sh.
+# The report's section for `session`; sourced by lib/bin/render.sh.
 
 report_session () {
 	local n p50 login speedup

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `sftp`; sourced by lib/render.sh.
+# The report's section for `sftp`; sourced by lib/bin/render.sh.
 
 # sftp_cell VALUE STATUS CHECK: a figure, or why there is none.
 sftp_cell () {

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `transfer`; sourced by lib/render.sh.
+# The report's section for `transfer`; sourced by lib/bin/render.sh.
 
 # transfer_rows RAW: one line per cipher for the table (cipher, default
 # mark, up, down, ceiling, up %, down %, MAC note; separated by \037), from

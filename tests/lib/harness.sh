@@ -46,7 +46,7 @@ KIT_DIR=$(cd "$TEST_DIR/.." && pwd)
 BUILD_DIR="$KIT_DIR/build"
 export TEST_DIR KIT_DIR BUILD_DIR
 # A report line outside the markdown subset fails the rendering under the
-# tests (lib/render.sh), instead of a warning on stderr nobody reads.
+# tests (lib/bin/render.sh), instead of a warning on stderr nobody reads.
 SSHPERF_REPORT_STRICT=1
 export SSHPERF_REPORT_STRICT
 

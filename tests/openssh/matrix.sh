@@ -54,7 +54,8 @@ if [ ! -f "$SOURCES/README.md" ]; then
 test_done
 	exit 0
 fi
-trap '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1; rm -rf "$TEST_TMP"' EXIT
+# The harness removes TEST_TMP; its EXIT trap is the one cleanup.
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
 # "SHA256 FILE" per tarball the README lists.
 grep -Eo '^ *[0-9a-f]{64} +openssh-[^ ]+\.tar\.gz' "$SOURCES/README.md" | awk '{ print $1, $2 }' >"$TEST_TMP/tarballs"
@@ -227,7 +228,7 @@ fake_prefix () {
 # the report's table is sshd -T's value.
 server_facts () {
 	local run=$1 sshd=$2 env=$1/data/environment.env t usepam row svc k v want auth account session
-	t=$("$sshd" -T -f "$SSHD_CONFIG" -C "user=$(sed -n 's/^test_user=//p' "$env"),addr=127.0.0.1,host=localhost" 2>/dev/null)
+	t=$("$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$(kv_get "$env" test_user)" "$(dirname "$(dirname "$sshd")")" 2>/dev/null)
 	[ -n "$t" ] || { echo "sshd -T of the test server printed nothing"; return 1; }
 	usepam=$(printf '%s\n' "$t" | awk 'tolower($1) == "usepam" { print tolower($2) }')
 	row=$(sed -n 's/^| PAM stack | \(.*\) |$/\1/p' "$run/report.md")
@@ -317,7 +318,7 @@ assert e[\"openssh_prefix\"] == sys.argv[3], e[\"openssh_prefix\"]" "$run/result
 		# Per-source limits (PerSourcePenalties, 9.8 and later): the
 		# test server's own sshd -T says whether this build has them.
 		per=no
-		[ -z "$("$mprefix/sbin/sshd" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.2,host=localhost" 2>/dev/null |
+		[ -z "$("$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$TEST_USER" "$mprefix" 2>/dev/null |
 			awk "tolower(\$1) == \"persourcepenalties\"")" ] || per=yes
 		export per
 		test_expect "$bname: burst refusals classified = refusals in sshd's log, MaxStartups and penalty as its lines say, at every step$([ "$per" = yes ] && echo ", from many sources and from one")" '
@@ -342,7 +343,7 @@ assert e[\"openssh_prefix\"] == sys.argv[3], e[\"openssh_prefix\"]" "$run/result
 	# its own for them, and a 9.8+ build runs them (8.7, 9.2 have none).
 	test_expect "$bname: PerSourcePenalties as configured, not switched off by the kit" '
 		! grep -qi "^PerSourcePenalties" "$SSHD_CONFIG" &&
-		p=$("$mprefix/sbin/sshd" -T -f "$SSHD_CONFIG" -C "user=$TEST_USER,addr=127.0.0.2,host=localhost" |
+		p=$("$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$TEST_USER" "$mprefix" |
 			awk "tolower(\$1) == \"persourcepenalties\" { \$1 = \"\"; sub(/^ /, \"\"); print }") &&
 		echo "# $bname: persourcepenalties ${p:-(not known to this build)}" &&
 		[ "$p" != no ]

@@ -1,5 +1,5 @@
 # report-html.awk: the kit's markdown subset (docs/report-format.md) as one
-# self-contained HTML document. Run by lib/report-html.sh:
+# self-contained HTML document. Run by lib/bin/report-html.sh:
 #   awk -v dir=RUN_DIR -v css=CSS_FILE -v src=NAME -v title=TITLE \
 #       -f report-html.awk FILE.md
 # dir: where charts/NAME.svg are read from (the run folder); css: the

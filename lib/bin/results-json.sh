@@ -4,7 +4,7 @@
 # environment, every setting, every key of every test and the rows of the
 # report's tables (raw/*.tsv and the per-method and per-client keys).
 # The format is documented in docs/results-json.md and
-# docs/results.schema.json. Called by lib/render.sh
+# docs/results.schema.json. Called by lib/bin/render.sh
 # after the verdict (data/verdict.env) and the warnings (data/warnings.txt)
 # are known. Needs only bash, sed and awk.
 #
@@ -15,7 +15,7 @@
 # environment and test keys it declares, lib/settings.schema for the
 # settings; only undeclared keys are typed by how their value looks.
 set -eu
-KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 RUN_DIR=${1:?usage: results-json.sh RUN_DIR [PREVIOUS_RUN_DIR]}
 PREV_DIR=${2:-}
 DATA_DIR="$RUN_DIR/data"
@@ -231,7 +231,7 @@ test_tables () {
 }
 
 # The run is finished: its data files are read once, here in the main
-# shell (lib/kv.sh), so that every $(...) finds them.
+# shell (lib/data.sh), so that every $(...) finds them.
 get () {
 	kv_cached "$@"
 }

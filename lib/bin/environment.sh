@@ -3,7 +3,7 @@
 # report needs to judge the numbers, as key=value lines.
 set -u
 PROG=environment.sh
-KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 # shellcheck source=lib/common.sh
 . "$KIT_DIR/lib/common.sh"
 # shellcheck source=lib/server.sh

@@ -13,7 +13,7 @@
 #                          line; one without a folder is "not reached"
 set -eu
 PROG=${PROG:-test-ssh.sh --fleet}
-KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 # shellcheck source=lib/compare.sh
 . "$KIT_DIR/lib/compare.sh"
 # shellcheck source=lib/json.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # render.sh RUN_DIR [PREVIOUS_RUN_DIR]: writes RUN_DIR/report.md (and its
-# HTML twin report.html, lib/report-html.sh), the charts
+# HTML twin report.html, lib/bin/report-html.sh), the charts
 # (RUN_DIR/charts/*.svg) and RUN_DIR/results.json from the data files the
 # tests left in RUN_DIR/data (key=value) and RUN_DIR/raw. With a previous
 # run (same host, lib/compare.sh previous_run), the summary shows the change
@@ -8,7 +8,7 @@
 # markdown.
 # shellcheck disable=SC2016 # backticks in the strings are markdown
 set -eu
-KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 RUN_DIR=${1:?usage: render.sh RUN_DIR [PREVIOUS_RUN_DIR]}
 PREV_DIR=${2:-}
 DATA_DIR="$RUN_DIR/data"
@@ -23,7 +23,7 @@ if [ -n "$PREV_DIR" ] && [ ! -f "$PREV_DIR/data/run.env" ]; then
 fi
 
 # get FILE KEY: the value of KEY in a key=value file (last one wins).
-# The run is finished: its files are read once (lib/kv.sh), here in the
+# The run is finished: its files are read once (lib/data.sh), here in the
 # main shell, so that every $(...) below finds them.
 get () {
 	kv_cached "$1" "$2"
@@ -602,14 +602,14 @@ mv -f "$REPORT.tmp" "$REPORT"
 # everything is written, so that a section's rarer paths cannot break
 # the subset unseen.
 html_rc=0
-"$KIT_DIR/lib/report-html.sh" "$REPORT" || html_rc=$?
+"$KIT_DIR/lib/bin/report-html.sh" "$REPORT" || html_rc=$?
 # The warnings go into results.json too.
 if [ "${#WARNINGS[@]}" -gt 0 ]; then
 	printf '%s\n' "${WARNINGS[@]}" >"$DATA_DIR/warnings.txt"
 else
 	: >"$DATA_DIR/warnings.txt"
 fi
-"$KIT_DIR/lib/results-json.sh" "$RUN_DIR" "$PREV_DIR" || exit
+"$KIT_DIR/lib/bin/results-json.sh" "$RUN_DIR" "$PREV_DIR" || exit
 if [ "$html_rc" -ne 0 ] && [ "${SSHPERF_REPORT_STRICT:-}" = 1 ]; then
 	printf 'render.sh: %s has lines outside the markdown subset (above); SSHPERF_REPORT_STRICT=1 makes that an error\n' "$REPORT" >&2
 	exit 1
