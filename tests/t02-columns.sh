@@ -119,14 +119,16 @@ test_expect 'reads by name, of tsv_select output and of lists that are no table,
 # of the line it reports, and why it may stay.
 cat >"$TEST_TMP/allowed" <<'EOF'
 lib/bin/fleet.sh	awk -F '\t' -v factor=	its own lists ($tmp/ids, $tmp/facts), made a few lines above
-lib/charts.sh	} 2>/dev/null | awk -F'\t' '	chart_login_waterfall: the tagged rows of the two tsv_select calls just above
+lib/charts.sh	med=$(printf '%s\n' "$rows" | awk -F'\t' '	chart_login_waterfall: the tagged rows of the two tsv_select calls just above
+lib/charts.sh	data=$(printf '%s\n' "$rows" | awk -F'\t' -v med=	chart_login_waterfall: the same tagged rows
+lib/metrics/burst.sh	range=$(printf '%s\n' "$out" | awk -F'\t' '{ print $1, $3 }'	maxstartups_outcomes' own output (lib/maxstartups.sh: clients, count, probability), read a line above, not a kit table
+lib/metrics/burst.sh	p=$(printf '%s\n' "$out" | awk -F'\t' -v r=	the same output of maxstartups_outcomes
 lib/charts.sh	printf '%s\n' "$data" | awk -F'\t' '{ print $1 }'	chart_burst's own list (clients, ok), made by tsv_select a few lines above
 lib/charts.sh	awk -F'\t' -v OFS='\t' '{ print $1, $2, $1, $3 }'	the join of chart_burst's own list and maxstartups_expected's output
 lib/charts.sh	} | awk -F'\t' '	chart_transfer: the tagged rows of two tsv_select outputs just above
 lib/ciphers.sh	awk -F'\t' '$2 == "default" { print $1 }'	ciphers_common's own output (cipher, default mark), no table
 lib/ciphers.sh	awk -F'\t' -v c="$c" '$1 == c { print; exit }'	ciphers_common's own output (cipher, default mark), no table
 lib/metrics/auth.sh	pam_lines chpasswd password | awk -F'\t'	pam_lines' own output (type, module line), no table
-lib/metrics/burst.sh	sort -n -k1,1 | awk -F'\t' -v r="$2" '	maxstartups_outcomes' own output (result, probability), no table
 lib/metrics/transfer.sh	printf '%s\n' "$sel" | grep . | awk -F'\t'	ciphers_select's own output (cipher first), no table
 lib/probes/loginload.sh	} | awk -F'\t' -v t0=	the tagged rows (edge, login) made just above, the logins through tsv_select
 lib/report/guidance.sh	g_burst_steps | awk -F'\t'	g_burst_steps' output, tsv_select's columns clients and ok
