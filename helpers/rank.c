@@ -243,6 +243,20 @@ print_value(const char *prefix, const char *key, int have, double v)
 		printf("%s%s=\n", prefix, key);
 }
 
+/*
+ * Prints a sample itself (a percentile or an order statistic), with the
+ * digits it was read with: %.6g cut 1343.853 ms to 1343.85, which is no
+ * sample (t42 saw it once logins took over a second). As `percentile`.
+ */
+static void
+print_sample(const char *prefix, const char *key, int have, double v)
+{
+	if (have)
+		printf("%s%s=%.15g\n", prefix, key, v);
+	else
+		printf("%s%s=\n", prefix, key);
+}
+
 static void
 interval(const char *prefix, double conf, struct samples *s)
 {
@@ -255,12 +269,12 @@ interval(const char *prefix, double conf, struct samples *s)
 	for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
 		quantile_ranks(n, pct[i] / 100.0, conf, &lo, &hi);
 		snprintf(key, sizeof(key), "p%d", pct[i]);
-		print_value(prefix, key, n > 0, n > 0 ?
+		print_sample(prefix, key, n > 0, n > 0 ?
 		    samples_percentile(s, pct[i]) : 0);
 		snprintf(key, sizeof(key), "p%d_lo", pct[i]);
-		print_value(prefix, key, lo > 0, lo > 0 ? s->v[lo - 1] : 0);
+		print_sample(prefix, key, lo > 0, lo > 0 ? s->v[lo - 1] : 0);
 		snprintf(key, sizeof(key), "p%d_hi", pct[i]);
-		print_value(prefix, key, hi > 0, hi > 0 ? s->v[hi - 1] : 0);
+		print_sample(prefix, key, hi > 0, hi > 0 ? s->v[hi - 1] : 0);
 	}
 }
 
