@@ -731,6 +731,7 @@ print_leftovers () {
 			seport) printf '  semanage port -d -t ssh_port_t -p tcp %s\n' "$value" ;;
 			netns) [ ! -e "/run/netns/$value" ] || printf '  ip netns pids %s | xargs -r kill; ip netns del %s\n' "$value" "$value" ;;
 			link) ! ip link show "$value" >/dev/null 2>&1 || printf '  ip link del %s\n' "$value" ;;
+			etcdir) [ ! -d "$value" ] || printf '  rmdir %s    # after the files in it\n' "$value" ;;
 			wirepid) ! wire_pid_is_ours "$value" || printf '  kill %s    # the wire'"'"'s helper (sshperf-wire)\n' "$value" ;;
 			esac
 		done <"$MANIFEST"

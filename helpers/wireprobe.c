@@ -32,17 +32,23 @@
 #define DEFAULT_COUNT		20
 #define DEFAULT_DEADLINE_S	60
 #define DEFAULT_PORT		11099
+#define DEFAULT_WAIT_MS		5000
+#define GIVE_UP_FAILURES	3	/* in a row: the wire is down */
 
 static uint64_t deadline_ns;
+static char bulk[256 * 1024];	/* what -b sends and -k reads */
+static uint64_t wait_ms = DEFAULT_WAIT_MS;	/* -w: one attempt at most */
 
+/* What one attempt may wait: -w, or less when the deadline is nearer. */
 static int
 ms_left(void)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), left;
 
 	if (now >= deadline_ns)
 		return 0;
-	return (int)((deadline_ns - now) / NS_PER_MS) + 1;
+	left = (deadline_ns - now) / NS_PER_MS + 1;
+	return (int)(left < wait_ms ? left : wait_ms);
 }
 
 static void
@@ -64,9 +70,11 @@ address_of(const char *host, uint64_t port)
 	return sin;
 }
 
-/* Serves one connection at a time until the deadline. */
+/* Serves one connection at a time until the deadline: every byte back,
+ * or with sink (-k) every byte read and dropped, then at the client's
+ * end of sending one line with the count. */
 static int
-serve(const char *host, uint64_t port)
+serve(const char *host, uint64_t port, int sink)
 {
 	struct sockaddr_in sin = address_of(host, port);
 	int one = 1, lfd;
@@ -99,15 +107,19 @@ serve(const char *host, uint64_t port)
 		if ((cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1)
 			continue;
 		nodelay(cfd);
-		for (;;) {
+		for (uint64_t got = 0;;) {
 			struct pollfd q = { .fd = cfd, .events = POLLIN };
 			ssize_t n;
 
 			if ((left = ms_left()) == 0 || poll(&q, 1, left) <= 0)
 				break;
-			if ((n = read(cfd, buf, sizeof(buf))) <= 0)
+			if ((n = read(cfd, sink ? bulk : buf, sink ? sizeof(bulk) : sizeof(buf))) <= 0) {
+				if (n == 0 && sink)
+					dprintf(cfd, "%llu\n", (unsigned long long)got);
 				break;
-			if (write(cfd, buf, (size_t)n) != n)
+			}
+			got += (uint64_t)n;
+			if (!sink && write(cfd, buf, (size_t)n) != n)
 				break;
 		}
 		close(cfd);
@@ -161,22 +173,24 @@ probe(const char *host, uint64_t port, uint64_t count)
 {
 	struct sockaddr_in sin = address_of(host, port);
 	struct samples connect_ms, echo_ms;
-	uint64_t i, failed = 0;
+	uint64_t i, failed = 0, in_a_row = 0;
 	double v;
 	int fd;
 
 	signal(SIGPIPE, SIG_IGN);
 	samples_init(&connect_ms);
 	samples_init(&echo_ms);
-	for (i = 0; i < count && ms_left() > 0; i++) {
+	for (i = 0; i < count && ms_left() > 0 && in_a_row < GIVE_UP_FAILURES; i++) {
 		if ((v = timed_connect(&sin, &fd)) < 0) {
 			failed++;
+			in_a_row++;
 			continue;
 		}
+		in_a_row = 0;
 		samples_add(&connect_ms, v);
 		close(fd);
 	}
-	if ((v = timed_connect(&sin, &fd)) >= 0) {
+	if (in_a_row < GIVE_UP_FAILURES && (v = timed_connect(&sin, &fd)) >= 0) {
 		int fl;
 
 		nodelay(fd);
@@ -202,17 +216,64 @@ probe(const char *host, uint64_t port, uint64_t count)
 	return failed > 0 || connect_ms.n == 0 || echo_ms.n == 0;
 }
 
+/* -b: bytes sent through one connection to a sink (-k), timed until the
+ * sink says how many it got; prints bulk_bytes, bulk_seconds, bulk_mbs. */
+static int
+send_bulk(const char *host, uint64_t port, uint64_t bytes)
+{
+	struct sockaddr_in sin = address_of(host, port);
+	uint64_t t0, sent = 0;
+	char line[32] = "";
+	ssize_t n;
+	int fd, fl;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (timed_connect(&sin, &fd) < 0)
+		errx(1, "connect to %s:%llu failed", host, (unsigned long long)port);
+	if ((fl = fcntl(fd, F_GETFL)) != -1)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	t0 = now_ns();
+	while (sent < bytes && now_ns() < deadline_ns) {
+		size_t chunk = bytes - sent < sizeof(bulk) ? (size_t)(bytes - sent) : sizeof(bulk);
+
+		if ((n = write(fd, bulk, chunk)) <= 0)
+			err(1, "write");
+		sent += (uint64_t)n;
+	}
+	shutdown(fd, SHUT_WR);
+	{
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, ms_left()) != 1 || (n = read(fd, line, sizeof(line) - 1)) <= 0)
+			errx(1, "the sink did not say what it got");
+		line[n] = '\0';
+	}
+	{
+		double s = (double)(now_ns() - t0) / 1e9;
+
+		printf("bulk_bytes=%llu\nbulk_received=%s", (unsigned long long)sent, line);
+		printf("bulk_seconds=%.3f\nbulk_mbs=%.1f\n", s, (double)sent / 1e6 / s);
+	}
+	close(fd);
+	return 0;
+}
+
 static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: sshperf-wireprobe -l address [-p port] [-t seconds]\n"
-	    "       sshperf-wireprobe [-n count] [-p port] [-t seconds] address\n"
+	    "usage: sshperf-wireprobe -l address [-k] [-p port] [-t seconds]\n"
+	    "       sshperf-wireprobe [-n count] [-p port] [-t seconds] [-w ms] address\n"
+	    "       sshperf-wireprobe -b bytes [-p port] [-t seconds] address\n"
 	    "  -l  serve: echo every byte back, one connection at a time\n"
+	    "  -k  with -l, a sink: drop what comes, then send its count\n"
+	    "  -b  send this many bytes to a sink (-k) and time it (bench)\n"
 	    "  -n  connects and one-byte echoes to time (default %d)\n"
 	    "  -p  the TCP port (default %d; 0 with -l: any free one, printed as port=)\n"
-	    "  -t  deadline in seconds (default %d)\n",
-	    DEFAULT_COUNT, DEFAULT_PORT, DEFAULT_DEADLINE_S);
+	    "  -t  deadline in seconds (default %d)\n"
+	    "  -w  the longest wait of one connect or echo in ms (default %d); %d\n"
+	    "      failed connects in a row end the probe\n",
+	    DEFAULT_COUNT, DEFAULT_PORT, DEFAULT_DEADLINE_S, DEFAULT_WAIT_MS, GIVE_UP_FAILURES);
 	exit(2);
 }
 
@@ -221,12 +282,18 @@ int
 main(int argc, char *argv[])
 {
 	const char *listen_on = NULL;
-	uint64_t port = DEFAULT_PORT, count = DEFAULT_COUNT, seconds = DEFAULT_DEADLINE_S;
-	int ch;
+	uint64_t port = DEFAULT_PORT, count = DEFAULT_COUNT, seconds = DEFAULT_DEADLINE_S, bytes = 0;
+	int ch, sink = 0;
 
 	help_option(argc, argv, usage);
-	while ((ch = getopt(argc, argv, "l:n:p:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "b:kl:n:p:t:w:")) != -1) {
 		switch (ch) {
+		case 'b':
+			bytes = opt_u64("-b", optarg, 1, UINT64_MAX / 2);
+			break;
+		case 'k':
+			sink = 1;
+			break;
 		case 'l':
 			listen_on = optarg;
 			break;
@@ -239,6 +306,9 @@ main(int argc, char *argv[])
 		case 't':
 			seconds = opt_u64("-t", optarg, 1, 86400);
 			break;
+		case 'w':
+			wait_ms = opt_u64("-w", optarg, 1, 600000);
+			break;
 		default:
 			usage();
 		}
@@ -247,9 +317,11 @@ main(int argc, char *argv[])
 	if (listen_on != NULL) {
 		if (optind != argc)
 			usage();
-		return serve(listen_on, port);
+		return serve(listen_on, port, sink);
 	}
 	if (optind + 1 != argc)
 		usage();
+	if (bytes > 0)
+		return send_bulk(argv[optind], port, bytes);
 	return probe(argv[optind], port, count);
 }

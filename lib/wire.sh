@@ -25,6 +25,13 @@ WIRE_STEP_SECONDS=10
 # The source addresses of the test host (P.129 ...).
 WIRE_SOURCES=${WIRE_SOURCES:-8}
 
+# A short wait that a signal to the script interrupts at once (bash runs
+# a trap only when its foreground command ends; `wait` is a builtin).
+wire_nap () {
+	sleep 0.05 9>&- &
+	wait "$!"
+}
+
 # wire_prefix: P, the first three numbers of NETWORK_RANGE.
 wire_prefix () {
 	local r=${SETTING[NETWORK_RANGE]%/*}
@@ -166,6 +173,17 @@ wire_hosts_up () {
 	ip -n "$TESTHOST_NS" route replace default via "$p.5" dev "$WIRE_DEV_CLIENT" src "$p.129"
 	record route "$p.0/24 via $p.2 dev $WIRE_DEV_HOST"
 	ip route replace "$p.0/24" via "$p.2" dev "$WIRE_DEV_HOST" src "$p.1"
+	# The test host's /etc/hosts (ip netns exec mounts /etc/netns/NS/hosts
+	# over it): the host's, and a name for the kit's end of the wire. A
+	# client that asks for the server's name (GSSAPI, which RHEL's and
+	# Debian's ssh_config turn on) finds it there; there is no name server
+	# the test host can reach, and without the line each login would wait
+	# out the resolver (5 s).
+	[ -d /etc/netns ] || { record etcdir /etc/netns; mkdir -m 0755 /etc/netns; }
+	[ -d "/etc/netns/$TESTHOST_NS" ] || { record etcdir "/etc/netns/$TESTHOST_NS"; mkdir -m 0755 "/etc/netns/$TESTHOST_NS"; }
+	record file "/etc/netns/$TESTHOST_NS/hosts"
+	{ cat /etc/hosts 2>/dev/null; printf '%s.1\t%s\n' "$p" "$HOST_ALIAS"; } >"/etc/netns/$TESTHOST_NS/hosts"
+	chmod 0644 "/etc/netns/$TESTHOST_NS/hosts"
 	say "made the test host $TESTHOST_NS ($p.129-$p.$((128 + WIRE_SOURCES))) and the wire $WIRE_NS to the test server's $p.1"
 }
 
@@ -186,21 +204,24 @@ wire_pid_is_ours () {
 }
 
 # wire_set RTT_MS OUTFILE: the wire at this distance: sshperf-wire holding
-# RTT/2 each way, the rules that hand it the packets, the rate limit.
-# OUTFILE gets the helper's lines (ready=1, then its counts at the end).
+# RTT/2 each way (its pid in WIRE_PID), the rules that hand it the
+# packets, the rate limit. OUTFILE gets the helper's lines (ready=1, then
+# its counts at the end). Runs in the calling shell (no $(...)), so that a
+# signal to the script finds WIRE_PID set.
 wire_set () {
-	local rtt=$1 out=$2 one_way pid i rate burst limit dev
+	local rtt=$1 out=$2 one_way i rate burst limit dev
 	one_way=$(awk -v r="$rtt" 'BEGIN { printf "%.3f", r / 2 }')
+	WIRE_OUT=$out
 	# With a deadline of its own: a run killed with SIGKILL leaves no
 	# wire running for longer than a long run could need.
 	ip netns exec "$WIRE_NS" setsid "$HELPER_DIR/sshperf-wire" -q "$WIRE_QUEUE" -d "$one_way" \
 		-l "${SETTING[NETWORK_LOSS_PCT]}" -t 21600 >"$out" 2>&1 </dev/null 9>&- &
-	pid=$!
-	record wirepid "$pid"
+	WIRE_PID=$!
+	record wirepid "$WIRE_PID"
 	for i in $(seq 1 $((WIRE_STEP_SECONDS * 20))); do
 		grep -q '^ready=1' "$out" 2>/dev/null && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
+		kill -0 "$WIRE_PID" 2>/dev/null || break
+		wire_nap
 	done
 	grep -q '^ready=1' "$out" 2>/dev/null || {
 		warn "the wire's helper did not start: $(head -n 1 "$out")"
@@ -219,7 +240,6 @@ wire_set () {
 			ip netns exec "$WIRE_NS" tc qdisc replace dev "$dev" root tbf rate "${rate}kbit" burst "$burst" limit "$limit"
 		done
 	fi
-	printf '%s\n' "$pid"
 }
 
 # wire_clear PID OUTFILE: the wire back to no distance: rules and rate
@@ -235,7 +255,7 @@ wire_clear () {
 		kill -TERM "$pid" 2>/dev/null || true
 		for i in $(seq 1 $((WIRE_STEP_SECONDS * 20))); do
 			wire_pid_is_ours "$pid" || break
-			sleep 0.05
+			wire_nap
 		done
 		! wire_pid_is_ours "$pid" || kill -KILL "$pid" 2>/dev/null || true
 		grep -q '^stopped=' "$out" 2>/dev/null || state=died
@@ -252,13 +272,14 @@ wire_clear () {
 # and wire_warning= when the connect p50 is off the setting by more than
 # max(5 %, 0.2 ms).
 wire_measure () {
-	local rtt=$1 raw=$2 server port i p50 rc=0
+	local rtt=$1 raw=$2 server client port i p50 rc=0
 	"$HELPER_DIR/sshperf-wireprobe" -l "$(wire_server_addr)" -p 0 -t 120 >"$raw.server" 2>&1 </dev/null 9>&- &
 	server=$!
+	WIRE_PROBES="$server"
 	for i in $(seq 1 $((WIRE_STEP_SECONDS * 20))); do
 		grep -q '^ready=1' "$raw.server" 2>/dev/null && break
 		kill -0 "$server" 2>/dev/null || break
-		sleep 0.05
+		wire_nap
 	done
 	port=$(kv_get "$raw.server" port)
 	if [ -z "$port" ]; then
@@ -267,16 +288,47 @@ wire_measure () {
 		printf 'wire_error=the probe server did not start: %s\n' "$(head -n 1 "$raw.server")"
 		return 1
 	fi
-	ip netns exec "$TESTHOST_NS" "$HELPER_DIR/sshperf-wireprobe" -n 20 -p "$port" -t 60 \
-		"$(wire_server_addr)" >"$raw" 2>&1 </dev/null 9>&- || rc=$?
+	# One attempt waits at most 20 round trips (2 s at least): a wire that
+	# failed closed ends the probe after 3 of them, not at its deadline.
+	ip netns exec "$TESTHOST_NS" "$HELPER_DIR/sshperf-wireprobe" -n 20 -p "$port" -t 120 \
+		-w "$(awk -v r="$rtt" 'BEGIN { w = r * 20; printf "%d", w < 2000 ? 2000 : w }')" \
+		"$(wire_server_addr)" >"$raw" 2>&1 </dev/null 9>&- &
+	client=$!
+	WIRE_PROBES="$server $client"
+	wait "$client" || rc=$?
 	kill "$server" 2>/dev/null || true
 	wait "$server" 2>/dev/null || true
+	WIRE_PROBES=""
+
 	cat "$raw"
 	p50=$(kv_get "$raw" connect_ms_p50)
 	[ -n "$p50" ] && [ "$p50" != nan ] || return 1
 	awk -v s="$rtt" -v m="$p50" 'BEGIN { tol = s * 0.05; if (tol < 0.2) tol = 0.2
 		d = m - s; if (d < 0) d = -d
 		if (d > tol) printf "wire_warning=the wire measures %.3f ms for a TCP connect, the setting is %s ms (more than %.2f ms off)\n", m, s, tol }'
+	return "$rc"
+}
+
+# wire_logins WHERE N OUT: N logins one after another (sshperf-repeat,
+# ssh ... true with the default key), each timed from the start of ssh to
+# its exit: from the host to 127.0.0.1 (WHERE=loopback) or from the test
+# host across the wire (WHERE=testhost). Prints repeat's key=value lines.
+wire_logins () {
+	local where=$1 n=$2 out=$3 pid rc=0
+	local -a ssh_cmd=("$SSH" -F "$CLIENT_CONFIG")
+	if [ "$where" = testhost ]; then
+		ssh_cmd+=(-o "HostName=$(wire_server_addr)" -o "BindAddress=$(wire_client_addr)"
+			-o "HostKeyAlias=[127.0.0.1]:${SETTING[TEST_PORT]}")
+		ip netns exec "$TESTHOST_NS" "$HELPER_DIR/sshperf-repeat" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g 3 \
+			-o "$out" -- "${ssh_cmd[@]}" "$HOST_ALIAS" true >"$out.env" 2>"$out.err" </dev/null 9>&- &
+	else
+		"$HELPER_DIR/sshperf-repeat" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g 3 \
+			-o "$out" -- "${ssh_cmd[@]}" "$HOST_ALIAS" true >"$out.env" 2>"$out.err" </dev/null 9>&- &
+	fi
+	pid=$!
+	WIRE_PROBES="$pid"
+	wait "$pid" || rc=$?
+	WIRE_PROBES=""
 	return "$rc"
 }
 
@@ -314,13 +366,21 @@ wire_down () {
 		done
 		ip link show "$dev" >/dev/null 2>&1 || say "removed $dev (the test server's end of the wire)"
 	done
+	# The test host's /etc/hosts and its folders (only when the kit made
+	# them, newest first, only when empty).
+	rm -f "/etc/netns/$TESTHOST_NS/hosts"
+	for dev in $(state_list etcdir | tac); do
+		rmdir "$dev" 2>/dev/null && say "removed $dev"
+	done
 	return 0
 }
 
 # ---- A run at its distances (test-ssh.sh) ---------------------------------
 
 # raw/wire.tsv: one row per distance above 0 (docs/data.md).
-WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms status warning"
+WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips status warning"
+# The logins at each distance: LOGIN_SAMPLES, at most this many.
+WIRE_LOGINS_MAX=50
 
 # wire_precheck: for test-ssh.sh, before anything runs: the distances
 # need the test hosts that start made, and a test server listening on
@@ -338,7 +398,15 @@ wire_precheck () {
 # run's exit and on a signal).
 WIRE_PID=""
 WIRE_OUT=""
+WIRE_PROBES=""
 wire_clear_current () {
+	local p
+	# The probes of an interrupted measurement (the kit's own pids).
+	for p in $WIRE_PROBES; do
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	WIRE_PROBES=""
 	[ -n "$WIRE_PID" ] || return 0
 	WIRE_STATE=$(wire_clear "$WIRE_PID" "$WIRE_OUT")
 	WIRE_PID=""
@@ -349,18 +417,34 @@ wire_clear_current () {
 # raw/wire.tsv each. A helper that died during its distance is said so
 # (fail-closed: its packets were dropped, nothing crossed the wire at 0).
 wire_run_distances () {
-	local d table="$RAW_DIR/wire.tsv" probe
+	local d table="$RAW_DIR/wire.tsv" probe n login0="" logins
 	local -A row
+	n=${SETTING[LOGIN_SAMPLES]}
+	[ "$n" -le "$WIRE_LOGINS_MAX" ] || n=$WIRE_LOGINS_MAX
 	tsv_header "$WIRE_COLUMNS" >"$table"
+	# Distance 0 by the same method: the logins' base.
+	progress "distance 0 ms: $n logins from this host over loopback (the base of the round trips per login)"
+	row=([rtt_ms]=0 [mbit]=none [loss_pct]=0 [helper]=none)
+	logins="$RAW_DIR/wire-0-logins.tsv"
+	if wire_logins loopback "$n" "$logins"; then
+		login0=$(kv_get "$logins.env" p50)
+		row[status]=ok
+	else
+		row[status]=ERROR
+		row[warning]="the logins failed: $(tail -n 1 "$logins.err" 2>/dev/null)"
+	fi
+	row[login_n]=$(kv_get "$logins.env" n)
+	row[login_ms_p50]=$login0
+	row[login_ms_p95]=$(kv_get "$logins.env" p95)
+	tsv_row row "$WIRE_COLUMNS" >>"$table"
 	for d in $(wire_distances); do
 		row=([rtt_ms]="$d" [mbit]="${SETTING[NETWORK_MBIT]:-none}" [loss_pct]="${SETTING[NETWORK_LOSS_PCT]}")
-		WIRE_OUT="$RAW_DIR/wire-$d-helper.env"
 		probe="$RAW_DIR/wire-$d-probe.env"
 		progress "distance $d ms: the wire made and measured (TCP connect and one-byte echo)"
-		if ! WIRE_PID=$(wire_set "$d" "$WIRE_OUT"); then
+		if ! wire_set "$d" "$RAW_DIR/wire-$d-helper.env"; then
 			row[status]=ERROR
 			row[warning]="the wire's helper did not start: $(head -n 1 "$WIRE_OUT" 2>/dev/null)"
-			WIRE_PID=""
+			wire_clear_current
 			tsv_row row "$WIRE_COLUMNS" >>"$table"
 			continue
 		fi
@@ -373,6 +457,17 @@ wire_run_distances () {
 		row[echo_ms_p99]=$(kv_get "$probe" echo_ms_p99)
 		row[probe_failed]=$(kv_get "$probe" failed)
 		row[warning]=$(kv_get "$probe.out" wire_warning)
+		if [ "${row[probe_failed]:-1}" = 0 ]; then
+			progress "distance $d ms: $n logins from the test host across the wire"
+			logins="$RAW_DIR/wire-$d-logins.tsv"
+			wire_logins testhost "$n" "$logins" || row[warning]="${row[warning]:+${row[warning]}; }the logins across the wire failed: $(tail -n 1 "$logins.err" 2>/dev/null)"
+			row[login_n]=$(kv_get "$logins.env" n)
+			row[login_ms_p50]=$(kv_get "$logins.env" p50)
+			row[login_ms_p95]=$(kv_get "$logins.env" p95)
+			# Round trips per login: what the distance added, in round trips.
+			[ -z "$login0" ] || [ -z "${row[login_ms_p50]}" ] ||
+				row[login_round_trips]=$(awk -v a="${row[login_ms_p50]}" -v b="$login0" -v d="$d" 'BEGIN { printf "%.1f", (a - b) / d }')
+		fi
 		wire_clear_current
 		row[helper]=$WIRE_STATE
 		row[packets]=$(kv_get "$WIRE_OUT" packets)
@@ -389,6 +484,6 @@ wire_run_distances () {
 			row[status]=ok
 		fi
 		tsv_row row "$WIRE_COLUMNS" >>"$table"
-		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples) -> ${row[status]}${row[warning]:+; ${row[warning]}}"
+		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${login0:--} ms at 0): ${row[login_round_trips]:--} round trips per login -> ${row[status]}${row[warning]:+; ${row[warning]}}"
 	done
 }
