@@ -332,6 +332,30 @@ wire_logins () {
 	return "$rc"
 }
 
+# wire_keyecho WHERE N OUT: N keystrokes through one ssh session (ssh -tt
+# HOST cat, sshperf-echo at ECHO_RATE), each timed from its scheduled
+# send to its echo, as the interactive test does; from the host over
+# loopback or from the test host across the wire. Its key=value lines
+# go to OUT.
+wire_keyecho () {
+	local where=$1 n=$2 out=$3 pid rc=0
+	local -a cmd=("$HELPER_DIR/sshperf-echo" -m ssh -r "${SETTING[ECHO_RATE]}" -n "$n"
+		-t "${SETTING[LOGIN_TIMEOUT]}" -o "$out.tsv" -- "$SSH" -tt -F "$CLIENT_CONFIG")
+	if [ "$where" = testhost ]; then
+		cmd+=(-o "HostName=$(wire_server_addr)" -o "BindAddress=$(wire_client_addr)"
+			-o "HostKeyAlias=[127.0.0.1]:${SETTING[TEST_PORT]}" "$HOST_ALIAS" cat)
+		ip netns exec "$TESTHOST_NS" "${cmd[@]}" >"$out" 2>"$out.err" </dev/null 9>&- &
+	else
+		cmd+=("$HOST_ALIAS" cat)
+		"${cmd[@]}" >"$out" 2>"$out.err" </dev/null 9>&- &
+	fi
+	pid=$!
+	WIRE_PROBES="$pid"
+	wait "$pid" || rc=$?
+	WIRE_PROBES=""
+	return "$rc"
+}
+
 # wire_down: removes the test hosts and the wire: stops the kit's
 # sshperf-wire (by the recorded pid, when it is still one), ends what runs
 # in the kit's namespaces, deletes them and the kit's veth end (its
@@ -378,9 +402,11 @@ wire_down () {
 # ---- A run at its distances (test-ssh.sh) ---------------------------------
 
 # raw/wire.tsv: one row per distance above 0 (docs/data.md).
-WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips status warning"
-# The logins at each distance: LOGIN_SAMPLES, at most this many.
+WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips keyecho_n keyecho_ms_p50 keyecho_ms_p99 status warning"
+# The logins at each distance: LOGIN_SAMPLES, at most this many; the
+# keystroke echoes: ECHO_COUNT, at most this many.
 WIRE_LOGINS_MAX=50
+WIRE_ECHOES_MAX=200
 
 # wire_precheck: for test-ssh.sh, before anything runs: the distances
 # need the test hosts that start made, and a test server listening on
@@ -417,10 +443,12 @@ wire_clear_current () {
 # raw/wire.tsv each. A helper that died during its distance is said so
 # (fail-closed: its packets were dropped, nothing crossed the wire at 0).
 wire_run_distances () {
-	local d table="$RAW_DIR/wire.tsv" probe n login0="" logins
+	local d table="$RAW_DIR/wire.tsv" probe n login0="" logins ne keyecho
 	local -A row
 	n=${SETTING[LOGIN_SAMPLES]}
 	[ "$n" -le "$WIRE_LOGINS_MAX" ] || n=$WIRE_LOGINS_MAX
+	ne=${SETTING[ECHO_COUNT]}
+	[ "$ne" -le "$WIRE_ECHOES_MAX" ] || ne=$WIRE_ECHOES_MAX
 	tsv_header "$WIRE_COLUMNS" >"$table"
 	# Distance 0 by the same method: the logins' base.
 	progress "distance 0 ms: $n logins from this host over loopback (the base of the round trips per login)"
@@ -436,6 +464,12 @@ wire_run_distances () {
 	row[login_n]=$(kv_get "$logins.env" n)
 	row[login_ms_p50]=$login0
 	row[login_ms_p95]=$(kv_get "$logins.env" p95)
+	progress "distance 0 ms: $ne keystrokes through one ssh session over loopback"
+	keyecho="$RAW_DIR/wire-0-keyecho.env"
+	wire_keyecho loopback "$ne" "$keyecho" || row[warning]="${row[warning]:+${row[warning]}; }the keystroke echo failed: $(tail -n 1 "$keyecho.err" 2>/dev/null)"
+	row[keyecho_n]=$(kv_get "$keyecho" n)
+	row[keyecho_ms_p50]=$(kv_get "$keyecho" p50)
+	row[keyecho_ms_p99]=$(kv_get "$keyecho" p99)
 	tsv_row row "$WIRE_COLUMNS" >>"$table"
 	for d in $(wire_distances); do
 		row=([rtt_ms]="$d" [mbit]="${SETTING[NETWORK_MBIT]:-none}" [loss_pct]="${SETTING[NETWORK_LOSS_PCT]}")
@@ -467,6 +501,12 @@ wire_run_distances () {
 			# Round trips per login: what the distance added, in round trips.
 			[ -z "$login0" ] || [ -z "${row[login_ms_p50]}" ] ||
 				row[login_round_trips]=$(awk -v a="${row[login_ms_p50]}" -v b="$login0" -v d="$d" 'BEGIN { printf "%.1f", (a - b) / d }')
+			progress "distance $d ms: $ne keystrokes through one ssh session across the wire"
+			keyecho="$RAW_DIR/wire-$d-keyecho.env"
+			wire_keyecho testhost "$ne" "$keyecho" || row[warning]="${row[warning]:+${row[warning]}; }the keystroke echo across the wire failed: $(tail -n 1 "$keyecho.err" 2>/dev/null)"
+			row[keyecho_n]=$(kv_get "$keyecho" n)
+			row[keyecho_ms_p50]=$(kv_get "$keyecho" p50)
+			row[keyecho_ms_p99]=$(kv_get "$keyecho" p99)
 		fi
 		wire_clear_current
 		row[helper]=$WIRE_STATE
@@ -484,6 +524,6 @@ wire_run_distances () {
 			row[status]=ok
 		fi
 		tsv_row row "$WIRE_COLUMNS" >>"$table"
-		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${login0:--} ms at 0): ${row[login_round_trips]:--} round trips per login -> ${row[status]}${row[warning]:+; ${row[warning]}}"
+		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${login0:--} ms at 0): ${row[login_round_trips]:--} round trips per login; keystroke echo p50 ${row[keyecho_ms_p50]:--} ms, p99 ${row[keyecho_ms_p99]:--} ms (${row[keyecho_n]:-0}) -> ${row[status]}${row[warning]:+; ${row[warning]}}"
 	done
 }
