@@ -43,6 +43,9 @@ PC_echo     := libssh
 PC_sweep    := libssh
 PC_ceiling  := libcrypto
 PC_passgen  := libcrypto
+# The wire's delay speaks nfnetlink_queue with libmnl alone, as the
+# kernel's selftest nf_queue.c does (LGPL; libnetfilter_queue is GPL).
+PC_wire     := libmnl
 
 pc_cflags = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --cflags $(PC_$(1))))
 pc_libs   = $(if $(PC_$(1)),$(shell $(PKG_CONFIG) --libs $(PC_$(1)))) $(LIBS_$(1))

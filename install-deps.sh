@@ -15,7 +15,7 @@ esac
 [ "$(id -u)" -eq 0 ] || { echo "install-deps.sh: must run as root (it installs packages); run: sudo $0 $*" >&2; exit 2; }
 
 if command -v dnf >/dev/null 2>&1; then
-	pkgs="openssh-server openssh-clients openssl gcc make pkgconf-pkg-config libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel libxcrypt-devel"
+	pkgs="openssh-server openssh-clients openssl gcc make pkgconf-pkg-config libssh-devel openssl-devel libselinux-devel libsemanage-devel systemd-devel libxcrypt-devel libmnl-devel kernel-headers iproute iptables-nft"
 	# pam-devel, zlib-devel: make check-openssh builds upstream OpenSSH releases;
 	# autoconf, audit-libs-devel, krb5-devel, libfido2-devel, libedit-devel,
 	# p11-kit-devel: and Red Hat's 8.7p1 with the spec's configure flags;
@@ -27,7 +27,9 @@ if command -v dnf >/dev/null 2>&1; then
 	# shellcheck disable=SC2086 # a list of package names
 	[ -z "$missing" ] || dnf install -y $missing
 elif command -v apt-get >/dev/null 2>&1; then
-	pkgs="openssh-server openssh-client openssl gcc make pkg-config libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev libcrypt-dev"
+	# libmnl, the kernel headers, iproute2 and iptables: the wire of the test
+	# hosts at a distance (sshperf-wire, NETWORK_RTT_MS).
+	pkgs="openssh-server openssh-client openssl gcc make pkg-config libssh-dev libssl-dev libselinux1-dev libsemanage-dev libsystemd-dev libcrypt-dev libmnl-dev linux-libc-dev iproute2 iptables"
 	# libpam0g-dev, zlib1g-dev: make check-openssh builds upstream OpenSSH releases;
 	# autoconf, libaudit-dev, libkrb5-dev, libfido2-dev, libedit-dev,
 	# p11-kit-modules: and Red Hat's 8.7p1 with the spec's configure flags;
@@ -58,7 +60,7 @@ elif command -v apt-get >/dev/null 2>&1; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
 	fi
 else
-	echo "install-deps.sh: neither dnf nor apt-get found; install by hand: OpenSSH server and clients, gcc, make, pkg-config and the development files of libssh, OpenSSL, libselinux, libsemanage, libsystemd and libxcrypt" >&2
+	echo "install-deps.sh: neither dnf nor apt-get found; install by hand: OpenSSH server and clients, gcc, make, pkg-config and the development files of libssh, OpenSSL, libselinux, libsemanage, libsystemd, libxcrypt and libmnl" >&2
 	exit 2
 fi
 echo "install-deps.sh: everything needed is installed"

@@ -14,6 +14,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/serverconfig.sh"
 # shellcheck source=lib/selinux.sh
 . "$KIT_DIR/lib/selinux.sh"
+# shellcheck source=lib/wire.sh
+. "$KIT_DIR/lib/wire.sh"
 
 usage () {
 	cat <<EOF
@@ -72,6 +74,9 @@ check_before_start () {
 	check_password_file
 	check_sshd_options
 	check_server_config
+	# A distance needs test hosts: refused here, before anything changes,
+	# where namespaces cannot be made or NETWORK_RANGE is in use.
+	! wire_wanted || wire_check
 	for f in "$SSHD_CONFIG" "$UNIT_FILE" "${HOSTKEY_PREFIX}ed25519_key" "${HOSTKEY_PREFIX}rsa_key" "${HOSTKEY_PREFIX}ecdsa_key"; do
 		if [ -e "$f" ] && ! state_has file "$f"; then
 			die "$f exists but sshd-perf-kit has no record of creating it; remove it by hand if it is left from an earlier run of the kit, then run $PROG again"
@@ -281,6 +286,7 @@ $extra}"
 			CRYPTO_POLICY="$crypto" >"$new"
 	fi
 	options_replace_subsystems "$new"
+	! wire_wanted || wire_listen "$new"
 	chmod 0600 "$new"
 	probe_sshd_config "$new" || return 1
 
@@ -472,6 +478,7 @@ cmd_start () {
 	server_set MODE "$mode"
 	make_user
 	make_host_keys
+	! wire_wanted || wire_hosts_up
 	make_sshd_config || exit 1
 	make_client_config
 	if [ "$mode" = direct ]; then
@@ -633,6 +640,8 @@ do_cleanup () {
 	# What the listener started (per-connection sshd processes).
 	# shellcheck disable=SC2086 # a list of pids
 	[ -z "$sessions" ] || end_pids 5 $sessions
+	# The test hosts and the wire (lib/wire.sh), with what runs in them.
+	wire_down
 	for user in $(state_list user); do
 		end_sessions "$user"
 		if getent passwd "$user" >/dev/null; then
@@ -720,6 +729,10 @@ print_leftovers () {
 				[ "$value" != "$UNIT_FILE" ] || printf '  systemctl daemon-reload\n'
 				;;
 			seport) printf '  semanage port -d -t ssh_port_t -p tcp %s\n' "$value" ;;
+			netns) [ ! -e "/run/netns/$value" ] || printf '  ip netns pids %s | xargs -r kill; ip netns del %s\n' "$value" "$value" ;;
+			link) ! ip link show "$value" >/dev/null 2>&1 || printf '  ip link del %s\n' "$value" ;;
+			etcdir) [ ! -d "$value" ] || printf '  rmdir %s    # after the files in it\n' "$value" ;;
+			wirepid) ! wire_pid_is_ours "$value" || printf '  kill %s    # the wire'"'"'s helper (sshperf-wire)\n' "$value" ;;
 			esac
 		done <"$MANIFEST"
 		# Folders last, newest first, as the cleanup does.

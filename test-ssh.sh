@@ -24,6 +24,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/capture.sh"
 # shellcheck source=lib/rounds.sh
 . "$KIT_DIR/lib/rounds.sh"
+# shellcheck source=lib/wire.sh
+. "$KIT_DIR/lib/wire.sh"
 
 # The tests this copy of the kit has: one lib/metrics/NAME.sh each.
 available_tests () {
@@ -363,6 +365,8 @@ for t in $selected; do
 	. "$KIT_DIR/lib/metrics/$t.sh"
 	problem=$("precheck_$t") || die "$problem"
 done
+# Distances (NETWORK_RTT_MS above 0) need the test hosts start made.
+! wire_wanted || wire_precheck
 at_exit_owner
 take_lock
 
@@ -377,6 +381,8 @@ find "${TMPDIR:-/tmp}" -mindepth 1 -maxdepth 1 -type d -name "$RUN_TMP_NAME.*" -
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/$RUN_TMP_NAME.XXXXXX") ||
 	die "cannot create a temporary folder in ${TMPDIR:-/tmp}; free space there or set TMPDIR to a writable folder"
 [ -z "$needs_password" ] || at_exit password_lock
+# A distance's wire never outlives the run (also on a signal).
+! wire_wanted || at_exit wire_clear_current
 at_exit rm -rf -- "$RUN_TMP"
 # Locked whatever an earlier run killed with SIGKILL left, when a test
 # of the kit sets the password at all.
@@ -416,6 +422,7 @@ on_interrupt () {
 	# itself die of the signal).
 	set +e
 	stop_measure
+	wire_clear_current
 	# The server runs afterwards: a test that stopped it had no time to
 	# start it again.
 	if [ -z "$(server_pid)" ]; then
@@ -480,6 +487,10 @@ while [ "$round" -le "$ROUNDS" ] && [ -z "$lost" ]; do
 done
 repeat_finish
 current=""
+# The distances, after every test at 0 (lib/wire.sh).
+if wire_wanted && [ -z "$lost" ]; then
+	wire_run_distances
+fi
 {
 	printf 'finished=%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	printf 'load_before=%s\n' "$load_before"

@@ -16,7 +16,8 @@
 #define MAX_LINE	1024
 
 enum kind { K_INT, K_NUM, K_PORT, K_USER, K_MAXSTARTUPS, K_INTLIST, K_ENUM,
-	K_DIR, K_CIPHERS, K_PREFIX, K_SSHDOPTS, K_INSTANCE };
+	K_DIR, K_CIPHERS, K_PREFIX, K_SSHDOPTS, K_INSTANCE, K_NUMLIST, K_OPTNUM,
+	K_NET4 };
 
 struct setting {
 	char		*name;
@@ -86,8 +87,11 @@ read_schema(struct settings *all, const char *path)
 		if ((s->name = strdup(name)) == NULL)
 			err(2, NULL);
 		if (strcmp(kind, "int") == 0 || strcmp(kind, "num") == 0 ||
-		    strcmp(kind, "intlist") == 0) {
-			s->kind = kind[0] == 'n' ? K_NUM :
+		    strcmp(kind, "intlist") == 0 || strcmp(kind, "numlist") == 0 ||
+		    strcmp(kind, "optnum") == 0) {
+			s->kind = strcmp(kind, "num") == 0 ? K_NUM :
+			    strcmp(kind, "numlist") == 0 ? K_NUMLIST :
+			    strcmp(kind, "optnum") == 0 ? K_OPTNUM :
 			    strcmp(kind, "int") == 0 ? K_INT : K_INTLIST;
 			if (parse_double(a1, 0, 1e18, &s->min, &errstr) != 0 ||
 			    parse_double(a2, 0, 1e18, &s->max, &errstr) != 0)
@@ -114,6 +118,8 @@ read_schema(struct settings *all, const char *path)
 			s->kind = K_SSHDOPTS;
 		else if (strcmp(kind, "instance") == 0)
 			s->kind = K_INSTANCE;
+		else if (strcmp(kind, "net4") == 0)
+			s->kind = K_NET4;
 		else
 			errx(2, "%s line %d: unknown kind %s", path, line, kind);
 	}
@@ -313,6 +319,51 @@ check(const struct setting *s, char *form, size_t formlen)
 			    (unsigned char)*p >= 0x80)
 				return form;
 		return NULL;
+	case K_NUMLIST:
+		snprintf(form, formlen, "numbers from %.10g to %.10g, rising, "
+		    "separated by spaces (e.g. \"0 1 20 50\")", s->min, s->max);
+		if ((copy = strdup(v)) == NULL)
+			err(2, NULL);
+		ok = 1;
+		count = 0;
+		d = 0;
+		for (tok = strtok_r(copy, " \t", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t", &save)) {
+			double prevd = d;
+
+			if (parse_double(tok, s->min, s->max, &d, &errstr) != 0 ||
+			    (count > 0 && d <= prevd))
+				ok = 0;
+			count++;
+		}
+		free(copy);
+		return ok && count > 0 ? NULL : form;
+	case K_OPTNUM:
+		snprintf(form, formlen, "empty (none), or a number from %.10g "
+		    "to %.10g", s->min, s->max);
+		if (v[0] == '\0')
+			return NULL;
+		return parse_double(v, s->min, s->max, &d, &errstr) == 0 ?
+		    NULL : form;
+	case K_NET4:
+		/* An IPv4 network of at least 256 addresses, written exactly. */
+		snprintf(form, formlen, "an IPv4 network A.B.C.D/N with N from "
+		    "8 to 24 and the host part zero (e.g. 198.18.0.0/24)");
+		{
+			unsigned int o[4], n;
+			uint32_t addr;
+			char tail;
+
+			if (sscanf(v, "%3u.%3u.%3u.%3u/%2u%c", &o[0], &o[1], &o[2],
+			    &o[3], &n, &tail) != 5 || o[0] > 255 || o[1] > 255 ||
+			    o[2] > 255 || o[3] > 255 || n < 8 || n > 24 ||
+			    !isdigit((unsigned char)v[0]))
+				return form;
+			addr = o[0] << 24 | o[1] << 16 | o[2] << 8 | o[3];
+			if ((addr & ((1U << (32 - n)) - 1)) != 0)
+				return form;
+		}
+		return NULL;
 	case K_INSTANCE:
 		/* It goes into file, unit, user and host alias names. */
 		snprintf(form, formlen, "empty (the default instance), or a "
@@ -336,7 +387,8 @@ empty_allowed(const struct setting *s)
 {
 	return s->kind == K_DIR || s->kind == K_CIPHERS ||
 	    s->kind == K_PREFIX ||
-	    s->kind == K_SSHDOPTS || s->kind == K_INSTANCE;
+	    s->kind == K_SSHDOPTS || s->kind == K_INSTANCE ||
+	    s->kind == K_OPTNUM;
 }
 
 /*

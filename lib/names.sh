@@ -43,6 +43,18 @@ kit_names () {
 	CGROUP_NAME=/sshd-perf-test$s
 	# test-ssh.sh's temporary folder of a run, in TMPDIR: NAME.XXXXXX.
 	RUN_TMP_NAME=sshperf-kit-run$s
+	# The test hosts at a distance (lib/wire.sh): the router namespace
+	# that holds the wire, the test host the clients run in, and the veth
+	# devices between them (at most 15 characters: spw, the instance's
+	# number, a letter), h the kit's end in the host's namespace.
+	WIRE_NS=sshperf-wire$s
+	TESTHOST_NS=sshperf-testhost$s
+	local tag=spw0
+	[ -z "$1" ] || tag=spw$(instance_port_offset "$1")
+	WIRE_DEV_HOST=${tag}h
+	WIRE_DEV_RIN=${tag}a
+	WIRE_DEV_ROUT=${tag}b
+	WIRE_DEV_CLIENT=${tag}c
 }
 
 # instance_port_offset NAME: N from 1 to 999, the same for the same name

@@ -72,6 +72,9 @@ form () {
 	sshdopts) printf '%s' "empty, or sshd_config lines separated by ; or newlines (e.g. \"UseDNS yes; MaxSessions 20\"), without ' \` \$ \\ or control characters" ;;
 	prefix) printf "empty (the system's OpenSSH), or the absolute path of an OpenSSH installation prefix (letters, digits and . _ - / + @ , :; no ..), e.g. /opt/openssh-9.9p1" ;;
 	instance) printf 'empty (the default instance), or a name of 1 to 16 lower-case letters and digits, starting with a letter (e.g. second)' ;;
+	numlist) printf 'numbers from %s to %s, rising, separated by spaces (e.g. "0 1 20 50")' "$3" "$4" ;;
+	optnum) printf 'empty (none), or a number from %s to %s' "$3" "$4" ;;
+	net4) printf 'an IPv4 network A.B.C.D/N with N from 8 to 24 and the host part zero (e.g. 198.18.0.0/24)' ;;
 	*) echo "ansible-vars.sh: unknown kind $2 of $1 in lib/settings.schema" >&2; exit 2 ;;
 	esac
 }
@@ -253,7 +256,7 @@ EOF
 	schema | while read -r name kind a1 a2; do
 		printf '  - name: %s\n    var: %s\n    kind: %s\n' "$name" "$(var "$name")" "$kind"
 		case $kind in
-		int | num | intlist) printf '    min: %s\n    max: %s\n' "$a1" "$a2" ;;
+		int | num | intlist | numlist | optnum) printf '    min: %s\n    max: %s\n' "$a1" "$a2" ;;
 		port) printf '    min: 1024\n    max: 65535\n' ;;
 		enum) printf '    words: [%s]\n' "$(quoted_words "$a1")" ;;
 		esac

@@ -524,6 +524,13 @@ warnings () {
 	elif [ -n "${KV_CACHE[$run|not_run_reason]-}" ]; then
 		warn_report "Some tests were not run: ${KV_CACHE[$run|not_run_reason]-}. Find out why the test server ended (\`./start-ssh.sh status\`, its log), start it again with \`./start-ssh.sh\` and run the tests again."
 	fi
+	# A wire off its setting, or one that failed (raw/wire.tsv).
+	if [ -f "$RUN_DIR/raw/wire.tsv" ]; then
+		local rtt w
+		while IFS=$'\t' read -r rtt w; do
+			[ -z "$w" ] || [ "$w" = - ] || warn_report "At $rtt ms round trip: $w."
+		done < <(tsv_select "$RUN_DIR/raw/wire.tsv" rtt_ms warning)
+	fi
 	for name in $tests_run; do
 		case ${D[$name|status]-} in
 		SKIPPED) warn_report "\`$name\` was skipped: ${D[$name|reason]-}" ;;
@@ -583,6 +590,8 @@ charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the rep
 	header
 	summary
 	sections
+	# The distances, when the run had any (lib/report/distance.sh).
+	( report_distance ) || true
 	[ "$n_run" -eq 0 ] || ( report_capacity ) || true
 	# The specification's guidance for this run (lib/report/guidance.sh).
 	if [ "$n_run" -gt 0 ]; then

@@ -365,6 +365,27 @@ fi
 		sep=,
 	done
 	[ -z "$sep" ] || printf '\n  '
-	printf '}\n}\n'
+	printf '}'
+	# The distances (raw/wire.tsv, lib/wire.sh): only in a run that had
+	# any, one object per row, every column of docs/data.md.
+	if [ -f "$RUN_DIR/raw/wire.tsv" ]; then
+		WIRE_TSV_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips keyecho_n keyecho_ms_p50 keyecho_ms_p99 status warning"
+		printf ',\n  "distance": ['
+		tsv_select "$RUN_DIR/raw/wire.tsv" $WIRE_TSV_COLUMNS |
+			awk -F'\t' -v cols="$WIRE_TSV_COLUMNS" "$JSON_AWK"'
+			BEGIN { nc = split(cols, c, " ") }
+			{
+				o = ""
+				for (i = 1; i <= nc; i++) {
+					v = $i
+					j = (v == "-" || v == "") ? "null" : (v ~ /^-?[0-9]+([.][0-9]+)?$/) ? v : jstr(v)
+					o = o (i > 1 ? ", " : "") jstr(c[i]) ": " j
+				}
+				printf "%s\n    {%s}", (NR > 1 ? "," : ""), o
+			}
+			END { if (NR) printf "\n  " }'
+		printf ']'
+	fi
+	printf '\n}\n'
 } >"$RUN_DIR/results.json.tmp"
 mv -f "$RUN_DIR/results.json.tmp" "$RUN_DIR/results.json"

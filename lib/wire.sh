@@ -1,0 +1,529 @@
+# shellcheck shell=bash
+# The test hosts at a distance and the wire between them and the test
+# server (docs/metrics.md, "At your users' distance").
+#
+#   host namespace           WIRE_NS (the wire)             TESTHOST_NS
+#   test server on P.1 --- veth --- P.2  [held] P.5 --- veth --- P.6
+#   (WIRE_DEV_HOST)        (WIRE_DEV_RIN)      (WIRE_DEV_ROUT) (WIRE_DEV_CLIENT)
+#                                                             sources P.129 ...
+#
+# P is the first /24 of NETWORK_RANGE. Every packet that crosses the wire
+# arrives at WIRE_NS through a veth and is held there, in PREROUTING, by
+# sshperf-wire: the one-way delay in each direction, on the receiving side,
+# where it belongs to no socket any more. The rules, the rate limit and
+# the forwarding are in the kit's own namespaces; in the host's namespace
+# the kit adds only its own veth end, with its address and one route
+# through it. Everything is recorded in MANIFEST and removed at cleanup.
+#
+# The wire fails closed: the rule has no --queue-bypass, so when
+# sshperf-wire is not running every packet across it is dropped.
+
+# The number of the NFQUEUE (in WIRE_NS only, so any number is the kit's).
+WIRE_QUEUE=4400
+# How long start and a distance wait for a step (s).
+WIRE_STEP_SECONDS=10
+# The source addresses of the test host (P.129 ...).
+WIRE_SOURCES=${WIRE_SOURCES:-8}
+
+# A short wait that a signal to the script interrupts at once (bash runs
+# a trap only when its foreground command ends; `wait` is a builtin).
+wire_nap () {
+	sleep 0.05 9>&- &
+	wait "$!"
+}
+
+# wire_prefix: P, the first three numbers of NETWORK_RANGE.
+wire_prefix () {
+	local r=${SETTING[NETWORK_RANGE]%/*}
+	printf '%s\n' "${r%.*}"
+}
+
+# The kit's end of the wire: where the test server listens for the test
+# hosts.
+wire_server_addr () {
+	printf '%s.1\n' "$(wire_prefix)"
+}
+
+# The test host's first source address.
+wire_client_addr () {
+	printf '%s.129\n' "$(wire_prefix)"
+}
+
+# True when NETWORK_RTT_MS names a distance above 0.
+wire_wanted () {
+	local d
+	for d in ${SETTING[NETWORK_RTT_MS]}; do
+		[ "$d" = 0 ] || [ "$d" = 0.0 ] || return 0
+	done
+	return 1
+}
+
+# The distances above 0, one per line.
+wire_distances () {
+	local d
+	for d in ${SETTING[NETWORK_RTT_MS]}; do
+		awk -v d="$d" 'BEGIN { exit !(d > 0) }' && printf '%s\n' "$d"
+	done
+	return 0
+}
+
+# True when the test hosts exist (made by start, recorded).
+wire_hosts_exist () {
+	state_has netns "$TESTHOST_NS" && [ -e "/run/netns/$TESTHOST_NS" ] &&
+		[ -e "/run/netns/$WIRE_NS" ] && ip link show "$WIRE_DEV_HOST" >/dev/null 2>&1
+}
+
+# wire_range_users RANGE: the host's addresses and routes that overlap
+# RANGE, one per line ("address A on DEV", "route R"), apart from the
+# kit's own device. Empty when RANGE is free.
+wire_range_users () {
+	local range=$1
+	{
+		ip -4 -o addr show 2>/dev/null | awk '{ print "addr", $4, $2 }'
+		ip -4 route show table all 2>/dev/null | awk '{ dev = ""; for (i = 1; i < NF; i++) if ($i == "dev") dev = $(i + 1)
+			net = ($1 ~ /^(local|broadcast|unicast|multicast|anycast|blackhole|unreachable|prohibit|throw)$/) ? $2 : $1
+			print "route", net, dev }'
+	} | awk -v range="$range" -v own="$WIRE_DEV_HOST" '
+		function ip2n(s,   a) { split(s, a, "."); return ((a[1] * 256 + a[2]) * 256 + a[3]) * 256 + a[4] }
+		function net(s, part,   a, n) { n = split(s, a, "/"); part[1] = ip2n(a[1]); part[2] = (n > 1) ? a[2] + 0 : 32 }
+		function block(x, len) { return len == 0 ? 0 : int(x / 2 ^ (32 - len)) }
+		BEGIN { net(range, r) }
+		$2 == "default" || $3 == own || $2 !~ /^[0-9.]+(\/[0-9]+)?$/ { next }
+		{
+			net($2, o); len = (o[2] < r[2]) ? o[2] : r[2]
+			if (len > 0 && block(o[1], len) == block(r[1], len))
+				print ($1 == "addr" ? "address " $2 " on " $3 : "route " $2 (($3 != "") ? " dev " $3 : ""))
+		}' | sort -u
+}
+
+# wire_refuse_reason: why test hosts cannot be made here, or nothing.
+# Everything is tried in a namespace that lives only as long as the try
+# (unshare --net): the host is not changed.
+wire_refuse_reason () {
+	local out t
+	[ "$(id -u)" -eq 0 ] || { printf 'test hosts need root (CAP_NET_ADMIN)\n'; return 0; }
+	for t in ip iptables unshare tc; do
+		command -v "$t" >/dev/null 2>&1 || {
+			printf '%s is not installed (it makes the test hosts and the wire); install iproute2/iproute and iptables\n' "$t"
+			return 0
+		}
+	done
+	out=$(unshare --net sh -c '
+		ip link add sshperf0 type veth peer name sshperf1 || exit 11
+		iptables -t mangle -A PREROUTING -i sshperf0 -j NFQUEUE --queue-num 1 || exit 12
+		tc qdisc add dev sshperf0 root tbf rate 100mbit burst 64kb latency 50ms || exit 13
+	' 2>&1) || {
+		case $? in
+		11) printf 'network namespaces with veth pairs cannot be made here (a container without CAP_NET_ADMIN?): %s\n' "$(printf '%s' "$out" | head -n 1)" ;;
+		12) printf 'iptables cannot hand packets to a queue here (NFQUEUE target or nfnetlink_queue missing from the kernel): %s\n' "$(printf '%s' "$out" | head -n 1)" ;;
+		13) printf 'the kernel has no TBF queueing discipline (sch_tbf) for NETWORK_MBIT: %s\n' "$(printf '%s' "$out" | head -n 1)" ;;
+		*) printf 'a network namespace cannot be made here (no CAP_NET_ADMIN, or a container): %s\n' "$(printf '%s' "$out" | head -n 1)" ;;
+		esac
+		return 0
+	}
+}
+
+# wire_check: refuses (exit 2, one line) test hosts that cannot be made
+# or a range in use, before anything changes. Called when a distance is
+# asked for.
+wire_check () {
+	local why users
+	why=$(wire_refuse_reason)
+	[ -z "$why" ] || die "NETWORK_RTT_MS=\"${SETTING[NETWORK_RTT_MS]}\" asks for a distance, but $why; set NETWORK_RTT_MS=0"
+	wire_hosts_exist && return 0
+	users=$(wire_range_users "${SETTING[NETWORK_RANGE]}")
+	[ -z "$users" ] || die "NETWORK_RANGE=${SETTING[NETWORK_RANGE]} is in use on this host ($(printf '%s' "$users" | head -n 3 | paste -sd, | sed 's/,/, /g')); set NETWORK_RANGE to a free network, e.g. 198.18.$((RANDOM % 250)).0/24"
+}
+
+# wire_hosts_up: makes the test host, the wire's namespace and the veth
+# pairs, with their addresses and routes; records each. Idempotent.
+wire_hosts_up () {
+	local p i ns
+	p=$(wire_prefix)
+	wire_hosts_exist && return 0
+	for ns in "$WIRE_NS" "$TESTHOST_NS"; do
+		if [ ! -e "/run/netns/$ns" ]; then
+			record netns "$ns"
+			ip netns add "$ns"
+		fi
+		ip -n "$ns" link set lo up
+	done
+	if ! ip link show "$WIRE_DEV_HOST" >/dev/null 2>&1; then
+		record link "$WIRE_DEV_HOST"
+		ip link add "$WIRE_DEV_HOST" type veth peer name "$WIRE_DEV_RIN" netns "$WIRE_NS"
+	fi
+	if ! ip -n "$WIRE_NS" link show "$WIRE_DEV_ROUT" >/dev/null 2>&1; then
+		ip -n "$WIRE_NS" link add "$WIRE_DEV_ROUT" type veth peer name "$WIRE_DEV_CLIENT" netns "$TESTHOST_NS"
+	fi
+	record addr "$p.1/30 dev $WIRE_DEV_HOST"
+	ip addr replace "$p.1/30" dev "$WIRE_DEV_HOST"
+	ip -n "$WIRE_NS" addr replace "$p.2/30" dev "$WIRE_DEV_RIN"
+	ip -n "$WIRE_NS" addr replace "$p.5/30" dev "$WIRE_DEV_ROUT"
+	ip -n "$TESTHOST_NS" addr replace "$p.6/30" dev "$WIRE_DEV_CLIENT"
+	for i in $(seq 1 "$WIRE_SOURCES"); do
+		ip -n "$TESTHOST_NS" addr replace "$p.$((128 + i))/32" dev "$WIRE_DEV_CLIENT"
+	done
+	ip link set "$WIRE_DEV_HOST" up
+	ip -n "$WIRE_NS" link set "$WIRE_DEV_RIN" up
+	ip -n "$WIRE_NS" link set "$WIRE_DEV_ROUT" up
+	ip -n "$TESTHOST_NS" link set "$WIRE_DEV_CLIENT" up
+	# The wire forwards between its two ends (its own namespace's switch).
+	ip netns exec "$WIRE_NS" sysctl -q -w net.ipv4.ip_forward=1 >/dev/null
+	ip -n "$WIRE_NS" route replace "$p.128/25" via "$p.6" dev "$WIRE_DEV_ROUT"
+	ip -n "$TESTHOST_NS" route replace default via "$p.5" dev "$WIRE_DEV_CLIENT" src "$p.129"
+	record route "$p.0/24 via $p.2 dev $WIRE_DEV_HOST"
+	ip route replace "$p.0/24" via "$p.2" dev "$WIRE_DEV_HOST" src "$p.1"
+	# The test host's /etc/hosts (ip netns exec mounts /etc/netns/NS/hosts
+	# over it): the host's, and a name for the kit's end of the wire. A
+	# client that asks for the server's name (GSSAPI, which RHEL's and
+	# Debian's ssh_config turn on) finds it there; there is no name server
+	# the test host can reach, and without the line each login would wait
+	# out the resolver (5 s).
+	[ -d /etc/netns ] || { record etcdir /etc/netns; mkdir -m 0755 /etc/netns; }
+	[ -d "/etc/netns/$TESTHOST_NS" ] || { record etcdir "/etc/netns/$TESTHOST_NS"; mkdir -m 0755 "/etc/netns/$TESTHOST_NS"; }
+	record file "/etc/netns/$TESTHOST_NS/hosts"
+	{ cat /etc/hosts 2>/dev/null; printf '%s.1\t%s\n' "$p" "$HOST_ALIAS"; } >"/etc/netns/$TESTHOST_NS/hosts"
+	chmod 0644 "/etc/netns/$TESTHOST_NS/hosts"
+	say "made the test host $TESTHOST_NS ($p.129-$p.$((128 + WIRE_SOURCES))) and the wire $WIRE_NS to the test server's $p.1"
+}
+
+# wire_listen CONFIG: the test server also listens on the kit's end of
+# the wire, and AllowUsers names where its clients come from: loopback
+# and the test hosts' network.
+wire_listen () {
+	local p
+	p=$(wire_prefix)
+	sed -i -e "s|^ListenAddress 127.0.0.1\$|&\\nListenAddress $p.1|" \
+		-e "s|^AllowUsers \([a-z_][a-z0-9_-]*\)\$|AllowUsers \1@127.0.0.0/8 \1@$p.0/24|" "$1"
+}
+
+# True when PID is a sshperf-wire of this kit (checked before a signal).
+wire_pid_is_ours () {
+	[ -n "$1" ] && [ -r "/proc/$1/cmdline" ] &&
+		tr '\0' ' ' <"/proc/$1/cmdline" | grep -q "sshperf-wire -q $WIRE_QUEUE "
+}
+
+# wire_set RTT_MS OUTFILE: the wire at this distance: sshperf-wire holding
+# RTT/2 each way (its pid in WIRE_PID), the rules that hand it the
+# packets, the rate limit. OUTFILE gets the helper's lines (ready=1, then
+# its counts at the end). Runs in the calling shell (no $(...)), so that a
+# signal to the script finds WIRE_PID set.
+wire_set () {
+	local rtt=$1 out=$2 one_way i rate burst limit dev
+	one_way=$(awk -v r="$rtt" 'BEGIN { printf "%.3f", r / 2 }')
+	WIRE_OUT=$out
+	# With a deadline of its own: a run killed with SIGKILL leaves no
+	# wire running for longer than a long run could need.
+	ip netns exec "$WIRE_NS" setsid "$HELPER_DIR/sshperf-wire" -q "$WIRE_QUEUE" -d "$one_way" \
+		-l "${SETTING[NETWORK_LOSS_PCT]}" -t 21600 >"$out" 2>&1 </dev/null 9>&- &
+	WIRE_PID=$!
+	record wirepid "$WIRE_PID"
+	for i in $(seq 1 $((WIRE_STEP_SECONDS * 20))); do
+		grep -q '^ready=1' "$out" 2>/dev/null && break
+		kill -0 "$WIRE_PID" 2>/dev/null || break
+		wire_nap
+	done
+	grep -q '^ready=1' "$out" 2>/dev/null || {
+		warn "the wire's helper did not start: $(head -n 1 "$out")"
+		return 1
+	}
+	ip netns exec "$WIRE_NS" iptables -t mangle -A PREROUTING -i "$WIRE_DEV_RIN" -j NFQUEUE --queue-num "$WIRE_QUEUE"
+	ip netns exec "$WIRE_NS" iptables -t mangle -A PREROUTING -i "$WIRE_DEV_ROUT" -j NFQUEUE --queue-num "$WIRE_QUEUE"
+	if [ -n "${SETTING[NETWORK_MBIT]}" ]; then
+		# TBF on the wire's two ways out; a burst of at least one GSO
+		# packet (64 KB), a queue of one round trip at the rate (at
+		# least 64 KB).
+		rate=$(awk -v m="${SETTING[NETWORK_MBIT]}" 'BEGIN { printf "%d", m * 1000 }')
+		burst=$(awk -v k="$rate" 'BEGIN { b = k * 1000 / 8 / 250; printf "%d", b < 65536 ? 65536 : b }')
+		limit=$(awk -v k="$rate" -v r="$rtt" 'BEGIN { l = k * 1000 / 8 * (r < 10 ? 10 : r) / 1000; printf "%d", l < 65536 ? 65536 : l }')
+		for dev in "$WIRE_DEV_RIN" "$WIRE_DEV_ROUT"; do
+			ip netns exec "$WIRE_NS" tc qdisc replace dev "$dev" root tbf rate "${rate}kbit" burst "$burst" limit "$limit"
+		done
+	fi
+}
+
+# wire_clear PID OUTFILE: the wire back to no distance: rules and rate
+# limit gone, the helper stopped. Prints "held" when the helper ran to
+# the end, "died" when it had ended before (fail-closed: the packets of
+# that time were dropped, and the distance's figures are marked).
+wire_clear () {
+	local pid=$1 out=$2 state=held i
+	ip netns exec "$WIRE_NS" iptables -t mangle -F PREROUTING 2>/dev/null || true
+	ip netns exec "$WIRE_NS" tc qdisc del dev "$WIRE_DEV_RIN" root 2>/dev/null || true
+	ip netns exec "$WIRE_NS" tc qdisc del dev "$WIRE_DEV_ROUT" root 2>/dev/null || true
+	if wire_pid_is_ours "$pid"; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for i in $(seq 1 $((WIRE_STEP_SECONDS * 20))); do
+			wire_pid_is_ours "$pid" || break
+			wire_nap
+		done
+		! wire_pid_is_ours "$pid" || kill -KILL "$pid" 2>/dev/null || true
+		grep -q '^stopped=' "$out" 2>/dev/null || state=died
+	else
+		state=died
+	fi
+	wait "$pid" 2>/dev/null || true
+	printf '%s\n' "$state"
+}
+
+# wire_measure RTT_MS RAWFILE: the wire as made, before anything is
+# measured across it: TCP connects and one-byte echoes from the test host
+# to the kit's end (sshperf-wireprobe). Prints the probe's key=value lines
+# and wire_warning= when the connect p50 is off the setting by more than
+# max(5 %, 0.2 ms).
+wire_measure () {
+	local rtt=$1 raw=$2 server client port i p50 rc=0
+	"$HELPER_DIR/sshperf-wireprobe" -l "$(wire_server_addr)" -p 0 -t 120 >"$raw.server" 2>&1 </dev/null 9>&- &
+	server=$!
+	WIRE_PROBES="$server"
+	for i in $(seq 1 $((WIRE_STEP_SECONDS * 20))); do
+		grep -q '^ready=1' "$raw.server" 2>/dev/null && break
+		kill -0 "$server" 2>/dev/null || break
+		wire_nap
+	done
+	port=$(kv_get "$raw.server" port)
+	if [ -z "$port" ]; then
+		kill "$server" 2>/dev/null || true
+		wait "$server" 2>/dev/null || true
+		printf 'wire_error=the probe server did not start: %s\n' "$(head -n 1 "$raw.server")"
+		return 1
+	fi
+	# One attempt waits at most 20 round trips (2 s at least): a wire that
+	# failed closed ends the probe after 3 of them, not at its deadline.
+	ip netns exec "$TESTHOST_NS" "$HELPER_DIR/sshperf-wireprobe" -n 20 -p "$port" -t 120 \
+		-w "$(awk -v r="$rtt" 'BEGIN { w = r * 20; printf "%d", w < 2000 ? 2000 : w }')" \
+		"$(wire_server_addr)" >"$raw" 2>&1 </dev/null 9>&- &
+	client=$!
+	WIRE_PROBES="$server $client"
+	wait "$client" || rc=$?
+	kill "$server" 2>/dev/null || true
+	wait "$server" 2>/dev/null || true
+	WIRE_PROBES=""
+
+	cat "$raw"
+	p50=$(kv_get "$raw" connect_ms_p50)
+	[ -n "$p50" ] && [ "$p50" != nan ] || return 1
+	awk -v s="$rtt" -v m="$p50" 'BEGIN { tol = s * 0.05; if (tol < 0.2) tol = 0.2
+		d = m - s; if (d < 0) d = -d
+		if (d > tol) printf "wire_warning=the wire measures %.3f ms for a TCP connect, the setting is %s ms (more than %.2f ms off)\n", m, s, tol }'
+	return "$rc"
+}
+
+# wire_logins WHERE N OUT: N logins one after another (sshperf-repeat,
+# ssh ... true with the default key), each timed from the start of ssh to
+# its exit: from the host to 127.0.0.1 (WHERE=loopback) or from the test
+# host across the wire (WHERE=testhost). Prints repeat's key=value lines.
+wire_logins () {
+	local where=$1 n=$2 out=$3 pid rc=0
+	local -a ssh_cmd=("$SSH" -F "$CLIENT_CONFIG")
+	if [ "$where" = testhost ]; then
+		ssh_cmd+=(-o "HostName=$(wire_server_addr)" -o "BindAddress=$(wire_client_addr)"
+			-o "HostKeyAlias=[127.0.0.1]:${SETTING[TEST_PORT]}")
+		ip netns exec "$TESTHOST_NS" "$HELPER_DIR/sshperf-repeat" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g 3 \
+			-o "$out" -- "${ssh_cmd[@]}" "$HOST_ALIAS" true >"$out.env" 2>"$out.err" </dev/null 9>&- &
+	else
+		"$HELPER_DIR/sshperf-repeat" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g 3 \
+			-o "$out" -- "${ssh_cmd[@]}" "$HOST_ALIAS" true >"$out.env" 2>"$out.err" </dev/null 9>&- &
+	fi
+	pid=$!
+	WIRE_PROBES="$pid"
+	wait "$pid" || rc=$?
+	WIRE_PROBES=""
+	return "$rc"
+}
+
+# wire_keyecho WHERE N OUT: N keystrokes through one ssh session (ssh -tt
+# HOST cat, sshperf-echo at ECHO_RATE), each timed from its scheduled
+# send to its echo, as the interactive test does; from the host over
+# loopback or from the test host across the wire. Its key=value lines
+# go to OUT.
+wire_keyecho () {
+	local where=$1 n=$2 out=$3 pid rc=0
+	local -a cmd=("$HELPER_DIR/sshperf-echo" -m ssh -r "${SETTING[ECHO_RATE]}" -n "$n"
+		-t "${SETTING[LOGIN_TIMEOUT]}" -o "$out.tsv" -- "$SSH" -tt -F "$CLIENT_CONFIG")
+	if [ "$where" = testhost ]; then
+		cmd+=(-o "HostName=$(wire_server_addr)" -o "BindAddress=$(wire_client_addr)"
+			-o "HostKeyAlias=[127.0.0.1]:${SETTING[TEST_PORT]}" "$HOST_ALIAS" cat)
+		ip netns exec "$TESTHOST_NS" "${cmd[@]}" >"$out" 2>"$out.err" </dev/null 9>&- &
+	else
+		cmd+=("$HOST_ALIAS" cat)
+		"${cmd[@]}" >"$out" 2>"$out.err" </dev/null 9>&- &
+	fi
+	pid=$!
+	WIRE_PROBES="$pid"
+	wait "$pid" || rc=$?
+	WIRE_PROBES=""
+	return "$rc"
+}
+
+# wire_down: removes the test hosts and the wire: stops the kit's
+# sshperf-wire (by the recorded pid, when it is still one), ends what runs
+# in the kit's namespaces, deletes them and the kit's veth end (its
+# address and route go with it). For cleanup.
+wire_down () {
+	local pid ns p i dev
+	for pid in $(state_list wirepid); do
+		wire_pid_is_ours "$pid" || continue
+		kill -TERM "$pid" 2>/dev/null || true
+		for i in $(seq 1 100); do
+			wire_pid_is_ours "$pid" || break
+			sleep 0.05
+		done
+		! wire_pid_is_ours "$pid" || kill -KILL "$pid" 2>/dev/null || true
+		say "stopped the wire's helper (pid $pid)"
+	done
+	for ns in $(state_list netns); do
+		[ -e "/run/netns/$ns" ] || continue
+		# Only the kit's own processes run in the kit's namespaces.
+		for p in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null || true
+		done
+		ip netns del "$ns" && say "removed network namespace $ns"
+	done
+	for dev in $(state_list link); do
+		# The peer's namespace is gone, so the pair is gone; a device
+		# still held (a process kept the namespace) goes here.
+		for i in $(seq 1 100); do
+			ip link show "$dev" >/dev/null 2>&1 || break
+			ip link del "$dev" 2>/dev/null && break
+			sleep 0.05
+		done
+		ip link show "$dev" >/dev/null 2>&1 || say "removed $dev (the test server's end of the wire)"
+	done
+	# The test host's /etc/hosts and its folders (only when the kit made
+	# them, newest first, only when empty).
+	rm -f "/etc/netns/$TESTHOST_NS/hosts"
+	for dev in $(state_list etcdir | tac); do
+		rmdir "$dev" 2>/dev/null && say "removed $dev"
+	done
+	return 0
+}
+
+# ---- A run at its distances (test-ssh.sh) ---------------------------------
+
+# raw/wire.tsv: one row per distance above 0 (docs/data.md).
+WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips keyecho_n keyecho_ms_p50 keyecho_ms_p99 status warning"
+# The logins at each distance: LOGIN_SAMPLES, at most this many; the
+# keystroke echoes: ECHO_COUNT, at most this many.
+WIRE_LOGINS_MAX=50
+WIRE_ECHOES_MAX=200
+
+# wire_precheck: for test-ssh.sh, before anything runs: the distances
+# need the test hosts that start made, and a test server listening on
+# the kit's end of the wire. One line and exit 2 otherwise.
+wire_precheck () {
+	local why
+	why=$(wire_refuse_reason)
+	[ -z "$why" ] || die "NETWORK_RTT_MS=\"${SETTING[NETWORK_RTT_MS]}\" asks for a distance, but $why; set NETWORK_RTT_MS=0"
+	if ! wire_hosts_exist || ! grep -qx "ListenAddress $(wire_server_addr)" "$SSHD_CONFIG" 2>/dev/null; then
+		die "NETWORK_RTT_MS=\"${SETTING[NETWORK_RTT_MS]}\" needs the test hosts on NETWORK_RANGE=${SETTING[NETWORK_RANGE]}; run NETWORK_RTT_MS=\"${SETTING[NETWORK_RTT_MS]}\" ./start-ssh.sh first (or set it in settings.conf)"
+	fi
+}
+
+# The wire of the distance in progress, for wire_clear_current (at the
+# run's exit and on a signal).
+WIRE_PID=""
+WIRE_OUT=""
+WIRE_PROBES=""
+wire_clear_current () {
+	local p
+	# The probes of an interrupted measurement (the kit's own pids).
+	for p in $WIRE_PROBES; do
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	WIRE_PROBES=""
+	[ -n "$WIRE_PID" ] || return 0
+	WIRE_STATE=$(wire_clear "$WIRE_PID" "$WIRE_OUT")
+	WIRE_PID=""
+}
+
+# wire_run_distances: every distance above 0 in turn: the wire made, then
+# measured (sshperf-wireprobe), then taken down again; a row of
+# raw/wire.tsv each. A helper that died during its distance is said so
+# (fail-closed: its packets were dropped, nothing crossed the wire at 0).
+wire_run_distances () {
+	local d table="$RAW_DIR/wire.tsv" probe n login0="" logins ne keyecho
+	local -A row
+	n=${SETTING[LOGIN_SAMPLES]}
+	[ "$n" -le "$WIRE_LOGINS_MAX" ] || n=$WIRE_LOGINS_MAX
+	ne=${SETTING[ECHO_COUNT]}
+	[ "$ne" -le "$WIRE_ECHOES_MAX" ] || ne=$WIRE_ECHOES_MAX
+	tsv_header "$WIRE_COLUMNS" >"$table"
+	# Distance 0 by the same method: the logins' base.
+	progress "distance 0 ms: $n logins from this host over loopback (the base of the round trips per login)"
+	row=([rtt_ms]=0 [mbit]=none [loss_pct]=0 [helper]=none)
+	logins="$RAW_DIR/wire-0-logins.tsv"
+	if wire_logins loopback "$n" "$logins"; then
+		login0=$(kv_get "$logins.env" p50)
+		row[status]=ok
+	else
+		row[status]=ERROR
+		row[warning]="the logins failed: $(tail -n 1 "$logins.err" 2>/dev/null)"
+	fi
+	row[login_n]=$(kv_get "$logins.env" n)
+	row[login_ms_p50]=$login0
+	row[login_ms_p95]=$(kv_get "$logins.env" p95)
+	progress "distance 0 ms: $ne keystrokes through one ssh session over loopback"
+	keyecho="$RAW_DIR/wire-0-keyecho.env"
+	wire_keyecho loopback "$ne" "$keyecho" || row[warning]="${row[warning]:+${row[warning]}; }the keystroke echo failed: $(tail -n 1 "$keyecho.err" 2>/dev/null)"
+	row[keyecho_n]=$(kv_get "$keyecho" n)
+	row[keyecho_ms_p50]=$(kv_get "$keyecho" p50)
+	row[keyecho_ms_p99]=$(kv_get "$keyecho" p99)
+	tsv_row row "$WIRE_COLUMNS" >>"$table"
+	for d in $(wire_distances); do
+		row=([rtt_ms]="$d" [mbit]="${SETTING[NETWORK_MBIT]:-none}" [loss_pct]="${SETTING[NETWORK_LOSS_PCT]}")
+		probe="$RAW_DIR/wire-$d-probe.env"
+		progress "distance $d ms: the wire made and measured (TCP connect and one-byte echo)"
+		if ! wire_set "$d" "$RAW_DIR/wire-$d-helper.env"; then
+			row[status]=ERROR
+			row[warning]="the wire's helper did not start: $(head -n 1 "$WIRE_OUT" 2>/dev/null)"
+			wire_clear_current
+			tsv_row row "$WIRE_COLUMNS" >>"$table"
+			continue
+		fi
+		wire_measure "$d" "$probe" >"$probe.out" 2>&1 || true
+		row[connect_n]=$(kv_get "$probe" connect_ms_n)
+		row[connect_ms_p50]=$(kv_get "$probe" connect_ms_p50)
+		row[connect_ms_p99]=$(kv_get "$probe" connect_ms_p99)
+		row[echo_n]=$(kv_get "$probe" echo_ms_n)
+		row[echo_ms_p50]=$(kv_get "$probe" echo_ms_p50)
+		row[echo_ms_p99]=$(kv_get "$probe" echo_ms_p99)
+		row[probe_failed]=$(kv_get "$probe" failed)
+		row[warning]=$(kv_get "$probe.out" wire_warning)
+		if [ "${row[probe_failed]:-1}" = 0 ]; then
+			progress "distance $d ms: $n logins from the test host across the wire"
+			logins="$RAW_DIR/wire-$d-logins.tsv"
+			wire_logins testhost "$n" "$logins" || row[warning]="${row[warning]:+${row[warning]}; }the logins across the wire failed: $(tail -n 1 "$logins.err" 2>/dev/null)"
+			row[login_n]=$(kv_get "$logins.env" n)
+			row[login_ms_p50]=$(kv_get "$logins.env" p50)
+			row[login_ms_p95]=$(kv_get "$logins.env" p95)
+			# Round trips per login: what the distance added, in round trips.
+			[ -z "$login0" ] || [ -z "${row[login_ms_p50]}" ] ||
+				row[login_round_trips]=$(awk -v a="${row[login_ms_p50]}" -v b="$login0" -v d="$d" 'BEGIN { printf "%.1f", (a - b) / d }')
+			progress "distance $d ms: $ne keystrokes through one ssh session across the wire"
+			keyecho="$RAW_DIR/wire-$d-keyecho.env"
+			wire_keyecho testhost "$ne" "$keyecho" || row[warning]="${row[warning]:+${row[warning]}; }the keystroke echo across the wire failed: $(tail -n 1 "$keyecho.err" 2>/dev/null)"
+			row[keyecho_n]=$(kv_get "$keyecho" n)
+			row[keyecho_ms_p50]=$(kv_get "$keyecho" p50)
+			row[keyecho_ms_p99]=$(kv_get "$keyecho" p99)
+		fi
+		wire_clear_current
+		row[helper]=$WIRE_STATE
+		row[packets]=$(kv_get "$WIRE_OUT" packets)
+		row[lost]=$(kv_get "$WIRE_OUT" lost)
+		row[helper_cpu_ms]=$(kv_get "$WIRE_OUT" cpu_ms)
+		if [ "$WIRE_STATE" = died ]; then
+			row[status]=ERROR
+			row[warning]="the wire's helper died during this distance: the wire failed closed (its packets were dropped), so what was measured across it failed and is not a figure at this distance"
+			warn "distance $d ms: the wire's helper died; the wire failed closed and this distance's figures are marked ERROR"
+		elif [ "${row[probe_failed]:-1}" != 0 ] || [ -z "${row[connect_ms_p50]}" ]; then
+			row[status]=ERROR
+			row[warning]="the probe through the wire failed (${row[probe_failed]:-no answer} failures)"
+		else
+			row[status]=ok
+		fi
+		tsv_row row "$WIRE_COLUMNS" >>"$table"
+		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${login0:--} ms at 0): ${row[login_round_trips]:--} round trips per login; keystroke echo p50 ${row[keyecho_ms_p50]:--} ms, p99 ${row[keyecho_ms_p99]:--} ms (${row[keyecho_n]:-0}) -> ${row[status]}${row[warning]:+; ${row[warning]}}"
+	done
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The test hosts at a distance (lib/wire.sh, host without systemd): bad
+# distance settings and a range in use are refused with exit 2 and one
+# line before anything changes; a run with distances measures its wire
+# (raw/wire.tsv); and ./start-ssh.sh cleanup leaves the host's network as
+# it found it (namespaces, links, addresses, routes, rules, iptables, nft)
+# after a run with distances, after SIGINT in the middle of a distance,
+# and after the wire's helper was killed (which the run reports: the wire
+# failed closed). The traffic stays in the namespaces the kit makes, on
+# addresses of NETWORK_RANGE.
+. "$(dirname "$0")/lib/harness.sh"
+. "$TEST_DIR/lib/procs.sh"
+# shellcheck source=lib/data.sh
+. "$KIT_DIR/lib/data.sh"
+
+host_kit_test 'wire' direct
+if ! command -v iptables >/dev/null || ! unshare --net true 2>/dev/null; then
+	test_skip 'test hosts at a distance' 'needs iptables and network namespaces (unshare --net); ./install-deps.sh installs iptables'
+	test_done
+	exit 0
+fi
+# A range of this instance's own in the block set aside for benchmarks.
+NETWORK_RANGE=198.18.$(( $(instance_port_offset "$TEST_INSTANCE") % 200 + 20 )).0/24
+export NETWORK_RANGE RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=2
+mkdir -p "$RESULTS_DIR"
+test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
+
+# The other instances of tests running beside this one (run.sh's lanes,
+# another run's TEST_OTHER_INSTANCES): their own namespaces and veths
+# (named after the instance) come and go, and are theirs to check.
+# shellcheck disable=SC2086 # lists of instance names
+others=$(printf '%s\n' ${TEST_LANE_INSTANCES:-} ${TEST_OTHER_INSTANCES:-} | grep -vx "$TEST_INSTANCE" | sort -u | paste -sd'|')
+others=${others:-^$}
+
+# What the kit must leave as it found it; counters and address lifetimes
+# (which change by themselves) left out, and the other instances' own.
+net_snapshot () {
+	ip netns list | grep -Ev "$others" || :
+	ip -d link | sed 's/ link-netnsid [0-9]*//' | awk -v pat="$others" '/^[0-9]+: / { skip = ($2 ~ pat) } !skip'
+	ip addr | grep -v 'valid_lft' | awk -v pat="$others" '/^[0-9]+: / { skip = ($2 ~ pat) } !skip'
+	ip route show table all | grep -Ev "dev [^ ]*($others)" || :
+	ip rule
+	find /etc/netns 2>/dev/null | grep -Ev "$others" || :
+	iptables-save | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//'
+	if command -v nft >/dev/null; then nft list ruleset | sed 's/counter packets [0-9]* bytes [0-9]*/counter/'; fi
+}
+net_snapshot >"$TEST_TMP/net.before"
+
+# refused SETTING=VALUE...: start with these settings exits 2 with one
+# line and changes nothing.
+refused () {
+	local rc=0
+	env "$@" NETWORK_RTT_MS="${NETWORK_RTT_MS_:-0 5}" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/out" 2>"$TEST_TMP/err" || rc=$?
+	cat "$TEST_TMP/err"
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$TEST_TMP/err")" -eq 1 ] &&
+	[ ! -d "$STATE_DIR" ] &&
+	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
+}
+
+test_expect 'a negative round-trip time is refused with exit 2, one line, nothing changed' '
+	NETWORK_RTT_MS_="0 -5" refused &&
+	test_grep "NETWORK_RTT_MS" "$TEST_TMP/err"
+'
+test_expect 'a round-trip time that is not a number is refused' '
+	NETWORK_RTT_MS_="0 20ms" refused &&
+	test_grep "NETWORK_RTT_MS=\"0 20ms\"" "$TEST_TMP/err"
+'
+test_expect 'a loss over 100 % is refused' '
+	refused NETWORK_LOSS_PCT=101 &&
+	test_grep "NETWORK_LOSS_PCT" "$TEST_TMP/err"
+'
+test_expect 'a rate limit that is not a number is refused' '
+	refused NETWORK_MBIT=fast &&
+	test_grep "NETWORK_MBIT" "$TEST_TMP/err"
+'
+# 127.0.0.1/8 is on lo on every host: a range inside it is in use.
+test_expect 'a range the host uses is refused, naming what uses it' '
+	refused NETWORK_RANGE=127.0.0.0/24 &&
+	test_grep "NETWORK_RANGE=127.0.0.0/24 is in use on this host (address 127.0.0.1/8 on lo" "$TEST_TMP/err"
+'
+test_expect 'test-ssh.sh refuses a distance the test hosts were not made for' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
+	rc=0 && NETWORK_RTT_MS="0 5" "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/out" 2>"$TEST_TMP/err" || rc=$? &&
+	cat "$TEST_TMP/err" &&
+	[ "$rc" -eq 2 ] && [ "$(wc -l <"$TEST_TMP/err")" -eq 1 ] &&
+	test_grep "run NETWORK_RTT_MS=\"0 5\" ./start-ssh.sh first" "$TEST_TMP/err" &&
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
+'
+
+# the_run: the report folder the last run printed.
+the_run () {
+	dirname "$(grep -o "/[^ ]*/report.md" "$TEST_TMP/run.out" | tail -n 1)"
+}
+
+export NETWORK_RTT_MS="0 5"
+test_expect 'start makes the test hosts: the server listens on the wire, every piece recorded' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
+	p=${NETWORK_RANGE%.0/24} &&
+	ip netns list >"$TEST_TMP/ns" &&
+	test_grep "^$WIRE_NS" "$TEST_TMP/ns" && test_grep "^$TESTHOST_NS" "$TEST_TMP/ns" &&
+	test_grep -x "ListenAddress $p.1" "$SSHD_CONFIG" &&
+	test_grep -x "netns $TESTHOST_NS" "$MANIFEST" &&
+	test_grep -x "link $WIRE_DEV_HOST" "$MANIFEST" &&
+	test_grep -x "route $p.0/24 via $p.2 dev $WIRE_DEV_HOST" "$MANIFEST" &&
+	ip -n "$TESTHOST_NS" -4 -o addr show >"$TEST_TMP/addrs" &&
+	test_grep " $p.129/32 " "$TEST_TMP/addrs" && test_grep " $p.136/32 " "$TEST_TMP/addrs"
+'
+
+test_expect 'a run with a distance measures its wire before it and leaves no helper running' '
+	{ "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/run.out" 2>&1 || :; } &&
+	cat "$TEST_TMP/run.out" &&
+	run=$(the_run) && [ -f "$run/raw/wire.tsv" ] &&
+	tsv_select "$run/raw/wire.tsv" rtt_ms helper status connect_n echo_n >"$TEST_TMP/row" &&
+	printf "0\tnone\tok\t-\t-\n5\theld\tok\t20\t20\n" >"$TEST_TMP/want" &&
+	test_cmp "$TEST_TMP/want" "$TEST_TMP/row" &&
+	test_grep "distance 5 ms: TCP connect p50 " "$TEST_TMP/run.out" &&
+	# Logins from the test host across the wire, and the round trips
+	# they added (a number; how many depends on the machine: not asserted).
+	tsv_select "$run/raw/wire.tsv" login_n login_round_trips | sed 1d >"$TEST_TMP/logins" &&
+	test_grep -E "^2	-?[0-9]+[.][0-9]$" "$TEST_TMP/logins" &&
+	! pgrep -f "build/sshperf-wire -q " &&
+	ip netns exec "$WIRE_NS" iptables -t mangle -S PREROUTING >"$TEST_TMP/rules" &&
+	! test_grep NFQUEUE "$TEST_TMP/rules"
+'
+
+test_expect 'cleanup after a run with distances leaves the host network identical' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
+'
+
+# The wire of a distance in place: its rule is in the wire's namespace.
+wire_on () {
+	ip netns exec "$WIRE_NS" iptables -t mangle -S PREROUTING 2>/dev/null | grep -q NFQUEUE
+}
+
+# A background command that gets SIGINT (a non-interactive shell's
+# background jobs ignore it unless job control is on), as in t91.
+spawn () {
+	set -m
+	"$@" </dev/null >"$TEST_TMP/run.out" 2>&1 &
+	# shellcheck disable=SC2034 # read in the test bodies (single-quoted)
+	runner=$!
+	set +m
+	test_when_finished '[ -z "$runner" ] || kill -KILL "$runner" 2>/dev/null || :'
+}
+
+# A long distance, so that the wire is in place for seconds.
+export NETWORK_RTT_MS="0 200"
+test_expect 'SIGINT in the middle of a distance: the wire is taken down, cleanup leaves the network identical' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
+	spawn "$KIT_DIR/test-ssh.sh" login &&
+	waits_for 300 wire_on && kill -INT "$runner" &&
+	rc=0 && { wait "$runner" || rc=$?; } &&
+	runner="" &&
+	cat "$TEST_TMP/run.out" &&
+	[ "$rc" -eq 130 ] &&
+	! wire_on &&
+	! pgrep -f "build/sshperf-wire -q " &&
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
+'
+
+test_expect 'a wire helper killed mid-distance: the run says the wire failed closed, cleanup leaves the network identical' '
+	"$KIT_DIR/start-ssh.sh" -q >/dev/null &&
+	spawn "$KIT_DIR/test-ssh.sh" login &&
+	waits_for 300 wire_on &&
+	pid=$(sed -n "s/^wirepid //p" "$MANIFEST" | tail -n 1) &&
+	kill -KILL "$pid" &&
+	{ wait "$runner" || :; } &&
+	runner="" &&
+	cat "$TEST_TMP/run.out" &&
+	run=$(the_run) &&
+	tsv_select "$run/raw/wire.tsv" rtt_ms helper status | sed 1d >"$TEST_TMP/row" &&
+	printf "200\tdied\tERROR\n" >"$TEST_TMP/want" &&
+	test_cmp "$TEST_TMP/want" "$TEST_TMP/row" &&
+	test_grep "the wire failed closed" "$TEST_TMP/run.out" &&
+	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
+	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
+'
+
+test_done
