@@ -151,7 +151,7 @@ run_test () {
 	# (lib/metrics.tab) logs in with it; the job locks it again itself,
 	# this covers a job that was killed.
 	! metric_needs "$name" password || password_lock ||
-		warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
+		warn "locking the password of ${SETTING[TEST_USER]} failed; run: $(password_lock_command)"
 	if [ ! -s "$data" ]; then
 		result_set "$name" status ERROR
 		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
@@ -382,7 +382,7 @@ at_exit rm -rf -- "$RUN_TMP"
 # of the kit sets the password at all.
 for t in $METRICS; do
 	metric_needs "$t" password || continue
-	password_lock || warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
+	password_lock || warn "locking the password of ${SETTING[TEST_USER]} failed; run: $(password_lock_command)"
 	break
 done
 export TMPDIR="$RUN_TMP"

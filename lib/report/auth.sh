@@ -3,7 +3,7 @@
 # The report's section for `auth`; sourced by lib/render.sh.
 
 report_auth () {
-	local m label n locked base base_p50
+	local m label n locked lockcmd base base_p50
 	# One baseline for every difference the section shows: the fastest
 	# method's p50, the one the verdict's gap (gap_p50_ms) is taken from,
 	# so that the table and the verdict say the same figure (issue 28: the
@@ -41,18 +41,37 @@ report_auth () {
 				'BEGIN { if (same) print "-"; else if (a == "" || b == "") print "-"; else printf "%+.1f", a - b }')" \
 			"$(ms "${D[auth|${m}_authphase_p50]-}")"
 	done
+	# How the kit locks it depends on whether the test server uses PAM
+	# (lib/common.sh, password_lock).
+	if [ "${D[environment|sshd_usepam]-}" = no ]; then
+		lockcmd="usermod -p '*' ${D[settings|TEST_USER]-}"
+	else
+		lockcmd="usermod -L ${D[settings|TEST_USER]-}"
+	fi
 	case ${D[auth|password_locked_after]-} in
 	yes) locked=' Locked again after this run: checked.' ;;
-	no) locked=$(printf ' **Locking it again after this run failed: run `usermod -L %s`.**' "${D[settings|TEST_USER]-}") ;;
+	no) locked=$(printf ' **Locking it again after this run failed: run `%s`.**' "$lockcmd") ;;
 	*) locked='' ;;
 	esac
-	prose "$locked" <<-'EOF'
+	if [ "${D[environment|sshd_usepam]-}" = no ]; then
+		prose "$locked" <<-'EOF'
 
-	The password of the test user is valid only during the password logins of this test: the kit
-	sets it just before them and locks the account's password (`!` in `/etc/shadow`) right after,
-	also when the test is interrupted or fails. The rest of the time no sshd of this host, the real
-	one included, accepts a password for it; key logins are not affected.%s
-	EOF
+		The password of the test user is valid only during the password logins of this test: the kit
+		sets it just before them and right after puts `*` in its place in `/etc/shadow` (no hash, so
+		no password matches), also when the test is interrupted or fails. The test server runs with
+		`UsePAM no`, and without PAM sshd refuses an account locked with `!` for keys too; `*` is not
+		such a lock. The rest of the time no sshd of this host, the real one included, accepts a
+		password for it; key logins are not affected.%s
+		EOF
+	else
+		prose "$locked" <<-'EOF'
+
+		The password of the test user is valid only during the password logins of this test: the kit
+		sets it just before them and locks the account's password (`!` in `/etc/shadow`) right after,
+		also when the test is interrupted or fails. The rest of the time no sshd of this host, the real
+		one included, accepts a password for it; key logins are not affected.%s
+		EOF
+	fi
 	auth_whose
 	printf '\n**How to read this result:**\n\n'
 	awk -v e="${D[auth|ed25519_p50]-}" -v r="${D[auth|rsa_p50]-}" -v p="${D[auth|password_p50]-}" 'BEGIN {
