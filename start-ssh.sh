@@ -74,6 +74,7 @@ check_before_start () {
 	check_password_file
 	check_sshd_options
 	check_server_config
+	check_existing_account_usable
 	# A distance needs test hosts: refused here, before anything changes,
 	# where namespaces cannot be made or NETWORK_RANGE is in use.
 	! wire_wanted || wire_check
@@ -460,7 +461,7 @@ login_failure_cause () {
 }
 
 cmd_start () {
-	local pid mode out msg mark rc real_conf real_from
+	local pid mode out msg mark rc real_conf real_from opt
 	need_root start
 	ensure_helpers
 	load_settings
@@ -476,10 +477,22 @@ cmd_start () {
 	make_state_dir
 	mode=$(host_mode)
 	server_set MODE "$mode"
+	# Before make_user: how the password is locked depends on it
+	# (password_lock, lib/common.sh).
+	server_set USE_PAM "$(planned_use_pam)"
 	make_user
 	make_host_keys
 	! wire_wanted || wire_hosts_up
 	make_sshd_config || exit 1
+	# What sshd -T says of the written configuration, where the plan
+	# could not ask it (the host's configuration before /run/sshd).
+	case $(server_effective usepam | tr '[:upper:]' '[:lower:]') in
+	"$(server_get USE_PAM)" | '') ;;
+	*)
+		server_set USE_PAM "$(server_effective usepam | tr '[:upper:]' '[:lower:]')"
+		password_lock
+		;;
+	esac
 	make_client_config
 	if [ "$mode" = direct ]; then
 		make_cgroup
@@ -522,7 +535,14 @@ cmd_start () {
 	mark=$(server_log_mark)
 	msg=$(try_login "$HOST_ALIAS" 2>&1) || {
 		rc=$?
-		warn "the test server answers, but a login as ${SETTING[TEST_USER]} failed: $(login_failure_cause "$rc" "$msg" "$mark")"
+		msg=$(login_failure_cause "$rc" "$msg" "$mark")
+		# sshd's line names an option of SSHD_OPTIONS: that setting
+		# keeps the kit out, which is bad input (exit 2; the failed
+		# start removes what it made).
+		opt=$(option_named_in "${msg#*; sshd logged: }")
+		[ -z "$opt" ] ||
+			die "SSHD_OPTIONS: \"$opt\" keeps the kit's clients out: its login check as ${SETTING[TEST_USER]} failed and sshd logged: ${msg#*; sshd logged: }; remove that line from SSHD_OPTIONS"
+		warn "the test server answers, but a login as ${SETTING[TEST_USER]} failed: $msg"
 		exit 1
 	}
 	at_exit_drop

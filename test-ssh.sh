@@ -153,7 +153,7 @@ run_test () {
 	# (lib/metrics.tab) logs in with it; the job locks it again itself,
 	# this covers a job that was killed.
 	! metric_needs "$name" password || password_lock ||
-		warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
+		warn "locking the password of ${SETTING[TEST_USER]} failed; run: $(password_lock_command)"
 	if [ ! -s "$data" ]; then
 		result_set "$name" status ERROR
 		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
@@ -265,6 +265,72 @@ stop_measure () {
 	trap : INT TERM
 }
 
+# ---- Every process of the run ends before the run does ---------------------
+#
+# Every program this run starts carries RUN_MARK in its environment
+# (exported below, after the lock): /proc/PID/environ shows it for each
+# program exec'd with it, the clients that a killed helper left to init
+# included, and never for a forked copy of this shell. At the exit, after
+# every other command of the exit list, the run records the marked
+# processes (pid and start time), sends each TERM, waits for them, KILLs
+# a recorded one still there at the deadline and waits again: when
+# test-ssh.sh returns, no process of it is left (a helper's clients, a
+# client that outlived its helper). The test server is not one: sshd is
+# started with a clean environment (lib/server.sh).
+RUN_MARK=""
+RUN_END_SECONDS=10
+
+# run_marked: "pid start" of each live process with this run's mark.
+# shellcheck disable=SC2317 # run at the exit (end_run_processes)
+run_marked () {
+	local f pid st
+	local -a field
+	# grep runs without the mark: it is not one of them.
+	for f in $(env -u SSHPERF_RUN_MARK grep -lzx "SSHPERF_RUN_MARK=$RUN_MARK" /proc/[0-9]*/environ 2>/dev/null); do
+		pid=${f#/proc/}
+		pid=${pid%/environ}
+		{ read -r st <"/proc/$pid/stat"; } 2>/dev/null || continue
+		# After the command name's ")": the state (field 3) first, the
+		# start time (field 22) twentieth.
+		read -ra field <<<"${st##*) }"
+		[ "${field[0]}" != Z ] || continue
+		printf '%s %s\n' "$pid" "${field[19]}"
+	done
+}
+
+# end_run_processes: the exit's last step (above).
+# shellcheck disable=SC2317 # run at the exit (at_exit)
+end_run_processes () {
+	local -A rec=()
+	local pid st deadline sig=TERM round left
+	[ -n "$RUN_MARK" ] || return 0
+	for round in 1 2; do
+		deadline=$(( $(date +%s) + RUN_END_SECONDS / 2 ))
+		while :; do
+			left=0
+			while read -r pid st; do
+				[ -n "$pid" ] || continue
+				left=$((left + 1))
+				if [ -z "${rec[$pid]:-}" ]; then
+					rec[$pid]=$st
+					kill "-$sig" "$pid" 2>/dev/null || true
+				fi
+			done < <(run_marked)
+			if [ "$left" -eq 0 ] || [ "$(date +%s)" -ge "$deadline" ]; then break; fi
+			sleep 0.1
+		done
+		[ "$left" -gt 0 ] || return 0
+		# The recorded ones left, by pid, the same process (start time).
+		sig=KILL
+		while read -r pid st; do
+			[ "${rec[$pid]:-}" != "$st" ] || kill -KILL "$pid" 2>/dev/null || true
+		done < <(run_marked)
+		rec=()
+	done
+	left=$(run_marked)
+	warn "$(printf '%s\n' "$left" | grep -c .) process(es) of this run still running $RUN_END_SECONDS s after its end, pids: $(printf '%s\n' "$left" | cut -d' ' -f1 | paste -sd' ' -)"
+}
+
 # --compare A B: the comparison report of two runs.
 compare_runs () {
 	local a=${1%/} b=${2%/} out d
@@ -368,7 +434,11 @@ done
 # Distances (NETWORK_RTT_MS above 0) need the test hosts start made.
 ! wire_wanted || wire_precheck
 at_exit_owner
+# The last step of the exit: every process this run started has ended.
+at_exit end_run_processes
 take_lock
+RUN_MARK="$$.$(date +%s%N)"
+export SSHPERF_RUN_MARK="$RUN_MARK"
 
 # Every temporary file of the run (FIFOs, local copies, barrier folders)
 # lives in one private folder, removed at the end whatever happened: a
@@ -388,7 +458,7 @@ at_exit rm -rf -- "$RUN_TMP"
 # of the kit sets the password at all.
 for t in $METRICS; do
 	metric_needs "$t" password || continue
-	password_lock || warn "locking the password of ${SETTING[TEST_USER]} failed; run: usermod -L ${SETTING[TEST_USER]}"
+	password_lock || warn "locking the password of ${SETTING[TEST_USER]} failed; run: $(password_lock_command)"
 	break
 done
 export TMPDIR="$RUN_TMP"

@@ -489,13 +489,23 @@ end_deferred_signals () {
 
 # ---- The test user's password ---------------------------------------------
 
-# The account's password is locked ('!' in front of its shadow entry)
-# except while the auth test's password logins run: the host's real sshd
-# accepts passwords too, and must not find one valid there the rest of
-# the time. Key logins are unaffected (the test server uses PAM, which
-# does not look at the lock).
+# The account's password is locked except while the auth test's password
+# logins run: the host's real sshd accepts passwords too, and must not
+# find one valid there the rest of the time. Key logins must still work,
+# and how the lock looks decides that:
+# - with PAM (UsePAM yes, the kit's template): '!' in front of the hash
+#   (usermod -L). sshd leaves the account check to PAM, which does not
+#   look at the '!'; pam_unix refuses every password against it.
+# - without PAM (UsePAM no): '*', a field that holds no hash. OpenSSH on
+#   Linux counts a field that starts with '!' as a locked account and
+#   refuses it for every method, keys too (auth.c allowed_user,
+#   platform.c platform_locked_account: LOCKED_PASSWD_PREFIX "!" in
+#   configure.ac); '*' is not locked for it, and no password's hash is
+#   '*', so no password is accepted either.
+# Which sshd runs is recorded at the start (server_get USE_PAM: yes, no).
 
-# True when the test user's shadow entry is locked (or the user is gone).
+# True when no password is valid for the test user: its shadow entry is
+# locked ('!'), holds no hash ('*'), or the user is gone.
 password_locked () {
 	local hash
 	hash=$(getent shadow "${SETTING[TEST_USER]}" | cut -d: -f2)
@@ -503,13 +513,28 @@ password_locked () {
 	return 1
 }
 
-# Locks the password (once: usermod -L on a locked entry changes nothing,
-# but it is not run at all then).
+# Locks the password in the form the test server allows key logins with
+# (above); only when it is not in that form already.
 # An account the kit did not create (TEST_USER_EXISTING=yes) is never
 # touched: both are no-ops for it.
 password_lock () {
+	local hash
 	test_user_is_kits || return 0
-	password_locked || usermod -L "${SETTING[TEST_USER]}" >/dev/null
+	if [ "$(server_get USE_PAM)" = no ]; then
+		hash=$(getent shadow "${SETTING[TEST_USER]}" | cut -d: -f2)
+		[ "$hash" = '*' ] || usermod -p '*' "${SETTING[TEST_USER]}" >/dev/null
+	else
+		password_locked || usermod -L "${SETTING[TEST_USER]}" >/dev/null
+	fi
+}
+
+# The command that locks it by hand, for a message.
+password_lock_command () {
+	if [ "$(server_get USE_PAM)" = no ]; then
+		printf "usermod -p '*' %s" "${SETTING[TEST_USER]}"
+	else
+		printf 'usermod -L %s' "${SETTING[TEST_USER]}"
+	fi
 }
 
 # Sets the password from the root-only state file: chpasswd reads it on

@@ -89,6 +89,7 @@ check_sshd_options () {
 	} >"$tmp/config"
 	if out=$("$SSHD" -t -f "$tmp/config" 2>&1) || [ -z "$(sshd_t_message "$out")" ]; then
 		rm -rf "$tmp"
+		check_options_let_keys_in
 		return 0
 	fi
 	rm -rf "$tmp"
@@ -99,6 +100,53 @@ check_sshd_options () {
 		die "SSHD_OPTIONS: sshd -t rejects \"${lines[$((n - 1))]}\": $msg; fix or remove that line"
 	fi
 	die "SSHD_OPTIONS: sshd -t rejects \"${SETTING[SSHD_OPTIONS]}\": $msg; fix or remove the line it names"
+}
+
+# key_login_blocker AUTHENTICATIONMETHODS PUBKEYAUTHENTICATION: why sshd
+# with these values lets no login in with a key alone, as every client of
+# the kit logs in, as "KEYWORD<TAB>why" (nothing when it does).
+# AuthenticationMethods is "any" or lists of methods, each to be passed in
+# full; a key alone passes only a list that is just "publickey".
+key_login_blocker () {
+	local list
+	case ${2,,} in no) printf 'PubkeyAuthentication\tsshd takes no key at all\n'; return 0 ;; esac
+	case ${1,,} in '' | any) return 0 ;; esac
+	for list in $1; do
+		[ "$list" != publickey ] || return 0
+	done
+	printf 'AuthenticationMethods\tno list of it is "publickey" alone, so a key by itself never completes a login\n'
+}
+
+# option_value KEYWORD: the value of the first SSHD_OPTIONS line of
+# KEYWORD (sshd keeps the first for both options read here, and the
+# administrator's lines come before the kit's own).
+option_value () {
+	sshd_option_lines | awk -v kw="$1" '{ k = $1; sub(/=.*/, "", k) } tolower(k) == kw {
+		v = $0; sub(/^[^[:space:]=]+[[:space:]=]+/, "", v); print v; exit }'
+}
+
+# check_options_let_keys_in: SSHD_OPTIONS that keep the kit's own key
+# logins out (the start's login check and every test log in with a key)
+# are bad input: exit 2, naming the line, before anything is changed.
+# Read from the lines themselves: sshd -T cannot run yet on a host whose
+# sshd lacks its privilege separation folder (Debian's /run/sshd, made by
+# the start). check_effective asks sshd -T of the whole candidate again.
+check_options_let_keys_in () {
+	local kw why line
+	IFS=$'\t' read -r kw why < <(key_login_blocker "$(option_value authenticationmethods)" "$(option_value pubkeyauthentication)") || return 0
+	line=$(sshd_option_lines | grep -iE "^${kw}([[:space:]=]|$)" | head -n 1)
+	die "SSHD_OPTIONS: \"$line\" keeps the kit's clients out: $why; the kit logs in with a key alone (the start's check and every test), so remove it from SSHD_OPTIONS"
+}
+
+# option_named_in TEXT: the first SSHD_OPTIONS line whose keyword TEXT
+# (a line of sshd's log) names, in any case ("... not in
+# PubkeyAcceptedAlgorithms" names a PubkeyAcceptedAlgorithms line).
+option_named_in () {
+	local line kw
+	while IFS= read -r line; do
+		kw=$(option_keyword "$line")
+		case ${1,,} in *"$kw"*) printf '%s\n' "$line"; return 0 ;; esac
+	done < <(sshd_option_lines)
 }
 
 # ---- SERVER_CONFIG=host -----------------------------------------------------
@@ -288,6 +336,40 @@ check_password_file () {
 	*) die "TEST_PASSWORD_FILE=$f has mode ${st#* }: other users could read it; chmod 0600 $f" ;;
 	esac
 	[ -s "$f" ] || die "TEST_PASSWORD_FILE=$f is empty; write the password of ${SETTING[TEST_USER]} into it"
+}
+
+# planned_use_pam: whether the test server will check accounts through
+# PAM (yes or no), before its configuration is written: the first UsePAM
+# line of SSHD_OPTIONS (sshd keeps a flag's first value, and those lines
+# come before the kit's own), else with SERVER_CONFIG=host what sshd -T
+# says of the real server's configuration, else the template's yes.
+planned_use_pam () {
+	local value real
+	value=$(sshd_option_lines | awk '{ k = $1; sub(/=.*/, "", k) } tolower(k) == "usepam" {
+		v = $0; sub(/^[^[:space:]=]+[[:space:]=]+/, "", v); sub(/[[:space:]].*/, "", v); print tolower(v); exit }')
+	if [ -z "$value" ] && [ "${SETTING[SERVER_CONFIG]}" = host ]; then
+		IFS=$'\t' read -r real _ < <(real_sshd_config)
+		value=$(server_sshd_T "$real" 2>/dev/null | server_effective_read usepam | tr '[:upper:]' '[:lower:]')
+	fi
+	case $value in no) echo no ;; *) echo yes ;; esac
+}
+
+# check_existing_account_usable: an existing account (TEST_USER_EXISTING=
+# yes) whose password field starts with '!' is, for an sshd without PAM,
+# a locked account, refused for every method, keys too (OpenSSH's
+# allowed_user and platform_locked_account; with PAM the lock is PAM's to
+# judge, and it does not refuse key logins for it). The kit never changes
+# such an account, so it is bad input: one line, exit 2, before anything
+# is changed. An entry the kit may not read (a directory user) is left to
+# the start's login check.
+check_existing_account_usable () {
+	local field
+	[ "${SETTING[TEST_USER_EXISTING]}" = yes ] || return 0
+	[ "$(planned_use_pam)" = no ] || return 0
+	field=$(getent shadow "${SETTING[TEST_USER]}" 2>/dev/null | cut -d: -f2)
+	case $field in
+	'!'*) die "TEST_USER_EXISTING=yes: the account ${SETTING[TEST_USER]} is locked ('!' in front of its password field in the shadow database), and the test server runs with UsePAM no, where sshd refuses a locked account for every method, keys too; the kit never changes that account: unlock it (usermod -U ${SETTING[TEST_USER]}, or usermod -p '*' ${SETTING[TEST_USER]} for no password at all), remove UsePAM no from SSHD_OPTIONS, or test another account" ;;
+	esac
 }
 
 # user_nss_source USER: the NSS source that has the account (files, sss,
@@ -487,7 +569,7 @@ host_kept_lines () {
 # stderr naming the line and what sshd runs instead; 1 when sshd -T itself
 # fails.
 check_effective () {
-	local cand=$1 tmp i kw k miss pass from line opt msg="" real skip=" "
+	local cand=$1 tmp i kw k miss pass from line opt msg="" real skip=" " why
 	local -a lines=() bad=() pair=()
 	mapfile -t lines < <(sshd_option_lines)
 	[ "${#lines[@]}" -gt 0 ] || [ "${SETTING[SERVER_CONFIG]}" = host ] || return 0
@@ -567,6 +649,14 @@ check_effective () {
 		else
 			warn "SERVER_CONFIG=host: sshd -T -f $real fails, so the test server's options are not compared with the real server's"
 		fi
+	fi
+	# The whole candidate, Match blocks and the host's lines included,
+	# must let the kit's key logins in (check_options_let_keys_in read
+	# the SSHD_OPTIONS lines alone).
+	if [ -z "$msg" ]; then
+		IFS=$'\t' read -r kw why < <(key_login_blocker "$(server_effective_read authenticationmethods <"$tmp/cand.T")" \
+			"$(server_effective_read pubkeyauthentication <"$tmp/cand.T")") &&
+			msg="the test server's configuration keeps the kit's clients out: sshd -T says \"$kw $(server_effective_read "$kw" <"$tmp/cand.T")\" for ${SETTING[TEST_USER]}: $why; the kit logs in with a key alone$([ "${SETTING[SERVER_CONFIG]}" = host ] && echo "; set $kw in SSHD_OPTIONS or use SERVER_CONFIG=kit")"
 	fi
 	rm -rf "$tmp"
 	[ -z "$msg" ] || { warn "$msg"; return 2; }

@@ -177,14 +177,95 @@ test_expect 'a refused line leaves the running server and its config as they wer
 	{ "$KIT_DIR/start-ssh.sh" status >st2 || true; } && test_cmp st1 st2
 '
 
-test_expect 'UsePAM no and PubkeyAuthentication no take effect; the failed login check names the cause' '
-	expect_status 1 env SSHD_OPTIONS="UsePAM no" "$KIT_DIR/start-ssh.sh" &&
+# password_login: one login to the test server with the kit's password
+# file, as the auth test logs in (its -password host: the password
+# method only, askpass.sh prints the file); its status is ssh's.
+password_login () {
+	SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$STATE_DIR/password" \
+		timeout 30 ssh -F "$STATE_DIR/client/ssh_config" "$HOST_ALIAS-password" true </dev/null
+}
+
+# OpenSSH without PAM refuses an account whose password field starts
+# with "!" for every method (auth.c allowed_user): the kit's lock is "*"
+# then, which no password matches.
+test_expect 'UsePAM no: the kit'"'"'s user logs in with its key; its password field is "*", no password works' '
+	SSHD_OPTIONS="UsePAM no" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
 	effective | grep -qix "usepam no" &&
-	grep "a login as $TEST_USER failed: " "$TEST_TMP/out" >why &&
-	grep -q "Permission denied" why && grep -q "; sshd logged: .*$TEST_USER" why &&
-	expect_status 1 env SSHD_OPTIONS="PubkeyAuthentication no" "$KIT_DIR/start-ssh.sh" &&
-	effective | grep -qix "pubkeyauthentication no" &&
-	grep -q "a login as $TEST_USER failed: $TEST_USER@127.0.0.1: Permission denied (" "$TEST_TMP/out"
+	test_eq "$(getent shadow "$TEST_USER" | cut -d: -f2)" "*" &&
+	[ "$(ssh -F "$STATE_DIR/client/ssh_config" $HOST_ALIAS id -un </dev/null)" = "$TEST_USER" ] &&
+	! password_login 2>pw.err && test_grep "Permission denied" pw.err &&
+	# The same login works once the password is set: the check above
+	# can fail.
+	printf "%s:%s\n" "$TEST_USER" "$(cat "$STATE_DIR/password")" | chpasswd &&
+	test_when_finished "usermod -p \"*\" \"$TEST_USER\"" &&
+	password_login
+'
+
+test_expect 'UsePAM no: test-ssh.sh login auth: key and password logins all succeed, "*" again after it' '
+	rc=0; SSHD_OPTIONS="UsePAM no" LOGIN_SAMPLES=3 RESULTS_DIR="$TEST_TMP/results" \
+		"$KIT_DIR/test-ssh.sh" -q login auth >auth.out 2>&1 || rc=$?
+	test_verdict_exit "$rc" auth.out &&
+	run=$(dirname "$(tail -n 1 auth.out)") &&
+	test_kv "$run/data/environment.env" sshd_usepam no &&
+	test_kv "$run/data/login.env" failed 0 &&
+	for m in ed25519 rsa password; do test_kv "$run/data/auth.env" ${m}_ok 3 || return 1; done &&
+	test_kv "$run/data/auth.env" password_locked_after yes &&
+	test_eq "$(getent shadow "$TEST_USER" | cut -d: -f2)" "*" &&
+	! password_login 2>/dev/null &&
+	test_grep -F "right after puts \`*\` in its place in \`/etc/shadow\`" "$run/report.md"
+'
+
+# With PAM either form is a lock that leaves key logins in ("*" stays
+# until the auth test sets the password and locks it with "!").
+test_expect 'back to UsePAM yes: key logins work, no password does' '
+	"$KIT_DIR/start-ssh.sh" -q >out 2>&1 &&
+	effective | grep -qix "usepam yes" &&
+	[ "$(ssh -F "$STATE_DIR/client/ssh_config" $HOST_ALIAS id -un </dev/null)" = "$TEST_USER" ] &&
+	! password_login 2>pw.err && test_grep "Permission denied" pw.err
+'
+
+# one_line_refusal OPTIONS PATTERN: the start with SSHD_OPTIONS=OPTIONS
+# exits 2 with one line that matches PATTERN (grep -F), and changes
+# nothing (the running server and its config included).
+one_line_refusal () {
+	{ "$KIT_DIR/start-ssh.sh" status >st1 || true; } && host_snapshot_save refusal &&
+	expect_status 2 env SSHD_OPTIONS="$1" "$KIT_DIR/start-ssh.sh" &&
+	test_eq "$(grep -c . "$TEST_TMP/out")" 1 &&
+	test_grep -F "$2" "$TEST_TMP/out" &&
+	host_unchanged refusal &&
+	{ "$KIT_DIR/start-ssh.sh" status >st2 || true; } && test_cmp st1 st2
+}
+
+test_expect 'AuthenticationMethods publickey,password and PubkeyAuthentication no: exit 2, one line naming it, nothing changed' '
+	one_line_refusal "AuthenticationMethods publickey,password" \
+		"SSHD_OPTIONS: \"AuthenticationMethods publickey,password\" keeps the kit'"'"'s clients out: no list of it is \"publickey\" alone" &&
+	one_line_refusal "MaxAuthTries 6; PubkeyAuthentication no" \
+		"SSHD_OPTIONS: \"PubkeyAuthentication no\" keeps the kit'"'"'s clients out: sshd takes no key at all" &&
+	# A list that a key alone passes is taken.
+	SSHD_OPTIONS="AuthenticationMethods publickey,password publickey" "$KIT_DIR/start-ssh.sh" -q &&
+	effective | grep -qix "authenticationmethods publickey,password publickey"
+'
+
+test_expect 'an option that sshd'"'"'s log names at the failed login check: exit 2 naming it, the first start removed' '
+	"$KIT_DIR/start-ssh.sh" -q cleanup && host_unchanged &&
+	expect_status 2 env SSHD_OPTIONS="PubkeyAcceptedAlgorithms rsa-sha2-512" "$KIT_DIR/start-ssh.sh" &&
+	test_grep "^start-ssh.sh: SSHD_OPTIONS: \"PubkeyAcceptedAlgorithms rsa-sha2-512\" keeps the kit.s clients out: its login check as $TEST_USER failed and sshd logged: .*PubkeyAcceptedAlgorithms" "$TEST_TMP/out" &&
+	host_unchanged
+'
+
+# An account of the host is never changed: locked ("!") it cannot log in
+# to an sshd without PAM, which is said before anything is done.
+test_expect 'TEST_USER_EXISTING=yes, a locked account, UsePAM no: exit 2, one line, nothing changed' '
+	other=$TEST_USER-lk && ! getent passwd "$other" >/dev/null &&
+	useradd --no-create-home --shell /bin/bash "$other" &&
+	test_when_finished "userdel \"$other\"" &&
+	usermod -p "!\$6\$abc\$def" "$other" &&
+	host_snapshot_save locked &&
+	expect_status 2 env TEST_USER="$other" TEST_USER_EXISTING=yes SSHD_OPTIONS="UsePAM no" "$KIT_DIR/start-ssh.sh" &&
+	test_eq "$(grep -c . "$TEST_TMP/out")" 1 &&
+	test_grep -F "TEST_USER_EXISTING=yes: the account $other is locked (" "$TEST_TMP/out" &&
+	test_grep -F "the test server runs with UsePAM no, where sshd refuses a locked account for every method, keys too" "$TEST_TMP/out" &&
+	host_unchanged locked
 '
 
 test_expect 'ForceCommand /bin/false: the login check names sshd'"'"'s forced command' '

@@ -35,9 +35,13 @@ run_bg () {
 }
 
 # finished SECONDS: the background run ended within the safety deadline;
-# its exit status in $rc, its run folder in $run.
+# its exit status in $rc, its run folder in $run. What of it still runs
+# is taken at once, when test-ssh.sh has returned (for nothing_left):
+# the kit waits for its processes itself before it exits, so no grace.
 finished () {
 	waits_for "$1" eval '! kill -0 "$runner" 2>/dev/null' || { cat "$TEST_TMP/run.out"; return 1; }
+	left_of "$TEST_TMP/tree" >"$TEST_TMP/left"
+	kit_clients >"$TEST_TMP/clients"
 	rc=0; wait "$runner" || rc=$?
 	runner=""
 	cat "$TEST_TMP/run.out"
@@ -45,11 +49,11 @@ finished () {
 	[ -f "$run/report.md" ]
 }
 
-# Nothing the run started is left: no process of its tree, no client.
+# Nothing the run started was left when test-ssh.sh returned (finished
+# took it then): no process of its tree, no client.
 nothing_left () {
-	{ waits_for 60 eval 'left_of "$TEST_TMP/tree" >"$TEST_TMP/left"; [ ! -s "$TEST_TMP/left" ]' || true; } &&
 	test_cmp /dev/null "$TEST_TMP/left" &&
-	kit_clients >"$TEST_TMP/clients" && test_cmp /dev/null "$TEST_TMP/clients" &&
+	test_cmp /dev/null "$TEST_TMP/clients" &&
 	! ls -d "${TMPDIR:-/tmp}/$RUN_TMP_NAME".* 2>/dev/null
 }
 

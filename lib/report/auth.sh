@@ -3,7 +3,7 @@
 # The report's section for `auth`; sourced by lib/bin/render.sh.
 
 report_auth () {
-	local m label n locked base base_p50
+	local m label n locked lockcmd base base_p50
 	# One baseline for every difference the section shows: the fastest
 	# method's p50, the one the verdict's gap (gap_p50_ms) is taken from,
 	# so that the table and the verdict say the same figure (issue 28: the
@@ -41,18 +41,37 @@ report_auth () {
 				'BEGIN { if (same) print "-"; else if (a == "" || b == "") print "-"; else printf "%+.1f", a - b }')" \
 			"$(ms "${D[auth|${m}_authphase_p50]-}")"
 	done
+	# How the kit locks it depends on whether the test server uses PAM
+	# (lib/common.sh, password_lock).
+	if [ "${D[environment|sshd_usepam]-}" = no ]; then
+		lockcmd="usermod -p '*' ${D[settings|TEST_USER]-}"
+	else
+		lockcmd="usermod -L ${D[settings|TEST_USER]-}"
+	fi
 	case ${D[auth|password_locked_after]-} in
 	yes) locked=' Locked again after this run: checked.' ;;
-	no) locked=$(printf ' **Locking it again after this run failed: run `usermod -L %s`.**' "${D[settings|TEST_USER]-}") ;;
+	no) locked=$(printf ' **Locking it again after this run failed: run `%s`.**' "$lockcmd") ;;
 	*) locked='' ;;
 	esac
-	prose "$locked" <<-'EOF'
+	if [ "${D[environment|sshd_usepam]-}" = no ]; then
+		prose "$locked" <<-'EOF'
 
-	The password of the test user is valid only during the password logins of this test: the kit
-	sets it just before them and locks the account's password (`!` in `/etc/shadow`) right after,
-	also when the test is interrupted or fails. The rest of the time no sshd of this host, the real
-	one included, accepts a password for it; key logins are not affected.%s
-	EOF
+		The password of the test user is valid only during the password logins of this test: the kit
+		sets it just before them and right after puts `*` in its place in `/etc/shadow` (no hash, so
+		no password matches), also when the test is interrupted or fails. The test server runs with
+		`UsePAM no`, and without PAM sshd refuses an account locked with `!` for keys too; `*` is not
+		such a lock. The rest of the time no sshd of this host, the real one included, accepts a
+		password for it; key logins are not affected.%s
+		EOF
+	else
+		prose "$locked" <<-'EOF'
+
+		The password of the test user is valid only during the password logins of this test: the kit
+		sets it just before them and locks the account's password (`!` in `/etc/shadow`) right after,
+		also when the test is interrupted or fails. The rest of the time no sshd of this host, the real
+		one included, accepts a password for it; key logins are not affected.%s
+		EOF
+	fi
 	auth_whose
 	printf '\n**How to read this result:**\n\n'
 	awk -v e="${D[auth|ed25519_p50]-}" -v r="${D[auth|rsa_p50]-}" -v p="${D[auth|password_p50]-}" 'BEGIN {
@@ -83,14 +102,24 @@ auth_gap_interval_line () {
 	[ -n "$lo" ] || return 0
 	case $lo in -) lo="?" ;; esac
 	case $hi in '' | -) hi="?" ;; esac
-	printf -- '- The gap judged against `TARGET_AUTH_GAP_MS=%s`, %s ms, has the 95 %% interval %s-%s ms: the Hodges-Lehmann shift of the %s logins against the %s ones (the median of all their differences, %s ms%s) with Moses'"'"' interval; the target is judged on that interval (PASS when all of it is within the target).\n' \
+	prose <<-'EOF' \
 		"${D[auth|gap_target]-}" "$(if [ "${D[auth|gap_judged]-}" = rest ]; then t auth gap_rest_ms; else t auth gap_p50_ms; fi)" "$lo" "$hi" \
 		"${D[auth|gap_slow]-}" "$(if [ "${D[auth|gap_judged]-}" = rest ]; then t auth gap_password_fast; else t auth gap_fast; fi)" \
 		"${D[auth|gap_shift_ms]-}" "$( [ "${D[auth|gap_judged]-}" != rest ] || printf ', less the hash check %s ms' "${D[auth|gap_hash_ms]-}")"
+	- The gap judged against `TARGET_AUTH_GAP_MS=%s`, %s ms, has the 95 %% interval %s-%s ms: the
+	Hodges-Lehmann shift of the %s logins against the %s ones (the median of all their differences,
+	%s ms%s) with Moses' interval; the target is judged on that interval (PASS when all of it is
+	within the target).
+	EOF
 	[ -n "${D[auth|gap_step_lo_ms]-}" ] || return 0
-	printf -- '- sshd'"'"'s padding put the authentication of the %s logins on two steps ("Two steps" above): with all of them on the lower step the gap would be %s ms, on the upper %s ms. Which step most logins land on moves between identical runs, so the target is judged on %s to %s ms, the interval and both steps together.\n' \
+	prose <<-'EOF' \
 		"${D[auth|gap_slow]-}" "${D[auth|gap_step_lo_ms]-}" "${D[auth|gap_step_hi_ms]-}" \
 		"${D[auth|gap_verdict_lo_ms]-}" "${D[auth|gap_verdict_hi_ms]-}"
+	- sshd's padding put the authentication of the %s logins on two steps ("Two steps" above): with
+	all of them on the lower step the gap would be %s ms, on the upper %s ms. Which step most logins
+	land on moves between identical runs, so the target is judged on %s to %s ms, the interval and
+	both steps together.
+	EOF
 }
 
 # auth_whose: whose time each method's logins were (lib/capture.sh), next
@@ -128,17 +157,27 @@ auth_whose () {
 auth_levels () {
 	[ "${D[auth|${1}_auth_server_levels]-}" = 2 ] || return 0
 	local k="auth|${1}_auth_server"
-	printf '\n**Two steps (%s).** sshd'"'"'s turns in the authentication phase of the %s logins came at two levels: %s logins about %s ms, %s about %s ms, one step of %s ms apart (`raw/auth-%s-whose.tsv`). sshd pads every authentication request: it answers only once a time of its own has passed, a base time of 5 to 9.3 ms (from the user, its host keys and its configuration text) doubled until it covers the request'"'"'s work. Work that takes about as long as one such step lands on it or on the next, and the share on the upper step follows the machine'"'"'s speed: between identical runs it can move this method'"'"'s p50%s by the whole step. It is sshd'"'"'s own defence against timing attacks, not a slowness to fix.%s\n' \
+	prose <<-'EOF' \
 		"$1" "$1" "${D[${k}_low_n]-}" "$(ms "${D[${k}_low_p50]-}")" "${D[${k}_high_n]-}" "$(ms "${D[${k}_high_p50]-}")" \
 		"${D[${k}_step_ms]-}" "$1" "$( [ "$1" != password ] || printf ' and the password gap')" \
 		"$( [ "$1" != password ] || printf ' A faster check (a cheaper hash, fewer PAM modules) moves the work off the step.')"
+
+	**Two steps (%s).** sshd's turns in the authentication phase of the %s logins came at two
+	levels: %s logins about %s ms, %s about %s ms, one step of %s ms apart
+	(`raw/auth-%s-whose.tsv`). sshd pads every authentication request: it answers only once a time
+	of its own has passed, a base time of 5 to 9.3 ms (from the user, its host keys and its
+	configuration text) doubled until it covers the request's work. Work that takes about as long as
+	one such step lands on it or on the next, and the share on the upper step follows the machine's
+	speed: between identical runs it can move this method's p50%s by the whole step. It is sshd's
+	own defence against timing attacks, not a slowness to fix.%s
+	EOF
 }
 
 # auth_password_gap: the password gap as the hash check (the host's
 # policy) plus the rest, each with its figure; the PAM modules named are
 # this stack's own.
 auth_password_gap () {
-	local gap fast mods
+	local gap fast mods cpu
 	gap=${D[auth|gap_password_ms]-} fast=${D[auth|gap_password_fast]-} mods=${D[auth|pam_auth_modules]-}
 	# A run from before the split, or no gap worth splitting.
 	[ -n "$gap" ] && [ "$(awk -v g="$gap" 'BEGIN { print (g > 5) }')" = 1 ] || return 0
@@ -150,15 +189,25 @@ auth_password_gap () {
 	fi
 	printf -- '- The password login is %s ms slower than the %s key at p50: **%s ms** for checking the password hash and **%s ms** of the rest.\n' \
 		"$gap" "$fast" "$(ms "${D[auth|gap_hash_ms]-}")" "${D[auth|gap_rest_ms]-}"
-	printf -- '- The hash check: one check of the test user'"'"'s %s hash (%s) takes %s ms on this host%s (p50 of %s checks of a throwaway phrase with the account'"'"'s own setting, `sshperf-hashcost`); pam_unix pays it once per password login. It is host policy, not slowness: %s.\n' \
-		"${D[auth|password_hash]-}" "${D[auth|password_hash_params]-}" "${D[auth|gap_hash_ms]-}" \
-		"$( [ -z "${D[auth|password_hash_check_cpu_ms]-}" ] ||
-			printf ' in wall time, of it %s ms of CPU time' "${D[auth|password_hash_check_cpu_ms]-}")" \
+	cpu=""
+	[ -z "${D[auth|password_hash_check_cpu_ms]-}" ] ||
+		cpu=$(printf ' in wall time, of it %s ms of CPU time' "${D[auth|password_hash_check_cpu_ms]-}")
+	prose <<-'EOF' \
+		"${D[auth|password_hash]-}" "${D[auth|password_hash_params]-}" "${D[auth|gap_hash_ms]-}" "$cpu" \
 		"${D[auth|password_hash_checks]-}" "${D[auth|password_hash_policy]-}"
+	- The hash check: one check of the test user's %s hash (%s) takes %s ms on this host%s (p50 of
+	%s checks of a throwaway phrase with the account's own setting, `sshperf-hashcost`); pam_unix
+	pays it once per password login. It is host policy, not slowness: %s.
+	EOF
 	if [ -n "${D[auth|gap_server_ms]-}" ]; then
-		printf -- '- The rest, from the packets (differences of p50s with the %s logins, so they need not add up): sshd'"'"'s turns %+.1f ms, of which the hash check is %s ms, leaving **%s ms** for the other PAM modules and sshd (this stack: %s); the client'"'"'s turns %+.1f ms (ssh starting `askpass.sh` and answering the prompt); TCP waits %+.1f ms.\n' \
+		prose <<-'EOF' \
 			"$fast" "${D[auth|gap_server_ms]-}" "${D[auth|gap_hash_ms]-}" "${D[auth|gap_pam_ms]-}" \
 			"$(printf '%s' "${mods:-none}" | sed 's/\([^ ]*\)/`\1`/g; s/ /, /g')" "${D[auth|gap_client_ms]-}" "${D[auth|gap_tcp_wait_ms]-}"
+		- The rest, from the packets (differences of p50s with the %s logins, so they need not add up):
+		sshd's turns %+.1f ms, of which the hash check is %s ms, leaving **%s ms** for the other PAM
+		modules and sshd (this stack: %s); the client's turns %+.1f ms (ssh starting `askpass.sh` and
+		answering the prompt); TCP waits %+.1f ms.
+		EOF
 	else
 		printf -- '- The rest: the other PAM modules (this stack: %s), the client starting `askpass.sh`, and TCP; no timeline splits it here.\n' \
 			"$(printf '%s' "${mods:-none}" | sed 's/\([^ ]*\)/`\1`/g; s/ /, /g')"

@@ -31,11 +31,21 @@ report_cpu () {
 			"${D[cpu|window_busy_pct]-}" "${D[cpu|window_sshd_pct]-}" "${D[cpu|window_client_pct]-}" "${D[cpu|window_other_pct]-}" "${D[cpu|window_steal_pct]-}" ;;
 	esac
 	case ${D[cpu|speed_spawn_us]-} in '' | -) ;; *)
-		printf '| the machine'"'"'s speed right before and right after (`sshperf-speed`, the CPU time of a fixed work): one start of `/bin/true` (the mean of %s); a fixed integer loop | %s / %s us (%sx); %s / %s ms (%sx) | - |\n' \
+		prose <<-'EOF' \
 			"${D[cpu|speed_spawns]-}" "${D[cpu|speed_spawn_us_before]-}" "${D[cpu|speed_spawn_us_after]-}" "${D[cpu|speed_spawn_spread]-}" \
 			"${D[cpu|speed_loop_ms_before]-}" "${D[cpu|speed_loop_ms_after]-}" "${D[cpu|speed_loop_spread]-}"
-		printf '| sshd CPU per login in starts of `/bin/true`: the figure over the CPU time of one start (%s us, before and after together), a login'"'"'s cost in the machine'"'"'s current speed; a login moves less with that speed than a start does, so this is no steadier between runs (docs/metrics.md, `cpu`); the headline stays the ms above | %s | - |\n' \
-			"${D[cpu|speed_spawn_us]-}" "${D[cpu|sshd_cpu_per_login_spawns]-}" ;;
+		| the machine's speed right before and right after (`sshperf-speed`, the CPU time of a fixed
+		work): one start of `/bin/true` (the mean of %s); a fixed integer loop | %s / %s us (%sx); %s /
+		%s ms (%sx) | - |
+		EOF
+		prose <<-'EOF' \
+			"${D[cpu|speed_spawn_us]-}" "${D[cpu|sshd_cpu_per_login_spawns]-}"
+		| sshd CPU per login in starts of `/bin/true`: the figure over the CPU time of one start (%s us,
+		before and after together), a login's cost in the machine's current speed; a login moves less
+		with that speed than a start does, so this is no steadier between runs (docs/metrics.md, `cpu`);
+		the headline stays the ms above | %s | - |
+		EOF
+		;;
 	esac
 	case ${D[cpu|sshd_manager_cpu_ms]-} in '' | -) ;; *)
 		printf '| of it: the test user'"'"'s systemd manager (`user@UID.service`, once per user) | %s ms (%s ms in all) | - |\n' \
@@ -43,8 +53,13 @@ report_cpu () {
 	esac
 	printf '| ssh client CPU per login | %s ms | - |\n' "${D[cpu|client_cpu_ms_per_login]-}"
 	case ${D[cpu|sshd_per_client_cpu]-} in '' | -) ;; *)
-		printf '| sshd CPU per login over the client'"'"'s: the two ran in the same seconds on the same CPUs, so a machine that is slower or busier for this work moves both and leaves this ratio; a change in sshd moves it (docs/metrics.md, `cpu`) | %s | - |\n' \
-			"${D[cpu|sshd_per_client_cpu]-}" ;;
+		prose <<-'EOF' \
+			"${D[cpu|sshd_per_client_cpu]-}"
+		| sshd CPU per login over the client's: the two ran in the same seconds on the same CPUs, so a
+		machine that is slower or busier for this work moves both and leaves this ratio; a change in
+		sshd moves it (docs/metrics.md, `cpu`) | %s | - |
+		EOF
+		;;
 	esac
 	if [ -n "$gb" ]; then
 		printf '| sshd CPU per GB (default cipher) | %s s | <= %s s |\n' "$gb" "$(get "$DATA_DIR/settings.env" TARGET_CPU_S_PER_GB | tr -d "'")"

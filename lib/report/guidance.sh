@@ -102,7 +102,9 @@ report_uses () {
 	printf '| Jump host for 300 users | bursts at 9:00, 300 long sessions | %s; %s; %s; %s |\n' \
 		"$(g_burst_text 300)" \
 		"$( [ -n "$conc" ] && printf '%s (`concurrent`, %s)' "$conc" "${D[concurrent|figure_label]-}" || printf 'sessions not measured')" \
-		"$( [ -n "$mem" ] && [ "$mem" != - ] && awk -v m="$mem" 'BEGIN { printf "300 sessions need about %.0f MB for sshd (%s MB each), plus the users'"'"' programs", 300 * m, m }' || printf 'memory not measured')" \
+		"$( [ -n "$mem" ] && [ "$mem" != - ] && awk -v m="$mem" 'BEGIN {
+			printf "300 sessions need about %.0f MB for sshd (%s MB each), plus the users'"'"' programs", 300 * m, m }' ||
+			printf 'memory not measured')" \
 		"$( [ -n "$echo" ] && printf 'keystroke echo %s (p99)' "$echo" || printf 'echo not measured')"
 	printf '| SFTP server for backups, 1 Gbit/s | 100 MB/s and more, a few logins | %s |\n' \
 		"$(awk -v x="${xfer%% *}" -v s="${sftp%% *}" 'BEGIN {
@@ -175,10 +177,19 @@ report_settings () {
 	ClientAliveInterval|`0`|finding dead clients|`300` with many long sessions
 	AuthorizedKeysCommand|not set (`none`)|an external key lookup (e.g. SSSD) at every key login|make sure it is fast and cached
 	EOF
-	printf '| PAM `session` stack | `pam_motd` among others | %s | - | modules run once per login after authentication: motd scripts (`/etc/motd.d`), `pam_systemd`, `pam_lastlog` | avoid slow motd scripts and modules that reach the network |\n' \
+	prose <<-'EOF' \
 		"$(g_pam_cell session)"
-	printf '| PAM `auth` / `account` stacks | `password-auth`: pam_unix, pam_sss, pam_faillock | %s / %s | - | password checks, account checks | with central accounts: SSSD `cache_credentials`, short time-outs |\n\n' \
+	| PAM `session` stack | `pam_motd` among others | %s | - | modules run once per login after
+	authentication: motd scripts (`/etc/motd.d`), `pam_systemd`, `pam_lastlog` | avoid slow motd
+	scripts and modules that reach the network |
+	EOF
+	prose <<-'EOF' \
 		"$(g_pam_cell auth)" "$(g_pam_cell account)"
+	| PAM `auth` / `account` stacks | `password-auth`: pam_unix, pam_sss, pam_faillock | %s / %s | - |
+	password checks, account checks | with central accounts: SSSD `cache_credentials`, short
+	time-outs |
+
+	EOF
 	prose <<-'EOF'
 	On RHEL 9 the crypto policy's include overrides `Ciphers` and `KexAlgorithms` in
 	`sshd_config`; the full `sshd -T` values are in the Environment section.
@@ -197,26 +208,40 @@ offline_risk_usedns () {
 		who="$who${who:+ and }$( [ "$k" = sshd ] && printf 'the test server' || printf "this host's real sshd")"
 	done
 	[ -n "$who" ] || return 0
-	printf '| `UseDNS yes` in %s | sshd looks up the name of every client; without a reachable DNS server each login waits for the time-out after authentication | `UseDNS no` (the RHEL 9 default) |\n' "$who"
+	prose <<-'EOF' "$who"
+	| `UseDNS yes` in %s | sshd looks up the name of every client; without a reachable DNS server
+	each login waits for the time-out after authentication | `UseDNS no` (the RHEL 9 default) |
+	EOF
 }
 
 offline_risk_pam_directory () {
 	local mods
 	mods=$(printf '%s %s' "$(g_pam auth)" "$(g_pam account)" | tr ' ' '\n' | grep -xE 'pam_sss|pam_ldap|pam_krb5|pam_winbind' | sort -u | paste -sd' ' -)
 	[ -n "$mods" ] || return 0
-	printf '| PAM asks a directory (`%s`) | when SSSD, LDAP or Kerberos cannot reach its server, logins wait for its time-outs | SSSD `cache_credentials = True`, short time-outs; fix the directory server |\n' "$mods"
+	prose <<-'EOF' "$mods"
+	| PAM asks a directory (`%s`) | when SSSD, LDAP or Kerberos cannot reach its server, logins wait
+	for its time-outs | SSSD `cache_credentials = True`, short time-outs; fix the directory server |
+	EOF
 }
 
 offline_risk_pam_session () {
 	local mods
 	mods=$(g_pam session | tr ' ' '\n' | grep -xE 'pam_motd|pam_exec|pam_mkhomedir' | sort -u | paste -sd' ' -)
 	[ -n "$mods" ] || return 0
-	printf '| PAM session modules that run scripts or make homes (`%s`) | a motd or pam_exec script that reaches the network delays every login; this test measures them only as far as a non-interactive login runs them | keep `/etc/motd.d` and pam_exec scripts local and fast |\n' "$mods"
+	prose <<-'EOF' "$mods"
+	| PAM session modules that run scripts or make homes (`%s`) | a motd or pam_exec script that
+	reaches the network delays every login; this test measures them only as far as a non-interactive
+	login runs them | keep `/etc/motd.d` and pam_exec scripts local and fast |
+	EOF
 }
 
 offline_risk_faillock () {
 	printf '%s %s' "$(g_pam auth)" "$(g_pam account)" | tr ' ' '\n' | grep -qx pam_faillock || return 0
-	printf '| `pam_faillock` in the PAM stack | failed attempts lock the account for a while; automation with a wrong key or password locks itself out | watch `faillock --user USER`; use keys for automation |\n'
+	prose <<-'EOF'
+	| `pam_faillock` in the PAM stack | failed attempts lock the account for a while; automation
+	with a wrong key or password locks itself out | watch `faillock --user USER`; use keys for
+	automation |
+	EOF
 }
 
 offline_risk_refusals () {
@@ -224,7 +249,11 @@ offline_risk_refusals () {
 	refused=$({ tsv_select "$RUN_DIR/raw/burst-steps.tsv" clients refused 2>/dev/null || true; } |
 		awk -F'\t' '$2 ~ /^[0-9]+$/ && $2 > 0 { printf "%s%d of %d", sep, $2, $1; sep = ", " }')
 	[ -n "$refused" ] || return 0
-	printf '| `MaxStartups` refused clients in `burst` (%s at once) | the clients see `kex_exchange_identification` errors, which look like a network fault | raise `MaxStartups` (section 4.5 of the specification, the `burst` section above) |\n' "$refused"
+	prose <<-'EOF' "$refused"
+	| `MaxStartups` refused clients in `burst` (%s at once) | the clients see
+	`kex_exchange_identification` errors, which look like a network fault | raise `MaxStartups`
+	(section 4.5 of the specification, the `burst` section above) |
+	EOF
 }
 
 offline_risk_akc () {
@@ -239,7 +268,11 @@ offline_risk_fips () {
 	yes:* | *:FIPS*) ;;
 	*) return 0 ;;
 	esac
-	printf '| FIPS mode / the `FIPS` crypto policy | chacha20-poly1305 and curve25519 are not allowed: logins and transfers use the other algorithms (see `login` and `transfer`) | nothing to fix; expected with FIPS |\n'
+	prose <<-'EOF'
+	| FIPS mode / the `FIPS` crypto policy | chacha20-poly1305 and curve25519 are not allowed:
+	logins and transfers use the other algorithms (see `login` and `transfer`) | nothing to fix;
+	expected with FIPS |
+	EOF
 }
 
 report_offline () {
@@ -259,7 +292,11 @@ report_offline () {
 		return 0
 	fi
 	printf '| What this run saw | Why it matters offline | Fix |\n|---|---|---|\n%s\n' "$rows"
-	printf 'Also useful offline: hand out `ssh_known_hosts` (or SSH certificates) with your configuration management, and run an NTP server inside the network if you use SSH certificates or Kerberos.\n\n'
+	prose <<-'EOF'
+	Also useful offline: hand out `ssh_known_hosts` (or SSH certificates) with your configuration
+	management, and run an NTP server inside the network if you use SSH certificates or Kerberos.
+
+	EOF
 }
 
 report_limits () {
@@ -267,7 +304,12 @@ report_limits () {
 	if [ "${KV_CACHE[$env|test_user_existing]-}" = yes ]; then
 		user=$(printf 'the existing account `%s` (NSS source `%s`): its directory lookups, if any, are in the figures' "${KV_CACHE[$env|test_user]-}" "${KV_CACHE[$env|test_user_source]-}")
 	else
-		user=$(printf 'a local user the kit created (`%s` in `/etc/passwd`): with SSSD, LDAP or Kerberos users authentication and session take longer; test with such an account (`TEST_USER`, `TEST_USER_EXISTING=yes`)' "${KV_CACHE[$env|test_user]-}")
+		user=$(prose -n "${KV_CACHE[$env|test_user]-}" <<-'EOF'
+		a local user the kit created (`%s` in `/etc/passwd`): with SSSD, LDAP or Kerberos users
+		authentication and session take longer; test with such an account (`TEST_USER`,
+		`TEST_USER_EXISTING=yes`)
+		EOF
+		)
 	fi
 	case ${KV_CACHE[$env|service_mode]-} in
 	systemd) mode="run by systemd as \`$(unit_text)\`, a copy of the real \`sshd.service\`" ;;
@@ -276,9 +318,17 @@ report_limits () {
 	esac
 	printf '## Limits of this test\n\n'
 	printf -- '- **Clients and server share one machine** (%s cores): both sides encrypt on the same CPUs, and the load generator takes CPU that sshd would otherwise have.\n' "${KV_CACHE[$env|cores]-}"
-	printf -- '- **Loopback, no network** (127.0.0.1:%s): a real login adds the network'"'"'s round trip several times (about 6-8 per login), and the delayed-ACK waits of the login phases can look different across a real network.\n' "${KV_CACHE[$env|test_port]-}"
+	prose <<-'EOF' "${KV_CACHE[$env|test_port]-}"
+	- **Loopback, no network** (127.0.0.1:%s): a real login adds the network's round trip several
+	times (about 6-8 per login), and the delayed-ACK waits of the login phases can look different
+	across a real network.
+	EOF
 	printf -- '- **The test user**: %s.\n' "$user"
-	printf -- '- **Non-interactive sessions**: the tests run `true` or `cat`, not a login shell; `/etc/profile`, `~/.bash_profile` and motd scripts are not measured (`ssh -t HOST exit` shows them by hand).\n'
+	prose <<-'EOF'
+	- **Non-interactive sessions**: the tests run `true` or `cat`, not a login shell;
+	`/etc/profile`, `~/.bash_profile` and motd scripts are not measured (`ssh -t HOST exit` shows
+	them by hand).
+	EOF
 	printf -- '- **This OpenSSH**: %s%s; other versions differ a little in CPU and memory per session (OpenSSH 9.8 and later start a separate `sshd-session` per connection).\n' \
 		"${KV_CACHE[$env|openssh_server]-}" "$( [ -z "${KV_CACHE[$env|openssh_process_model]-}" ] || printf ' (%s)' "${KV_CACHE[$env|openssh_process_model]-}")"
 	printf -- '- **The test server, not the real one**: a second sshd on its own port with its own host keys, %s; the real sshd and its load were not measured.\n\n' "$mode"

@@ -199,7 +199,12 @@ login_gssapi_note () {
 	elif [ "$client" = yes ]; then
 		printf '\n**GSSAPI.** The kit'"'"'s client has `GSSAPIAuthentication yes`, but no login tried `gssapi-with-mic`: the server did not offer it (or this ssh is built without GSSAPI).\n'
 	else
-		printf '\n**GSSAPI.** The kit'"'"'s client does not try GSSAPI: its configuration has `GSSAPIAuthentication %s`. A RHEL client as shipped has it on and would try `gssapi-with-mic` before the key on every login.\n' "$client"
+		prose <<-'EOF' "$client"
+
+		**GSSAPI.** The kit's client does not try GSSAPI: its configuration has `GSSAPIAuthentication
+		%s`. A RHEL client as shipped has it on and would try `gssapi-with-mic` before the key on every
+		login.
+		EOF
 	fi
 	[ "${tried:-0}" -gt 0 ] && [ "${KV_CACHE[$DATA_DIR/environment.env|default_route]-}" = no ] || return 0
 	prose <<-'EOF'

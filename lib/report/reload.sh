@@ -104,5 +104,9 @@ reload_whose_table () {
 	whose_rows reload
 	printf '\n'
 	[ "${D[reload|whose_mismatched]-}" = 0 ] || [ -z "${D[reload|whose_mismatched]-}" ] ||
-		printf 'The parts of %s login(s) miss the login'"'"'s total by more than 2 %%: their packets were not all seen; `raw/reload-whose.tsv` has each login'"'"'s parts.\n\n' "${D[reload|whose_mismatched]-}"
+		prose <<-'EOF' "${D[reload|whose_mismatched]-}"
+		The parts of %s login(s) miss the login's total by more than 2 %%: their packets were not all
+		seen; `raw/reload-whose.tsv` has each login's parts.
+
+		EOF
 }
