@@ -280,22 +280,22 @@ stop_measure () {
 RUN_MARK=""
 RUN_END_SECONDS=10
 
-# run_marked: "pid start" of each live process with this run's mark.
+# run_marked: "pid start" of each live process with this run's mark, its
+# state and start time from the sampler (the kit's one reader of
+# /proc/PID/stat); a zombie is already ended.
 # shellcheck disable=SC2317 # run at the exit (end_run_processes)
 run_marked () {
-	local f pid st
-	local -a field
-	# grep runs without the mark: it is not one of them.
+	local f pid state start
+	local -a pids=()
+	# grep and the sampler run without the mark: they are not of them.
 	for f in $(env -u SSHPERF_RUN_MARK grep -lzx "SSHPERF_RUN_MARK=$RUN_MARK" /proc/[0-9]*/environ 2>/dev/null); do
 		pid=${f#/proc/}
-		pid=${pid%/environ}
-		{ read -r st <"/proc/$pid/stat"; } 2>/dev/null || continue
-		# After the command name's ")": the state (field 3) first, the
-		# start time (field 22) twentieth.
-		read -ra field <<<"${st##*) }"
-		[ "${field[0]}" != Z ] || continue
-		printf '%s %s\n' "$pid" "${field[19]}"
+		pids+=("${pid%/environ}")
 	done
+	[ "${#pids[@]}" -gt 0 ] || return 0
+	while IFS=$'\t' read -r pid state start; do
+		[ "$state" = Z ] || printf '%s %s\n' "$pid" "$start"
+	done < <(env -u SSHPERF_RUN_MARK "$HELPER_DIR/sshperf-sampler" ps "${pids[@]}" 2>/dev/null | tsv_select - pid state start)
 }
 
 # end_run_processes: the exit's last step (above).
