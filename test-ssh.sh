@@ -339,8 +339,10 @@ compare_runs () {
 			die "$d is not a run folder of the kit (no data/run.env); give two folders RESULTS_DIR/<date-time>"
 	done
 	out="$b/compare-$(basename "$a").md"
-	compare_report "$a" "$b" >"$out.tmp" 2>/dev/null ||
-		{ rm -f "$out.tmp"; die "cannot write $out; is $b writable?"; }
+	# The decisions as data beside the words (docs/data.md, compare-RUN.tsv).
+	compare_report "$a" "$b" "${out%.md}.tsv.tmp" >"$out.tmp" 2>/dev/null ||
+		{ rm -f "$out.tmp" "${out%.md}.tsv.tmp"; die "cannot write $out; is $b writable?"; }
+	mv -f "${out%.md}.tsv.tmp" "${out%.md}.tsv"
 	mv -f "$out.tmp" "$out"
 	"$KIT_DIR/lib/bin/report-html.sh" "$out" || true
 	printf '%s\n' "$out"

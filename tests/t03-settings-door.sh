@@ -16,7 +16,7 @@ names () {
 kit_files () {
 	printf '%s\n' "$KIT_DIR/start-ssh.sh" "$KIT_DIR/test-ssh.sh" "$KIT_DIR/sshd-perf-kit" \
 		"$KIT_DIR/install-deps.sh" "$KIT_DIR"/lib/*.sh "$KIT_DIR"/lib/metrics/*.sh \
-		"$KIT_DIR"/lib/probes/*.sh "$KIT_DIR"/lib/report/*.sh "$KIT_DIR"/packaging/*.sh "$KIT_DIR"/man/*.sh
+		"$KIT_DIR"/lib/probes/*.sh "$KIT_DIR"/lib/report/*.sh "$KIT_DIR"/lib/compare/*.sh "$KIT_DIR"/packaging/*.sh "$KIT_DIR"/man/*.sh
 }
 
 # bare_settings FILE...: FILE:LINE: TEXT of every code line that reads a

@@ -7,14 +7,14 @@
 export LC_ALL=C.UTF-8
 TAB="$KIT_DIR/lib/metrics.tab"
 
-# The registry's rows without comments and header: name direction uses compares needs noise title reference.
+# The registry's rows without comments and header: name direction uses compares needs noise client title reference.
 rows () {
 	awk -F'\t' '!/^#/ && NF && $1 != "name"' "$TAB"
 }
 
-test_expect 'every line has 8 tab-separated fields, a known direction, known probes, known tests to compare, known needs and a noise that is a percentage or -' '
+test_expect 'every line has 9 tab-separated fields, a known direction, known probes, known tests to compare, known needs, a noise that is a percentage or - and a client of two keys or -' '
 	[ "$(rows | wc -l)" -eq 13 ] &&
-	rows | awk -F"\t" "NF != 8 || (\$6 != \"-\" && \$6 !~ /^[1-9][0-9]*\$/) || (\$2 != \"lower\" && \$2 != \"higher\") { print; bad = 1 } END { exit bad }" &&
+	rows | awk -F"\t" "NF != 9 || (\$6 != \"-\" && \$6 !~ /^[1-9][0-9]*\$/) || (\$7 != \"-\" && \$7 !~ /^[a-z0-9_]+,[a-z0-9_]+\$/) || (\$2 != \"lower\" && \$2 != \"higher\") { print; bad = 1 } END { exit bad }" &&
 	names=" $(rows | cut -f1 | tr "\n" " ")" &&
 	rows | cut -f3 | tr "," "\n" | grep -vx -- - | while read -r u; do
 		[ -f "$KIT_DIR/lib/probes/$u.sh" ] || { echo "unknown probe $u"; return 1; }
@@ -28,9 +28,9 @@ test_expect 'every line has 8 tab-separated fields, a known direction, known pro
 '
 
 test_expect 'the header is the one docs/data.md declares' '
-	grep -x "name	direction	uses	compares	needs	noise	title	reference" "$TAB" &&
+	grep -x "name	direction	uses	compares	needs	noise	client	title	reference" "$TAB" &&
 	sed -n "/^### lib\/metrics.tab\$/,/^## [A-Z]/p" "$KIT_DIR/docs/data.md" | grep -A1 "^...tab\$" | tail -n 1 >doc &&
-	echo "name direction uses compares needs noise title reference" >want && test_cmp want doc
+	echo "name direction uses compares needs noise client title reference" >want && test_cmp want doc
 '
 
 # test-ssh.sh does what a metric needs from the registry, never by name:
@@ -100,9 +100,9 @@ test_expect 'no other part of the kit writes the list of metrics out' '
 		"$KIT_DIR/lib" "$KIT_DIR/test-ssh.sh" "$KIT_DIR/start-ssh.sh" "$KIT_DIR/sshd-perf-kit"
 '
 
-test_expect 'registry.sh loads the names in order, titles, directions, needs, noise and references' '
+test_expect 'registry.sh loads the names in order, titles, directions, needs, noise, client keys and references' '
 	out=$(KIT_DIR="$KIT_DIR" bash -c ". \"\$KIT_DIR/lib/registry.sh\"; printf \"%s\n\" \"\$METRICS\";
-		for n in \$METRICS; do printf \"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n\" \"\$n\" \"\${METRIC_DIRECTION[\$n]}\" \"\${METRIC_USES[\$n]}\" \"\${METRIC_COMPARES[\$n]}\" \"\${METRIC_NEEDS[\$n]}\" \"\${METRIC_NOISE[\$n]}\" \"\${METRIC_TITLE[\$n]}\" \"\${METRIC_REFERENCE[\$n]}\"; done") &&
+		for n in \$METRICS; do printf \"%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n\" \"\$n\" \"\${METRIC_DIRECTION[\$n]}\" \"\${METRIC_USES[\$n]}\" \"\${METRIC_COMPARES[\$n]}\" \"\${METRIC_NEEDS[\$n]}\" \"\${METRIC_NOISE[\$n]}\" \"\${METRIC_CLIENT[\$n]}\" \"\${METRIC_TITLE[\$n]}\" \"\${METRIC_REFERENCE[\$n]}\"; done") &&
 	[ "$(printf "%s\n" "$out" | head -n 1)" = "$(rows | cut -f1 | tr "\n" " " | sed "s/ \$//")" ] &&
 	printf "%s\n" "$out" | tail -n +2 >loaded && rows >want && test_cmp want loaded
 '
@@ -118,8 +118,8 @@ test_expect 'a missing registry is one line and exit 2' '
 test_expect 'the report lists the metrics in the registry order, with its titles and references' '
 	r="$TEST_DIR/data/golden/2026-03-02_101500/report.md" &&
 	grep -E "^\| [0-9]+ \| .*\(\`[a-z]+\`\) \| " "$r" | awk -F" \\\\| " "{ print \$2 }" | sed -E "s/^\[([^]]*)\]\(#[a-z]+\) \(\`([a-z]+)\`\)\$/\2\t\1/; s/^([^(]*) \(\`([a-z]+)\`\)\$/\2\t\1/" >got &&
-	rows | cut -f1,7 >want && test_cmp want got &&
-	rows | cut -f8 | while IFS= read -r ref; do grep -qF -- "| $ref |" "$r" || { echo "no reference: $ref"; return 1; }; done
+	rows | cut -f1,8 >want && test_cmp want got &&
+	rows | cut -f9 | while IFS= read -r ref; do grep -qF -- "| $ref |" "$r" || { echo "no reference: $ref"; return 1; }; done
 '
 
 test_expect 'the direction of a metric without a target is the registry s' '

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run.sh timeout: 1800
 # --compare finds real changes and calls identical setups unchanged, on
 # the real test server (one pair each; the 5-in-5 repetition is make
 # stability, tests/bench/stability.sh STABILITY_REAL=1):
@@ -10,7 +11,7 @@
 #   median; on a loaded CI machine a login takes 300-600 ms, and 50 ms
 #   (the bench's) is too close to that edge for one pair. Between runs
 #   of one setup sshd's part over the client's must move past 10 % too
-#   (lib/compare.sh judge_whose): CI saw a 150 ms sleep cleared as the
+#   (lib/compare/whose.sh judge_whose): CI saw a 150 ms sleep cleared as the
 #   machine's doing when the client was slower in the delayed run (that
 #   part +9.4 %, 95 % -2.5 to +21.2 %, sshd's part 2.7 times the
 #   client's), so the sleep is twice that. The
@@ -24,8 +25,9 @@
 #   significantly better (where burst gives an interval);
 # - two runs of the default setup, and two of the delayed one: --compare
 #   answers by its rule (significant only with p < 0.05 and all of the
-#   shift's interval past the threshold and the floor, by the numbers it
-#   prints), and
+#   shift's interval past the threshold and the floor), checked from the
+#   decisions it writes beside its report (compare-A.tsv, docs/data.md),
+#   never from its words, and
 #   a run against itself is no change. How often two identical runs are
 #   called unchanged is a rate, not a property of one pair: the rule
 #   allows 5 % by design, and between-run drift on a VM adds to it (91.7 %
@@ -61,95 +63,98 @@ kit_run () {
 	return 1
 }
 
-# judged A B TEST: the Significant cell of TEST in --compare A B.
-judged () {
+# decided A B TEST: TEST's decision in --compare A B, from the table of
+# decisions it writes beside its markdown (compare-A.tsv, docs/data.md),
+# as key=value lines by the header's names; the markdown's Significant
+# cell of TEST last, as cell=, for the log.
+decided () {
 	local out
 	out=$("$KIT_DIR/test-ssh.sh" --compare "$(cat "$TEST_TMP/$1")" "$(cat "$TEST_TMP/$2")") || return 1
-	awk -F' [|] ' -v t="| \`$3\`" 'index($0, t) == 1 { print $6 }' "$out"
+	awk -F'\t' -v t="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i; next }
+		$1 == t { for (i = 1; i <= NF; i++) print h[i] "=" $i }' "${out%.md}.tsv"
+	awk -F' [|] ' -v t="| \`$3\`" 'index($0, t) == 1 { print "cell=" $6 }' "$out"
 }
 
-# has CELL TEXT: CELL holds TEXT, else what it was.
-has () {
-	case $1 in *"$2"*) return 0 ;; esac
-	echo "expected \"$2\" in: $1"
+# key DECISION KEY: KEY's value in a decision of decided.
+key () {
+	printf '%s\n' "$1" | sed -n "s/^$2=//p"
+}
+
+# is DECISION KEY VALUE: KEY is VALUE, else the decision as it was.
+is () {
+	[ "$(key "$1" "$2")" = "$3" ] && return 0
+	echo "expected $2=$3 in the decision:"
+	printf '%s\n' "$1" | sed 's/^/  /'
 	return 1
 }
 
-# shift_ms CELL: the Hodges-Lehmann shift of a rank-test cell.
-shift_ms () {
-	printf '%s\n' "$1" | sed -n 's/.*shift \([-+0-9.e]*\) ms.*/\1/p'
-}
-
-# by_rule CELL: a rank-test cell answers as its own numbers say:
-# significant exactly when p < 0.05 and all of the shift's 95 % interval
-# is beyond the threshold: its near end at least the threshold (% of the
-# median, the cell's "at least") and, for a time, at least the floor;
-# "worse" for a longer time. Between runs of one setup a significant
-# change of whole logins may be answered "no significant change" when
-# sshd's own part (or its part over the client's) did not move (lib/
-# compare.sh judge_whose): then the cell names that part, and the near
-# end of its interval must be less than the threshold, or past it on the
-# other side than the whole logins' shift (a part that moved the other
-# way: "but the other way than the whole logins"). The other way, a
-# change of whole logins with p < 0.05 but its near end under the
-# threshold is significant when sshd's own part and its part over the
-# client's moved past it ("not met by the whole logins ... but by
-# sshd's"): then both near ends must be past the threshold, on the side
-# of the whole logins' shift. Prints the cell, so the log shows the
+# by_rule DECISION: a rank-test decision answers as its own numbers say,
+# each recomputed here from the shift's interval and the medians, never
+# from words: the whole logins are significant exactly when p < 0.05 and
+# the near end of the shift's 95 % interval is at least the threshold (%
+# of A's median) and, for a time, the floor; the word is then "worse"
+# for a longer time (rule rank). Between runs of one setup sshd's part of
+# the same logins may decide instead (lib/compare/whose.sh): a
+# significant change of whole logins is unchanged when sshd's own part
+# (own_*) or its part over the client's (over_*) did not move past the
+# threshold on the side of the shift (rule whose-part, naming the part),
+# and a change with p < 0.05 whose near end is under the threshold is
+# significant when both moved past it that way (rule whose-own); sshd's
+# padding steps can make that unchanged (rule whose-steps), which needs
+# both parts moved. Prints the decision on one line, so the log shows the
 # pair's answer.
 by_rule () {
-	echo "# $1"
-	printf '%s\n' "$1" | awk '
-		{
-			part = ""
-			if (match($0, /^no significant change \(sshd.s (own part|part over the ssh client.s) of the same logins moved [-+0-9.]+ % \(95 % [-+0-9.]+ to [-+0-9.]+ %/)) {
-				part = substr($0, RSTART, RLENGTH); sub(/.*\(95 % /, "", part); split(part, w, / to | %/)
-				wnear = (w[1] + 0 > 0) ? w[1] + 0 : ((w[2] + 0 < 0) ? w[2] + 0 : 0)
-			}
-			own = index($0, "not met by the whole logins") > 0
-			rest = $0; k = 0
-			while (own && match(rest, /of the same logins moved [-+0-9.]+ % \(95 % [-+0-9.]+ to [-+0-9.]+ %/)) {
-				m = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
-				sub(/.*\(95 % /, "", m); split(m, w, / to | %/)
-				pnear[++k] = (w[1] + 0 > 0) ? w[1] + 0 : ((w[2] + 0 < 0) ? w[2] + 0 : 0)
-			}
-			if (own && k != 2) { printf "judged by sshd%cs part, but %d parts named, not 2\n", 39, k; exit 1 }
-			if (!match($0, /shift [-+0-9.e]+ ms \([-+0-9.]+ %/)) { print "no shift in the cell"; exit 1 }
-			split(substr($0, RSTART + 6, RLENGTH - 6), a, / ms \(/); shift = a[1] + 0; pct = a[2] + 0
-			if (!match($0, /p [0-9.e-]+,/)) { print "no p in the cell"; exit 1 }
-			p = substr($0, RSTART + 2, RLENGTH - 3) + 0
-			if (!match($0, /threshold [0-9.]+ % and [0-9.]+ ms/)) { print "no threshold in the cell"; exit 1 }
-			split(substr($0, RSTART + 10, RLENGTH - 10), t, / % and /); th = t[1] + 0; fl = t[2] + 0
-			if (!match($0, /95 % [-+0-9.e]+ to [-+0-9.e]+ \(at least [-+0-9.]+ %\)/)) { print "no interval in the cell"; exit 1 }
-			split(substr($0, RSTART + 5, RLENGTH - 5), c, / to | \(at least | %\)/); lo = c[1] + 0; hi = c[2] + 0; npct = c[3] + 0
-			near = (lo > 0) ? lo : ((hi < 0) ? hi : 0)
-			if ((near == 0) != (npct == 0)) { printf "interval %g to %g, but \"at least %g %%\"\n", lo, hi, npct; exit 1 }
-			sig = p < 0.05 && (npct >= th || npct <= -th) && (near >= fl || near <= -fl)
-			want = !sig ? "no significant change" : (shift > 0 ? "significantly worse" : "significantly better")
-			if (own) {
-				if (sig || p >= 0.05) { printf "judged by sshd%cs part, but the whole logins were %s by the rule\n", 39, sig ? "significant" : "not p < 0.05"; exit 1 }
-				for (i = 1; i <= 2; i++)
-					if ((shift > 0 && pnear[i] < th) || (shift < 0 && pnear[i] > -th)) { printf "judged by sshd%cs part, but part %d moved only %g %% at its near end (threshold %g %%, shift %g ms)\n", 39, i, pnear[i], th, shift; exit 1 }
-				want = shift > 0 ? "significantly worse" : "significantly better"
-			} else if (part != "") {
-				if (!sig) { printf "sshd%cs part judged, but the whole logins were no significant change by the rule\n", 39; exit 1 }
-				if (index($0, "but the other way than the whole logins") > 0) {
-					if (!((shift > 0 && wnear <= -th) || (shift < 0 && wnear >= th))) { printf "sshd%cs part: near end %g %% is not past the threshold %g %% the other way than the shift %g ms\n", 39, wnear, th, shift; exit 1 }
-				} else if (wnear >= th || wnear <= -th) { printf "sshd%cs part: near end %g %% is past the threshold %g %%, yet no change\n", 39, wnear, th; exit 1 }
-				want = "no significant change"
-			}
-			if (index($0, want) != 1) { printf "p %g, shift %g ms (%g %%), near end %g ms (%g %%), threshold %g %% and %g ms: the rule says \"%s\"\n", p, shift, pct, near, npct, th, fl, want; exit 1 }
+	echo "# $(printf '%s\n' "$1" | grep -v '^cell=' | grep -v '=-$' | paste -sd' ' -)"
+	echo "# $(key "$1" cell)"
+	printf '%s\n' "$1" | awk -F= '
+		{ v[$1] = substr($0, length($1) + 2) }
+		function near(lo, hi) { return lo + 0 > 0 ? lo + 0 : (hi + 0 < 0 ? hi + 0 : 0) }
+		# past(P): part P moved past the threshold (and the floor, but for
+		# over) with p < 0.05: 1 on the side of the shift, -1 the other way.
+		function past(p,   n, pct) {
+			if (v[p "_median_a"] + 0 <= 0 || v[p "_shift_lo"] == "-") return 0
+			n = near(v[p "_shift_lo"], v[p "_shift_hi"]); pct = n / v[p "_median_a"] * 100
+			if (!(v[p "_p"] + 0 < 0.05 && (pct >= th || pct <= -th) && (p == "over" || n >= fl || n <= -fl))) return 0
+			return (n > 0) == (shift > 0) ? 1 : -1
+		}
+		END {
+			th = v["threshold"] + 0; fl = v["floor"] + 0; shift = v["shift"] + 0; p = v["p"] + 0
+			if (v["p"] == "" || v["p"] == "-" || v["shift_lo"] == "-") { printf "no p or no interval in the decision (rule %s)\n", v["rule"]; exit 1 }
+			n = near(v["shift_lo"], v["shift_hi"]); npct = n / v["median_a"] * 100
+			sig = p < 0.05 && (npct >= th || npct <= -th) && (v["unit"] != "ms" || n >= fl || n <= -fl)
+			if (v["whole"] != (sig ? "yes" : "no")) { printf "whole=%s, but p %g, near end %g (%g %% of %g), threshold %g %% and %g: %s\n", v["whole"], p, n, npct, v["median_a"], th, fl, sig ? "past" : "not past"; exit 1 }
+			moved = shift > 0 ? "worse" : "better"
+			r = v["rule"]
+			if (r == "rank") want = sig ? moved : "unchanged"
+			else if (r == "whose-part") {
+				if (!sig) { print "whose-part, but the whole logins were not significant by the rule"; exit 1 }
+				q = past(v["part"])
+				if (q == 1 || v[v["part"] "_moved"] != (q == 0 ? "no" : "other")) { printf "whose-part %s: moved=%s, but by its numbers %s\n", v["part"], v[v["part"] "_moved"], q == 1 ? "past the threshold with the shift" : (q == 0 ? "not past it" : "past it the other way"); exit 1 }
+				want = "unchanged"
+			} else if (r == "whose-own" || r == "whose-steps") {
+				if (p >= 0.05) { printf "%s, but p %g\n", r, p; exit 1 }
+				if (past("own") != 1 || past("over") != 1) { printf "%s, but by their numbers sshd%cs own part %s and its part over the client%cs %s\n", r, 39, past("own") == 1 ? "moved" : "did not move", 39, past("over") == 1 ? "moved" : "did not move"; exit 1 }
+				want = r == "whose-own" ? moved : "unchanged"
+			} else { printf "rule %s is not one of a rank test between runs of one setup\n", r; exit 1 }
+			if (v["word"] != want) { printf "word=%s, but rule %s with these numbers says %s\n", v["word"], r, want; exit 1 }
 		}'
 }
 
-# delay_seen RUN RUNS0 SPENT0: what the delay program did during RUN (its
-# runs and ms since RUNS0 and SPENT0), the AuthorizedKeysCommand the run
-# recorded of the server, and its logins' authentication phases, so that
-# a delayed run that showed no delay says which of them was missing.
-# Status 1.
+# delay_seen RUN RUNS0 SPENT0 BASE: what the delay program did during RUN
+# (its runs and ms since RUNS0 and SPENT0), the AuthorizedKeysCommand the
+# run recorded of the server, and its logins' authentication phases, so
+# that a delayed run that showed no delay says which of them was missing;
+# and the machine's load at the start and end of BASE and RUN: a delay
+# present in every login but answered "unchanged" because the client's
+# part grew with sshd's (the decision above, over_*) is the machine's
+# load moving between the runs, which the rule by design takes for the
+# machine. Status 1.
 delay_seen () {
-	local d
+	local d r
 	d=$(cat "$TEST_TMP/$1")
+	for r in "$4" "$1"; do
+		echo "the machine's load (1 min) at the start and end of $r: $(kv_get "$(cat "$TEST_TMP/$r")/data/run.env" load_before | cut -d" " -f1), $(kv_get "$(cat "$TEST_TMP/$r")/data/run.env" load_after | cut -d" " -f1)"
+	done
 	echo "the delay program ran $(($(delay_runs server) - $2)) times, $(awk -v a="$(delay_spent server)" -v b="$3" "BEGIN { printf \"%.1f\", a - b }") ms, during $1"
 	echo "the server's $(grep "^sshd_authorizedkeyscommand=" "$d/data/environment.env")"
 	echo "its authentication phases (ms): $(tsv_select "$d/raw/login-samples.tsv" auth_ms status | awk -F"\t" "{ printf \"%s%s\", sep, \$1 \"/\" \$2; sep = \" \" }")"
@@ -159,9 +164,9 @@ delay_seen () {
 
 # itself RUN TEST: a run against itself is no change, with a zero shift.
 itself () {
-	local c
-	c=$(judged "$1" "$1" "$2") &&
-	has "$c" "no significant change (rank test of the samples: shift +0 ms"
+	local d
+	d=$(decided "$1" "$1" "$2") &&
+	is "$d" word unchanged && is "$d" shift 0 && is "$d" how samples
 }
 
 test_expect 'two runs of login and burst on the default setup' '
@@ -170,11 +175,11 @@ test_expect 'two runs of login and burst on the default setup' '
 '
 
 test_expect 'the default setup against itself: answered by the rule; a run against itself is no change' '
-	c=$(judged base1 base2 login) &&
-	has "$c" "rank test of the samples" && by_rule "$c" &&
+	d=$(decided base1 base2 login) &&
+	is "$d" how samples && by_rule "$d" &&
 	itself base1 login &&
-	c=$(judged base1 base2 burst) &&
-	case $c in "no significant change"* | "no interval: not judged") ;; *) echo "burst: $c"; false ;; esac
+	d=$(decided base1 base2 burst) &&
+	case $(key "$d" word)/$(key "$d" rule) in unchanged/* | unjudged/no-interval) ;; *) echo "burst:"; printf "%s\n" "$d"; false ;; esac
 '
 
 # The delay's "none" is the same program sleeping 0 ms: what the login
@@ -187,10 +192,10 @@ test_expect 'a 300 ms sleep in sshd once per login: login significantly worse, t
 	delay_set server 300 once &&
 	runs0=$(delay_runs server) spent0=$(delay_spent server) &&
 	kit_run delay1 login &&
-	c=$(judged nodelay delay1 login) &&
-	{ has "$c" "significantly worse (rank test of the samples" || delay_seen delay1 "$runs0" "$spent0"; } && by_rule "$c" &&
-	s=$(shift_ms "$c") &&
-	{ awk -v s="$s" "BEGIN { exit !(s > 0) }" || { echo "shift ${s:-none}: $c"; false; }; } &&
+	d=$(decided nodelay delay1 login) &&
+	{ { is "$d" word worse && is "$d" how samples; } || delay_seen delay1 "$runs0" "$spent0" nodelay; } && by_rule "$d" &&
+	s=$(key "$d" shift) &&
+	{ awk -v s="$s" "BEGIN { exit !(s > 0) }" || { echo "shift ${s:-none}: $(key "$d" cell)"; false; }; } &&
 	# What the code does bound: the sleep is inside every login of the
 	# delayed run, in its authentication phase. (Each check says only
 	# its own failure: grouped, an earlier one does not fall through.)
@@ -201,8 +206,8 @@ test_expect 'a 300 ms sleep in sshd once per login: login significantly worse, t
 
 test_expect 'the delayed setup against itself: answered by the rule; a run against itself is no change' '
 	kit_run delay2 login &&
-	c=$(judged delay1 delay2 login) &&
-	has "$c" "rank test of the samples" && by_rule "$c" &&
+	d=$(decided delay1 delay2 login) &&
+	is "$d" how samples && by_rule "$d" &&
 	itself delay2 login
 '
 
@@ -212,12 +217,12 @@ test_expect 'MaxStartups 100:30:200 against the default: burst significantly bet
 	kit_run wide burst &&
 	f=$(kv_get "$(cat "$TEST_TMP/wide")/data/burst.env" figure) &&
 	test_eq 40 "$f" &&
-	c=$(judged base1 wide burst) &&
+	d=$(decided base1 wide burst) &&
 	if [ -z "$(kv_get "$(cat "$TEST_TMP/wide")/data/burst.env" figure_lo)" ]; then
 		# Before burst gives an interval (issue 27, step 1) it is not judged.
-		test_eq "no interval: not judged" "$c"
+		is "$d" rule no-interval && is "$d" word unjudged
 	else
-		has "$c" "significantly better"
+		is "$d" word better
 	fi
 '
 
@@ -231,10 +236,10 @@ test_expect 'REPEAT=2 login: two rounds, the median of their figures, its table'
 	test_kv "$r/data/login.env" figure_n 2 &&
 	want=$(tsv_select "$r/raw/repeat-figures.tsv" figure | sort -g | awk "{ v[NR] = \$1 } END { printf \"%.6g\", (v[1] + v[2]) / 2 }") &&
 	test_kv "$r/data/login.env" figure "$want" &&
-	c=$(judged rep rep login) &&
+	d=$(decided rep rep login) &&
 	# Both rounds'"'"' logins, each round staged up to 4x LOGIN_SAMPLES.
 	n=$(awk -F"\t" "FNR > 1 && \$2 == \"ok\"" "$r"/rounds/*/raw/login-samples.tsv | wc -l) &&
-	[ "$n" -ge 10 ] && has "$c" "n $n and $n"
+	[ "$n" -ge 10 ] && is "$d" n_a "$n" && is "$d" n_b "$n"
 '
 
 test_expect 'REPEAT=0: one line, exit 2, no run folder' '

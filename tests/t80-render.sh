@@ -234,7 +234,7 @@ if [ -n "$have_python" ]; then
 		test "$(json "$B" "d[\"tests\"][\"transfer\"][\"status\"]")" = SKIPPED &&
 		test "$(json "$B" "d[\"tests\"][\"session\"][\"change\"]")" = "-20.0 % (better)" &&
 		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_percent\"]")" = -20.0 &&
-		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_significance\"]")" = "$(judge_word "$(test_judge "$RES/$A" "$RES/$B" session)")" &&
+		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_significance\"]")" = "$(judge_word "$(judge_decide "$RES/$A" "$RES/$B" session)")" &&
 		test "$(json "$B" "d[\"tests\"][\"session\"][\"change_test\"]")" = "$(test_judge "$RES/$A" "$RES/$B" session)" &&
 		test "$(json "$B" "d[\"tests\"][\"transfer\"][\"change_significance\"]")" = null &&
 		test "$(json "$B" "d[\"run\"][\"previous_run\"]")" = "$A" &&
@@ -400,6 +400,13 @@ test_expect '--compare A B: %, direction, not compared, bad input' '
 	test_grep "^| \`rate\` | .* | not compared: ERROR in B | - | higher |" "$c" &&
 	test_grep "^| \`transfer\` | .* | not measured in B | - | higher |" "$c" &&
 	test_grep "^| \`auth\` | .* | not measured in A |" "$c" &&
+	# Its decisions as data beside it: the header docs/data.md declares, a
+	# row for each judged metric (none for those not compared), by rule.
+	sed -n "/^### compare-RUN.tsv\$/,/^## /p" "$KIT_DIR/docs/data.md" | grep -A1 "^...header\$" | tail -n 1 | tr " " "\t" >want.h &&
+	head -n 1 "$RES/$B/compare-$A.tsv" >got.h && test_cmp want.h got.h &&
+	tsv_select "$RES/$B/compare-$A.tsv" test word rule >got.d &&
+	printf "login\tunjudged\tno-interval\nburst\tunchanged\tno-interval-under\nconcurrent\tunjudged\tno-interval\nsession\tunchanged\tnoise-within\n" >want.d &&
+	test_cmp want.d got.d &&
 	"$KIT_DIR/test-ssh.sh" --compare "$RES/$B" "$RES/$A" >/dev/null &&
 	test_grep "^| \`session\` | .* | 10.0 | 12.5 | +25.0 % (worse) |" "$RES/$A/compare-$B.md" &&
 	test_grep "^| \`burst\` | .* | 24 | 26 | +8.3 % (better) |" "$RES/$A/compare-$B.md" &&
@@ -578,8 +585,9 @@ test_expect 'significance: a login that slowed in the client'"'"'s part, or with
 	judge_pair whose && shift_logins whose-a 0 && shift_logins whose-b 80 &&
 	whose_logins whose-a 100 90 && whose_logins whose-b 130 117 &&
 	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	w=$(judge_word "$(judge_decide "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login)") &&
 	case $c in "no significant change (sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +0.0 % ("*"n 30 and 30), its near end less than the threshold 10 %: the client, on the same CPUs in the same seconds, moved with sshd, so the machine did, not sshd; rank test of the samples: shift +80 ms"*) ;; *) echo "with the client: $c"; false ;; esac &&
-	test_eq "$(judge_word "$c")" "no significant change" &&
+	test_eq "$w" "no significant change" &&
 	whose_logins whose-b 100 130 &&
 	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
 	case $c in "no significant change (sshd'"'"'s own part of the same logins moved +0.0 % ("*"its near end less than the threshold 10 %: the change is the client'"'"'s or the TCP waits'"'"', not sshd'"'"'s; rank test of the samples: shift +80 ms"*) ;; *) echo "the client alone: $c"; false ;; esac &&
@@ -594,8 +602,9 @@ test_expect 'significance: a login that slowed in the client'"'"'s part, or with
 	echo "sshd_kexalgorithms=sntrup761x25519-sha512@openssh.com" >>"$TEST_TMP/j/whose-b/data/environment.env" &&
 	test_eq "$(same_setup "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b")" no &&
 	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
+	w=$(judge_word "$(judge_decide "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login)") &&
 	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"for all of the interval; caution: sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +0.0 % ("*"n 30 and 30), not past the threshold 10 %: the ssh client, unchanged, moved with sshd, as when the machine'"'"'s speed changed between the runs; unless the setting changes the client'"'"'s work too (Ciphers, MACs, KexAlgorithms, the crypto policy), compare each setup with itself first, docs/try-a-change.md)") ;; *) echo "another key exchange, client with sshd: $c"; false ;; esac &&
-	test_eq "$(judge_word "$c")" "significantly worse" &&
+	test_eq "$w" "significantly worse" &&
 	whose_logins whose-b 180 90 &&
 	c=$(test_judge "$TEST_TMP/j/whose-a" "$TEST_TMP/j/whose-b" login) &&
 	case $c in "significantly worse (rank test of the samples: shift +80 ms"*"for all of the interval; sshd'"'"'s part over the ssh client'"'"'s of the same logins moved +"*"past the threshold: sshd, not the machine)") ;; *) echo "another key exchange, sshd alone: $c"; false ;; esac &&
@@ -723,6 +732,7 @@ test_expect 'significance: a one-run interval of a metric without a between-run 
 	printf "status=PASS\nfigure=60\nfigure_lo=59\nfigure_hi=61\nfigure_method=windows\nfigure_n=5\nunit=ms\n" >>"$TEST_TMP/j/bare-b/data/cpu.env" &&
 	saved=${METRIC_NOISE[cpu]} && METRIC_NOISE[cpu]=- &&
 	c=$(test_judge "$TEST_TMP/j/bare-a" "$TEST_TMP/j/bare-b" cpu) &&
+	w=$(judge_word "$(judge_decide "$TEST_TMP/j/bare-a" "$TEST_TMP/j/bare-b" cpu)") &&
 	printf "figure_method=chunks\n" >>"$TEST_TMP/j/bare-a/data/cpu.env" &&
 	c2=$(test_judge "$TEST_TMP/j/bare-a" "$TEST_TMP/j/bare-b" cpu) &&
 	printf "figure_method=steps\n" >>"$TEST_TMP/j/bare-a/data/cpu.env" &&
@@ -731,7 +741,7 @@ test_expect 'significance: a one-run interval of a metric without a between-run 
 	c4=$(test_judge "$TEST_TMP/j/bare-a" "$TEST_TMP/j/bare-b" cpu) &&
 	METRIC_NOISE[cpu]=$saved &&
 	case $c in "single runs: not judged (intervals 44-46 and 59-61 apart by 13 (+28.9 %); threshold 10 % and 1 ms for the gap between them, from each run'"'"'s CPU windows:"*"REPEAT=5 on both sides"*) ;; *) echo "cpu: $c"; false ;; esac &&
-	test_eq "$(judge_word "$c")" "not judged" &&
+	test_eq "$w" "not judged" &&
 	case $c2 in "single runs: not judged"*"transfer parts"*) ;; *) echo "chunks: $c2"; false ;; esac &&
 	case $c3 in "single runs: not judged"*"sweep steps"*) ;; *) echo "steps: $c3"; false ;; esac &&
 	test_eq "$c4" "no significant change (the change +6.7 % is below the threshold 10 % or 1 ms; intervals 44-46 and 47-49 apart by 1 (+2.2 %); threshold 10 % and 1 ms for the gap between them)"
@@ -782,8 +792,9 @@ test_expect 'significance: burst on the model'"'"'s ranges says that identical s
 	case $c in "no significant change (intervals 10-20 and 10-20 overlap; threshold 10 % for the gap between them; the ranges are the MaxStartups model"*"identical settings give the same range: this row tells settings apart, not runs)") ;; *) echo "same setting: $c"; false ;; esac &&
 	printf "figure=40\nfigure_lo=30\nfigure_hi=40\n" >>"$TEST_TMP/j/model-b/data/burst.env" &&
 	c=$(test_judge "$TEST_TMP/j/model-a" "$TEST_TMP/j/model-b" burst) &&
+	w=$(judge_word "$(judge_decide "$TEST_TMP/j/model-a" "$TEST_TMP/j/model-b" burst)") &&
 	case $c in "significantly better (intervals 10-20 and 30-40 apart by 10 (+100.0 %); threshold 10 % for the gap between them; the ranges are the MaxStartups model"*) ;; *) echo "wider setting: $c"; false ;; esac &&
-	test_eq "$(judge_word "$c")" "significantly better"
+	test_eq "$w" "significantly better"
 '
 
 test_expect 'significance: two repeated runs, by the rounds'"'"' figures' '

@@ -239,7 +239,7 @@ kv_load_run "$RUN_DIR" ${PREV_DIR:+"$PREV_DIR"}
 
 # The members of one test: its data file, then the kit's own keys.
 test_members () {
-	local name=$1 env="$DATA_DIR/$1.env" judged
+	local name=$1 env="$DATA_DIR/$1.env" judged decision
 	{
 		if [ -f "$env" ]; then
 			cat "$env"
@@ -261,8 +261,10 @@ test_members () {
 			printf 'change=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name")")"
 			printf 'change_percent=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name" | sed 's/ %.*//; s/^+//')")"
 			# Whether the change is more than the noise, as in --compare.
-			judged=$(test_judge "$PREV_DIR" "$RUN_DIR" "$name")
-			printf 'change_significance=%s\n' "$(val_or_dash "$(judge_word "$judged")")"
+			decision=$(judge_decide "$PREV_DIR" "$RUN_DIR" "$name")
+			judged=""
+			[ -z "$decision" ] || judged=$(printf '%s\n' "$decision" | judge_text)
+			printf 'change_significance=%s\n' "$(val_or_dash "$(judge_word "$decision")")"
 			printf 'change_test=%s\n' "$(val_or_dash "$judged")"
 		fi
 	} | kv_members test '      '

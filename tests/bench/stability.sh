@@ -6,7 +6,7 @@
 # settings.conf and the environment. Prints, per metric: each run's
 # figure, the spread (max / min), the verdicts seen, and --compare's
 # answers for every pair of runs (its Significant column: a rank test or
-# the two intervals, and the practical threshold; lib/compare.sh
+# the two intervals, and the practical threshold; lib/compare/rules.sh
 # test_judge); sshd's CPU per login per run with what can move it from
 # outside sshd (steal, the machine's own speed, lib/probes/loginload.sh);
 # then the borderline check: `login` STABILITY_BORDER_RUNS + 1 (5) times
