@@ -124,8 +124,8 @@ lib/bin/results-json.sh	interactive)	key_table_words: the rows of the schema's t
 lib/bin/results-json.sh	"$DATA_DIR/interactive.env" "${c}_exit"	key_table_words: the clients that ran (interactive.tables.clients)
 lib/bin/results-json.sh	case $name in auth) table=methods ;; interactive) table=clients ;;	the names of the schema's two key tables
 lib/compare.sh	[ "$3" != cpu ]	(going) issue 43: the cpu case goes through the registry
-lib/compare.sh	"$1/data/login.env" pad_pair_p50	(going) issue 43: the padding step of login, for the whose-time judgement
-lib/compare.sh	"$2/data/login.env" pad_pair_p50	(going) issue 43: the padding step of login, for the whose-time judgement
+lib/compare/report.sh	"$1/data/login.env" pad_pair_p50	compare_pad: sshd's padding base time is measured by login alone and told beside every comparison of two runs (new host keys or config move it); no registry column names such a fact yet
+lib/compare/report.sh	"$2/data/login.env" pad_pair_p50	compare_pad: sshd's padding base time is measured by login alone and told beside every comparison of two runs (new host keys or config move it); no registry column names such a fact yet
 EOF
 
 not_allowed_in () {
