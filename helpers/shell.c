@@ -232,7 +232,7 @@ run_once(char **argv, uint64_t timeout_ns, struct run *r)
 		if (t >= deadline) {
 			r->status = "timeout";
 			snprintf(r->error, sizeof(r->error),
-			    "no answer within %.0f s (%s)",
+			    "no answer within %g s (%s)",
 			    (double)timeout_ns / NS_PER_S,
 			    r->up_ns == NOT_SEEN ? "the login did not finish" :
 			    r->echo_ns == NOT_SEEN ? "the typed line never came back" :
@@ -311,7 +311,7 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: sshperf-shell [-n count] [-t timeout_s] [-T dir] "
+	    "usage: sshperf-shell [-n count] [-t timeout_s] [-g runs] [-T dir] "
 	    "-- ssh -tt -F config host [command]\n");
 	exit(2);
 }
@@ -320,7 +320,8 @@ usage(void)
  * Prints one row per run on stdout: sample, status (ok, failed,
  * timeout), up_ms, first_ms, echo_ms, ready_ms ("-" when not seen),
  * client_exit (-1: stopped by the helper), error. -T writes what each
- * session wrote to DIR/shell-N.txt. Exit 0 when every run got its
+ * session wrote to DIR/shell-N.txt. -g N: no more runs after N in a row
+ * without an answer (the rest get no row). Exit 0 when every run got its
  * answer, 1 when one did not, 2 on a usage or setup error.
  */
 int
@@ -330,12 +331,15 @@ main(int argc, char *argv[])
 	version_option(argc, argv);
 	struct run r;
 	const char *dir = NULL;
-	uint64_t count = DEFAULT_COUNT, i;
+	uint64_t count = DEFAULT_COUNT, give_up = 0, missed = 0, i;
 	double timeout_s = DEFAULT_TIMEOUT_S;
 	int ch, failed = 0;
 
-	while ((ch = getopt(argc, argv, "+n:t:T:")) != -1) {
+	while ((ch = getopt(argc, argv, "+g:n:t:T:")) != -1) {
 		switch (ch) {
+		case 'g':
+			give_up = opt_u64("-g runs", optarg, 0, 100000);
+			break;
 		case 'n':
 			count = opt_u64("-n count", optarg, 1, 100000);
 			break;
@@ -371,8 +375,12 @@ main(int argc, char *argv[])
 		    r.error[0] != '\0' ? r.error : "-");
 		if (dir != NULL)
 			write_transcript(dir, i, &r);
-		if (strcmp(r.status, "ok") != 0)
+		if (strcmp(r.status, "ok") != 0) {
 			failed = 1;
+			if (give_up > 0 && ++missed >= give_up)
+				break;
+		} else
+			missed = 0;
 	}
 	free(r.out);
 	return failed;

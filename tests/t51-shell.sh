@@ -49,6 +49,17 @@ test_expect 'bad input: SHELL_SAMPLES=0 and a target that is no number exit 2 wi
 	host_unchanged
 '
 
+# sshperf-shell on its own: a client that ends at once, one that never
+# logs in (its terminal never goes raw); -g stops after that many in a row.
+test_expect 'sshperf-shell: a client that fails or hangs gets its row, and -g stops the rest' '
+	expect_status 1 "$BUILD_DIR/sshperf-shell" -n 5 -g 2 -t 5 -- sh -c "exit 3" &&
+	test_eq "$(tail -n +2 "$TEST_TMP/out" | wc -l)" 2 &&
+	test_grep -E "^1	failed	-	-	-	-	3	the client ended \(exit 3\) before the shell answered$" "$TEST_TMP/out" &&
+	expect_status 1 "$BUILD_DIR/sshperf-shell" -n 3 -g 1 -t 0.5 -- sleep 30 &&
+	test_eq "$(tail -n +2 "$TEST_TMP/out" | wc -l)" 1 &&
+	test_grep -E "^1	timeout	-	-	-	-	-1	no answer within 0.5 s \(the login did not finish\)$" "$TEST_TMP/out"
+'
+
 test_expect 'start the test server' '
 	"$KIT_DIR/start-ssh.sh" -q >"$TEST_TMP/start.out" 2>&1
 '

@@ -40,7 +40,7 @@ shell_timed () {
 	shift 2
 	mkdir -p "$dir"
 	timeout --kill-after=5 $(( n * (SETTING[LOGIN_TIMEOUT] + 15) + 30 )) \
-		"$HELPER_DIR/sshperf-shell" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -T "$dir" \
+		"$HELPER_DIR/sshperf-shell" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$dir" \
 		-- "$SSH" -tt -F "$CLIENT_CONFIG" "$HOST_ALIAS" "$@" \
 		>"$RAW_DIR/shell-$kind.tsv" 2>>"$RAW_DIR/shell-errors.raw" || true
 }
@@ -100,13 +100,16 @@ shell_traced () {
 	[ -s "$RAW_DIR/shell-net.tsv" ] || result_set shell net_note "the network could not be watched: $(tail -n 1 "$RAW_DIR/shell-errors.raw")"
 	tsv_header "sample order depth start_s end_s ms file" >"$RAW_DIR/shell-files.tsv"
 	: >"$RAW_DIR/shell-traced.tsv"
+	local missed=0
 	for i in $(seq 1 "$n"); do
+		[ "$missed" -lt "$NO_ANSWER_STOP" ] || break
 		trace="$SHELL_TRACE_DIR/trace-$i"
 		install -m 0600 -o "${SETTING[TEST_USER]}" /dev/null "$trace"
 		# The login shell, traced from its first line: PS4 and
 		# BASH_XTRACEFD reach it through the environment.
 		cmd="exec 9>>'$trace'; BASH_XTRACEFD=9 PS4='+\${EPOCHREALTIME}\\011\${BASH_SOURCE[0]:--}\\011' exec -l '$shell' -x"
 		shell_timed traced-one 1 "$cmd"
+		if [ "$(tsv_select "$RAW_DIR/shell-traced-one.tsv" status)" = ok ]; then missed=0; else missed=$((missed + 1)); fi
 		awk -F'\t' -v OFS='\t' -v i="$i" 'NR == 1 { if (i == 1) print; next } { $1 = i; print }' \
 			"$RAW_DIR/shell-traced-one.tsv" >>"$RAW_DIR/shell-traced.tsv"
 		mv -f "$RAW_DIR/shell-transcripts/traced-one/shell-1.txt" "$RAW_DIR/shell-transcripts/traced-one/traced-$i.txt" 2>/dev/null || true
@@ -141,21 +144,36 @@ shell_motd_items () {
 	return 0
 }
 
-# The session lines of the sshd PAM service, @include followed.
+# The session lines of the sshd PAM service, with the files it includes
+# (Debian's @include, RHEL's include and substack) read in their place.
 shell_pam_lines () {
 	awk '
-	function read(file,   line, a) {
+	function read(file, depth,   line, a, n) {
+		if (depth > 8) return
 		while ((getline line <file) > 0) {
-			if (line ~ /^[[:space:]]*@include[[:space:]]/) { split(line, a, /[[:space:]]+/); read("/etc/pam.d/" a[2]) }
-			else if (line ~ /^[[:space:]]*-?session[[:space:]]/ || line ~ /substack|include/) print line
+			sub(/^[[:space:]]+/, "", line)
+			if (line ~ /^#/) continue
+			n = split(line, a, /[[:space:]]+/)
+			if (a[1] == "@include" && n >= 2) read("/etc/pam.d/" a[2], depth + 1)
+			else if (a[1] ~ /^-?session$/ && (a[2] == "include" || a[2] == "substack") && n >= 3) read("/etc/pam.d/" a[3], depth + 1)
+			else if (a[1] ~ /^-?session$/) print line
 		}
 		close(file)
 	}
-	BEGIN { read("/etc/pam.d/sshd") }' 2>/dev/null
+	BEGIN { read("/etc/pam.d/sshd", 0) }' 2>/dev/null
 }
 
+# shell_pam_has MODULE: the test server uses PAM and its session stack
+# has MODULE.
 shell_pam_has () {
-	shell_pam_lines | grep -v '^[[:space:]]*#' | grep -qw "$1\.so"
+	[ "$(shell_sshd_option usepam no)" = yes ] || return 1
+	shell_pam_lines | grep -qw "$1\.so"
+}
+
+# shell_sshd_option NAME DEFAULT: the test server's setting (the first line
+# of its config, as sshd takes it).
+shell_sshd_option () {
+	awk -v k="$1" -v d="$2" 'tolower($1) == k && v == "" { v = tolower($2) } END { print (v == "" ? d : v) }' "$SSHD_CONFIG" 2>/dev/null
 }
 
 # shell_motd N: each motd script run N times as pam_motd runs it (as
@@ -262,8 +280,15 @@ measure_shell () {
 	*) floor="exec '$shell'" ;;
 	esac
 	result_set shell floor_command "$floor"
-	shell_timed floor "$n" "$floor"
-	if [ "$kind" = bash ]; then
+	# No answer at all: the floor and the trace would only wait as long.
+	if ! tsv_select "$RAW_DIR/shell-whole.tsv" status | grep -qx ok; then
+		result_set shell split none
+	else
+		shell_timed floor "$n" "$floor"
+	fi
+	if [ "$(result_get shell split)" = none ]; then
+		:
+	elif [ "$kind" = bash ]; then
 		progress_step "shell: $n traced logins, each start file timed"
 		shell_traced "$n"
 		result_set shell split yes
@@ -277,7 +302,8 @@ measure_shell () {
 	result_set shell pam_motd "$(shell_pam_has pam_motd && echo yes || echo no)"
 	result_set shell pam_systemd "$(shell_pam_has pam_systemd && echo yes || echo no)"
 	result_set shell pam_lastlog "$(shell_pam_has pam_lastlog && echo yes || echo no)"
-	result_set shell print_last_log "$(awk 'tolower($1) == "printlastlog" { v = $2 } END { print (v == "" ? "yes" : tolower(v)) }' "$SSHD_CONFIG" 2>/dev/null)"
+	result_set shell use_pam "$(shell_sshd_option usepam no)"
+	result_set shell print_last_log "$(shell_sshd_option printlastlog yes)"
 	result_set shell net_watched "$([ -s "$RAW_DIR/shell-net.tsv" ] && echo yes || echo no)"
 	shell_parts
 	tr -d '\r' <"$RAW_DIR/shell-errors.raw" | grep -v '^Connection to .* closed\.$' >"$RAW_DIR/shell-errors.txt" || true
@@ -294,10 +320,11 @@ measure_shell () {
 	# The parts of the whole login, per login: session (terminal raw to
 	# the echo), shell (echo to answer).
 	shell_split "$RAW_DIR/shell-whole.tsv" >"$RAW_DIR/shell-split.tsv"
-	shell_split "$RAW_DIR/shell-floor.tsv" >"$RAW_DIR/shell-floor-split.tsv"
+	[ ! -f "$RAW_DIR/shell-floor.tsv" ] || shell_split "$RAW_DIR/shell-floor.tsv" >"$RAW_DIR/shell-floor-split.tsv"
 	for col in login session shell; do
 		helper summary -c "${col}_ms" -w status=ok -p "part_${col}_" "$RAW_DIR/shell-split.tsv" >>"$DATA_DIR/shell.env"
-		helper summary -c "${col}_ms" -w status=ok -p "floor_part_${col}_" "$RAW_DIR/shell-floor-split.tsv" >>"$DATA_DIR/shell.env"
+		[ ! -f "$RAW_DIR/shell-floor-split.tsv" ] ||
+			helper summary -c "${col}_ms" -w status=ok -p "floor_part_${col}_" "$RAW_DIR/shell-floor-split.tsv" >>"$DATA_DIR/shell.env"
 	done
 	p50=$(result_get shell whole_ready_p50)
 	fp50=$(result_get shell floor_ready_p50)

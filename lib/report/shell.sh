@@ -58,16 +58,20 @@ report_shell () {
 		printf 'The account'"'"'s shell is %s: the split per start file covers bash only (it rests on bash'"'"'s xtrace); the whole time and the floor above hold for any shell.\n\n' "${D[shell|account_shell]-}"
 	fi
 
-	printf '**The PAM session** (`/etc/pam.d/sshd`): pam_motd %s, pam_systemd %s, pam_lastlog %s; sshd'"'"'s `PrintLastLog` %s. ' \
-		"$(shell_yes "${D[shell|pam_motd]-}")" "$(shell_yes "${D[shell|pam_systemd]-}")" "$(shell_yes "${D[shell|pam_lastlog]-}")" "${D[shell|print_last_log]:--}"
-	printf 'They run inside the session part above, for the floor too; only the message of the day can be timed on its own without changing the host: each script pam_motd runs (`/etc/update-motd.d`, Debian) was run as pam_motd runs it (as root, clean environment, output discarded), each file it shows (`/etc/motd`, `/etc/motd.d`, `/run/motd.d`, `/usr/lib/motd.d`) read, %s times each.\n\n' "$n"
-	if [ -f "$parts" ] && tsv_select "$parts" kind | grep -q '^motd-'; then
-		printf '| Message of the day | n | p50 | p95 |\n|---|---:|---:|---:|\n'
-		tsv_select "$parts" kind path n p50 p95 | awk -F'\t' '$1 ~ /^motd-/' |
-			while IFS=$'\t' read -r kind path pn p50 p95; do
-				printf '| %s `%s` | %s | %s | %s |\n' "${kind#motd-}" "$path" "$pn" "$(ms "$p50")" "$(ms "$p95")"
-			done
-		printf '\n'
+	if [ "${D[shell|use_pam]-}" = no ]; then
+		printf '**The PAM session:** the test server has `UsePAM no`: no PAM session, no message of the day from pam_motd.\n\n'
+	else
+		printf '**The PAM session** (`/etc/pam.d/sshd`): pam_motd %s, pam_systemd %s, pam_lastlog %s; sshd'"'"'s `PrintLastLog` %s. ' \
+			"$(shell_yes "${D[shell|pam_motd]-}")" "$(shell_yes "${D[shell|pam_systemd]-}")" "$(shell_yes "${D[shell|pam_lastlog]-}")" "${D[shell|print_last_log]:--}"
+		printf 'They run inside the session part above, for the floor too; only the message of the day can be timed on its own without changing the host: each script pam_motd runs (`/etc/update-motd.d`, Debian) was run as pam_motd runs it (as root, clean environment, output discarded), each file it shows (`/etc/motd`, `/etc/motd.d`, `/run/motd.d`, `/usr/lib/motd.d`) read, %s times each.\n\n' "$n"
+		if [ -f "$parts" ] && tsv_select "$parts" kind | grep -q '^motd-'; then
+			printf '| Message of the day | n | p50 | p95 |\n|---|---:|---:|---:|\n'
+			tsv_select "$parts" kind path n p50 p95 | awk -F'\t' '$1 ~ /^motd-/' |
+				while IFS=$'\t' read -r kind path pn p50 p95; do
+					printf '| %s `%s` | %s | %s | %s |\n' "${kind#motd-}" "$path" "$pn" "$(ms "$p50")" "$(ms "$p95")"
+				done
+			printf '\n'
+		fi
 	fi
 
 	printf '**How to read this result:**\n\n'
