@@ -11,6 +11,12 @@
 # the kit's state folder (recorded, removed at the end of the test and at
 # cleanup), the typed line unsets HISTFILE so no history is written.
 
+# The tables this test writes by their columns (docs/data.md).
+SHELL_SPLIT_COLUMNS="sample status login_ms session_ms shell_ms"
+SHELL_FILES_COLUMNS="sample order depth start_s end_s ms file"
+SHELL_MOTD_COLUMNS="sample kind ms status path"
+SHELL_PARTS_COLUMNS="kind path n p50 p95 connects dns"
+
 about_shell () {
 	local runs=2
 	[ "$(shell_kind)" != bash ] || runs=3
@@ -32,17 +38,17 @@ shell_kind () {
 	printf '%s' "${s:-sh}"
 }
 
-# shell_timed KIND N COMMAND...: N runs of ssh -tt [COMMAND] through
-# sshperf-shell into raw/shell-KIND.tsv, what each session wrote into
-# raw/shell-transcripts/KIND-N.txt.
+# shell_timed OUT KIND N [COMMAND]: N runs of ssh -tt [COMMAND] through
+# sshperf-shell, their table into OUT, what each session wrote into
+# raw/shell-transcripts/KIND/shell-N.txt.
 shell_timed () {
-	local kind=$1 n=$2 dir="$RAW_DIR/shell-transcripts/$1"
-	shift 2
+	local out=$1 dir="$RAW_DIR/shell-transcripts/$2" n=$3
+	shift 3
 	mkdir -p "$dir"
 	timeout --kill-after=5 $(( n * (SETTING[LOGIN_TIMEOUT] + 15) + 30 )) \
 		"$HELPER_DIR/sshperf-shell" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -T "$dir" \
 		-- "$SSH" -tt -F "$CLIENT_CONFIG" "$HOST_ALIAS" "$@" \
-		>"$RAW_DIR/shell-$kind.tsv" 2>>"$RAW_DIR/shell-errors.raw" || true
+		>"$out" 2>>"$RAW_DIR/shell-errors.raw" || true
 }
 
 # The trace folder: in the kit's state, the account may write its own
@@ -98,7 +104,7 @@ shell_traced () {
 		sleep 0.01
 	done
 	[ -s "$RAW_DIR/shell-net.tsv" ] || result_set shell net_note "the network could not be watched: $(tail -n 1 "$RAW_DIR/shell-errors.raw")"
-	tsv_header "sample order depth start_s end_s ms file" >"$RAW_DIR/shell-files.tsv"
+	tsv_header "$SHELL_FILES_COLUMNS" >"$RAW_DIR/shell-files.tsv"
 	: >"$RAW_DIR/shell-traced.tsv"
 	local missed=0
 	for i in $(seq 1 "$n"); do
@@ -108,17 +114,17 @@ shell_traced () {
 		# The login shell, traced from its first line: PS4 and
 		# BASH_XTRACEFD reach it through the environment.
 		cmd="exec 9>>'$trace'; BASH_XTRACEFD=9 PS4='+\${EPOCHREALTIME}\\011\${BASH_SOURCE[0]:--}\\011' exec -l '$shell' -x"
-		shell_timed traced-one 1 "$cmd"
-		if [ "$(tsv_select "$RAW_DIR/shell-traced-one.tsv" status)" = ok ]; then missed=0; else missed=$((missed + 1)); fi
+		shell_timed "$TMPDIR/shell-traced-one.tsv" traced 1 "$cmd"
+		if [ "$(tsv_select "$TMPDIR/shell-traced-one.tsv" status)" = ok ]; then missed=0; else missed=$((missed + 1)); fi
 		awk -F'\t' -v OFS='\t' -v i="$i" 'NR == 1 { if (i == 1) print; next } { $1 = i; print }' \
-			"$RAW_DIR/shell-traced-one.tsv" >>"$RAW_DIR/shell-traced.tsv"
-		mv -f "$RAW_DIR/shell-transcripts/traced-one/shell-1.txt" "$RAW_DIR/shell-transcripts/traced-one/traced-$i.txt" 2>/dev/null || true
+			"$TMPDIR/shell-traced-one.tsv" >>"$RAW_DIR/shell-traced.tsv"
+		mv -f "$RAW_DIR/shell-transcripts/traced/shell-1.txt" "$RAW_DIR/shell-transcripts/traced/traced-$i.txt" 2>/dev/null || true
 		# Only the files' times are kept: the trace shows the account's
 		# commands with their values.
 		shell_trace_files "$i" "$trace" >>"$RAW_DIR/shell-files.tsv"
 		rm -f "$trace"
 	done
-	rm -f "$RAW_DIR/shell-traced-one.tsv"
+	rm -f "$TMPDIR/shell-traced-one.tsv"
 	end_pids 5 "$nw_pid"
 	wait "$nw_pid" 2>/dev/null || true
 	at_exit_pop
@@ -177,26 +183,39 @@ shell_sshd_option () {
 }
 
 # shell_motd N: each motd script run N times as pam_motd runs it (as
-# root, a clean environment, output discarded), each file read N times:
-# raw/shell-motd.tsv.
+# root, a clean environment, output discarded), each file read N times
+# (by bash itself, no program started): raw/shell-motd.tsv. First the
+# runner alone (kind runner, /bin/true run the same way): what starting
+# any script costs here, which the report takes off a script's time.
 shell_motd () {
-	local n=$1 kind path i t0 t1 rc
-	tsv_header "sample kind ms status path" >"$RAW_DIR/shell-motd.tsv"
+	local n=$1 kind path i t0 t1 rc line
+	tsv_header "$SHELL_MOTD_COLUMNS" >"$RAW_DIR/shell-motd.tsv"
 	while read -r kind path; do
 		for i in $(seq 1 "$n"); do
 			rc=0
 			t0=$EPOCHREALTIME
-			if [ "$kind" = script ]; then
+			case $kind in
+			script | runner)
 				timeout --kill-after=2 "${SETTING[LOGIN_TIMEOUT]}" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 					"$path" >/dev/null 2>&1 </dev/null || rc=$?
-			else
-				timeout --kill-after=2 "${SETTING[LOGIN_TIMEOUT]}" cat -- "$path" >/dev/null 2>&1 || rc=$?
-			fi
+				;;
+			file)
+				while IFS= read -r -t "${SETTING[LOGIN_TIMEOUT]}" line || [ -n "$line" ]; do line=""; done <"$path" 2>/dev/null || rc=$?
+				;;
+			esac
 			t1=$EPOCHREALTIME
 			printf '%s\t%s\t%s\t%s\t%s\n' "$i" "$kind" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) * 1000 }')" \
 				"$([ "$rc" = 0 ] && echo ok || echo "exit-$rc")" "$path" >>"$RAW_DIR/shell-motd.tsv"
 		done
-	done < <(shell_motd_items)
+	done < <(shell_motd_list)
+}
+
+# The runner first when there is a script to run, then the motd's parts.
+shell_motd_list () {
+	local items
+	items=$(shell_motd_items)
+	case $items in *"script "*) printf 'runner %s\n' "$(type -P true)" ;; esac
+	[ -z "$items" ] || printf '%s\n' "$items"
 }
 
 # shell_parts: raw/shell-parts.tsv, one row per part that shows in a
@@ -204,7 +223,7 @@ shell_motd () {
 # median count of connection attempts and DNS queries seen during it.
 shell_parts () {
 	local file kind path n p50 p95 conn dns
-	tsv_header "kind path n p50 p95 connects dns" >"$RAW_DIR/shell-parts.tsv"
+	tsv_header "$SHELL_PARTS_COLUMNS" >"$RAW_DIR/shell-parts.tsv"
 	if [ -f "$RAW_DIR/shell-files.tsv" ]; then
 		# In the order of the first login that read them.
 		tail -n +2 "$RAW_DIR/shell-files.tsv" | sort -t$'\t' -k1,1n -k2,2n | awk -F'\t' '!seen[$7]++ { print $7 }' | while IFS= read -r file; do
@@ -253,7 +272,7 @@ shell_net_during () {
 
 # shell_split TSV: a table of sshperf-shell as the login's parts.
 shell_split () {
-	tsv_header "sample status login_ms session_ms shell_ms"
+	tsv_header "$SHELL_SPLIT_COLUMNS"
 	awk -F'\t' -v OFS='\t' 'NR > 1 {
 		if ($2 == "ok" && $5 != "-") printf "%s\t%s\t%s\t%.3f\t%.3f\n", $1, $2, $3, $5 - $3, $6 - $5
 		else print $1, $2, "-", "-", "-" }' "$1"
@@ -273,7 +292,7 @@ measure_shell () {
 		return 0
 	fi
 	progress_step "shell: $n logins to a terminal with $shell as a login shell"
-	shell_timed whole "$n"
+	shell_timed "$RAW_DIR/shell-whole.tsv" whole "$n"
 	progress_step "shell: $n logins with the start files skipped (the floor)"
 	case $kind in
 	bash) floor="exec '$shell' --noprofile --norc" ;;
@@ -284,7 +303,7 @@ measure_shell () {
 	if ! tsv_select "$RAW_DIR/shell-whole.tsv" status | grep -qx ok; then
 		result_set shell split none
 	else
-		shell_timed floor "$n" "$floor"
+		shell_timed "$RAW_DIR/shell-floor.tsv" floor "$n" "$floor"
 	fi
 	if [ "$(result_get shell split)" = none ]; then
 		:

@@ -278,7 +278,11 @@ report_limits () {
 	printf -- '- **Clients and server share one machine** (%s cores): both sides encrypt on the same CPUs, and the load generator takes CPU that sshd would otherwise have.\n' "${KV_CACHE[$env|cores]-}"
 	printf -- '- **Loopback, no network** (127.0.0.1:%s): a real login adds the network'"'"'s round trip several times (about 6-8 per login), and the delayed-ACK waits of the login phases can look different across a real network.\n' "${KV_CACHE[$env|test_port]-}"
 	printf -- '- **The test user**: %s.\n' "$user"
-	printf -- '- **Non-interactive sessions**: the tests run `true` or `cat`, not a login shell; `/etc/profile`, `~/.bash_profile` and motd scripts are not measured (`ssh -t HOST exit` shows them by hand).\n'
+	if [ -f "$DATA_DIR/shell.env" ]; then
+		printf -- '- **One login shell test**: only `shell` opens a login shell on a terminal, on this machine; the other tests run `true` or `cat`, without `/etc/profile`, `~/.bash_profile` or a terminal. Its split per start file covers bash only.\n'
+	else
+		printf -- '- **Non-interactive sessions**: the tests run `true` or `cat`, not a login shell; `/etc/profile`, `~/.bash_profile` and motd scripts are not measured (`ssh -t HOST exit` shows them by hand).\n'
+	fi
 	printf -- '- **This OpenSSH**: %s%s; other versions differ a little in CPU and memory per session (OpenSSH 9.8 and later start a separate `sshd-session` per connection).\n' \
 		"${KV_CACHE[$env|openssh_server]-}" "$( [ -z "${KV_CACHE[$env|openssh_process_model]-}" ] || printf ' (%s)' "${KV_CACHE[$env|openssh_process_model]-}")"
 	printf -- '- **The test server, not the real one**: a second sshd on its own port with its own host keys, %s; the real sshd and its load were not measured.\n\n' "$mode"

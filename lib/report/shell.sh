@@ -31,8 +31,11 @@ report_shell () {
 	login_p50=$(compared shell login total_p50 2>/dev/null || true)
 	printf '\n'
 	[ -z "$login_p50" ] || printf 'The `login` test (`ssh host true`, no terminal) took %s ms at p50 in this run. ' "$(ms "$login_p50")"
-	[ -z "${D[shell|startfiles_ms]-}" ] ||
-		printf 'The start files cost **%s ms** at p50: the whole time'"'"'s p50 less the floor'"'"'s.' "${D[shell|startfiles_ms]-}"
+	case ${D[shell|startfiles_ms]-} in
+	'') ;;
+	-*) printf 'The floor'"'"'s p50 was %s ms above the whole time'"'"'s: what the start files cost is within this run'"'"'s noise.' "${D[shell|startfiles_ms]#-}" ;;
+	*) printf 'The start files cost **%s ms** at p50: the whole time'"'"'s p50 less the floor'"'"'s.' "${D[shell|startfiles_ms]-}" ;;
+	esac
 	printf '\n\n'
 
 	if [ "${D[shell|split]-}" = yes ] && [ -f "$parts" ]; then
@@ -63,12 +66,15 @@ report_shell () {
 	else
 		printf '**The PAM session** (`/etc/pam.d/sshd`): pam_motd %s, pam_systemd %s, pam_lastlog %s; sshd'"'"'s `PrintLastLog` %s. ' \
 			"$(shell_yes "${D[shell|pam_motd]-}")" "$(shell_yes "${D[shell|pam_systemd]-}")" "$(shell_yes "${D[shell|pam_lastlog]-}")" "${D[shell|print_last_log]:--}"
-		printf 'They run inside the session part above, for the floor too; only the message of the day can be timed on its own without changing the host: each script pam_motd runs (`/etc/update-motd.d`, Debian) was run as pam_motd runs it (as root, clean environment, output discarded), each file it shows (`/etc/motd`, `/etc/motd.d`, `/run/motd.d`, `/usr/lib/motd.d`) read, %s times each.\n\n' "$n"
+		printf 'They run inside the session part above, for the floor too; only the message of the day can be timed on its own without changing the host: each script pam_motd runs (`/etc/update-motd.d`, Debian) was run as pam_motd runs it (as root, clean environment, output discarded), each file it shows (`/etc/motd`, `/etc/motd.d`, `/run/motd.d`, `/usr/lib/motd.d`) read by bash, %s times each. A script'"'"'s time includes starting it (`timeout`, `env`, the program): the runner'"'"'s row is that cost alone, and the advice below takes it off.\n\n' "$n"
 		if [ -f "$parts" ] && tsv_select "$parts" kind | grep -q '^motd-'; then
 			printf '| Message of the day | n | p50 | p95 |\n|---|---:|---:|---:|\n'
 			tsv_select "$parts" kind path n p50 p95 | awk -F'\t' '$1 ~ /^motd-/' |
 				while IFS=$'\t' read -r kind path pn p50 p95; do
-					printf '| %s `%s` | %s | %s | %s |\n' "${kind#motd-}" "$path" "$pn" "$(ms "$p50")" "$(ms "$p95")"
+					case $kind in
+					motd-runner) printf '| the runner alone: `%s` started as a script is | %s | %s | %s |\n' "$path" "$pn" "$(ms "$p50")" "$(ms "$p95")" ;;
+					*) printf '| %s `%s` | %s | %s | %s |\n' "${kind#motd-}" "$path" "$pn" "$(ms "$p50")" "$(ms "$p95")" ;;
+					esac
 				done
 			printf '\n'
 		fi
@@ -113,10 +119,12 @@ shell_advice () {
 	fi
 	[ -f "$1" ] && tsv_select "$1" kind path p50 p95 connects dns |
 		awk -F'\t' -v slow="$SHELL_SLOW_MS" '
+		$1 == "motd-runner" { run50 = $3 + 0; next }
+		$1 == "motd-script" { if ($3 != "-") $3 = $3 - run50; if ($4 != "-") $4 = $4 - run50 }
 		($3 != "-" && $3 + 0 > slow) || ($4 != "-" && $4 + 0 > slow) {
 			what = ($1 == "file") ? "start file" : "message of the day " substr($1, 6)
 			net = ($5 != "-" && $5 + $6 > 0)
-			printf "- The %s `%s` takes %.0f ms at p50, %.0f ms at p95%s\n", what, $2, $3, $4,
+			printf "- The %s `%s` takes %.0f ms at p50, %.0f ms at p95%s%s\n", what, $2, $3, $4, ($1 == "motd-script" ? " (less the runner)" : ""),
 				net ? sprintf(" and **waited on the network** (%d connection attempts, %d DNS queries per login): a script that reaches the network before the prompt; on an offline network it waits for its timeout on every login. Make it fail fast or run it in the background.", $5, $6) : \
 				($1 == "file" && $5 != "-" ? ": no connection attempt or DNS query was seen meanwhile, so it is its own work (or a wait on something local)." : ".")
 			found = 1
