@@ -133,7 +133,7 @@ test_expect 'summary rows: PASS, FAIL, SKIPPED, ERROR, INTERRUPTED, not run' '
 	row "$B" startup | grep -q "SKIPPED: not part of this version of the kit" &&
 	row "$B" session | grep -q "\*\*PASS\*\*" &&
 	row "$A" burst | grep -q "| 26 clients (most clients logged in from one burst) | >= 10 clients | 10 of 10; 15 of 20 with MaxStartups 10:30:100 (4.5) | \*\*PASS\*\* |$" &&
-	test "$(sed -n "/^## Summary/,/^## /p" "$RES/$B/report.md" | grep -c "^| [0-9]* | ")" -eq 13
+	test "$(sed -n "/^## Summary/,/^## /p" "$RES/$B/report.md" | grep -c "^| [0-9]* | ")" -eq 14
 '
 
 test_expect 'the Change column only with a previous run, with % and direction' '
