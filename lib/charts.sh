@@ -22,6 +22,10 @@
 #                        libssh_* and ssh_*; auth: ed25519_*, rsa_*,
 #                        password_*; rate: the first PREFIXp50 key with
 #                        a matching PREFIXp95)
+#   shell-parts.svg      data/shell.env  part_login_p50 part_session_p50
+#                        part_shell_p50 (and floor_part_*), whole_ready_p50
+#                        and floor_ready_p50 at the end; shell-latency.svg:
+#                        whole_ready_* and floor_ready_*
 #   burst-accepted.svg   raw/burst-steps.tsv, columns clients and ok, next to
 #                        the MaxStartups model (lib/maxstartups.sh)
 #   transfer-ciphers.svg raw/transfer-runs.tsv, columns cipher, direction,
@@ -346,6 +350,27 @@ chart_login_phases () {
 	printf '%s\n%s\n' "$head" "$row" | svg_stacked "$out" "Login phases: p50 of each phase; at the end the p50 of the complete login (ms)" "ms"
 }
 
+# The time to a usable shell in its parts (data/shell.env): p50 of the
+# login, the session and the shell with its start files, for the whole
+# login and for the floor, each with the p50 of its whole time at the end.
+chart_shell_parts () {
+	local env="$1/data/shell.env" out="$1/charts/shell-parts.svg" kind p row v head="login"
+	[ -f "$env" ] && [ -n "$(chart_get "$env" part_login_p50)" ] || return 0
+	for p in login session shell; do head="$head	$p"; done
+	printf '%s\t=total\n' "$head" >"$out.tsv"
+	for kind in "" floor_; do
+		row=$([ -z "$kind" ] && echo "with the start files" || echo "floor: start files skipped")
+		for p in login session shell; do
+			v=$(chart_get "$env" "${kind}part_${p}_p50")
+			row="$row	${v:--}"
+		done
+		v=$(chart_get "$env" "$([ -z "$kind" ] && echo whole || echo floor)_ready_p50")
+		printf '%s\t%s\n' "$row" "${v:--}" >>"$out.tsv"
+	done
+	svg_stacked "$out" "Time to a usable shell: p50 of each part; at the end the p50 of the whole time (ms)" "ms" <"$out.tsv"
+	rm -f "$out.tsv"
+}
+
 # The median login's waterfall (raw/login-parts.tsv, raw/login-samples.tsv):
 # of the ok logins with a timeline, the one whose total is their p50 (the
 # nearest rank, as sshperf-summary takes it); one bar per phase in time
@@ -536,6 +561,8 @@ charts_write () {
 	chart_latency "$run" interactive "libssh_:libssh client" "ssh_:ssh client" || true
 	chart_latency "$run" auth "ed25519_:ed25519 key" "rsa_:RSA key" "password_:password" || true
 	chart_latency "$run" rate || true
+	chart_shell_parts "$run" || true
+	chart_latency "$run" shell "whole_ready_:time to a usable shell" "floor_ready_:floor, start files skipped" || true
 	chart_rate_sweep "$run" || true
 	chart_burst "$run" || true
 	chart_transfer "$run" || true

@@ -13,7 +13,7 @@ rows () {
 }
 
 test_expect 'every line has 9 tab-separated fields, a known direction, known probes, known tests to compare, known needs, a noise that is a percentage or - and a client of two keys or -' '
-	[ "$(rows | wc -l)" -eq 13 ] &&
+	[ "$(rows | wc -l)" -eq 14 ] &&
 	rows | awk -F"\t" "NF != 9 || (\$6 != \"-\" && \$6 !~ /^[1-9][0-9]*\$/) || (\$7 != \"-\" && \$7 !~ /^[a-z0-9_]+,[a-z0-9_]+\$/) || (\$2 != \"lower\" && \$2 != \"higher\") { print; bad = 1 } END { exit bad }" &&
 	names=" $(rows | cut -f1 | tr "\n" " ")" &&
 	rows | cut -f3 | tr "," "\n" | grep -vx -- - | while read -r u; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every metric under a real systemd, with small settings: inside a booted
-# container the kit runs all 13 tests against sshd-perf-test.service, so
+# container the kit runs all 14 tests against sshd-perf-test.service, so
 # the systemd paths (sd-bus start/stop/reload, CPU from the unit's cgroup
 # and the user slice, the journal) are exercised for real.
 # shellcheck disable=SC2034 # names used only inside the eval'd test bodies
@@ -26,11 +26,11 @@ test_expect 'start under systemd' '
 	test_eq "$(container_exec systemctl is-active sshd-perf-test.service)" active
 '
 
-test_expect 'all 13 tests run and each has a row with a verdict' '
+test_expect 'all 14 tests run and each has a row with a verdict' '
 	rc=0; ct "$KIT_DIR/test-ssh.sh" -q >"$TEST_TMP/t.out" 2>&1 || rc=$?
 	cat "$TEST_TMP/t.out" && test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && [ -f "$report" ] &&
-	for t in startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload; do
+	for t in startup login auth rate burst concurrent session interactive transfer sftp cpu memory reload shell; do
 		grep -E "\(\`$t\`\) \| .* \*\*(PASS|FAIL|INCONCLUSIVE)\*\*" "$report" >/dev/null ||
 			{ echo "no verdict for $t:"; grep -F "(\`$t\`)" "$report"; return 1; }
 	done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The order of the tests does not matter: all 13 in the registry's order,
+# The order of the tests does not matter: all 14 in the registry's order,
 # then in the reverse order, on the real test server with small settings
 # and lax targets, give the same verdict per test and the same keys in
 # every data/*.env (the values differ from run to run). Each probe runs
@@ -16,7 +16,7 @@ export RESULTS_DIR="$TEST_TMP/results" STARTUP_ROUNDS=1 LOGIN_SAMPLES=3 \
 	RATE_WORKERS=2 DURATION=2 RATE_STEP_SECONDS=1 BURST_STEPS="5 20" \
 	CONCURRENT_SESSIONS=6 CONCURRENT_LOGIN_PARALLEL=3 SESSION_COMMANDS=10 \
 	ECHO_COUNT=20 ECHO_RATE=100 TRANSFER_MB=4 CEILING_SECONDS=0.1 \
-	SFTP_FILE_MB=2 SFTP_SMALL_FILES=10 RELOAD_SESSIONS=2 \
+	SFTP_FILE_MB=2 SFTP_SMALL_FILES=10 RELOAD_SESSIONS=2 SHELL_SAMPLES=3 TARGET_SHELL_P95_MS=600000 \
 	TARGET_STARTUP_MS=600000 TARGET_GREETING_MS=600000 TARGET_LOGIN_P95_MS=5000 \
 	TARGET_AUTH_P95_MS=600000 TARGET_AUTH_GAP_MS=600000 TARGET_RATE_MIN=0 \
 	TARGET_BURST_MIN=0 TARGET_MEMORY_PER_SESSION_MB=100000 TARGET_SESSION_P95_MS=600000 \
@@ -73,12 +73,12 @@ test_expect 'start the test server' '
 	"$KIT_DIR/start-ssh.sh" -q
 '
 
-test_expect 'all 13 tests in the registry order' '
-	[ "$(printf "%s\n" $ORDER | wc -l)" -eq 13 ] &&
+test_expect 'all 14 tests in the registry order' '
+	[ "$(printf "%s\n" $ORDER | wc -l)" -eq 14 ] &&
 	run_all forward $ORDER
 '
 
-test_expect 'all 13 tests in the reverse order' '
+test_expect 'all 14 tests in the reverse order' '
 	run_all reverse $REVERSE &&
 	test_grep "^tests=$REVERSE" "$(cat "$TEST_TMP/reverse")/data/run.env"
 '

@@ -133,7 +133,7 @@ test_expect 'summary rows: PASS, FAIL, SKIPPED, ERROR, INTERRUPTED, not run' '
 	row "$B" startup >"$TEST_TMP/seen" && test_grep "SKIPPED: not part of this version of the kit" "$TEST_TMP/seen" &&
 	row "$B" session >"$TEST_TMP/seen" && test_grep "\*\*PASS\*\*" "$TEST_TMP/seen" &&
 	row "$A" burst >"$TEST_TMP/seen" && test_grep "| 26 clients (most clients logged in from one burst) | >= 10 clients | 10 of 10; 15 of 20 with MaxStartups 10:30:100 (4.5) | \*\*PASS\*\* |$" "$TEST_TMP/seen" &&
-	test "$(sed -n "/^## Summary/,/^## /p" "$RES/$B/report.md" | grep -c "^| [0-9]* | ")" -eq 13
+	test "$(sed -n "/^## Summary/,/^## /p" "$RES/$B/report.md" | grep -c "^| [0-9]* | ")" -eq 14
 '
 
 test_expect 'the Change column only with a previous run, with % and direction' '

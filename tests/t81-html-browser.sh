@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# report.html of a full run (all 13 tests, on the real test server with
+# report.html of a full run (all 14 tests, on the real test server with
 # small settings and lax targets, as t57) opened by a real browser,
 # Debian's chromium, headless and without a network (its own empty
-# network namespace): the DOM has the 13 summary rows and the 13
+# network namespace): the DOM has the 14 summary rows and the 14
 # sections, every chart is an inline <svg> with something plotted, no
 # element refers to anything outside the document and the run folder,
 # every #anchor and every relative link resolves. A PDF printed from it
-# has the sign-off block and the 13 rows on page 1 and every section
+# has the sign-off block and the 14 rows on page 1 and every section
 # starting a page of its own (pdftotext). A screenshot of the first page
 # is kept: the path is printed (build/test-artifacts/t81 unless
 # TEST_ARTIFACTS is set).
@@ -48,7 +48,7 @@ else
 		RATE_WORKERS=2 DURATION=2 RATE_STEP_SECONDS=1 BURST_STEPS="5 20" \
 		CONCURRENT_SESSIONS=6 CONCURRENT_LOGIN_PARALLEL=3 SESSION_COMMANDS=10 \
 		ECHO_COUNT=20 ECHO_RATE=100 TRANSFER_MB=4 CEILING_SECONDS=0.1 \
-		SFTP_FILE_MB=2 SFTP_SMALL_FILES=10 RELOAD_SESSIONS=2 \
+		SFTP_FILE_MB=2 SFTP_SMALL_FILES=10 RELOAD_SESSIONS=2 SHELL_SAMPLES=3 TARGET_SHELL_P95_MS=600000 \
 		TARGET_STARTUP_MS=600000 TARGET_GREETING_MS=600000 TARGET_LOGIN_P95_MS=5000 \
 		TARGET_AUTH_P95_MS=600000 TARGET_AUTH_GAP_MS=600000 TARGET_RATE_MIN=0 \
 		TARGET_BURST_MIN=0 TARGET_MEMORY_PER_SESSION_MB=100000 TARGET_SESSION_P95_MS=600000 \
@@ -58,7 +58,7 @@ else
 	mkdir -p "$RESULTS_DIR"
 	host_kit_test 'report.html of a full run in a headless browser'
 	test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
-	test_expect 'a full run of all 13 tests writes report.html' '
+	test_expect 'a full run of all 14 tests writes report.html' '
 		"$KIT_DIR/start-ssh.sh" -q &&
 		rc=0; "$KIT_DIR/test-ssh.sh" -q >run.out 2>&1 || rc=$?
 		cat run.out
@@ -89,7 +89,7 @@ test_expect 'the browser reads report.html (--dump-dom)' '
 
 # The DOM as the browser built it, read back: rows, sections, charts,
 # references, anchors. A failure names what it found.
-test_expect 'DOM: 13 summary rows, 13 sections, inline charts with a plot, nothing outside, anchors resolve' '
+test_expect 'DOM: 14 summary rows, 14 sections, inline charts with a plot, nothing outside, anchors resolve' '
 	python3 - "$TEST_TMP/dom.html" "$RUN" "$METRICS" "$(ls "$RUN"/charts/*.svg | wc -l)" <<-\EOF
 	import os, re, sys
 	from html.parser import HTMLParser
@@ -121,9 +121,9 @@ test_expect 'DOM: 13 summary rows, 13 sections, inline charts with a plot, nothi
 	            s.svgs.append(s.cur); s.cur = None
 	    def handle_data(s, d): s.text += d
 	p = P(); p.feed(open(dom, encoding="utf-8").read())
-	if p.rows != 13: bad.append("summary rows: %d, not 13" % p.rows)
+	if p.rows != 14: bad.append("summary rows: %d, not 14" % p.rows)
 	missing = [m for m in metrics if m not in p.h2]
-	if len(metrics) != 13 or missing: bad.append("sections: %d metrics, missing %s" % (len(metrics), missing))
+	if len(metrics) != 14 or missing: bad.append("sections: %d metrics, missing %s" % (len(metrics), missing))
 	if len(p.svgs) != ncharts or ncharts == 0: bad.append("inline svg: %d, charts/*.svg: %d" % (len(p.svgs), ncharts))
 	# Something plotted: a bar besides the background, or a line/point.
 	for i, v in enumerate(p.svgs):
@@ -148,7 +148,7 @@ test_expect 'DOM: 13 summary rows, 13 sections, inline charts with a plot, nothi
 '
 
 if command -v pdftotext >/dev/null 2>&1; then
-	test_expect 'the printed PDF: the sign-off block and 13 rows on page 1, every section on a page of its own' '
+	test_expect 'the printed PDF: the sign-off block and 14 rows on page 1, every section on a page of its own' '
 		browser --no-pdf-header-footer --print-to-pdf="$TEST_TMP/report.pdf" "file://$RUN/report.html" >/dev/null &&
 		pdftotext -layout -f 1 -l 1 "$TEST_TMP/report.pdf" page1.txt &&
 		for w in Verdict "What was tested" "What it is not" Kit "OpenSSH build" "Accepted by"; do

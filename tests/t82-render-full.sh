@@ -76,10 +76,10 @@ test_expect 'every raw/ path the report names exists' '
 # Tables declared after the stored full run was made (2026-12-02 13:13):
 # whose time for auth, startup and reload, the GSSAPI try, sshd's padding
 # of the key logins, the CPU windows,
-# the sftp copies' parts, and the one-source burst steps (OpenSSH 9.8 and
+# the sftp copies' parts, the shell test's tables, and the one-source burst steps (OpenSSH 9.8 and
 # later only, never on this host's 9.2). Refresh tests/data/fullrun from a new full run and keep
 # only the burst ones here.
-NEWER_THAN_STORED_RUN='auth-METHOD-(packets|parts|whose)\.tsv|startup-(logins|packets|parts|whose)\.tsv|reload-(logins|packets|parts|whose)\.tsv|login-gssapi\.tsv|login-pad\.tsv|probe-loginload-windows\.tsv|burst-one-source-steps\.tsv|burst-one-step-N(-class)?\.tsv|sftp-parts\.tsv'
+NEWER_THAN_STORED_RUN='auth-METHOD-(packets|parts|whose)\.tsv|startup-(logins|packets|parts|whose)\.tsv|reload-(logins|packets|parts|whose)\.tsv|login-gssapi\.tsv|login-pad\.tsv|probe-loginload-windows\.tsv|burst-one-source-steps\.tsv|burst-one-step-N(-class)?\.tsv|sftp-parts\.tsv|shell-(whole|floor|traced|split|floor-split|files|motd|net|parts)\.tsv'
 export NEWER_THAN_STORED_RUN
 test_expect 'every raw/ path the docs name exists in a full run' '
 	grep -oh "raw/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*/-]" "$KIT_DIR"/docs/*.md "$KIT_DIR/README.md" | sort -u |

@@ -137,7 +137,8 @@ burst steps burst-steps.tsv
 transfer runs transfer-runs.tsv
 transfer ceiling transfer-ceiling.tsv
 sftp runs sftp-runs.tsv
-reload whose reload-whose.tsv"
+reload whose reload-whose.tsv
+shell parts shell-parts.tsv"
 
 # table_columns TEST TABLE: the declared columns of the table, in order.
 table_columns () {

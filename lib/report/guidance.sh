@@ -324,11 +324,19 @@ report_limits () {
 	across a real network.
 	EOF
 	printf -- '- **The test user**: %s.\n' "$user"
-	prose <<-'EOF'
-	- **Non-interactive sessions**: the tests run `true` or `cat`, not a login shell;
-	`/etc/profile`, `~/.bash_profile` and motd scripts are not measured (`ssh -t HOST exit` shows
-	them by hand).
-	EOF
+	if [ -f "$DATA_DIR/shell.env" ]; then
+		prose <<-'EOF'
+		- **One login shell test**: only `shell` opens a login shell on a terminal, on this machine;
+		the other tests run `true` or `cat`, without `/etc/profile`, `~/.bash_profile` or a terminal.
+		Its split per start file covers bash only.
+		EOF
+	else
+		prose <<-'EOF'
+		- **Non-interactive sessions**: the tests run `true` or `cat`, not a login shell;
+		`/etc/profile`, `~/.bash_profile` and motd scripts are not measured (`ssh -t HOST exit` shows
+		them by hand).
+		EOF
+	fi
 	printf -- '- **This OpenSSH**: %s%s; other versions differ a little in CPU and memory per session (OpenSSH 9.8 and later start a separate `sshd-session` per connection).\n' \
 		"${KV_CACHE[$env|openssh_server]-}" "$( [ -z "${KV_CACHE[$env|openssh_process_model]-}" ] || printf ' (%s)' "${KV_CACHE[$env|openssh_process_model]-}")"
 	printf -- '- **The test server, not the real one**: a second sshd on its own port with its own host keys, %s; the real sshd and its load were not measured.\n\n' "$mode"
