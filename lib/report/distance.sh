@@ -33,6 +33,8 @@ report_distance () {
 			"$(distance_cell "$rt")" \
 			"$(distance_cell "$kp50" ' ms') / $(distance_cell "$kp99" ' ms') ($(distance_cell "$kn"))" \
 			"$status$([ -z "$warning" ] || [ "$warning" = - ] || printf ': %s' "$warning")"
-	done < <(tsv_select "$table" rtt_ms mbit loss_pct connect_n connect_ms_p50 echo_n echo_ms_p50 echo_ms_p99 helper login_n login_ms_p50 login_round_trips keyecho_n keyecho_ms_p50 keyecho_ms_p99 status warning)
+	done < <(tsv_select "$table" rtt_ms mbit loss_pct connect_n connect_ms_p50 echo_n echo_ms_p50 \
+		echo_ms_p99 helper login_n login_ms_p50 login_round_trips keyecho_n keyecho_ms_p50 \
+		keyecho_ms_p99 status warning)
 	printf '\nRaw: `raw/wire.tsv`, `raw/wire-*`. The tests other than these logins and keystrokes (sftp, transfer, rate, burst) ran at 0 only.\n\n'
 }

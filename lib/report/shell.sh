@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2016
 # (SC2016: backticks in the strings are markdown.)
-# The report's section for `shell`; sourced by lib/render.sh.
+# The report's section for `shell`; sourced by lib/bin/render.sh.
 
 # Parts over this many ms at p50 or p95 get their own line of advice.
 SHELL_SLOW_MS=100
@@ -58,7 +58,11 @@ report_shell () {
 			done
 		printf '\n'
 	elif [ "${D[shell|split]-}" = no ]; then
-		printf 'The account'"'"'s shell is %s: the split per start file covers bash only (it rests on bash'"'"'s xtrace); the whole time and the floor above hold for any shell.\n\n' "${D[shell|account_shell]-}"
+		prose <<-'EOF' "${D[shell|account_shell]-}"
+		The account's shell is %s: the split per start file covers bash only (it rests on bash's
+		xtrace); the whole time and the floor above hold for any shell.
+
+		EOF
 	fi
 
 	if [ "${D[shell|use_pam]-}" = no ]; then
@@ -66,7 +70,15 @@ report_shell () {
 	else
 		printf '**The PAM session** (`/etc/pam.d/sshd`): pam_motd %s, pam_systemd %s, pam_lastlog %s; sshd'"'"'s `PrintLastLog` %s. ' \
 			"$(shell_yes "${D[shell|pam_motd]-}")" "$(shell_yes "${D[shell|pam_systemd]-}")" "$(shell_yes "${D[shell|pam_lastlog]-}")" "${D[shell|print_last_log]:--}"
-		printf 'They run inside the session part above, for the floor too; only the message of the day can be timed on its own without changing the host: each script pam_motd runs (`/etc/update-motd.d`, Debian) was run as pam_motd runs it (as root, clean environment, output discarded), each file it shows (`/etc/motd`, `/etc/motd.d`, `/run/motd.d`, `/usr/lib/motd.d`) read by bash, %s times each. A script'"'"'s time includes starting it (`timeout`, `env`, the program): the runner'"'"'s row is that cost alone, and the advice below takes it off.\n\n' "$n"
+		prose <<-'EOF' "$n"
+		They run inside the session part above, for the floor too; only the message of the day can be
+		timed on its own without changing the host: each script pam_motd runs (`/etc/update-motd.d`,
+		Debian) was run as pam_motd runs it (as root, clean environment, output discarded), each file
+		it shows (`/etc/motd`, `/etc/motd.d`, `/run/motd.d`, `/usr/lib/motd.d`) read by bash, %s times
+		each. A script's time includes starting it (`timeout`, `env`, the program): the runner's row is
+		that cost alone, and the advice below takes it off.
+
+		EOF
 		if [ -f "$parts" ] && tsv_select "$parts" kind | grep -q '^motd-'; then
 			printf '| Message of the day | n | p50 | p95 |\n|---|---:|---:|---:|\n'
 			tsv_select "$parts" kind path n p50 p95 | awk -F'\t' '$1 ~ /^motd-/' |
@@ -125,8 +137,11 @@ shell_advice () {
 			what = ($1 == "file") ? "start file" : "message of the day " substr($1, 6)
 			net = ($5 != "-" && $5 + $6 > 0)
 			printf "- The %s `%s` takes %.0f ms at p50, %.0f ms at p95%s%s\n", what, $2, $3, $4, ($1 == "motd-script" ? " (less the runner)" : ""),
-				net ? sprintf(" and **waited on the network** (%d connection attempts, %d DNS queries per login): a script that reaches the network before the prompt; on an offline network it waits for its timeout on every login. Make it fail fast or run it in the background.", $5, $6) : \
-				($1 == "file" && $5 != "-" ? ": no connection attempt or DNS query was seen meanwhile, so it is its own work (or a wait on something local)." : ".")
+				net ? sprintf(" and **waited on the network** (%d connection attempts, %d DNS queries per login): " \
+					"a script that reaches the network before the prompt; on an offline network it waits " \
+					"for its timeout on every login. Make it fail fast or run it in the background.", $5, $6) : \
+				($1 == "file" && $5 != "-" ? ": no connection attempt or DNS query was seen meanwhile, " \
+					"so it is its own work (or a wait on something local)." : ".")
 			found = 1
 		}
 		END { if (!found) printf "- No start file or message of the day part took over %d ms.\n", slow }'
