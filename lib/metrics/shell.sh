@@ -116,8 +116,8 @@ shell_traced () {
 		cmd="exec 9>>'$trace'; BASH_XTRACEFD=9 PS4='+\${EPOCHREALTIME}\\011\${BASH_SOURCE[0]:--}\\011' exec -l '$shell' -x"
 		shell_timed "$TMPDIR/shell-traced-one.tsv" traced 1 "$cmd"
 		if [ "$(tsv_select "$TMPDIR/shell-traced-one.tsv" status)" = ok ]; then missed=0; else missed=$((missed + 1)); fi
-		awk -F'\t' -v OFS='\t' -v i="$i" 'NR == 1 { if (i == 1) print; next } { $1 = i; print }' \
-			"$TMPDIR/shell-traced-one.tsv" >>"$RAW_DIR/shell-traced.tsv"
+		[ "$i" -gt 1 ] || head -n 1 "$TMPDIR/shell-traced-one.tsv" >>"$RAW_DIR/shell-traced.tsv"
+		tsv_renumber sample $((i - 1)) <"$TMPDIR/shell-traced-one.tsv" >>"$RAW_DIR/shell-traced.tsv" || true
 		mv -f "$RAW_DIR/shell-transcripts/traced/shell-1.txt" "$RAW_DIR/shell-transcripts/traced/traced-$i.txt" 2>/dev/null || true
 		# Only the files' times are kept: the trace shows the account's
 		# commands with their values.
@@ -226,25 +226,25 @@ shell_parts () {
 	tsv_header "$SHELL_PARTS_COLUMNS" >"$RAW_DIR/shell-parts.tsv"
 	if [ -f "$RAW_DIR/shell-files.tsv" ]; then
 		# In the order of the first login that read them.
-		tail -n +2 "$RAW_DIR/shell-files.tsv" | sort -t$'\t' -k1,1n -k2,2n | awk -F'\t' '!seen[$7]++ { print $7 }' | while IFS= read -r file; do
-			awk -F'\t' -v OFS='\t' -v f="$file" 'NR == 1 || $7 == f' "$RAW_DIR/shell-files.tsv" >"$TMPDIR/shell-one.tsv"
-			n=$(tsv_select "$TMPDIR/shell-one.tsv" sample | sort -u | wc -l)
+		tsv_select "$RAW_DIR/shell-files.tsv" sample order file | sort -n -k1,1 -k2,2 | awk -F'\t' '!seen[$3]++ { print $3 }' |
+		while IFS= read -r file; do
 			# Per login, the file's ms summed (a file read twice).
-			awk -F'\t' 'NR > 1 { ms[$1] += $6 } END { print "ms"; for (s in ms) print ms[s] }' "$TMPDIR/shell-one.tsv" >"$TMPDIR/shell-sum.tsv"
+			{ echo ms; tsv_select "$RAW_DIR/shell-files.tsv" sample ms file | awk -F'\t' -v f="$file" '$3 == f { ms[$1] += $2 } END { for (s in ms) print ms[s] }'; } >"$TMPDIR/shell-sum.tsv"
+			n=$(( $(wc -l <"$TMPDIR/shell-sum.tsv") - 1 ))
 			read -r p50 p95 <<<"$(shell_p50_p95 "$TMPDIR/shell-sum.tsv")"
-			read -r conn dns <<<"$(shell_net_during "$TMPDIR/shell-one.tsv")"
+			read -r conn dns <<<"$(shell_net_during "$file")"
 			printf 'file\t%s\t%s\t%s\t%s\t%s\t%s\n' "$file" "$n" "$p50" "$p95" "$conn" "$dns" >>"$RAW_DIR/shell-parts.tsv"
 		done
 	fi
 	if [ -f "$RAW_DIR/shell-motd.tsv" ]; then
 		tsv_select "$RAW_DIR/shell-motd.tsv" kind path | awk -F'\t' '!seen[$2]++' | while IFS=$'\t' read -r kind path; do
-			awk -F'\t' -v OFS='\t' -v f="$path" 'NR == 1 || $5 == f' "$RAW_DIR/shell-motd.tsv" >"$TMPDIR/shell-one.tsv"
+			{ echo ms; tsv_select "$RAW_DIR/shell-motd.tsv" ms path | awk -F'\t' -v f="$path" '$2 == f { print $1 }'; } >"$TMPDIR/shell-one.tsv"
 			n=$(( $(wc -l <"$TMPDIR/shell-one.tsv") - 1 ))
 			read -r p50 p95 <<<"$(shell_p50_p95 "$TMPDIR/shell-one.tsv")"
 			printf 'motd-%s\t%s\t%s\t%s\t%s\t-\t-\n' "$kind" "$path" "$n" "$p50" "$p95" >>"$RAW_DIR/shell-parts.tsv"
 		done
 	fi
-	rm -f "$TMPDIR/shell-one.tsv" "$TMPDIR/shell-sum.tsv"
+	rm -f "$TMPDIR/shell-one.tsv" "$TMPDIR/shell-sum.tsv" "$TMPDIR/shell-net-c" "$TMPDIR/shell-net-d"
 }
 
 # shell_p50_p95 TSV: "p50 p95" of its column ms.
@@ -252,30 +252,26 @@ shell_p50_p95 () {
 	helper summary -c ms "$1" | awk -F= '$1 == "p50" { a = $2 } $1 == "p95" { b = $2 } END { print (a == "" ? "-" : a), (b == "" ? "-" : b) }'
 }
 
-# shell_net_during ROWS: the median over the logins of the connection
-# attempts and DNS queries seen while the file of ROWS (rows of
+# shell_net_during FILE: the median over the logins of the connection
+# attempts and DNS queries seen while FILE (a start file of
 # raw/shell-files.tsv) was read; "- -" when the network was not watched.
+# The medians are sshperf-rank's (lib/stats.sh).
 shell_net_during () {
 	[ -s "$RAW_DIR/shell-net.tsv" ] || { echo "- -"; return 0; }
-	awk -F'\t' '
-	FNR == 1 { next }
-	FILENAME == ARGV[1] { t[++np] = $1 + 0; k[np] = $2; next }
-	{ s = $1; a = $4 + 0; b = $5 + 0; login[s] = 1
+	{ tsv_select "$RAW_DIR/shell-net.tsv" epoch_s kind | sed 's/^/N\t/'; tsv_select "$RAW_DIR/shell-files.tsv" sample start_s end_s file | sed 's/^/F\t/'; } | awk -F'\t' -v f="$1" -v cf="$TMPDIR/shell-net-c" -v df="$TMPDIR/shell-net-d" '
+	$1 == "N" { t[++np] = $2 + 0; k[np] = $3; next }
+	$1 == "F" && $5 == f { s = $2; a = $3 + 0; b = $4 + 0; login[s] = 1
 	  for (i = 1; i <= np; i++) if (t[i] >= a && t[i] <= b) { if (k[i] == "connect") c[s]++; else d[s]++ } }
-	function median(arr,   n, i, v, j, x) {
-		n = 0; for (i in login) v[++n] = arr[i] + 0
-		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
-		return n ? v[int((n + 1) / 2)] : 0
-	}
-	END { print median(c), median(d) }' "$RAW_DIR/shell-net.tsv" "$1"
+	END { printf "" >cf; printf "" >df; for (s in login) { print c[s] + 0 >cf; print d[s] + 0 >df } }'
+	printf '%s %s\n' "$(stats_median <"$TMPDIR/shell-net-c")" "$(stats_median <"$TMPDIR/shell-net-d")"
 }
 
 # shell_split TSV: a table of sshperf-shell as the login's parts.
 shell_split () {
 	tsv_header "$SHELL_SPLIT_COLUMNS"
-	awk -F'\t' -v OFS='\t' 'NR > 1 {
-		if ($2 == "ok" && $5 != "-") printf "%s\t%s\t%s\t%.3f\t%.3f\n", $1, $2, $3, $5 - $3, $6 - $5
-		else print $1, $2, "-", "-", "-" }' "$1"
+	tsv_select "$1" sample status up_ms echo_ms ready_ms | awk -F'\t' -v OFS='\t' '{
+		if ($2 == "ok" && $4 != "-") printf "%s\t%s\t%s\t%.3f\t%.3f\n", $1, $2, $3, $4 - $3, $5 - $4
+		else print $1, $2, "-", "-", "-" }'
 }
 
 measure_shell () {
