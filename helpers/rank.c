@@ -199,16 +199,18 @@ read_samples(const char *path, struct samples *s)
 }
 
 /*
- * Reads the parts of a rate: "AMOUNT SECONDS" per line, both positive
- * (blank lines are skipped), into amount and secs in their order.
+ * Reads "X Y" per line (blank lines are skipped) into xs and ys, in their
+ * order. A line that is not two finite numbers, or whose pair ok()
+ * refuses, ends the program with status 2: "not FORM: LINE".
  */
 static void
-read_parts(const char *path, struct samples *amount, struct samples *secs)
+read_pairs(const char *path, struct samples *xs, struct samples *ys,
+    int (*ok)(double, double), const char *form)
 {
 	FILE *f = stdin;
 	char *line = NULL, *end, *p;
 	size_t cap = 0;
-	double a, t;
+	double x, y;
 
 	if (path != NULL && strcmp(path, "-") != 0 &&
 	    (f = fopen(path, "re")) == NULL)
@@ -218,19 +220,33 @@ read_parts(const char *path, struct samples *amount, struct samples *secs)
 		if (line[strspn(line, " \t")] == '\0')
 			continue;
 		errno = 0;
-		a = strtod(line, &p);
-		t = p != line ? strtod(p, &end) : 0;
+		x = strtod(line, &p);
+		y = p != line ? strtod(p, &end) : 0;
 		if (errno != 0 || p == line || end == p ||
-		    end[strspn(end, " \t")] != '\0' || !isfinite(a) ||
-		    !isfinite(t) || a <= 0 || t <= 0)
-			errx(2, "%s: not \"AMOUNT SECONDS\", both above 0: %s",
-			    path ? path : "stdin", line);
-		if (samples_add(amount, a) != 0 || samples_add(secs, t) != 0)
+		    end[strspn(end, " \t")] != '\0' || !isfinite(x) ||
+		    !isfinite(y) || !ok(x, y))
+			errx(2, "%s: not %s: %s", path ? path : "stdin", form,
+			    line);
+		if (samples_add(xs, x) != 0 || samples_add(ys, y) != 0)
 			err(2, NULL);
 	}
 	free(line);
 	if (f != stdin)
 		fclose(f);
+}
+
+/* The parts of a rate: "AMOUNT SECONDS", both above 0. */
+static int
+part_ok(double amount, double secs)
+{
+	return amount > 0 && secs > 0;
+}
+
+static void
+read_parts(const char *path, struct samples *amount, struct samples *secs)
+{
+	read_pairs(path, amount, secs, part_ok,
+	    "\"AMOUNT SECONDS\", both above 0");
 }
 
 /* Prints the value, or nothing after the "=" when there is none. */
@@ -580,43 +596,34 @@ cmp_outcome(const void *a, const void *b)
  * tail (1 - conf) / 2, and the one at which it first reaches 1 - tail;
  * empty when it never does (probabilities that sum to less).
  */
+/* An outcome of a model: "VALUE PROBABILITY", a probability from 0 to 1. */
+static int
+outcome_ok(double value, double p)
+{
+	(void)value;
+	return p >= 0 && p <= 1;
+}
+
 static void
 distribution(const char *prefix, double conf, const char *path)
 {
-	FILE *f = stdin;
-	char *line = NULL, *end, *p;
-	size_t cap = 0, n = 0, ncap = 0, i;
-	struct outcome *o = NULL, *no;
-	double v, pr, c = 0, tail = (1 - conf) / 2, lo = 0, hi = 0;
+	struct samples vs = { 0 }, ps = { 0 };
+	struct outcome *o;
+	size_t n, i;
+	double c = 0, tail = (1 - conf) / 2, lo = 0, hi = 0;
 	int have_lo = 0, have_hi = 0;
 
-	if (path != NULL && strcmp(path, "-") != 0 &&
-	    (f = fopen(path, "re")) == NULL)
-		err(2, "%s", path);
-	while (getline(&line, &cap, f) >= 0) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[strspn(line, " \t")] == '\0')
-			continue;
-		errno = 0;
-		v = strtod(line, &p);
-		pr = p != line ? strtod(p, &end) : -1;
-		if (errno != 0 || p == line || end == p ||
-		    end[strspn(end, " \t")] != '\0' || !isfinite(v) ||
-		    !(pr >= 0 && pr <= 1))
-			errx(2, "%s: not \"VALUE PROBABILITY\", a probability "
-			    "from 0 to 1: %s", path ? path : "stdin", line);
-		if (n == ncap) {
-			ncap = ncap ? 2 * ncap : 16;
-			if ((no = realloc(o, ncap * sizeof(*o))) == NULL)
-				err(2, NULL);
-			o = no;
-		}
-		o[n].value = v;
-		o[n++].p = pr;
+	read_pairs(path, &vs, &ps, outcome_ok,
+	    "\"VALUE PROBABILITY\", a probability from 0 to 1");
+	n = vs.n;
+	if ((o = calloc(n ? n : 1, sizeof(*o))) == NULL)
+		err(2, NULL);
+	for (i = 0; i < n; i++) {
+		o[i].value = vs.v[i];
+		o[i].p = ps.v[i];
 	}
-	free(line);
-	if (f != stdin)
-		fclose(f);
+	free(vs.v);
+	free(ps.v);
 	qsort(o, n, sizeof(*o), cmp_outcome);
 	for (i = 0; i < n; i++) {
 		c += o[i].p;
