@@ -5,6 +5,9 @@
 # (valid JSON, valid against docs/results.schema.json), test-ssh.sh
 # --compare (the right % and direction) and the SVG charts (well-formed,
 # with the plotted values). Needs no root and no test server.
+# Renders every recorded run many times: 901 s beside make stress-unit
+# (2026-12), past run.sh's default deadline.
+# run.sh timeout: 1800
 #
 # Each report and results.json must equal the golden one in
 # tests/data/golden. The recorded runs, all in one results folder:
