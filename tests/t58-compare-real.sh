@@ -234,7 +234,7 @@ test_expect 'REPEAT=2 login: two rounds, the median of their figures, its table'
 	test -f "$r/rounds/2/raw/login-samples.tsv" &&
 	test_kv "$r/data/login.env" figure_method repeat &&
 	test_kv "$r/data/login.env" figure_n 2 &&
-	# The median of two rounds by the kit's one definition (nearest
+	# The median of two rounds by the one definition of the kit (nearest
 	# rank, docs/data.md "The statistics engine"): the lower of the two.
 	want=$(tsv_select "$r/raw/repeat-figures.tsv" figure | sort -g | head -n 1) &&
 	test_kv "$r/data/login.env" figure "$want" &&
