@@ -181,7 +181,7 @@ test_expect 'a refused line leaves the running server and its config as they wer
 # file, as the auth test logs in (its -password host: the password
 # method only, askpass.sh prints the file); its status is ssh's.
 password_login () {
-	SSH_ASKPASS="$KIT_DIR/lib/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$STATE_DIR/password" \
+	SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force SSHPERF_PASSWORD_FILE="$STATE_DIR/password" \
 		timeout 30 ssh -F "$STATE_DIR/client/ssh_config" "$HOST_ALIAS-password" true </dev/null
 }
 
