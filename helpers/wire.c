@@ -7,6 +7,11 @@
  * socket any more, so TCP's small-queue limit does not count them as in
  * flight at the sender.
  *
+ * With -r FILE it also writes one line per packet as it arrives (its
+ * addresses, ports, TCP flags and payload length, on the one clock of
+ * the wire, both directions), and a mark line on SIGUSR1: the kit counts
+ * from them the turns of each connection (lib/wire.sh, wire_turns).
+ *
  * It stops at its deadline, on SIGTERM or SIGINT: the packets it still
  * holds are accepted at once, and it prints what it did. When it dies
  * without that, the kernel drops what it held and, with no program on the
@@ -33,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
+
 #include <libmnl/libmnl.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -54,6 +61,19 @@ struct config {
 	uint64_t	 deadline_ns;	/* relative */
 	uint64_t	 seed;
 	int		 no_realtime;	/* -n: ordinary scheduling */
+	const char	*record;	/* -r: the packets' record, or NULL */
+};
+
+/* The columns of the packets' record (-r; docs/data.md raw/wire-N-packets.tsv).
+ * A mark line has "mark" as src and its number as sport. */
+#define RECORD_HEADER	"ms\tsrc\tsport\tdst\tdport\tflags\tpayload"
+
+/* What the record keeps of one IPv4 TCP packet. */
+struct pktsum {
+	uint32_t	 src, dst;	/* network order */
+	uint16_t	 sport, dport;	/* host order */
+	char		 flags[4];	/* S, F, R or - */
+	uint32_t	 payload;	/* TCP payload bytes */
 };
 
 /* A packet held: its id in the queue and when it is due. */
@@ -135,6 +155,41 @@ lose_packet(uint64_t *state, double loss_pct)
 		return 1;
 	/* the top 53 bits as a uniform number in [0, 1) */
 	return (double)(next_random(state) >> 11) / 9007199254740992.0 * 100.0 < loss_pct;
+}
+
+/* Reads the IPv4 and TCP headers of a packet: PKT holds its first CAPLEN
+ * bytes, LEN is its whole length (of a GSO packet too). 0, or -1 when it
+ * is not IPv4 TCP or the headers are cut short. */
+static int
+packet_summary(const uint8_t *pkt, size_t caplen, uint32_t len, struct pktsum *ps)
+{
+	size_t ihl, doff, n = 0;
+	uint8_t fl;
+
+	if (caplen < 20 || (pkt[0] >> 4) != 4 || pkt[9] != IPPROTO_TCP)
+		return -1;
+	ihl = (size_t)(pkt[0] & 0x0f) * 4;
+	if (ihl < 20 || caplen < ihl + 14)
+		return -1;
+	doff = (size_t)(pkt[ihl + 12] >> 4) * 4;
+	if (doff < 20)
+		return -1;
+	memcpy(&ps->src, pkt + 12, 4);
+	memcpy(&ps->dst, pkt + 16, 4);
+	ps->sport = (uint16_t)(pkt[ihl] << 8 | pkt[ihl + 1]);
+	ps->dport = (uint16_t)(pkt[ihl + 2] << 8 | pkt[ihl + 3]);
+	fl = pkt[ihl + 13];
+	if (fl & 0x02)
+		ps->flags[n++] = 'S';
+	if (fl & 0x01)
+		ps->flags[n++] = 'F';
+	if (fl & 0x04)
+		ps->flags[n++] = 'R';
+	if (n == 0)
+		ps->flags[n++] = '-';
+	ps->flags[n] = '\0';
+	ps->payload = len > ihl + doff ? len - (uint32_t)(ihl + doff) : 0;
+	return 0;
 }
 
 /* "20" or "0.25" milliseconds into nanoseconds (rounded to the microsecond). */
@@ -260,7 +315,24 @@ struct packet_ctx {
 	struct counts		*counts;
 	uint64_t		*random_state;
 	uint64_t		 now_ns;
+	FILE			*record;	/* -r, or NULL */
+	uint64_t		 start_ns;
 };
+
+/* One line of the record for a packet (nothing for one not IPv4 TCP). */
+static void
+record_packet(FILE *f, uint64_t ms_ns, const uint8_t *pkt, size_t caplen, uint32_t len)
+{
+	struct pktsum ps;
+	char src[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN];
+
+	if (packet_summary(pkt, caplen, len, &ps) == -1 ||
+	    inet_ntop(AF_INET, &ps.src, src, sizeof(src)) == NULL ||
+	    inet_ntop(AF_INET, &ps.dst, dst, sizeof(dst)) == NULL)
+		return;
+	fprintf(f, "%.3f\t%s\t%u\t%s\t%u\t%s\t%u\n", ns_to_ms(ms_ns), src,
+	    (unsigned)ps.sport, dst, (unsigned)ps.dport, ps.flags, (unsigned)ps.payload);
+}
 
 static int
 on_packet(const struct nlmsghdr *nlh, void *data)
@@ -279,6 +351,10 @@ on_packet(const struct nlmsghdr *nlh, void *data)
 		len = ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN]));
 	else if (attr[NFQA_PAYLOAD] != NULL)
 		len = mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]);
+	if (ctx->record != NULL && attr[NFQA_PAYLOAD] != NULL)
+		record_packet(ctx->record, ctx->now_ns - ctx->start_ns,
+		    mnl_attr_get_payload(attr[NFQA_PAYLOAD]),
+		    mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]), len);
 
 	if (lose_packet(ctx->random_state, ctx->cfg->loss_pct)) {
 		send_verdict(ctx->nl, (uint16_t)ctx->cfg->queue_num, id, NF_DROP);
@@ -333,11 +409,13 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: sshperf-wire -q queue -d delay_ms [-n] [-l loss_pct] [-s seed] [-t seconds]\n"
+	    "usage: sshperf-wire -q queue -d delay_ms [-n] [-l loss_pct] [-r file] [-s seed] [-t seconds]\n"
 	    "  -q N   the NFQUEUE number the iptables rule sends the packets to\n"
 	    "  -d MS  the one-way delay in milliseconds (0 to 10000, e.g. 0.5)\n"
 	    "  -l P   percent of the packets lost at random (0 to 100; default 0)\n"
 	    "  -n     ordinary scheduling (default: SCHED_FIFO priority 1 when allowed)\n"
+	    "  -r F   write a line per packet to F (" RECORD_HEADER "),\n"
+	    "         with tabs; SIGUSR1 adds a line with src mark and sport its number\n"
 	    "  -s N   the seed of the losses (default 1)\n"
 	    "  -t S   deadline: stop after S seconds (default %d)\n"
 	    "Prints realtime= and ready=1 once the queue is bound, and at the end packets, bytes,\n"
@@ -360,10 +438,12 @@ main(int argc, char *argv[])
 	const char *errstr, *stopped = "deadline";
 	uint64_t start_ns, random_state;
 	sigset_t sigs;
+	FILE *record = NULL;
+	unsigned marks = 0;
 	int ch, have_q = 0, have_d = 0, tfd, sfd;
 
 	help_option(argc, argv, usage);
-	while ((ch = getopt(argc, argv, "q:d:l:ns:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "q:d:l:nr:s:t:")) != -1) {
 		switch (ch) {
 		case 'q':
 			cfg.queue_num = opt_u64("-q", optarg, 0, 65535);
@@ -379,6 +459,9 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			cfg.no_realtime = 1;
+			break;
+		case 'r':
+			cfg.record = optarg;
 			break;
 		case 's':
 			cfg.seed = opt_u64("-s", optarg, 1, UINT64_MAX);
@@ -415,6 +498,7 @@ main(int argc, char *argv[])
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &sigs, NULL) == -1)
 		err(2, "sigprocmask");
 	if ((sfd = signalfd(-1, &sigs, SFD_CLOEXEC)) == -1)
@@ -425,12 +509,19 @@ main(int argc, char *argv[])
 		err(2, "opening a netfilter netlink socket (needs CAP_NET_ADMIN)");
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
 		err(2, "mnl_socket_bind");
+	if (cfg.record != NULL) {
+		if ((record = fopen(cfg.record, "we")) == NULL)
+			err(2, "-r %s", cfg.record);
+		/* Fully buffered: written out at a mark and at the end. */
+		(void)setvbuf(record, NULL, _IOFBF, 1 << 20);
+		fprintf(record, RECORD_HEADER "\n");
+	}
 	bind_queue(nl, (uint16_t)cfg.queue_num);
 	printf("ready=1\n");
 	fflush(stdout);
 
-	ctx = (struct packet_ctx){ &cfg, nl, &counts, &random_state, 0 };
 	start_ns = now_ns();
+	ctx = (struct packet_ctx){ &cfg, nl, &counts, &random_state, 0, record, start_ns };
 	pfd[0] = (struct pollfd){ .fd = mnl_socket_get_fd(nl), .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = tfd, .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = sfd, .events = POLLIN };
@@ -450,8 +541,19 @@ main(int argc, char *argv[])
 		if (pfd[2].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
-			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-				stopped = strsignal((int)si.ssi_signo);
+			if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGUSR1) {
+				/* A mark in the record: what follows is the
+				 * next part of the run. */
+				if (record != NULL) {
+					fprintf(record, "%.3f\tmark\t%u\t-\t-\t-\t-\n",
+					    ns_to_ms(now_ns() - start_ns), ++marks);
+					(void)fflush(record);
+				}
+				continue;
+			}
+			stopped = strsignal((int)si.ssi_signo);
 			break;
 		}
 		if (pfd[0].revents & POLLIN) {
@@ -477,6 +579,8 @@ main(int argc, char *argv[])
 	}
 	release_due(nl, &cfg, &counts, UINT64_MAX);
 	mnl_socket_close(nl);
+	if (record != NULL && fclose(record) != 0)
+		warn("-r %s", cfg.record);
 
 	getrusage(RUSAGE_SELF, &ru);
 	printf("packets=%llu\nbytes=%llu\nlost=%llu\noverflow=%llu\nheld_max=%llu\n"

@@ -2,7 +2,8 @@
  * Unit tests of sshperf-wire's pure parts: the held packets leave first
  * in first out and only when due, a full fifo refuses, the losses follow
  * the percentage and repeat with the seed, the delay is parsed to the
- * microsecond and bad values are refused. (The wire itself, with real
+ * microsecond and bad values are refused, a packet's headers give the
+ * record its ports, flags and payload length. (The wire itself, with real
  * namespaces and queues, is tested in tests/t62-wire.sh.) Prints TAP.
  */
 #define main wire_main
@@ -90,9 +91,34 @@ test_parse(void)
 	ok(parse_delay_ms("ten", &ns, &e) == -1, "a word is refused (%s)", e);
 }
 
+static void
+test_summary(void)
+{
+	/* IPv4 (IHL 5) and TCP with a 32-byte header (doff 8), SYN | ACK,
+	 * 10.0.0.1:2222 -> 10.0.0.2:40000; LEN counts 100 payload bytes. */
+	uint8_t p[64] = { 0x45, 0, 0, 152, 0, 0, 0, 0, 64, IPPROTO_TCP, 0, 0,
+		10, 0, 0, 1, 10, 0, 0, 2,
+		0x08, 0xae, 0x9c, 0x40, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x12 };
+	struct pktsum ps = { 0 };
+
+	ok(packet_summary(p, sizeof(p), 152, &ps) == 0 && ps.sport == 2222 && ps.dport == 40000,
+	    "the ports are read (%u -> %u)", (unsigned)ps.sport, (unsigned)ps.dport);
+	ok(strcmp(ps.flags, "S") == 0 && ps.payload == 100, "a SYN with 100 payload bytes (%s %u)", ps.flags, (unsigned)ps.payload);
+	p[33] = 0x11;
+	ok(packet_summary(p, sizeof(p), 52, &ps) == 0 && strcmp(ps.flags, "F") == 0 && ps.payload == 0,
+	    "a FIN without payload (%s %u)", ps.flags, (unsigned)ps.payload);
+	p[33] = 0x10;
+	ok(packet_summary(p, sizeof(p), 65000, &ps) == 0 && strcmp(ps.flags, "-") == 0 && ps.payload == 65000 - 52,
+	    "a GSO packet counts its whole length (%u)", (unsigned)ps.payload);
+	ok(packet_summary(p, 30, 152, &ps) == -1, "headers cut short are refused");
+	p[9] = IPPROTO_UDP;
+	ok(packet_summary(p, sizeof(p), 152, &ps) == -1, "a packet not TCP is left out");
+}
+
 int
 main(void)
 {
+	test_summary();
 	test_fifo();
 	test_loss();
 	test_parse();
