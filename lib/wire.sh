@@ -309,22 +309,35 @@ wire_measure () {
 	return "$rc"
 }
 
+# wire_ssh_opts WHERE: the options that send ssh (or sftp, which hands
+# -o to its ssh) from WHERE to the test server, NUL-separated: none from
+# this host over loopback (WHERE=loopback); from the test host
+# (WHERE=testhost) the kit's end of the wire, the test host's first
+# source address, and the server's host key under its loopback name.
+wire_ssh_opts () {
+	[ "$1" = testhost ] || return 0
+	printf '%s\0' -o "HostName=$(wire_server_addr)" -o "BindAddress=$(wire_client_addr)" \
+		-o "HostKeyAlias=[127.0.0.1]:${SETTING[TEST_PORT]}"
+}
+
+# wire_where WHERE: the words that run a command there, NUL-separated:
+# none here, `ip netns exec` of the test host for WHERE=testhost.
+wire_where () {
+	[ "$1" = testhost ] || return 0
+	printf '%s\0' ip netns exec "$TESTHOST_NS"
+}
+
 # wire_logins WHERE N OUT: N logins one after another (sshperf-repeat,
 # ssh ... true with the default key), each timed from the start of ssh to
 # its exit: from the host to 127.0.0.1 (WHERE=loopback) or from the test
 # host across the wire (WHERE=testhost). Prints repeat's key=value lines.
 wire_logins () {
 	local where=$1 n=$2 out=$3 pid rc=0
-	local -a ssh_cmd=("$SSH" -F "$CLIENT_CONFIG")
-	if [ "$where" = testhost ]; then
-		ssh_cmd+=(-o "HostName=$(wire_server_addr)" -o "BindAddress=$(wire_client_addr)"
-			-o "HostKeyAlias=[127.0.0.1]:${SETTING[TEST_PORT]}")
-		ip netns exec "$TESTHOST_NS" "$HELPER_DIR/sshperf-repeat" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g 3 \
-			-o "$out" -- "${ssh_cmd[@]}" "$HOST_ALIAS" true >"$out.env" 2>"$out.err" </dev/null 9>&- &
-	else
-		"$HELPER_DIR/sshperf-repeat" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g 3 \
-			-o "$out" -- "${ssh_cmd[@]}" "$HOST_ALIAS" true >"$out.env" 2>"$out.err" </dev/null 9>&- &
-	fi
+	local -a in ssh_cmd=("$SSH" -F "$CLIENT_CONFIG")
+	mapfile -t -d '' in < <(wire_where "$where")
+	mapfile -t -d '' -O 3 ssh_cmd < <(wire_ssh_opts "$where")
+	"${in[@]}" "$HELPER_DIR/sshperf-repeat" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g 3 \
+		-o "$out" -- "${ssh_cmd[@]}" "$HOST_ALIAS" true >"$out.env" 2>"$out.err" </dev/null 9>&- &
 	pid=$!
 	WIRE_PROBES="$pid"
 	wait "$pid" || rc=$?
@@ -339,16 +352,12 @@ wire_logins () {
 # go to OUT.
 wire_keyecho () {
 	local where=$1 n=$2 out=$3 pid rc=0
-	local -a cmd=("$HELPER_DIR/sshperf-echo" -m ssh -r "${SETTING[ECHO_RATE]}" -n "$n"
-		-t "${SETTING[LOGIN_TIMEOUT]}" -o "$out.tsv" -- "$SSH" -tt -F "$CLIENT_CONFIG")
-	if [ "$where" = testhost ]; then
-		cmd+=(-o "HostName=$(wire_server_addr)" -o "BindAddress=$(wire_client_addr)"
-			-o "HostKeyAlias=[127.0.0.1]:${SETTING[TEST_PORT]}" "$HOST_ALIAS" cat)
-		ip netns exec "$TESTHOST_NS" "${cmd[@]}" >"$out" 2>"$out.err" </dev/null 9>&- &
-	else
-		cmd+=("$HOST_ALIAS" cat)
-		"${cmd[@]}" >"$out" 2>"$out.err" </dev/null 9>&- &
-	fi
+	local -a in opts
+	mapfile -t -d '' in < <(wire_where "$where")
+	mapfile -t -d '' opts < <(wire_ssh_opts "$where")
+	"${in[@]}" "$HELPER_DIR/sshperf-echo" -m ssh -r "${SETTING[ECHO_RATE]}" -n "$n" \
+		-t "${SETTING[LOGIN_TIMEOUT]}" -o "$out.tsv" -- "$SSH" -tt -F "$CLIENT_CONFIG" "${opts[@]}" \
+		"$HOST_ALIAS" cat >"$out" 2>"$out.err" </dev/null 9>&- &
 	pid=$!
 	WIRE_PROBES="$pid"
 	wait "$pid" || rc=$?
