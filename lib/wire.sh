@@ -203,19 +203,25 @@ wire_pid_is_ours () {
 		tr '\0' ' ' <"/proc/$1/cmdline" | grep -q "sshperf-wire -q $WIRE_QUEUE "
 }
 
-# wire_set RTT_MS OUTFILE: the wire at this distance: sshperf-wire holding
-# RTT/2 each way (its pid in WIRE_PID), the rules that hand it the
+# wire_set RTT_MS OUTFILE [RECORD]: the wire at this distance: sshperf-wire
+# holding RTT/2 each way (its pid in WIRE_PID), the rules that hand it the
 # packets, the rate limit. OUTFILE gets the helper's lines (ready=1, then
-# its counts at the end). Runs in the calling shell (no $(...)), so that a
-# signal to the script finds WIRE_PID set.
+# its counts at the end); RECORD, when given, a line per packet and the
+# marks of wire_mark (WIRE_RECORD, WIRE_MARKS). Runs in the calling shell
+# (no $(...)), so that a signal to the script finds WIRE_PID set.
 wire_set () {
 	local rtt=$1 out=$2 one_way i rate burst limit dev
+	local -a record=()
 	one_way=$(awk -v r="$rtt" 'BEGIN { printf "%.3f", r / 2 }')
 	WIRE_OUT=$out
+	WIRE_RECORD=${3:-}
+	WIRE_MARKS=0
+	WIRE_MARK_OF=()
+	[ -z "$WIRE_RECORD" ] || record=(-r "$WIRE_RECORD")
 	# With a deadline of its own: a run killed with SIGKILL leaves no
 	# wire running for longer than a long run could need.
 	ip netns exec "$WIRE_NS" setsid "$HELPER_DIR/sshperf-wire" -q "$WIRE_QUEUE" -d "$one_way" \
-		-l "${SETTING[NETWORK_LOSS_PCT]}" -t 21600 >"$out" 2>&1 </dev/null 9>&- &
+		-l "${SETTING[NETWORK_LOSS_PCT]}" "${record[@]}" -t 21600 >"$out" 2>&1 </dev/null 9>&- &
 	WIRE_PID=$!
 	record wirepid "$WIRE_PID"
 	for i in $(seq 1 $((WIRE_STEP_SECONDS * 20))); do
@@ -408,10 +414,285 @@ wire_down () {
 	return 0
 }
 
+# wire_mark NAME: a mark in the packets' record of the wire in place
+# (sshperf-wire writes it on SIGUSR1): what crosses the wire after it, up
+# to the next mark, is the part NAME of the distance (wire_part). Waits
+# until the mark is written (status 1 when it is not, within
+# WIRE_STEP_SECONDS). WIRE_MARKS is its number, WIRE_MARK_OF[NAME] too.
+declare -A WIRE_MARK_OF=()
+wire_mark () {
+	local i
+	WIRE_MARKS=$((WIRE_MARKS + 1))
+	WIRE_MARK_OF[$1]=$WIRE_MARKS
+	[ -n "$WIRE_RECORD" ] && wire_pid_is_ours "$WIRE_PID" || return 1
+	kill -USR1 "$WIRE_PID" 2>/dev/null || return 1
+	for i in $(seq 1 $((WIRE_STEP_SECONDS * 20))); do
+		grep -q "^[0-9.]*	mark	$WIRE_MARKS	" "$WIRE_RECORD" 2>/dev/null && return 0
+		wire_nap
+	done
+	return 1
+}
+
+# wire_turns RECORD FROM TO RTT_MS: the TCP connections to the test server
+# that began (SYN from the test host) between marks FROM and TO of a
+# packets' record (0: its start), one line each: "client legs round_trips
+# client_bytes server_bytes flight_bytes".
+#
+# A leg is a run of data-carrying segments (payload, or SYN) in one
+# direction; a segment in the other direction starts the next leg only
+# when it can be an answer: it reached the wire at least RTT/2 after the
+# leg began (the wire releases a packet RTT/2 after it arrives, and the
+# other end is next to the wire). A segment sent before its peer's leg
+# could have arrived (both banners, say) is part of no turn. round_trips
+# is half the legs up to the server's last data: what the client sends
+# after it (its close) waits for nothing. flight_bytes: the most payload
+# the test host sent within one RTT (an upload's data in flight).
+wire_turns () {
+	[ -s "$1" ] || return 0
+	awk -F'\t' -v from="$2" -v to="$3" -v d="$4" -v srv="$(wire_server_addr)" -v port="${SETTING[TEST_PORT]}" '
+		NR == 1 { next }
+		$2 == "mark" { m = $3 + 0; next }
+		m < from || m >= to { next }
+		{
+			if ($4 == srv && $5 == port) { dir = "c"; k = $2 ":" $3 }
+			else if ($2 == srv && $3 == port) { dir = "s"; k = $4 ":" $5 }
+			else next
+			t = $1 + 0; b = $7 + 0
+			if (b == 0 && $6 !~ /S/) next
+			if (k in skip) next
+			if (!(k in leg)) {
+				if ($6 !~ /S/ || dir != "c") { skip[k] = 1; next }
+				leg[k] = 1; cur[k] = dir; t0[k] = t; keys[++n] = k; last[k] = 0
+			} else if (dir != cur[k] && t >= t0[k] + d / 2 - 0.01) {
+				leg[k]++; cur[k] = dir; t0[k] = t
+			}
+			if (cur[k] == "s") last[k] = leg[k]
+			bytes[k, dir] += b
+			if (dir == "c" && b > 0) { np[k]++; pt[k, np[k]] = t; pb[k, np[k]] = b }
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				k = keys[i]; f = 0; sum = 0; lo = 1
+				for (j = 1; j <= np[k]; j++) {
+					sum += pb[k, j]
+					while (pt[k, j] - pt[k, lo] >= d) { sum -= pb[k, lo]; lo++ }
+					if (sum > f) f = sum
+				}
+				printf "%s %d %.1f %d %d %d\n", k, leg[k], last[k] / 2, bytes[k, "c"], bytes[k, "s"], f
+			}
+		}' "$1"
+}
+
+# The files of the sftp runs at a distance: SFTP_SMALL_FILES of
+# SFTP_SMALL_FILE_KB, at most this many (each costs round trips).
+WIRE_SFTP_FILES_MAX=50
+# The transfer at a distance: TRANSFER_MB, at most this many MB (10^6
+# bytes): at 50 ms the window lets some 40 MB/s through, so 128 MB take
+# about 3 s, and the ramp of TCP's slow start is a small part of them.
+WIRE_TRANSFER_MB_MAX=128
+WIRE_SFTP_LOCAL=""
+WIRE_SFTP_REMOTE=""
+
+# wire_loopback_ssh ARGS...: ssh to the test server from this host over
+# loopback (the checks and the tidying of the sftp runs, never timed).
+wire_loopback_ssh () {
+	timeout --kill-after=2 "${SETTING[LOGIN_TIMEOUT]}" "$SSH" -F "$CLIENT_CONFIG" -o BatchMode=yes "$HOST_ALIAS" "$@" </dev/null
+}
+
+# wire_files_up N BYTES: the small files of the sftp runs (N files of
+# BYTES, here) and a folder of the test user's on the server for them.
+# Status 1 with a line on stderr when they cannot be made.
+wire_files_up () {
+	local n=$1 bytes=$2 base r
+	at_exit wire_files_down
+	WIRE_SFTP_LOCAL=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-wire.XXXXXX") || return 1
+	mkdir "$WIRE_SFTP_LOCAL/small"
+	head -c "$((n * bytes))" /dev/urandom | (cd "$WIRE_SFTP_LOCAL/small" && split -b "$bytes" -a 6 -d - f) ||
+		{ echo "cannot write the small files in $WIRE_SFTP_LOCAL" >&2; return 1; }
+	: >"$WIRE_SFTP_LOCAL/login.batch"
+	# shellcheck disable=SC2016 # $HOME is the server's, expanded there
+	base='$HOME'
+	[ -z "$(server_get SFTP_DIR)" ] || base=$(server_get SFTP_DIR)
+	r=$(wire_loopback_ssh "mktemp -d \"$base/sshperf-wire.XXXXXX\"" 2>&1) ||
+		{ echo "cannot make a folder on the server over ssh: $r" >&2; return 1; }
+	case $r in
+	/*/sshperf-wire.*) WIRE_SFTP_REMOTE=$r ;;
+	*) echo "the server made the folder \"$r\"" >&2; return 1 ;;
+	esac
+}
+
+# wire_files_down: removes what wire_files_up made (safe to repeat).
+wire_files_down () {
+	if [ -n "$WIRE_SFTP_REMOTE" ]; then
+		wire_loopback_ssh rm -rf -- "$WIRE_SFTP_REMOTE" >/dev/null 2>&1 || rm -rf -- "$WIRE_SFTP_REMOTE"
+		WIRE_SFTP_REMOTE=""
+	fi
+	if [ -n "$WIRE_SFTP_LOCAL" ]; then
+		rm -rf -- "$WIRE_SFTP_LOCAL"
+		WIRE_SFTP_LOCAL=""
+	fi
+}
+
+# wire_sftp WHERE BATCH TIMEOUT OUT: one timed 'sftp -b BATCH' from WHERE
+# (sshperf-xfer run -o: from sftp's echo of its first command to its exit).
+wire_sftp () {
+	local where=$1 batch=$2 timeout=$3 out=$4 pid rc=0
+	local -a in opts
+	mapfile -t -d '' in < <(wire_where "$where")
+	mapfile -t -d '' opts < <(wire_ssh_opts "$where")
+	"${in[@]}" "$HELPER_DIR/sshperf-xfer" run -o -t "$timeout" -- "$SFTP" -b "$batch" -F "$CLIENT_CONFIG" \
+		"${opts[@]}" "$HOST_ALIAS" >"$out" 2>"$out.err" </dev/null 9>&- &
+	pid=$!
+	WIRE_PROBES="$pid"
+	wait "$pid" || rc=$?
+	WIRE_PROBES=""
+	return "$rc"
+}
+
+# wire_sftp_files WHERE TAG N BYTES OUT [MARK]: the N small files up in one
+# sftp run from WHERE into a folder TAG of their own on the server, after
+# an sftp run that only logs in (the base of the round trips per file;
+# wire_mark sftp-login and sftp-files before each, when MARK is given); the files
+# checked by count and size. OUT gets the run's key=value lines and
+# check=ok or what was wrong; OUT-login the login-only run's.
+wire_sftp_files () {
+	local where=$1 tag=$2 n=$3 bytes=$4 out=$5 mark=${6:-} dir got t
+	dir="$WIRE_SFTP_REMOTE/$tag"
+	t=$((60 + n * 2))
+	wire_loopback_ssh mkdir -- "$dir" >"$out.mkdir" 2>&1 || { printf 'check=cannot make %s: %s\n' "$dir" "$(tail -n 1 "$out.mkdir")" >"$out"; return 1; }
+	printf 'put "%s/"* "%s/"\n' "$WIRE_SFTP_LOCAL/small" "$dir" >"$out.batch"
+	[ -z "$mark" ] || wire_mark sftp-login || true
+	wire_sftp "$where" "$WIRE_SFTP_LOCAL/login.batch" "$t" "$out-login" || true
+	[ -z "$mark" ] || wire_mark sftp-files || true
+	wire_sftp "$where" "$out.batch" "$t" "$out" || true
+	got=$(wire_loopback_ssh "find '$dir' -type f -printf '%s\n'" 2>/dev/null |
+		awk -v s="$bytes" '{ n++; if ($1 != s) bad++ } END { print n + 0, bad + 0 }')
+	if [ -z "$got" ]; then
+		printf 'check=missing\n'
+	elif [ "${got% *}" != "$n" ]; then
+		printf 'check=%s of %s files arrived\n' "${got% *}" "$n"
+	elif [ "${got#* }" != 0 ]; then
+		printf 'check=%s files of the wrong size\n' "${got#* }"
+	else
+		printf 'check=ok\n'
+	fi >>"$out"
+	wire_loopback_ssh rm -rf -- "$dir" >/dev/null 2>&1 || true
+	[ "$(kv_get "$out" check)" = ok ] && [ "$(kv_get "$out" status)" = ok ]
+}
+
+# wire_transfer WHERE BYTES RTT_MS OUT: one upload of BYTES through ssh with
+# the default cipher from WHERE into 'wc -c' on the server, as the
+# transfer test does (sshperf-xfer up, timed from the session's "ready"
+# to the last byte counted); ssh at LogLevel DEBUG2, whose "open confirm
+# rwindow" line names the server's channel window. Status 0 when every
+# byte arrived.
+wire_transfer () {
+	local where=$1 bytes=$2 rtt=$3 out=$4 pid rc=0 t
+	local -a in opts
+	mapfile -t -d '' in < <(wire_where "$where")
+	mapfile -t -d '' opts < <(wire_ssh_opts "$where")
+	# A minute, plus the time at 5 MB/s, plus twice the time the default
+	# window (2 MB) allows at this distance.
+	t=$(awk -v b="$bytes" -v r="$rtt" 'BEGIN { printf "%d", 60 + b / 5e6 + 2 * b / 2097152 * r / 1000 }')
+	"${in[@]}" "$HELPER_DIR/sshperf-xfer" up -n "$bytes" -k 8 -t "$t" -- "$SSH" -F "$CLIENT_CONFIG" "${opts[@]}" \
+		-o Compression=no -o LogLevel=DEBUG2 "$HOST_ALIAS" 'echo ready; exec wc -c' >"$out" 2>"$out.err" </dev/null 9>&- &
+	pid=$!
+	WIRE_PROBES="$pid"
+	wait "$pid" || rc=$?
+	WIRE_PROBES=""
+	return "$rc"
+}
+
+# wire_window FILE: the channel window the server gave the client (bytes),
+# from ssh's DEBUG2 line "channel N: open confirm rwindow W rmax M".
+wire_window () {
+	sed -n 's/.*open confirm rwindow \([0-9]*\) rmax.*/\1/p' "$1" 2>/dev/null | head -n 1
+}
+
+# wire_median: the median of the numbers on stdin, or nothing.
+wire_median () {
+	sort -g | awk '{ v[++n] = $1 } END { if (n) printf "%.1f\n", (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
+}
+
+# wire_far WHERE RTT_MS ROW: the sftp files and the transfer from WHERE
+# (loopback at 0, the test host at a distance) into the row (an
+# associative array's name); wire_mark before each at a distance.
+# shellcheck disable=SC2154 # far_row: the caller's associative array
+wire_far () {
+	local where=$1 d=$2 files kb out
+	local -n far_row=$3
+	files=${SETTING[SFTP_SMALL_FILES]}
+	[ "$files" -le "$WIRE_SFTP_FILES_MAX" ] || files=$WIRE_SFTP_FILES_MAX
+	kb=${SETTING[SFTP_SMALL_FILE_KB]}
+	far_row[sftp_files]=$files
+	far_row[sftp_file_kb]=$kb
+	out="$RAW_DIR/wire-$d-sftp.env"
+	if [ -z "$WIRE_SFTP_REMOTE" ]; then
+		far_row[sftp_check]="not run: ${WIRE_FILES_WHY:-the files were not made}"
+	else
+		progress "distance $d ms: $files files of $kb KB up in one sftp run"
+		wire_sftp_files "$where" "d$d" "$files" "$((kb * 1000))" "$out" "$([ "$where" = testhost ] && echo mark)" || true
+		far_row[sftp_check]=$(kv_get "$out" check)
+		[ "$(kv_get "$out" status)" = ok ] || far_row[sftp_check]="sftp $(kv_get "$out" status) (exit $(kv_get "$out" exit)): $(grep -v '^sftp> ' "$out.err" 2>/dev/null | tr -d '\r' | grep -v '^$' | tail -n 1)"
+		[ "${far_row[sftp_check]}" != ok ] ||
+			far_row[sftp_files_per_s]=$(awk -v n="$files" -v s="$(kv_get "$out" output_seconds)" 'BEGIN { if (s + 0 > 0) printf "%.1f", n / s }')
+	fi
+	far_row[xfer_mb]=${SETTING[TRANSFER_MB]}
+	[ "${far_row[xfer_mb]}" -le "$WIRE_TRANSFER_MB_MAX" ] || far_row[xfer_mb]=$WIRE_TRANSFER_MB_MAX
+	out="$RAW_DIR/wire-$d-transfer.env"
+	progress "distance $d ms: ${far_row[xfer_mb]} MB up through one ssh connection"
+	[ "$where" != testhost ] || wire_mark transfer || true
+	wire_transfer "$where" "$((far_row[xfer_mb] * 1000000))" "$d" "$out" || true
+	[ "$where" != testhost ] || wire_mark transfer-end || true
+	far_row[xfer_bytes]=$(kv_get "$out" bytes)
+	far_row[xfer_window_bytes]=$(wire_window "$out.err")
+	if [ "$(kv_get "$out" status)" = ok ] && [ "${far_row[xfer_bytes]}" = "$((far_row[xfer_mb] * 1000000))" ]; then
+		far_row[xfer_check]=ok
+		far_row[xfer_mbs]=$(kv_get "$out" mbs)
+	else
+		far_row[xfer_check]="$(kv_get "$out" status): ${far_row[xfer_bytes]:-0} of $((far_row[xfer_mb] * 1000000)) bytes arrived (ssh exit $(kv_get "$out" exit)): $(grep -v '^debug' "$out.err" 2>/dev/null | tail -n 1)"
+	fi
+}
+
+# wire_part NAME RTT_MS: wire_turns of the part NAME of the distance in
+# WIRE_RECORD (from its wire_mark to the next one); nothing when it had
+# no mark.
+wire_part () {
+	local m=${WIRE_MARK_OF[$1]:-}
+	[ -n "$m" ] || return 0
+	wire_turns "$WIRE_RECORD" "$m" "$((m + 1))" "$2"
+}
+
+# wire_far_packets RTT_MS CIPHER_MBS ROW: what the packets of a distance
+# show (wire_part: the logins, the sftp runs, the transfer), and the
+# bounds that follow, into the row.
+# shellcheck disable=SC2154 # pk_row: the caller's associative array
+wire_far_packets () {
+	local d=$1 cipher=$2 a b
+	local -n pk_row=$3
+	pk_row[login_rt_packets]=$(wire_part logins "$d" | awk '{ print $3 }' | wire_median)
+	a=$(wire_part sftp-login "$d" | awk 'NR == 1 { print $3 }')
+	b=$(wire_part sftp-files "$d" | awk 'NR == 1 { print $3 }')
+	if [ -n "$a" ] && [ -n "$b" ] && [ "${pk_row[sftp_check]}" = ok ]; then
+		pk_row[sftp_rt_per_file]=$(awk -v a="$a" -v b="$b" -v n="${pk_row[sftp_files]}" 'BEGIN { printf "%.2f", (b - a) / n }')
+		pk_row[sftp_bound_files_per_s]=$(awk -v r="${pk_row[sftp_rt_per_file]}" -v d="$d" 'BEGIN { if (r > 0) printf "%.1f", 1000 / (r * d) }')
+	fi
+	pk_row[xfer_flight_bytes]=$(wire_part transfer "$d" | sort -k4,4n | awk 'END { print $6 }')
+	[ -n "${pk_row[xfer_window_bytes]}" ] || return 0
+	a=$(awk -v w="${pk_row[xfer_window_bytes]}" -v d="$d" 'BEGIN { printf "%.1f", w / (d / 1000) / 1e6 }')
+	if [ -n "$cipher" ] && awk -v c="$cipher" -v w="$a" 'BEGIN { exit !(c + 0 < w + 0) }'; then
+		pk_row[xfer_bound]=cipher
+		pk_row[xfer_bound_mbs]=$cipher
+	else
+		pk_row[xfer_bound]=window
+		pk_row[xfer_bound_mbs]=$a
+	fi
+}
+
 # ---- A run at its distances (test-ssh.sh) ---------------------------------
 
 # raw/wire.tsv: one row per distance above 0 (docs/data.md).
-WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips keyecho_n keyecho_ms_p50 keyecho_ms_p99 status warning"
+WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
 # The logins at each distance: LOGIN_SAMPLES, at most this many; the
 # keystroke echoes: ECHO_COUNT, at most this many.
 WIRE_LOGINS_MAX=50
@@ -447,18 +728,47 @@ wire_clear_current () {
 	WIRE_PID=""
 }
 
+# wire_far_status ROW: the row's status FAIL with the reason, when its
+# sftp files or its transfer did not all arrive (a short transfer is a
+# failure, not a slower figure).
+# shellcheck disable=SC2154 # st_row: the caller's associative array
+wire_far_status () {
+	local -n st_row=$1
+	if [ -n "${st_row[sftp_check]}" ] && [ "${st_row[sftp_check]}" != ok ]; then
+		case ${st_row[sftp_check]} in
+		'not run:'*) [ "${st_row[status]}" = FAIL ] || st_row[status]=ERROR ;;
+		*) st_row[status]=FAIL ;;
+		esac
+		st_row[warning]="${st_row[warning]:+${st_row[warning]}; }the sftp files: ${st_row[sftp_check]}"
+	fi
+	if [ -n "${st_row[xfer_check]}" ] && [ "${st_row[xfer_check]}" != ok ]; then
+		st_row[status]=FAIL
+		st_row[warning]="${st_row[warning]:+${st_row[warning]}; }the transfer: ${st_row[xfer_check]}"
+	fi
+}
+
 # wire_run_distances: every distance above 0 in turn: the wire made, then
-# measured (sshperf-wireprobe), then taken down again; a row of
-# raw/wire.tsv each. A helper that died during its distance is said so
-# (fail-closed: its packets were dropped, nothing crossed the wire at 0).
+# measured (sshperf-wireprobe), the logins, keystrokes, sftp files and a
+# transfer across it, with a record of its packets (marked per part),
+# then taken down again; a row of raw/wire.tsv each, after one for 0 by
+# the same method over loopback. A helper that died during its distance
+# is said so (fail-closed: its packets were dropped, nothing crossed the
+# wire at 0).
 wire_run_distances () {
-	local d table="$RAW_DIR/wire.tsv" probe n login0="" logins ne keyecho
+	local d table="$RAW_DIR/wire.tsv" probe n login0="" logins ne keyecho cipher0="" files
 	local -A row
 	n=${SETTING[LOGIN_SAMPLES]}
 	[ "$n" -le "$WIRE_LOGINS_MAX" ] || n=$WIRE_LOGINS_MAX
 	ne=${SETTING[ECHO_COUNT]}
 	[ "$ne" -le "$WIRE_ECHOES_MAX" ] || ne=$WIRE_ECHOES_MAX
+	files=${SETTING[SFTP_SMALL_FILES]}
+	[ "$files" -le "$WIRE_SFTP_FILES_MAX" ] || files=$WIRE_SFTP_FILES_MAX
 	tsv_header "$WIRE_COLUMNS" >"$table"
+	WIRE_FILES_WHY=""
+	if ! wire_files_up "$files" "$((SETTING[SFTP_SMALL_FILE_KB] * 1000))" 2>"$RAW_DIR/wire-files.err"; then
+		WIRE_FILES_WHY=$(tail -n 1 "$RAW_DIR/wire-files.err")
+		wire_files_down
+	fi
 	# Distance 0 by the same method: the logins' base.
 	progress "distance 0 ms: $n logins from this host over loopback (the base of the round trips per login)"
 	row=([rtt_ms]=0 [mbit]=none [loss_pct]=0 [helper]=none)
@@ -479,12 +789,15 @@ wire_run_distances () {
 	row[keyecho_n]=$(kv_get "$keyecho" n)
 	row[keyecho_ms_p50]=$(kv_get "$keyecho" p50)
 	row[keyecho_ms_p99]=$(kv_get "$keyecho" p99)
+	wire_far loopback 0 row
+	wire_far_status row
+	cipher0=${row[xfer_mbs]}
 	tsv_row row "$WIRE_COLUMNS" >>"$table"
 	for d in $(wire_distances); do
 		row=([rtt_ms]="$d" [mbit]="${SETTING[NETWORK_MBIT]:-none}" [loss_pct]="${SETTING[NETWORK_LOSS_PCT]}")
 		probe="$RAW_DIR/wire-$d-probe.env"
 		progress "distance $d ms: the wire made and measured (TCP connect and one-byte echo)"
-		if ! wire_set "$d" "$RAW_DIR/wire-$d-helper.env"; then
+		if ! wire_set "$d" "$RAW_DIR/wire-$d-helper.env" "$RAW_DIR/wire-$d-packets.tsv"; then
 			row[status]=ERROR
 			row[warning]="the wire's helper did not start: $(head -n 1 "$WIRE_OUT" 2>/dev/null)"
 			wire_clear_current
@@ -503,6 +816,7 @@ wire_run_distances () {
 		if [ "${row[probe_failed]:-1}" = 0 ]; then
 			progress "distance $d ms: $n logins from the test host across the wire"
 			logins="$RAW_DIR/wire-$d-logins.tsv"
+			wire_mark logins || true
 			wire_logins testhost "$n" "$logins" || row[warning]="${row[warning]:+${row[warning]}; }the logins across the wire failed: $(tail -n 1 "$logins.err" 2>/dev/null)"
 			row[login_n]=$(kv_get "$logins.env" n)
 			row[login_ms_p50]=$(kv_get "$logins.env" p50)
@@ -512,10 +826,12 @@ wire_run_distances () {
 				row[login_round_trips]=$(awk -v a="${row[login_ms_p50]}" -v b="$login0" -v d="$d" 'BEGIN { printf "%.1f", (a - b) / d }')
 			progress "distance $d ms: $ne keystrokes through one ssh session across the wire"
 			keyecho="$RAW_DIR/wire-$d-keyecho.env"
+			wire_mark keyecho || true
 			wire_keyecho testhost "$ne" "$keyecho" || row[warning]="${row[warning]:+${row[warning]}; }the keystroke echo across the wire failed: $(tail -n 1 "$keyecho.err" 2>/dev/null)"
 			row[keyecho_n]=$(kv_get "$keyecho" n)
 			row[keyecho_ms_p50]=$(kv_get "$keyecho" p50)
 			row[keyecho_ms_p99]=$(kv_get "$keyecho" p99)
+			wire_far testhost "$d" row
 		fi
 		wire_clear_current
 		row[helper]=$WIRE_STATE
@@ -531,8 +847,12 @@ wire_run_distances () {
 			row[warning]="the probe through the wire failed (${row[probe_failed]:-no answer} failures)"
 		else
 			row[status]=ok
+			wire_far_packets "$d" "$cipher0" row
+			wire_far_status row
 		fi
 		tsv_row row "$WIRE_COLUMNS" >>"$table"
-		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${login0:--} ms at 0): ${row[login_round_trips]:--} round trips per login; keystroke echo p50 ${row[keyecho_ms_p50]:--} ms, p99 ${row[keyecho_ms_p99]:--} ms (${row[keyecho_n]:-0}) -> ${row[status]}${row[warning]:+; ${row[warning]}}"
+		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${login0:--} ms at 0): ${row[login_round_trips]:--} round trips per login, ${row[login_rt_packets]:--} in the packets; keystroke echo p50 ${row[keyecho_ms_p50]:--} ms, p99 ${row[keyecho_ms_p99]:--} ms (${row[keyecho_n]:-0}); sftp ${row[sftp_files_per_s]:--} files/s, ${row[sftp_rt_per_file]:--} round trips a file, bound ${row[sftp_bound_files_per_s]:--} files/s; transfer ${row[xfer_mbs]:--} MB/s of ${row[xfer_mb]:--} MB, bound ${row[xfer_bound_mbs]:--} MB/s (${row[xfer_bound]:--}) -> ${row[status]}${row[warning]:+; ${row[warning]}}"
 	done
+	# The files' folders (wire_files_up's at_exit).
+	at_exit_pop
 }

@@ -370,9 +370,10 @@ fi
 	[ -z "$sep" ] || printf '\n  '
 	printf '}'
 	# The distances (raw/wire.tsv, lib/wire.sh): only in a run that had
-	# any, one object per row, every column of docs/data.md.
+	# any, one object per row, every column of docs/data.md (the table's
+	# own header: a run of an older kit has fewer).
 	if [ -f "$RUN_DIR/raw/wire.tsv" ]; then
-		WIRE_TSV_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips keyecho_n keyecho_ms_p50 keyecho_ms_p99 status warning"
+		WIRE_TSV_COLUMNS=$(head -n 1 "$RUN_DIR/raw/wire.tsv" | tr '\t' ' ')
 		printf ',\n  "distance": ['
 		tsv_select "$RUN_DIR/raw/wire.tsv" $WIRE_TSV_COLUMNS |
 			awk -F'\t' -v cols="$WIRE_TSV_COLUMNS" "$JSON_AWK"'
