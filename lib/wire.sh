@@ -637,6 +637,8 @@ wire_far () {
 		[ "${far_row[sftp_check]}" != ok ] ||
 			far_row[sftp_files_per_s]=$(awk -v n="$files" -v s="$(kv_get "$out" output_seconds)" 'BEGIN { if (s + 0 > 0) printf "%.1f", n / s }')
 	fi
+	# The wire's helper died: nothing more crosses it (failed closed).
+	[ "$where" != testhost ] || wire_pid_is_ours "$WIRE_PID" || return 0
 	far_row[xfer_mb]=${SETTING[TRANSFER_MB]}
 	[ "${far_row[xfer_mb]}" -le "$WIRE_TRANSFER_MB_MAX" ] || far_row[xfer_mb]=$WIRE_TRANSFER_MB_MAX
 	out="$RAW_DIR/wire-$d-transfer.env"
@@ -824,6 +826,10 @@ wire_run_distances () {
 			# Round trips per login: what the distance added, in round trips.
 			[ -z "$login0" ] || [ -z "${row[login_ms_p50]}" ] ||
 				row[login_round_trips]=$(awk -v a="${row[login_ms_p50]}" -v b="$login0" -v d="$d" 'BEGIN { printf "%.1f", (a - b) / d }')
+		fi
+		# Each part only while the wire holds (a helper that died makes
+		# every connection wait out its deadline: the wire failed closed).
+		if [ "${row[probe_failed]:-1}" = 0 ] && wire_pid_is_ours "$WIRE_PID"; then
 			progress "distance $d ms: $ne keystrokes through one ssh session across the wire"
 			keyecho="$RAW_DIR/wire-$d-keyecho.env"
 			wire_mark keyecho || true
@@ -831,6 +837,8 @@ wire_run_distances () {
 			row[keyecho_n]=$(kv_get "$keyecho" n)
 			row[keyecho_ms_p50]=$(kv_get "$keyecho" p50)
 			row[keyecho_ms_p99]=$(kv_get "$keyecho" p99)
+		fi
+		if [ "${row[probe_failed]:-1}" = 0 ] && wire_pid_is_ours "$WIRE_PID"; then
 			wire_far testhost "$d" row
 		fi
 		wire_clear_current

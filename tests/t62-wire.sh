@@ -6,8 +6,11 @@
 # it found it (namespaces, links, addresses, routes, rules, iptables, nft)
 # after a run with distances, after SIGINT in the middle of a distance,
 # and after the wire's helper was killed (which the run reports: the wire
-# failed closed). The traffic stays in the namespaces the kit makes, on
-# addresses of NETWORK_RANGE.
+# failed closed). At a distance the run also counts the round trips of a
+# login in the packets, puts small files with sftp and makes one
+# transfer, every byte of which arrives. The turns are counted right in a
+# record made up here. The traffic stays in the namespaces the kit makes,
+# on addresses of NETWORK_RANGE.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/procs.sh"
 # shellcheck source=lib/data.sh
@@ -21,7 +24,9 @@ if ! command -v iptables >/dev/null || ! unshare --net true 2>/dev/null; then
 fi
 # A range of this instance's own in the block set aside for benchmarks.
 NETWORK_RANGE=198.18.$(( $(instance_port_offset "$TEST_INSTANCE") % 200 + 20 )).0/24
-export NETWORK_RANGE RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=2
+# Small samples: the test checks that each part ran and what it gave,
+# not how fast.
+export NETWORK_RANGE RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=2 ECHO_COUNT=20 SFTP_SMALL_FILES=5 SFTP_SMALL_FILE_KB=4 TRANSFER_MB=8
 mkdir -p "$RESULTS_DIR"
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
@@ -45,6 +50,45 @@ net_snapshot () {
 	if command -v nft >/dev/null; then nft list ruleset | sed 's/counter packets [0-9]* bytes [0-9]*/counter/'; fi
 }
 net_snapshot >"$TEST_TMP/net.before"
+
+# A made-up record of the wire at 10 ms (ms src sport dst dport flags
+# payload, as sshperf-wire -r writes it): one login from the test host
+# between marks 1 and 2, with a server packet sent before the client's
+# leg could have reached it (no turn), pure ACKs and the client's close
+# after the server's last data (no round trip); before mark 1 a
+# connection of another part, on the port of the test server, and a
+# probe on another port inside the part.
+q_to_tab >"$TEST_TMP/record.tsv" <<-EOF
+	msQsrcQsportQdstQdportQflagsQpayload
+	0.100Q198.18.99.129Q39999Q198.18.99.1Q2222QSQ0
+	0.200Q198.18.99.129Q39999Q198.18.99.1Q2222Q-Q500
+	1.000QmarkQ1Q-Q-Q-Q-
+	2.000Q198.18.99.129Q40000Q198.18.99.1Q2222QSQ0
+	7.000Q198.18.99.1Q2222Q198.18.99.129Q40000QSQ0
+	12.000Q198.18.99.129Q40000Q198.18.99.1Q2222Q-Q21
+	13.000Q198.18.99.1Q2222Q198.18.99.129Q40000Q-Q30
+	17.100Q198.18.99.1Q2222Q198.18.99.129Q40000Q-Q1000
+	17.200Q198.18.99.129Q40000Q198.18.99.1Q2222Q-Q0
+	22.300Q198.18.99.129Q40000Q198.18.99.1Q2222Q-Q1500
+	22.400Q198.18.99.129Q40000Q198.18.99.1Q2222Q-Q100
+	23.000Q198.18.99.129Q41000Q198.18.99.1Q7777QSQ0
+	27.500Q198.18.99.1Q2222Q198.18.99.129Q40000Q-Q600
+	32.600Q198.18.99.129Q40000Q198.18.99.1Q2222Q-Q200
+	37.700Q198.18.99.1Q2222Q198.18.99.129Q40000Q-Q80
+	42.800Q198.18.99.129Q40000Q198.18.99.1Q2222Q-Q36
+	42.900Q198.18.99.129Q40000Q198.18.99.1Q2222QFQ0
+	50.000QmarkQ2Q-Q-Q-Q-
+	51.000Q198.18.99.129Q40001Q198.18.99.1Q2222QSQ0
+EOF
+test_expect 'the turns of a connection are counted from its packets, the answers only, up to the server last data' '
+	(
+		declare -A SETTING=([NETWORK_RANGE]=198.18.99.0/24 [TEST_PORT]=2222)
+		. "$KIT_DIR/lib/wire.sh"
+		wire_turns "$TEST_TMP/record.tsv" 1 2 10
+	) >"$TEST_TMP/turns" &&
+	echo "198.18.99.129:40000 9 4.0 1857 1710 1600" >"$TEST_TMP/want" &&
+	test_cmp "$TEST_TMP/want" "$TEST_TMP/turns"
+'
 
 # refused SETTING=VALUE...: start with these settings exits 2 with one
 # line and changes nothing.
@@ -119,6 +163,20 @@ test_expect 'a run with a distance measures its wire before it and leaves no hel
 	# they added (a number; how many depends on the machine: not asserted).
 	tsv_select "$run/raw/wire.tsv" login_n login_round_trips | sed 1d >"$TEST_TMP/logins" &&
 	test_grep -E "^2	-?[0-9]+[.][0-9]$" "$TEST_TMP/logins" &&
+	# The round trips the packets show: a login takes a few (TCP, the
+	# banners, key exchange, authentication, the session).
+	tsv_select "$run/raw/wire.tsv" rtt_ms login_rt_packets | sed 1d >"$TEST_TMP/rt" &&
+	test_grep -E "^5	([3-9]|1[0-9])[.][05]$" "$TEST_TMP/rt" &&
+	test_eq "$(awk -F"\t" "\$2 == \"mark\" { n++ } END { print n + 0 }" "$run/raw/wire-5-packets.tsv")" 6 &&
+	# The sftp files and the transfer at 0 and at 5 ms: all arrived, with
+	# their figures and, at 5 ms, their round trips and bounds.
+	tsv_select "$run/raw/wire.tsv" rtt_ms sftp_files sftp_check xfer_mb xfer_bytes xfer_check | sed 1d >"$TEST_TMP/far" &&
+	printf "0\t5\tok\t8\t8000000\tok\n5\t5\tok\t8\t8000000\tok\n" >"$TEST_TMP/want" &&
+	test_cmp "$TEST_TMP/want" "$TEST_TMP/far" &&
+	tsv_select "$run/raw/wire.tsv" sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s xfer_mbs xfer_window_bytes xfer_bound | sed -n 3p >"$TEST_TMP/bounds" &&
+	test_grep -E "^[0-9.]+	[0-9]+[.][0-9]{2}	[0-9.]+	[0-9.]+	[0-9]+	(window|cipher)$" "$TEST_TMP/bounds" &&
+	test_grep "round trips per login: time / packets" "$run/report.md" &&
+	test_grep -E "\"login_rt_packets\": [0-9]" "$run/results.json" &&
 	! pgrep -f "build/sshperf-wire -q " &&
 	ip netns exec "$WIRE_NS" iptables -t mangle -S PREROUTING >"$TEST_TMP/rules" &&
 	! test_grep NFQUEUE "$TEST_TMP/rules"
