@@ -554,7 +554,7 @@ wire_sftp () {
 # an sftp run that only logs in (the base of the round trips per file;
 # wire_mark sftp-login and sftp-files before each, when MARK is given); the files
 # checked by count and size. OUT gets the run's key=value lines and
-# check=ok or what was wrong; OUT-login the login-only run's.
+# check=ok or what was wrong; OUT without .env, -login.env, the login-only run's.
 wire_sftp_files () {
 	local where=$1 tag=$2 n=$3 bytes=$4 out=$5 mark=${6:-} dir got t
 	dir="$WIRE_SFTP_REMOTE/$tag"
@@ -562,7 +562,7 @@ wire_sftp_files () {
 	wire_loopback_ssh mkdir -- "$dir" >"$out.mkdir" 2>&1 || { printf 'check=cannot make %s: %s\n' "$dir" "$(tail -n 1 "$out.mkdir")" >"$out"; return 1; }
 	printf 'put "%s/"* "%s/"\n' "$WIRE_SFTP_LOCAL/small" "$dir" >"$out.batch"
 	[ -z "$mark" ] || wire_mark sftp-login || true
-	wire_sftp "$where" "$WIRE_SFTP_LOCAL/login.batch" "$t" "$out-login" || true
+	wire_sftp "$where" "$WIRE_SFTP_LOCAL/login.batch" "$t" "${out%.env}-login.env" || true
 	[ -z "$mark" ] || wire_mark sftp-files || true
 	wire_sftp "$where" "$out.batch" "$t" "$out" || true
 	got=$(wire_loopback_ssh "find '$dir' -type f -printf '%s\n'" 2>/dev/null |
@@ -583,9 +583,8 @@ wire_sftp_files () {
 # wire_transfer WHERE BYTES RTT_MS OUT: one upload of BYTES through ssh with
 # the default cipher from WHERE into 'wc -c' on the server, as the
 # transfer test does (sshperf-xfer up, timed from the session's "ready"
-# to the last byte counted); ssh at LogLevel DEBUG2, whose "open confirm
-# rwindow" line names the server's channel window. Status 0 when every
-# byte arrived.
+# to the last byte counted); ssh at LogLevel DEBUG2, whose lines name the
+# server's channel window (wire_window). Status 0 when every byte arrived.
 wire_transfer () {
 	local where=$1 bytes=$2 rtt=$3 out=$4 pid rc=0 t
 	local -a in opts
@@ -603,10 +602,16 @@ wire_transfer () {
 	return "$rc"
 }
 
-# wire_window FILE: the channel window the server gave the client (bytes),
-# from ssh's DEBUG2 line "channel N: open confirm rwindow W rmax M".
+# wire_window FILE: the channel window the server gave the client before
+# the first data (bytes), from ssh's DEBUG2 lines: the window of "open
+# confirm rwindow W" plus the first "rcvd adjust A". sshd confirms a
+# session with a window of 0 and grants the whole window in an adjust as
+# the session starts (channel_set_fds, in 8.7p1 as in 9.9p1), before the
+# remote command's first output, which the upload waits for.
 wire_window () {
-	sed -n 's/.*open confirm rwindow \([0-9]*\) rmax.*/\1/p' "$1" 2>/dev/null | head -n 1
+	awk '/open confirm rwindow / && w == "" { for (i = 1; i < NF; i++) if ($i == "rwindow") w = $(i + 1) }
+		/rcvd adjust / && w != "" && a == "" { a = $NF }
+		END { if (w != "") printf "%d\n", w + a }' "$1" 2>/dev/null
 }
 
 # wire_median: the median of the numbers on stdin, or nothing.
