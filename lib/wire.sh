@@ -443,7 +443,11 @@ wire_mark () {
 # when it can be an answer: it reached the wire at least RTT/2 after the
 # leg began (the wire releases a packet RTT/2 after it arrives, and the
 # other end is next to the wire). A segment sent before its peer's leg
-# could have arrived (both banners, say) is part of no turn. round_trips
+# could have arrived (both banners, say) is part of no turn. Data that
+# leaves in the leg's own direction within 1 ms of the arrival of a pure
+# ACK that answers the leg waited for that ACK (Nagle: TCP sends a small
+# segment only when the earlier ones are acknowledged; the kernel sends
+# it as the ACK arrives): a turn there and back. round_trips
 # is half the legs up to the server's last data: what the client sends
 # after it (its close) waits for nothing. flight_bytes: the most payload
 # the test host sent within one RTT (an upload's data in flight).
@@ -458,13 +462,22 @@ wire_turns () {
 			else if ($2 == srv && $3 == port) { dir = "s"; k = $4 ":" $5 }
 			else next
 			t = $1 + 0; b = $7 + 0
-			if (b == 0 && $6 !~ /S/) next
 			if (k in skip) next
+			if (b == 0 && $6 !~ /S/) {
+				# A pure ACK that answers the leg: it may release data
+				# that TCP held back (Nagle) on the other side.
+				if ((k in leg) && dir != cur[k] && t >= t0[k] + d / 2 - 0.01) ack[k] = t
+				next
+			}
 			if (!(k in leg)) {
 				if ($6 !~ /S/ || dir != "c") { skip[k] = 1; next }
-				leg[k] = 1; cur[k] = dir; t0[k] = t; keys[++n] = k; last[k] = 0
+				leg[k] = 1; cur[k] = dir; t0[k] = t; keys[++n] = k; last[k] = 0; ack[k] = ""
 			} else if (dir != cur[k] && t >= t0[k] + d / 2 - 0.01) {
-				leg[k]++; cur[k] = dir; t0[k] = t
+				leg[k]++; cur[k] = dir; t0[k] = t; ack[k] = ""
+			} else if (dir == cur[k] && ack[k] != "" && t >= ack[k] + d / 2 - 0.01 && t <= ack[k] + d / 2 + 1) {
+				# Data that left as that ACK arrived: it waited for it,
+				# a turn there and back.
+				leg[k] += 2; t0[k] = t; ack[k] = ""
 			}
 			if (cur[k] == "s") last[k] = leg[k]
 			bytes[k, dir] += b
@@ -652,6 +665,9 @@ wire_far () {
 	wire_transfer "$where" "$((far_row[xfer_mb] * 1000000))" "$d" "$out" || true
 	[ "$where" != testhost ] || wire_mark transfer-end || true
 	far_row[xfer_bytes]=$(kv_get "$out" bytes)
+	# The median of its parts' rates: the speed once under way, without
+	# TCP's ramp at the start and without a stall of a part.
+	far_row[xfer_mbs_parts_p50]=$(kv_get "$out" chunk_mbs | tr ',' '\n' | grep . | wire_median)
 	far_row[xfer_window_bytes]=$(wire_window "$out.err")
 	if [ "$(kv_get "$out" status)" = ok ] && [ "${far_row[xfer_bytes]}" = "$((far_row[xfer_mb] * 1000000))" ]; then
 		far_row[xfer_check]=ok
@@ -699,7 +715,7 @@ wire_far_packets () {
 # ---- A run at its distances (test-ssh.sh) ---------------------------------
 
 # raw/wire.tsv: one row per distance above 0 (docs/data.md).
-WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
+WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
 # The logins at each distance: LOGIN_SAMPLES, at most this many; the
 # keystroke echoes: ECHO_COUNT, at most this many.
 WIRE_LOGINS_MAX=50

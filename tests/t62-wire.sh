@@ -55,9 +55,11 @@ net_snapshot >"$TEST_TMP/net.before"
 # payload, as sshperf-wire -r writes it): one login from the test host
 # between marks 1 and 2, with a server packet sent before the client's
 # leg could have reached it (no turn), pure ACKs and the client's close
-# after the server's last data (no round trip); before mark 1 a
-# connection of another part, on the port of the test server, and a
-# probe on another port inside the part.
+# after the server's last data (no round trip); a second login whose
+# client holds its second message until the server's ACK of the first
+# arrives (Nagle: a round trip); before mark 1 a connection of another
+# part, on the port of the test server, and a probe on another port
+# inside the part.
 q_to_tab >"$TEST_TMP/record.tsv" <<-EOF
 	msQsrcQsportQdstQdportQflagsQpayload
 	0.100Q198.18.99.129Q39999Q198.18.99.1Q2222QSQ0
@@ -77,8 +79,15 @@ q_to_tab >"$TEST_TMP/record.tsv" <<-EOF
 	37.700Q198.18.99.1Q2222Q198.18.99.129Q40000Q-Q80
 	42.800Q198.18.99.129Q40000Q198.18.99.1Q2222Q-Q36
 	42.900Q198.18.99.129Q40000Q198.18.99.1Q2222QFQ0
-	50.000QmarkQ2Q-Q-Q-Q-
-	51.000Q198.18.99.129Q40001Q198.18.99.1Q2222QSQ0
+	52.000Q198.18.99.129Q40002Q198.18.99.1Q2222QSQ0
+	57.000Q198.18.99.1Q2222Q198.18.99.129Q40002QSQ0
+	62.000Q198.18.99.129Q40002Q198.18.99.1Q2222Q-Q16
+	67.000Q198.18.99.1Q2222Q198.18.99.129Q40002Q-Q0
+	72.200Q198.18.99.129Q40002Q198.18.99.1Q2222Q-Q44
+	77.300Q198.18.99.1Q2222Q198.18.99.129Q40002Q-Q44
+	82.000Q198.18.99.129Q40002Q198.18.99.1Q2222QFQ0
+	100.000QmarkQ2Q-Q-Q-Q-
+	101.000Q198.18.99.129Q40001Q198.18.99.1Q2222QSQ0
 EOF
 test_expect 'the turns of a connection are counted from its packets, the answers only, up to the server last data' '
 	(
@@ -86,7 +95,7 @@ test_expect 'the turns of a connection are counted from its packets, the answers
 		. "$KIT_DIR/lib/wire.sh"
 		wire_turns "$TEST_TMP/record.tsv" 1 2 10
 	) >"$TEST_TMP/turns" &&
-	echo "198.18.99.129:40000 9 4.0 1857 1710 1600" >"$TEST_TMP/want" &&
+	printf "%s\n" "198.18.99.129:40000 9 4.0 1857 1710 1600" "198.18.99.129:40002 6 3.0 60 44 44" >"$TEST_TMP/want" &&
 	test_cmp "$TEST_TMP/want" "$TEST_TMP/turns"
 '
 

@@ -29,15 +29,16 @@ distance_sftp () {
 	fi
 }
 
-# distance_xfer MBS MB BOUND_MBS BOUND WINDOW FLIGHT CHECK: the transfer
-# cell: MB/s of how many MB, the bound that applied and the window.
+# distance_xfer MBS MB BOUND_MBS BOUND WINDOW FLIGHT CHECK PARTS_P50: the
+# transfer cell: MB/s of how many MB, its parts' median, the bound that
+# applied and the window.
 distance_xfer () {
 	if [ -n "$7" ] && [ "$7" != - ] && [ "$7" != ok ]; then
 		printf 'none: %s' "$7"
 	elif [ -z "$1" ] || [ "$1" = - ]; then
 		printf -- -
 	else
-		printf '%s MB/s (%s MB)' "$1" "$2"
+		printf '%s MB/s (%s MB; parts'"'"' median %s)' "$1" "$2" "$(distance_cell "$8")"
 		case $4 in
 		window) printf '; bound %s MB/s: the channel window %s bytes / RTT' "$3" "$5" ;;
 		cipher) printf '; bound %s MB/s: the cipher, as at 0' "$3" ;;
@@ -48,7 +49,7 @@ distance_xfer () {
 
 report_distance () {
 	local table="$RUN_DIR/raw/wire.tsv" rtt mbit loss cn cp50 en ep50 ep99 helper ln lp50 rt rtp kn kp50 kp99 \
-		sf skb sfps srt sbound scheck xmb xmbs xwin xflight xbmbs xbound xcheck status warning
+		sf skb sfps srt sbound scheck xmb xmbs xp50 xwin xflight xbmbs xbound xcheck status warning
 	[ -f "$table" ] || return 0
 	printf '<a id="distance"></a>\n\n## At your users'"'"' distance\n\n'
 	printf 'The clients ran again from a test host of the kit'"'"'s own (a network namespace), across a wire with the round-trip time of `NETWORK_RTT_MS`'
@@ -58,12 +59,13 @@ report_distance () {
 	printf ' Round trips per login, two ways: from the time, (login p50 at the distance - login p50 at 0) / RTT; and from the packets, the turns of each login'"'"'s connection on the wire (a turn: data in one direction that answers data in the other), half their number, the median over the logins.'
 	printf ' The verdicts above are given at 0 only. The wire is not a real network: no network card, no switch or router queues, and its packets cross the same CPUs as the server and the clients.'
 	printf ' The keystroke echo is the interactive test'"'"'s (`ssh -tt HOST cat`, ECHO_RATE keystrokes a second, each timed from its scheduled send), beside the wire'"'"'s own one-byte echo.'
+	printf ' A turn is data that answers the other side'"'"'s, or data that TCP held back until the other side'"'"'s ACK arrived (Nagle).'
 	printf ' The sftp files are small files up in one `sftp -b` run (`put DIR/*`), timed from its first command to its exit; their round trips a file are the turns of that run minus those of an sftp run that only logs in, divided by the files, and the bound is 1000 / (round trips a file x RTT) files/s.'
 	printf ' The transfer is one upload through ssh with the default cipher, as the transfer test does (its size in the table, TRANSFER_MB but at most 128 MB); its bound is the lower of the cipher'"'"'s speed (the same upload at 0) and the channel window the server gave the client (ssh'"'"'s own log) / RTT: the sender may have no more than the window unacknowledged by the other end'"'"'s SSH.'
 	printf '\n\n| RTT setting | wire: TCP connect p50 (n) | wire: one-byte echo p50 / p99 (n) | wire helper | login p50 (n) | round trips per login: time / packets | keystroke echo p50 / p99 (n) | sftp small files | transfer up | status |\n'
 	printf '|---|---|---|---|---|---|---|---|---|---|\n'
 	while IFS=$'\t' read -r rtt mbit loss cn cp50 en ep50 ep99 helper ln lp50 rt rtp kn kp50 kp99 \
-		sf skb sfps srt sbound scheck xmb xmbs xwin xflight xbmbs xbound xcheck status warning; do
+		sf skb sfps srt sbound scheck xmb xmbs xp50 xwin xflight xbmbs xbound xcheck status warning; do
 		printf '| %s ms%s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$rtt" \
 			"$([ "$mbit" = none ] || [ "$mbit" = - ] || printf ', %s Mbit/s' "$mbit")" \
 			"$([ "$loss" = 0 ] || [ "$loss" = - ] || printf ', %s %% loss' "$loss")" \
@@ -74,11 +76,11 @@ report_distance () {
 			"$(distance_rt "$rt" "$rtp")" \
 			"$(distance_cell "$kp50" ' ms') / $(distance_cell "$kp99" ' ms') ($(distance_cell "$kn"))" \
 			"$(distance_sftp "$sfps" "$sbound" "$srt" "$scheck" "$sf" "$skb")" \
-			"$(distance_xfer "$xmbs" "$xmb" "$xbmbs" "$xbound" "$xwin" "$xflight" "$xcheck")" \
+			"$(distance_xfer "$xmbs" "$xmb" "$xbmbs" "$xbound" "$xwin" "$xflight" "$xcheck" "$xp50")" \
 			"$status$([ -z "$warning" ] || [ "$warning" = - ] || printf ': %s' "$warning")"
 	done < <(TSV_ABSENT=- tsv_select "$table" rtt_ms mbit loss_pct connect_n connect_ms_p50 echo_n echo_ms_p50 \
 		echo_ms_p99 helper login_n login_ms_p50 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 \
 		keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check \
-		xfer_mb xfer_mbs xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning)
+		xfer_mb xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning)
 	printf '\nRaw: `raw/wire.tsv`, `raw/wire-*` (the packets of each distance: `raw/wire-N-packets.tsv`). The other tests (rate, burst, and the phases of a login) ran at 0 only.\n\n'
 }
