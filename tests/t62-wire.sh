@@ -145,6 +145,13 @@ test_expect 'test-ssh.sh refuses a distance the test hosts were not made for' '
 	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
 '
 
+# wire_procs: what runs in this instance's wire namespace (its
+# sshperf-wire while a distance is in place; nothing otherwise). Not
+# pgrep: the other instances beside this one run their own helpers.
+wire_procs () {
+	ip netns pids "$WIRE_NS" 2>/dev/null | paste -sd" " -
+}
+
 # the_run: the report folder the last run printed.
 the_run () {
 	dirname "$(grep -o "/[^ ]*/report.md" "$TEST_TMP/run.out" | tail -n 1)"
@@ -190,7 +197,7 @@ test_expect 'a run with a distance measures its wire before it and leaves no hel
 	test_grep -E "^[0-9.]+	[0-9]+[.][0-9]{2}	[0-9.]+	[0-9.]+	[0-9]+	(window|cipher)$" "$TEST_TMP/bounds" &&
 	test_grep "round trips per login: time / packets" "$run/report.md" &&
 	test_grep -E "\"login_rt_packets\": [0-9]" "$run/results.json" &&
-	! pgrep -f "build/sshperf-wire -q " &&
+	test_eq "$(wire_procs)" "" &&
 	ip netns exec "$WIRE_NS" iptables -t mangle -S PREROUTING >"$TEST_TMP/rules" &&
 	! test_grep NFQUEUE "$TEST_TMP/rules"
 '
@@ -227,7 +234,7 @@ test_expect 'SIGINT in the middle of a distance: the wire is taken down, cleanup
 	cat "$TEST_TMP/run.out" &&
 	[ "$rc" -eq 130 ] &&
 	! wire_on &&
-	! pgrep -f "build/sshperf-wire -q " &&
+	test_eq "$(wire_procs)" "" &&
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
 	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
 '
