@@ -507,6 +507,7 @@ wire_run_distances () {
 			row[keyecho_n]=$(kv_get "$keyecho" n)
 			row[keyecho_ms_p50]=$(kv_get "$keyecho" p50)
 			row[keyecho_ms_p99]=$(kv_get "$keyecho" p99)
+			wire_load_run "$d" "${row[login_ms_p50]}"	# rate, burst and MaxStartups here (lib/wire-load.sh)
 		fi
 		wire_clear_current
 		row[helper]=$WIRE_STATE
