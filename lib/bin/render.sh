@@ -592,6 +592,7 @@ charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the rep
 	sections
 	# The distances, when the run had any (lib/report/distance.sh).
 	( report_distance ) || true
+	( report_distance_load ) || true	# MaxStartups, rate and burst at a distance (lib/report/distance-load.sh)
 	[ "$n_run" -eq 0 ] || ( report_capacity ) || true
 	# The specification's guidance for this run (lib/report/guidance.sh).
 	if [ "$n_run" -gt 0 ]; then
