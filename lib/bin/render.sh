@@ -236,6 +236,7 @@ header () {
 | Kit | $(kit_text "$run") |
 | What was tested | a second sshd, started by the kit next to the real one (which was not touched), with its own host keys and user \`${KV_CACHE[$env|test_user]-}\`; its configuration: $(server_config_text); the clients ran on the same machine, over loopback |
 | What it is not | the production sshd under its real load: not its users, their networks or their traffic. The figures say what this machine, this OpenSSH build and this configuration can do with the kit's own clients |
+| At your users' distance | $(distance_pointer) |
 | Accepted by (name, date) | |
 
 EOF

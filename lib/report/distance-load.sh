@@ -11,6 +11,19 @@ distance_load_cell () {
 	if [ -z "$1" ] || [ "$1" = - ] || [ "$1" = nan ]; then printf '%s' -; else printf '%s%s' "$1" "${2:-}"; fi
 }
 
+# distance_pointer: the report's first table, the row after "What it is
+# not": where the run measured its users' networks, or how to.
+distance_pointer () {
+	local rtts=""
+	[ ! -f "$RUN_DIR/raw/wire.tsv" ] ||
+		rtts=$(tsv_select "$RUN_DIR/raw/wire.tsv" rtt_ms | awk '$1 + 0 > 0' | paste -sd, - | sed 's/,/, /g')
+	if [ -n "$rtts" ]; then
+		printf 'measured at %s ms round-trip time too, from a test host across a wire (the verdicts stay at 0): [At your users'"'"' distance](#distance)' "$rtts"
+	else
+		printf 'not measured: every figure is over loopback; `NETWORK_RTT_MS="0 1 20 100"` runs the clients again from a test host of the kit'"'"'s own, across a wire with those round-trip times in ms (docs/metrics.md, section 10)'
+	fi
+}
+
 report_distance_load () {
 	local ms="$RUN_DIR/raw/wire-maxstartups.tsv" steps="$RUN_DIR/raw/wire-load.tsv"
 	local rtt spec begin auth pred below bdrops above adrops outcome test step clients off ach ok failed drops smax sp50 smean status note
