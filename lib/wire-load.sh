@@ -132,7 +132,7 @@ wire_load_rate_step () {
 		'BEGIN { if (r > 0 && n / r > d) d = n / r; printf "%.2f", d }')
 	# Logins in flight: up to MaxStartups' full, so that sshd, not the
 	# driver, decides what is refused.
-	full=$(wire_load_maxstartups | awk '{ print $3 }')
+	read -r _ _ full <<<"$(wire_load_maxstartups)" || true
 	mark=$(server_log_mark)
 	wire_load_sampler_start "$base" || { WL_ROW[status]=ERROR WL_ROW[note]="the test server is not running"; return 1; }
 	wire_load_ssh
