@@ -7,14 +7,14 @@
 # Sourced by lib/compare.sh; compare_report prints it last. Nothing when
 # neither run had a distance above 0.
 
-# The figures compared, "TABLE COLUMN LABEL UNIT DIRECTION" (lower or
-# higher is better), in the order of the table.
-COMPARE_DISTANCE_FIGURES="wire.tsv|connect_ms_p50|wire: TCP connect p50|ms|lower
-wire.tsv|login_ms_p50|login p50|ms|lower
-wire.tsv|login_round_trips|round trips per login|-|lower
-wire.tsv|keyecho_ms_p50|keystroke echo p50|ms|lower
-wire-maxstartups.tsv|auth_ms|time unauthenticated per login|ms|lower
-wire-maxstartups.tsv|predicted_per_s|logins/s where MaxStartups begins to refuse|logins/s|higher"
+# The figures compared, "TABLE|COLUMN|UNIT|DIRECTION|LABEL" (DIRECTION:
+# lower or higher is better), in the order of the table.
+COMPARE_DISTANCE_FIGURES="wire.tsv|connect_ms_p50|ms|lower|wire: TCP connect p50
+wire.tsv|login_ms_p50|ms|lower|login p50
+wire.tsv|login_round_trips|-|lower|round trips per login
+wire.tsv|keyecho_ms_p50|ms|lower|keystroke echo p50
+wire-maxstartups.tsv|auth_ms|ms|lower|time unauthenticated per login
+wire-maxstartups.tsv|predicted_per_s|logins/s|higher|logins/s where MaxStartups begins to refuse"
 
 # distance_rtts RUN: the RTT settings above 0 the run measured, one per
 # line, in its order.
@@ -65,7 +65,7 @@ compare_distances () {
 			printf '| %s ms | every figure | - | - | not compared: the wire differed (A: %s; B: %s) | - |\n' "$d" "$wa" "$wb"
 			continue
 		fi
-		while IFS='|' read -r table col label unit dir; do
+		while IFS='|' read -r table col unit dir label; do
 			tsv_load A_CELL "$a/raw/$table" rtt_ms
 			tsv_load B_CELL "$b/raw/$table" rtt_ms
 			va=${A_CELL[$d|$col]:-}
