@@ -26,6 +26,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/rounds.sh"
 # shellcheck source=lib/wire.sh
 . "$KIT_DIR/lib/wire.sh"
+# shellcheck source=lib/wire-load.sh
+. "$KIT_DIR/lib/wire-load.sh"
 
 # The tests this copy of the kit has: one lib/metrics/NAME.sh each.
 available_tests () {

@@ -33,6 +33,11 @@
 #   rate-sweep-achieved.svg, rate-sweep-latency.svg
 #                        raw/rate-sweep.tsv, columns offered_per_s,
 #                        achieved_per_s, p50_ms, p95_ms
+#   distance-figures.svg raw/wire.tsv, columns rtt_ms, login_ms_p50,
+#                        keyecho_ms_p50, connect_ms_p50
+#   distance-maxstartups.svg
+#                        raw/wire-maxstartups.tsv, columns rtt_ms,
+#                        predicted_per_s
 #   memory-sessions.svg  data/memory.env rest_pss_kb, open_pss_kb (drawn in
 #                        MB, 10^6 bytes, like the table),
 #                        sessions_open (concurrent-memory.svg: the same keys
@@ -548,6 +553,26 @@ chart_rate_sweep () {
 	} | REF_SERIES=3 svg_lines "$run/charts/rate-sweep-latency.svg" "Login latency vs offered logins/s (from the due time of each login)" "offered logins/s" "ms"
 }
 
+# The figures against the round-trip time, for the section "At your
+# users' distance": from raw/wire.tsv the login p50, the keystroke echo
+# p50 and the wire's own TCP connect p50 (distance-figures.svg); from
+# raw/wire-maxstartups.tsv the arrival rate where MaxStartups begins to
+# refuse (distance-maxstartups.svg). Each point is a cell of its table.
+chart_distance () {
+	local run=$1 f="$1/raw/wire.tsv" m="$1/raw/wire-maxstartups.tsv"
+	if tsv_select "$f" rtt_ms >/dev/null 2>&1; then
+		{
+			printf 'RTT\tlogin p50 ms\tkeystroke echo p50 ms\twire: TCP connect p50 ms\n'
+			tsv_select "$f" rtt_ms login_ms_p50 keyecho_ms_p50 connect_ms_p50
+		} | svg_lines "$run/charts/distance-figures.svg" "Login and keystroke echo vs round-trip time" "RTT setting, ms" "ms"
+	fi
+	tsv_select "$m" rtt_ms >/dev/null 2>&1 || return 0
+	{
+		printf 'RTT\tlogins/s where MaxStartups begins to refuse\n'
+		tsv_select "$m" rtt_ms predicted_per_s
+	} | svg_lines "$run/charts/distance-maxstartups.svg" "Arrival rate where MaxStartups begins to refuse vs round-trip time" "RTT setting, ms" "logins/s"
+}
+
 # charts_write RUN_DIR: draws every chart that has data; a chart that cannot
 # be drawn is left out, never a reason to fail the report.
 charts_write () {
@@ -567,6 +592,7 @@ charts_write () {
 	chart_burst "$run" || true
 	chart_transfer "$run" || true
 	chart_memory "$run" || true
+	chart_distance "$run" || true
 	rmdir "$run/charts" 2>/dev/null || true
 }
 

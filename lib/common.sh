@@ -130,7 +130,7 @@ need_root () {
 # ---- Helpers and tools ----------------------------------------------------
 
 # The C helpers; in a checkout they are built on first use.
-HELPERS="settings connect login passgen summary selinux seport unit sampler rate burst gate echo repeat hold clock xfer ceiling capture hashcost rank wire wireprobe"
+HELPERS="settings connect login passgen summary selinux seport unit sampler rate burst gate echo repeat hold clock xfer ceiling capture hashcost rank wire wireprobe startups"
 
 helpers_ready () {
 	local h

@@ -26,6 +26,8 @@
 . "$KIT_DIR/lib/compare/words.sh"
 # shellcheck source=lib/compare/report.sh
 . "$KIT_DIR/lib/compare/report.sh"
+# shellcheck source=lib/compare/distance.sh
+. "$KIT_DIR/lib/compare/distance.sh"
 
 # not_run_reason RUN_ENV: why the selected tests without a result did not
 # run (runs before the key existed: interrupted=yes), or nothing.

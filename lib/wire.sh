@@ -860,6 +860,7 @@ wire_run_distances () {
 			row[keyecho_n]=$(kv_get "$keyecho" n)
 			row[keyecho_ms_p50]=$(kv_get "$keyecho" p50)
 			row[keyecho_ms_p99]=$(kv_get "$keyecho" p99)
+			wire_load_run "$d" "${row[login_ms_p50]}"	# rate, burst and MaxStartups here (lib/wire-load.sh)
 		fi
 		if [ "${row[probe_failed]:-1}" = 0 ] && wire_pid_is_ours "$WIRE_PID"; then
 			wire_far testhost "$d" row

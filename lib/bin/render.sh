@@ -236,6 +236,7 @@ header () {
 | Kit | $(kit_text "$run") |
 | What was tested | a second sshd, started by the kit next to the real one (which was not touched), with its own host keys and user \`${KV_CACHE[$env|test_user]-}\`; its configuration: $(server_config_text); the clients ran on the same machine, over loopback |
 | What it is not | the production sshd under its real load: not its users, their networks or their traffic. The figures say what this machine, this OpenSSH build and this configuration can do with the kit's own clients |
+| At your users' distance | $(distance_pointer) |
 | Accepted by (name, date) | |
 
 EOF
@@ -592,6 +593,7 @@ charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the rep
 	sections
 	# The distances, when the run had any (lib/report/distance.sh).
 	( report_distance ) || true
+	( report_distance_load ) || true	# MaxStartups, rate and burst at a distance (lib/report/distance-load.sh)
 	[ "$n_run" -eq 0 ] || ( report_capacity ) || true
 	# The specification's guidance for this run (lib/report/guidance.sh).
 	if [ "$n_run" -gt 0 ]; then

@@ -271,6 +271,28 @@ test_members () {
 	} | kv_members test '      '
 }
 
+# json_tsv_array NAME TABLE COLUMNS: ",\n  "NAME": [rows]" of a raw table, one
+# object per row with every column named (numbers as numbers, - as
+# null); nothing when the run has no such table.
+json_tsv_array () {
+	[ -f "$2" ] || return 0
+	printf ',\n  %s: [' "$(json_str "$1")"
+	# shellcheck disable=SC2086 # a word list
+	tsv_select "$2" $3 | awk -F'\t' -v cols="$3" "$JSON_AWK"'
+		BEGIN { nc = split(cols, c, " ") }
+		{
+			o = ""
+			for (i = 1; i <= nc; i++) {
+				v = $i
+				j = (v == "-" || v == "") ? "null" : (v ~ /^-?[0-9]+([.][0-9]+)?$/) ? v : jstr(v)
+				o = o (i > 1 ? ", " : "") jstr(c[i]) ": " j
+			}
+			printf "%s\n    {%s}", (NR > 1 ? "," : ""), o
+		}
+		END { if (NR) printf "\n  " }'
+	printf ']'
+}
+
 val_or_dash () {
 	if [ -z "$1" ]; then printf -- '-'; else printf '%s' "$1"; fi
 }
@@ -390,6 +412,10 @@ fi
 			END { if (NR) printf "\n  " }'
 		printf ']'
 	fi
+	# MaxStartups, rate and burst at each distance (lib/wire-load.sh):
+	# every column of raw/wire-maxstartups.tsv and raw/wire-load.tsv.
+	json_tsv_array distance_maxstartups "$RUN_DIR/raw/wire-maxstartups.tsv" "rtt_ms max_startups begin auth_ms predicted_per_s below_per_s below_drops above_per_s above_drops outcome"
+	json_tsv_array distance_load "$RUN_DIR/raw/wire-load.tsv" "rtt_ms test step clients offered_per_s achieved_per_s ok failed log_drops startups_max startups_p50 startups_mean auth_ms status note"
 	printf '\n}\n'
 } >"$RUN_DIR/results.json.tmp"
 mv -f "$RUN_DIR/results.json.tmp" "$RUN_DIR/results.json"

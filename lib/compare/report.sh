@@ -147,4 +147,5 @@ A metric that was not PASS, FAIL or INCONCLUSIVE in both runs (skipped,
 interrupted, no result), or whose unit differs between the runs, is not
 compared.
 EOF
+	compare_distances "$a" "$b"	# the figures at each distance (lib/compare/distance.sh)
 }

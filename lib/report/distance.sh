@@ -82,5 +82,5 @@ report_distance () {
 		echo_ms_p99 helper login_n login_ms_p50 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 \
 		keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check \
 		xfer_mb xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning)
-	printf '\nRaw: `raw/wire.tsv`, `raw/wire-*` (the packets of each distance: `raw/wire-N-packets.tsv`). The other tests (rate, burst, and the phases of a login) ran at 0 only.\n\n'
+	printf '\nRaw: `raw/wire.tsv`, `raw/wire-*` (the packets of each distance: `raw/wire-N-packets.tsv`). Rate and burst at a distance are in the next part; the phases of a login and the other tests ran at 0 only.\n\n'
 }
