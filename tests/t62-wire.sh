@@ -30,29 +30,7 @@ export NETWORK_RANGE RESULTS_DIR="$TEST_TMP/results" LOGIN_SAMPLES=2 ECHO_COUNT=
 mkdir -p "$RESULTS_DIR"
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-# The other instances of tests running beside this one (run.sh's lanes,
-# another run's TEST_OTHER_INSTANCES): their own namespaces (named after
-# the instance) and veths (spwN and a letter, N the instance's number,
-# lib/names.sh) come and go, and are theirs to check.
-# shellcheck disable=SC2086 # lists of instance names
-others=$(printf '%s\n' ${TEST_LANE_INSTANCES:-} ${TEST_OTHER_INSTANCES:-} | grep -vx "$TEST_INSTANCE" | sort -u |
-	while read -r o; do [ -z "$o" ] || printf '%s\nspw%s[habc]\n' "$o" "$(instance_port_offset "$o")"; done | paste -sd'|')
-others=${others:-^$}
-
-# What the kit must leave as it found it; counters and address lifetimes
-# (which change by themselves) left out, and the other instances' own.
-net_snapshot () {
-	ip netns list | grep -Ev "$others" || :
-	ip -d link | sed 's/ link-netnsid [0-9]*//' | awk -v pat="$others" '/^[0-9]+: / { skip = ($2 ~ pat) } !skip'
-	ip addr | grep -v 'valid_lft' | awk -v pat="$others" '/^[0-9]+: / { skip = ($2 ~ pat) } !skip'
-	ip route show table all | grep -Ev "dev [^ ]*($others)" || :
-	ip rule
-	# /etc/netns itself is made by whichever instance needs it first and
-	# removed by the one that made it: only what is in it is compared.
-	find /etc/netns -mindepth 1 2>/dev/null | grep -Ev "$others" || :
-	iptables-save | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//'
-	if command -v nft >/dev/null; then nft list ruleset | sed 's/counter packets [0-9]* bytes [0-9]*/counter/'; fi
-}
+. "$TEST_DIR/lib/netsnap.sh"
 net_snapshot >"$TEST_TMP/net.before"
 
 # A made-up record of the wire at 10 ms (ms src sport dst dport flags

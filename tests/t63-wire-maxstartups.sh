@@ -28,21 +28,7 @@ export MAX_STARTUPS=10:30:100 NETWORK_RTT_MS="0 100" BURST_STEPS=5
 mkdir -p "$RESULTS_DIR"
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-# shellcheck disable=SC2086 # lists of instance names
-others=$(printf '%s\n' ${TEST_LANE_INSTANCES:-} ${TEST_OTHER_INSTANCES:-} | grep -vx "$TEST_INSTANCE" | sort -u)
-# Their veths are named by the number of the instance (lib/names.sh, spwN).
-others=$(for o in $others; do printf '%s\nspw%s[a-z]\n' "$o" "$(instance_port_offset "$o")"; done | paste -sd'|')
-others=${others:-^$}
-
-# The host's network, as t62 takes it (the other instances' own left out).
-net_snapshot () {
-	ip netns list | grep -Ev "$others" || :
-	ip -d link | sed 's/ link-netnsid [0-9]*//' | awk -v pat="$others" '/^[0-9]+: / { skip = ($2 ~ pat) } !skip'
-	ip addr | grep -v 'valid_lft' | awk -v pat="$others" '/^[0-9]+: / { skip = ($2 ~ pat) } !skip'
-	ip route show table all | grep -Ev "dev [^ ]*($others)" || :
-	ip rule
-	iptables-save | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//'
-}
+. "$TEST_DIR/lib/netsnap.sh"
 net_snapshot >"$TEST_TMP/net.before"
 
 # ms COLUMN: the 100 ms row of raw/wire-maxstartups.tsv.
