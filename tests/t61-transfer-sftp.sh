@@ -69,11 +69,16 @@ test_expect 'transfer: a row with numbers for every cipher both sides allow, the
 	test_eq "$(data transfer default_cipher)" "$(ciphers_default c/sshd-T.txt c/ssh-G.txt c/ssh-Q.txt)"
 '
 
-test_expect 'transfer: every run ok with exactly 16000000 bytes counted at the receiver' '
+# TRANSFER_MB=16 is 16 MiB, as dd bs=1M count=16 (the default 1024 is 1 GiB).
+test_expect 'transfer: every run ok with exactly 16 MiB (16777216 bytes) counted at the receiver' '
 	tsv=$(dirname "$(cat "$TEST_TMP/report-path")")/raw/transfer-runs.tsv &&
 	[ "$(tail -n +2 "$tsv" | wc -l)" -eq $((2 * $(data transfer ciphers_n))) ] &&
-	awk -F"\t" "NR > 1 && !(\$3 == \"ok\" && \$4 == 16000000 && \$5 == 16000000 && \$7 > 0) { print; bad = 1 } END { exit bad }" "$tsv" &&
-	[ "$(data transfer failed)" -eq 0 ]
+	awk -F"\t" "NR > 1 && !(\$3 == \"ok\" && \$4 == 16777216 && \$5 == 16777216 && \$7 > 0) { print; bad = 1 } END { exit bad }" "$tsv" &&
+	[ "$(data transfer failed)" -eq 0 ] &&
+	test_eq "$(data transfer bytes)" 16777216 &&
+	test_eq "$(sed -n "s/^bytes=//p" "$(dirname "$(cat "$TEST_TMP/report-path")")/data/probe-bulk.env")" 16777216 &&
+	test_grep -F "no disk: 16 MiB (16777216 bytes) per cipher and direction" "$(cat "$TEST_TMP/report-path")" &&
+	test_grep -F "16 MiB, slower direction, MB/s = 10^6 bytes/s" "$(cat "$TEST_TMP/report-path")"
 '
 
 test_expect 'transfer: CPU per GB of sshd and the client, and a ceiling per cipher' '
