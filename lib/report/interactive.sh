@@ -89,7 +89,7 @@ interactive_clients_note () {
 		the first, so that it judges the server, not the client.
 		EOF
 		printf ' '
-	elif [ "$1" = libssh ]; then
+	elif [ "$1" = libssh ] && [ -n "${D[interactive|libssh_exit]-}" ]; then
 		prose -n <<-'EOF'
 		The real `ssh` client was not timed (`ECHO_CLIENT=libssh`), only the libssh timer, whose
 		figure is sshd's own delay; `ECHO_CLIENT=both` adds the real client's figure beside it (one
