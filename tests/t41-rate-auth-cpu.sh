@@ -105,7 +105,7 @@ test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload fo
 	[ "$(grep -c "^test-ssh.sh: probe loginload:" "$TEST_TMP/run.out")" -eq 1 ] &&
 	[ "$(grep -c "^test-ssh.sh: probe bulk:" "$TEST_TMP/run.out")" -eq 1 ] &&
 	test_eq "$(v "$RUN/data/probe-loginload.env" status)" ok &&
-	test_eq "$(v "$RUN/data/probe-bulk.env" bytes)" 8000000 &&
+	test_eq "$(v "$RUN/data/probe-bulk.env" bytes)" 8388608 &&
 	[ "$(v "$RUN/data/cpu.env" cpu_sshd_s_per_gb)" = "$(v "$RUN/data/probe-bulk.env" cpu_sshd_s_per_gb)" ] &&
 	[ "$(v "$RUN/data/rate.env" logins_per_s)" = "$(v "$RUN/data/probe-loginload.env" logins_per_s)" ] &&
 	test_grep "probe-loginload-\*. (the shared measurement .loginload.)" "$RUN/report.md"
