@@ -7,6 +7,7 @@
  * child's own CPU time from wait4().
  */
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -40,6 +41,7 @@ struct config {
 	uint64_t	 timeout_ns;
 	size_t		 buf_bytes;
 	int		 from_output;	/* run: also time from first output */
+	const char	*watch;		/* run -w: the file whose size is read */
 };
 
 /* Bytes counted on one stream and when the first and last of them came. */
@@ -71,6 +73,9 @@ struct outcome {
  * timed together, as one part.
  */
 #define MAX_CHUNKS		64
+
+/* run -w: how often the watched file's size is read. */
+#define WATCH_NS		NS_PER_MS
 
 struct chunks {
 	unsigned	 k;		/* 0: not asked for */
@@ -496,6 +501,25 @@ run_up(const struct config *cf, char *argv[], struct outcome *o)
 		chunk_mark(cf->bytes, o->c.last_ns);
 }
 
+/* The size of the watched file, 0 when it cannot be read (not there yet). */
+static uint64_t
+watch_size(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == -1 || st.st_size < 0)
+		return 0;
+	return (uint64_t)st.st_size;
+}
+
+/* run -w: the watched file's size now closes the parts it passed. */
+static void
+watch_mark(const struct config *cf)
+{
+	if (cf->watch != NULL)
+		chunk_mark(watch_size(cf->watch), now_ns());
+}
+
 /*
  * run: only time the child and report its CPU. Its stdin and stderr are
  * ours; its stdout goes to our stderr, so that our stdout holds only the
@@ -528,18 +552,25 @@ run_plain(const struct config *cf, char *argv[], struct outcome *o)
 	set_nonblock(p[0], 1);
 	for (;;) {
 		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
-		uint64_t now = now_ns();
+		uint64_t now = now_ns(), wait_ns;
 
 		if (now >= deadline_ns)
 			break;
-		if (poll(&pfd, 1, (int)((deadline_ns - now) / NS_PER_MS) + 1)
+		wait_ns = deadline_ns - now;
+		if (cf->watch != NULL && wait_ns > WATCH_NS)
+			wait_ns = WATCH_NS;
+		if (poll(&pfd, 1, (int)((wait_ns + NS_PER_MS - 1) / NS_PER_MS))
 		    == -1 && errno != EINTR)
 			err(2, "poll");
+		watch_mark(cf);
 		n = read(p[0], buf, cf->buf_bytes);
 		if (n > 0) {
 			now = now_ns();
-			if (o->output_ns == 0)
+			if (o->output_ns == 0) {
 				o->output_ns = now;
+				if (cf->watch != NULL)
+					chunk_start(now);
+			}
 			lines_mark(buf, (size_t)n, now);
 			(void)!write(STDERR_FILENO, buf, (size_t)n);
 			continue;
@@ -551,6 +582,13 @@ run_plain(const struct config *cf, char *argv[], struct outcome *o)
 	reap(pid, deadline_ns, o);
 	o->c.first_ns = o->start_ns;
 	o->c.last_ns = o->end_ns;
+	if (cf->watch != NULL) {
+		/* The last part ends with the command: the copy's own end. */
+		chunks.hold_last = 0;
+		o->c.bytes = watch_size(cf->watch);
+		if (o->c.bytes == cf->bytes)
+			chunk_mark(cf->bytes, o->end_ns);
+	}
 }
 
 static double
@@ -612,6 +650,11 @@ print_outcome(const struct config *cf, const struct outcome *o)
 	}
 	if (cf->mode == MODE_UP)
 		printf("bytes_sent=%llu\n", (unsigned long long)o->sent);
+	if (cf->watch != NULL) {
+		printf("watch_bytes_expected=%llu\n",
+		    (unsigned long long)cf->bytes);
+		printf("watch_bytes=%llu\n", (unsigned long long)o->c.bytes);
+	}
 	printf("exit=%d\n", o->exit_code);
 	printf("wall_seconds=%.6f\n", seconds_between(o->start_ns, o->end_ns));
 	printf("client_user_s=%.3f\n", tv_s(o->ru.ru_utime));
@@ -649,7 +692,8 @@ usage(void)
 	    "       sshperf-xfer down -n bytes [-b buf_bytes] [-k chunks] "
 	    "[-t seconds] "
 	    "-- command [arg ...]\n"
-	    "       sshperf-xfer run [-o] [-t seconds] -- command [arg ...]\n");
+	    "       sshperf-xfer run [-o] [-w file -n bytes -k chunks] "
+	    "[-t seconds] -- command [arg ...]\n");
 	exit(2);
 }
 
@@ -688,7 +732,13 @@ parse_mode(const char *s)
  *                  stderr, stdin and stderr are shared. With -o also
  *                  output_seconds: from the first byte the command
  *                  writes to its stdout to its exit (0 without output).
- * up and down with -k K also time the bytes in K equal parts (up to 64)
+ *                  With -o -w FILE -n BYTES -k K the copy of one file by
+ *                  the command (sftp -b with one put or get) is timed in
+ *                  K parts too: FILE's size is read every millisecond
+ *                  from the first output byte on, and the last part ends
+ *                  with the command's exit; watch_bytes is FILE's size
+ *                  then (the status stays the command's).
+ * up and down (and run -w) with -k K also time the bytes in K equal parts (up to 64)
  * and print chunks (the parts timed; parts that end in one read or write
  * are timed as one) and chunk_mbs, their rates, comma-separated.
  * The three modes with a command also print the command's exit status and
@@ -715,7 +765,7 @@ main(int argc, char *argv[])
 	cf.mode = parse_mode(argv[1]);
 	argc--;
 	argv++;
-	while ((ch = getopt(argc, argv, "+b:k:n:ot:")) != -1) {
+	while ((ch = getopt(argc, argv, "+b:k:n:ot:w:")) != -1) {
 		switch (ch) {
 		case 'b':
 			cf.buf_bytes = (size_t)opt_u64("-b buf_bytes", optarg,
@@ -736,6 +786,9 @@ main(int argc, char *argv[])
 			cf.timeout_ns = NS_PER_S * opt_u64("-t seconds", optarg,
 			    1, 86400 * 7);
 			break;
+		case 'w':
+			cf.watch = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -744,10 +797,14 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (cf.from_output && cf.mode != MODE_RUN)
 		errx(2, "-o is for run only");
-	if (chunks.k != 0 && cf.mode != MODE_UP && cf.mode != MODE_DOWN)
-		errx(2, "-k is for up and down only");
+	if (cf.watch != NULL && (cf.mode != MODE_RUN || !cf.from_output ||
+	    !cf.have_bytes || cf.bytes == 0 || chunks.k == 0))
+		errx(2, "-w is for run -o only, with -n bytes and -k chunks");
+	if (chunks.k != 0 && cf.mode != MODE_UP && cf.mode != MODE_DOWN &&
+	    cf.watch == NULL)
+		errx(2, "-k is for up, down and run -w only");
 	chunks.total = cf.bytes;
-	chunks.hold_last = cf.mode == MODE_UP;
+	chunks.hold_last = cf.mode == MODE_UP || cf.watch != NULL;
 
 	if ((buf = calloc(1, cf.buf_bytes)) == NULL)
 		err(2, "calloc");

@@ -5,8 +5,8 @@
 # probe (lib/probes/bulk.sh). Needs lib/common.sh, lib/server.sh,
 # lib/sampler.sh, lib/data.sh and a test run ($SSH, $CLIENT_CONFIG).
 
-# The parts one transfer is timed in (sshperf-xfer -k): 64 MB each of the
-# default 1024 MB, no extra bytes.
+# The parts one transfer is timed in (sshperf-xfer -k): 64 MiB each of the
+# default 1024 MiB, no extra bytes.
 TRANSFER_CHUNKS=16
 
 # Seconds one transfer may take: a minute plus 1 s per 5 MB (5 MB/s).

@@ -105,7 +105,7 @@ test_expect 'rate and cpu share one closed-loop run; cpu runs the bulk upload fo
 	[ "$(grep -c "^test-ssh.sh: probe loginload:" "$TEST_TMP/run.out")" -eq 1 ] &&
 	[ "$(grep -c "^test-ssh.sh: probe bulk:" "$TEST_TMP/run.out")" -eq 1 ] &&
 	test_eq "$(v "$RUN/data/probe-loginload.env" status)" ok &&
-	test_eq "$(v "$RUN/data/probe-bulk.env" bytes)" 8000000 &&
+	test_eq "$(v "$RUN/data/probe-bulk.env" bytes)" 8388608 &&
 	[ "$(v "$RUN/data/cpu.env" cpu_sshd_s_per_gb)" = "$(v "$RUN/data/probe-bulk.env" cpu_sshd_s_per_gb)" ] &&
 	[ "$(v "$RUN/data/rate.env" logins_per_s)" = "$(v "$RUN/data/probe-loginload.env" logins_per_s)" ] &&
 	test_grep "probe-loginload-\*. (the shared measurement .loginload.)" "$RUN/report.md"
@@ -157,6 +157,20 @@ test_expect 'the sweep: steps, a knee or the step that broke, the libssh driver 
 	awk -v c="$(v "$r" sweep_client_cpu_ms_per_login)" "BEGIN { exit !(c > 0) }" &&
 	test_grep "^### Login capacity (open-loop sweep)" "$RUN/report.md" &&
 	case $(v "$r" status) in PASS | FAIL | INCONCLUSIVE) ;; *) return 1 ;; esac
+'
+
+# The headline is the libssh driver s knee: its label in the summary and
+# the capacity row of the section name the driver and its key exchange,
+# and, when the clients key exchange differs, the capacity scaled to it.
+test_expect 'the rate headline names its driver and key exchange, and the clients one when it differs' '
+	r="$RUN/data/rate.env" && kex=$(v "$r" libssh_kex) &&
+	test_kv "$r" figure_label "capacity: offered logins/s sshd kept up with, libssh driver, key exchange $kex$(
+		[ -z "$(v "$r" knee_clients_kex_per_s)" ] || printf "; at the ssh clients\047 key exchange %s about %s logins/s" "$(v "$r" ssh_kex)" "$(v "$r" knee_clients_kex_per_s)")" &&
+	if [ -n "$(v "$r" figure)" ] && [ "$(v "$r" figure)" != - ]; then
+		test_grep -F "libssh driver, key exchange $kex" "$RUN/report.md"
+	fi &&
+	test_grep -F "| **Capacity (the knee)**, the headline: libssh driver, key exchange \`$kex\` |" "$RUN/report.md" &&
+	test_grep "^\*\*Why the headline is the libssh driver.s knee:\*\*" "$RUN/report.md"
 '
 
 # The two steps nearest the knee run once more; the knee's interval is

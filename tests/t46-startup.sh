@@ -48,7 +48,9 @@ test_expect 'the report has the startup row and the two figures' '
 	r=$(cat "$TEST_TMP/run")/report.md &&
 	test_grep -E "^\| 1 \| \[Startup time\]\(#startup\) \(\`startup\`\) \| [0-9.]+ ms .*\*\*PASS\*\*" "$r" &&
 	test_grep -E "^\| First greeting \(the server accepts connections\) \| 2 \|" "$r" &&
-	test_grep -E "^\| First complete login \| 2 \|" "$r"
+	test_grep -E "^\| First complete login \| 2 \|" "$r" &&
+	test_kv "$(cat "$TEST_TMP/run")/data/startup.env" poll_interval_us 1000 &&
+	test_grep "The specification tries every 5 ms; the kit tries every 1 ms, because a finer poll finds the moment the port first answers" "$r"
 '
 
 # Stopped (TERM) in the middle of a round: the test server must run again.

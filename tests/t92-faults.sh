@@ -132,8 +132,8 @@ test_expect 'process limit of the test user during concurrent: reported as that 
 	nothing_left
 '
 
-# 16 inodes: the large file's 16 parts (or, when they fit, the small
-# files) run out of them, whichever copy comes to it first.
+# 16 inodes: the 40 small files run out of them (the large file is one
+# file, one inode).
 test_expect 'a file system that runs full during sftp: FAIL with the error, its files removed' '
 	home=$(getent passwd $TEST_USER | cut -d: -f6) && [ -d "$home" ] &&
 	cp -a "$home/." "$TEST_TMP/home-copy" &&

@@ -160,6 +160,23 @@ n_note () {
 	esac
 }
 
+# size_text BYTES: a size with its unit named: GiB or MiB when one divides
+# it (1073741824: "1 GiB", 268435456: "256 MiB"), else MB of 10^6 bytes (a
+# run made before the kit used binary sizes: 1024000000 is "1024 MB of
+# 10^6 bytes"), else KiB ("4 KiB"), else KB of 10^3 bytes, else bytes; "-"
+# when unknown.
+size_text () {
+	awk -v b="$1" 'BEGIN {
+		if (b !~ /^[0-9]+$/) { print "-"; exit }
+		if (b > 0 && b % 1073741824 == 0) printf "%d GiB\n", b / 1073741824
+		else if (b > 0 && b % 1048576 == 0) printf "%d MiB\n", b / 1048576
+		else if (b > 0 && b % 1000000 == 0) printf "%d MB of 10^6 bytes\n", b / 1000000
+		else if (b > 0 && b % 1024 == 0) printf "%d KiB\n", b / 1024
+		else if (b > 0 && b % 1000 == 0) printf "%d KB of 10^3 bytes\n", b / 1000
+		else printf "%d bytes\n", b
+	}'
+}
+
 # prose [ARG ...]: a section's text, from a here-doc on stdin, laid out the
 # way markdown reads it: the lines of a paragraph are joined with one
 # space, a line that starts a table row (`|`) or a list item (`- `) starts

@@ -6,7 +6,7 @@
 # first (test-ssh.sh, lib/metrics.tab).
 
 about_cpu () {
-	printf 'sshd CPU per login (the closed-loop login run, %s s) and per GB (the default-cipher upload, %s MB)\n' \
+	printf 'sshd CPU per login (the closed-loop login run, %s s) and per GB (the default-cipher upload, %s MiB)\n' \
 		"${SETTING[DURATION]}" "${SETTING[TRANSFER_MB]}"
 }
 
@@ -18,7 +18,7 @@ cpu_per_gb () {
 	done
 	value=$(result_get cpu cpu_sshd_s_per_gb)
 	if [ -n "$value" ] && [ "$value" != - ]; then
-		result_set cpu per_gb_from "the default cipher's upload of this run ($(kv_get "$probe" cipher), $(( $(kv_get "$probe" bytes) / 1000000 )) MB)"
+		result_set cpu per_gb_from "the default cipher's upload of this run ($(kv_get "$probe" cipher), $(( $(kv_get "$probe" bytes) / 1048576 )) MiB)"
 		return 0
 	fi
 	result_set cpu per_gb_from "not measured ($(kv_get "$probe" cpu_note | sed 's/^$/the default cipher'"'"'s upload gave no figure/'))"

@@ -402,6 +402,20 @@ rate_sweep () {
 	fi
 }
 
+# rate_label: the headline's label: the knee of which driver, at which
+# key exchange, and when the ssh clients' key exchange differs, the
+# capacity scaled to it beside. The libssh driver sets the headline
+# because the ssh client, one process per login, runs out of CPU on the
+# machine before sshd does (RATE_CLIENT in settings.conf).
+rate_label () {
+	local kex scaled
+	if [ "${SETTING[RATE_CLIENT]}" = libssh ]; then kex=$(result_get rate libssh_kex); else kex=$(result_get rate ssh_kex); fi
+	printf 'capacity: offered logins/s sshd kept up with, %s driver' "${SETTING[RATE_CLIENT]}"
+	[ -z "$kex" ] || printf ', key exchange %s' "$kex"
+	scaled=$(result_get rate knee_clients_kex_per_s)
+	[ -z "$scaled" ] || printf '; at the ssh clients'"'"' key exchange %s about %s logins/s' "$(result_get rate ssh_kex)" "$scaled"
+}
+
 measure_rate () {
 	local ok failed rate warn_text client_pct busy_pct knee limit knee_text k v
 	# The closed-loop run's figures, into this test's data.
@@ -424,8 +438,17 @@ measure_rate () {
 	fi
 	knee=$(result_get rate knee_per_s)
 	limit=$(result_get rate break_limit)
-	result_verdict rate "$knee" ">=" "${SETTING[TARGET_RATE_MIN]}" "logins/s" \
-		"capacity: offered logins/s sshd kept up with, ${SETTING[RATE_CLIENT]} driver"
+	if [ "${SETTING[RATE_CLIENT]}" = libssh ] && [ -n "$(result_get rate ssh_kex)" ] &&
+		[ "$(result_get rate libssh_kex)" != "$(result_get rate ssh_kex)" ]; then
+		result_set rate kex_differs yes
+	fi
+	# The knee at the real clients' key exchange: scaled by the two
+	# measured CPU costs per login (the sweep's, the closed-loop run's).
+	if [ "$(result_get rate kex_differs)" = yes ] && [ -n "$(result_get rate knee_step)" ]; then
+		result_set rate knee_clients_kex_per_s "$(awk -v k="$knee" -v d="$(result_get rate sweep_sshd_cpu_ms_per_login)" \
+			-v c="$(result_get rate sshd_cpu_ms_per_login)" 'BEGIN { if (c > 0 && d > 0) printf "%.1f", k * d / c }')"
+	fi
+	result_verdict rate "$knee" ">=" "${SETTING[TARGET_RATE_MIN]}" "logins/s" "$(rate_label)"
 	if [ "${ok:-0}" -eq 0 ]; then
 		result_status rate FAIL "no login of the ${SETTING[RATE_WORKERS]} ssh clients succeeded; first error: $(tsv_select "$RAW_DIR/probe-loginload-logins.tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')"
 	elif [ "${failed:-0}" -gt 0 ]; then
@@ -447,16 +470,6 @@ measure_rate () {
 	if [ "$(result_get rate generator_limited)" = yes ]; then
 		warn_text="the closed-loop figure (${SETTING[RATE_WORKERS]} ssh clients, $rate logins/s) was limited by its own clients: they used ${client_pct}% of the machine's CPU and the machine was ${busy_pct}% busy; the verdict uses the sweep's knee instead"
 		result_warn rate "$warn_text"
-	fi
-	if [ "${SETTING[RATE_CLIENT]}" = libssh ] && [ -n "$(result_get rate ssh_kex)" ] &&
-		[ "$(result_get rate libssh_kex)" != "$(result_get rate ssh_kex)" ]; then
-		result_set rate kex_differs yes
-	fi
-	# The knee at the real clients' key exchange: scaled by the two
-	# measured CPU costs per login (the sweep's, the closed-loop run's).
-	if [ "$(result_get rate kex_differs)" = yes ] && [ -n "$(result_get rate knee_step)" ]; then
-		result_set rate knee_clients_kex_per_s "$(awk -v k="$knee" -v d="$(result_get rate sweep_sshd_cpu_ms_per_login)" \
-			-v c="$(result_get rate sshd_cpu_ms_per_login)" 'BEGIN { if (c > 0 && d > 0) printf "%.1f", k * d / c }')"
 	fi
 	if [ -n "$(result_get rate knee_step)" ]; then
 		knee_text="knee $knee logins/s (p95 $(result_get rate knee_p95_ms) ms, sshd $(result_get rate knee_sshd_cpu_pct) % of the CPUs, ${SETTING[RATE_CLIENT]} driver; CPU bound $(result_get rate cpu_bound_per_s | sed 's/^$/-/') logins/s at its key exchange$( [ -z "$(result_get rate knee_clients_kex_per_s)" ] || printf '; %s logins/s at the clients'"'"' key exchange, scaled' "$(result_get rate knee_clients_kex_per_s)"))"

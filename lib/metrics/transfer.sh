@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# transfer: TRANSFER_MB MB (MB = 10^6 bytes) through one ssh connection per
-# cipher and direction, no disk: up into 'wc -c' on the server (which
+# transfer: TRANSFER_MB MiB (1048576 bytes, as the specification's dd
+# bs=1M count=1024: 1 GiB by default) through one ssh connection per cipher
+# and direction, no disk; rates in MB/s, MB = 10^6 bytes: up into 'wc -c' on the server (which
 # reports what arrived), down from 'head -c' on the server into the kit's
 # sink. Next to each cipher, its single-core ceiling through OpenSSL EVP.
 # The default cipher's upload, with sshd's and the client's CPU per GB, is
@@ -12,7 +13,7 @@
 . "$KIT_DIR/lib/xfer.sh"
 
 about_transfer () {
-	printf '%s MB (10^6 bytes) up and down per cipher through one ssh connection, plus OpenSSL ceilings (about %s s per cipher)\n' \
+	printf '%s MiB up and down per cipher through one ssh connection, plus OpenSSL ceilings (about %s s per cipher)\n' \
 		"${SETTING[TRANSFER_MB]}" "$(awk -v mb="${SETTING[TRANSFER_MB]}" -v c="${SETTING[CEILING_SECONDS]}" 'BEGIN { printf "%.0f", 2 * (mb / 150 + 0.5) + c }')"
 }
 
@@ -60,7 +61,7 @@ measure_transfer () {
 	local -A row=() default_file=()
 	work="$RAW_DIR/transfer-ciphers"
 	mkdir -p "$work"
-	bytes=$((SETTING[TRANSFER_MB] * 1000000))
+	bytes=$((SETTING[TRANSFER_MB] * 1048576))
 	result_set transfer transfer_mb "${SETTING[TRANSFER_MB]}"
 	result_set transfer bytes "$bytes"
 	# The target, also when the ciphers cannot be read (result_verdict
@@ -160,10 +161,10 @@ measure_transfer () {
 			result_interval_chunks transfer "${default_file[up]}" "${default_file[down]}"
 		fi
 		result_verdict transfer "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
-			">=" "${SETTING[TARGET_TRANSFER_MBS]}" "MB/s" "$default, slower direction, MB = 10^6 bytes" \
+			">=" "${SETTING[TARGET_TRANSFER_MBS]}" "MB/s" "$default, ${SETTING[TRANSFER_MB]} MiB, slower direction, MB/s = 10^6 bytes/s" \
 			"the default cipher $default reached $up MB/s up and $down MB/s down, below ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
 		[ "$failed" -eq 0 ] ||
 			result_status transfer FAIL "$failed of $((i * 2)) transfers did not deliver every byte or failed; first: $first_fail${stopped:+; $stopped}"
 	fi
-	result_set transfer summary "$default: ${up:--} MB/s up, ${down:--} MB/s down (${SETTING[TRANSFER_MB]} MB of 10^6 bytes each); $i ciphers, $failed failed transfers; target >= ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
+	result_set transfer summary "$default: ${up:--} MB/s up, ${down:--} MB/s down (${SETTING[TRANSFER_MB]} MiB each, MB/s = 10^6 bytes/s); $i ciphers, $failed failed transfers; target >= ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
 }

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Probe bulk: one upload of TRANSFER_MB MB (10^6 bytes) with the cipher the
+# Probe bulk: one upload of TRANSFER_MB MiB (1048576 bytes) with the cipher the
 # client and the test server agree on by default, and the test server's
 # and the client's CPU per GB (one login-only connection measured the same
 # way and subtracted; lib/xfer.sh, transfer_cpu). Used by transfer (the
@@ -18,7 +18,7 @@
 . "$KIT_DIR/lib/xfer.sh"
 
 about_probe_bulk () {
-	printf 'one upload of %s MB with the default cipher, the server'"'"'s CPU sampled around it\n' "${SETTING[TRANSFER_MB]}"
+	printf 'one upload of %s MiB with the default cipher, the server'"'"'s CPU sampled around it\n' "${SETTING[TRANSFER_MB]}"
 }
 
 probe_bulk () {
@@ -35,7 +35,7 @@ probe_bulk () {
 		result_set "$p" reason "the test server and the client have no cipher in common"
 		return 1
 	fi
-	bytes=$((SETTING[TRANSFER_MB] * 1000000))
+	bytes=$((SETTING[TRANSFER_MB] * 1048576))
 	result_set "$p" cipher "$default"
 	result_set "$p" bytes "$bytes"
 	transfer_cpu "$default" "$bytes" "$RAW_DIR/$p" >>"$DATA_DIR/$p.env"

@@ -29,6 +29,7 @@ report_interactive () {
 			"$(interactive_login_text "$c")"
 	done
 	printf '\nThe verdict uses the %s figure. n counts the echoes that were timed; `lost` counts the letters that never came back, which makes the test fail. ' "$main"
+	interactive_clients_note "$main"
 	if [ -n "${D[interactive|libssh_kex]-}" ]; then
 		printf 'Negotiated by libssh: key exchange `%s`, cipher `%s`; the host key was checked against the kit'"'"'s pinned key.' \
 			"${D[interactive|libssh_kex]-}" "${D[interactive|libssh_cipher_out]-}"
@@ -74,6 +75,28 @@ report_interactive () {
 	(mosh, not part of RHEL) hides.
 
 	EOF
+}
+
+# interactive_clients_note MAIN: which clients were timed and why the
+# verdict is on MAIN's figure; for a run without the ssh client, that it
+# was left out and how to add it.
+interactive_clients_note () {
+	if [ -n "${D[interactive|libssh_exit]-}" ] && [ -n "${D[interactive|ssh_exit]-}" ]; then
+		prose -n <<-'EOF'
+		Both clients were timed through the same sshd (`ECHO_CLIENT=both`): the libssh timer sends
+		and reads each letter in its own process, so its figure is sshd's own delay; the real `ssh`
+		client adds its own terminal handling, which is what a user of `ssh` feels. The verdict is on
+		the first, so that it judges the server, not the client.
+		EOF
+		printf ' '
+	elif [ "$1" = libssh ] && [ -n "${D[interactive|libssh_exit]-}" ]; then
+		prose -n <<-'EOF'
+		The real `ssh` client was not timed (`ECHO_CLIENT=libssh`), only the libssh timer, whose
+		figure is sshd's own delay; `ECHO_CLIENT=both` adds the real client's figure beside it (one
+		more session, a few seconds).
+		EOF
+		printf ' '
+	fi
 }
 
 # How the client logged in, in a few words.

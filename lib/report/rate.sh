@@ -134,7 +134,8 @@ rate_report_capacity () {
 	printf '| Figure | Value |\n|---|---:|\n'
 
 	if [ -n "${D[rate|knee_step]-}" ]; then capacity=$knee; else capacity="below $(td rate break_offered_per_s)"; fi
-	printf '| **Capacity (the knee)** | **%s logins/s** at p95 %s ms, sshd %s %% of all CPUs |\n' \
+	printf '| **Capacity (the knee)**, the headline: %s driver, key exchange `%s` | **%s logins/s** at p95 %s ms, sshd %s %% of all CPUs |\n' \
+		"$driver" "$(if [ "$driver" = libssh ]; then td rate libssh_kex; else td rate ssh_kex; fi)" \
 		"$capacity" "$(ms "${D[rate|knee_p95_ms]-}")" "$(td rate knee_sshd_cpu_pct)"
 	if [ -n "${D[rate|break_offered_per_s]-}" ]; then
 		printf '| The step that broke | %s offered: %s; sshd %s %%, the driver %s %%, the machine %s %% busy |\n' \
@@ -185,6 +186,14 @@ rate_report_capacity () {
 			"$(td rate ssh_hostkey)" "${differs:+ $differs}" <<-'EOF'
 		Negotiated by the driver: key exchange `%s`, cipher `%s`, MAC `%s`, host key `%s`. The
 		system's ssh client negotiated `%s`, `%s`, `%s`, `%s`.%s
+
+		EOF
+		prose <<-'EOF'
+		**Why the headline is the libssh driver's knee:** the `ssh` client starts one process per
+		login, with CPU of its own (per login in the closed-loop table below); on the machine it
+		shares with sshd, the clients run out of CPU before sshd does, so a sweep with them would
+		measure the clients (`RATE_CLIENT=ssh` runs it all the same). The driver makes the same
+		complete login in one process with a fraction of that CPU, so its knee is sshd's.
 
 		EOF
 	fi

@@ -56,29 +56,45 @@ sftp_row () {
 }
 
 report_sftp () {
-	local login fps ms_file
+	local login fps ms_file big
 	[ -n "${D[sftp|large_up_status]-}${D[sftp|login_ms]-}" ] || return 0
 	login=${D[sftp|login_ms]-}
 	fps=${D[sftp|small_files_per_s]-}
 	ms_file=${D[sftp|small_ms_per_file]-}
+	big=$(size_text "${D[sftp|file_bytes]-}")
 
 	prose "$(t sftp home | xargs basename)" "${D[sftp|home]-}" \
-		"${D[sftp|file_mb]-}" "${D[sftp|small_files]-}" "${D[sftp|small_file_bytes]-}" \
+		"$big" "${D[sftp|small_files]-}" "$(size_text "${D[sftp|small_file_bytes]-}")" \
 		"${D[sftp|login_n]-}" "$(ms "$login")" <<-'EOF'
 	Files copied with `sftp -b BATCH -F CLIENT_CONFIG sshperf-test` into a folder of the test's own
-	in the home of `%s` (`%s`, on disk), one sftp run each: one file of %s MB up and the same file
-	down, then %s files of %s bytes up in one run (**MB = 10^6 bytes, KB = 10^3 bytes**). Every
-	sftp run logs in once, and the figures leave the login out: the copy is timed from the moment
+	in the home of `%s` (`%s`, on disk), one sftp run each: one file of %s up and the same file
+	down, then %s files of %s each up in one run. Rates are in **MB/s = 10^6 bytes per
+	second**. Every sftp run logs in once, and the figures leave the login out: the copy is timed from the moment
 	sftp echoes its first batch command (it is logged in by then) to its exit. As a cross-check,
 	the specification's way is shown too: the whole run minus the median of %s sftp runs that only
 	log in (**%s ms**); at a few MB the login's own spread from run to run (tens of ms) makes that
-	column rough, at 256 MB the two agree. After each copy the result is checked: the uploaded
+	column rough, at 256 MiB the two agree. After each copy the result is checked: the uploaded
 	file's size and SHA-256 on the server, the downloaded one against the original, the number and
 	sizes of the small files on the server.
 
 	EOF
 
-	if [ -n "${D[sftp|large_parts]-}" ]; then
+	if [ -n "${D[sftp|large_chunks]-}" ]; then
+		prose "${D[sftp|large_chunks]-}" "${D[sftp|small_batches]-}" <<-'EOF'
+		The large file is **one file**, copied with one `put` and one `get`, as the specification
+		measures it. Each copy is timed in %s chunks of equal size, as `transfer` times its one
+		stream: the kit reads the size of the file being written (the server's copy for up, it is on
+		this machine; the local copy for down) every millisecond, and a chunk ends when the file
+		has grown past it; the last ends with sftp's exit, so the chunks add up to the copy. The
+		small files go as %s `put` commands in their one run: sftp echoes every command as it starts
+		it, so each is timed from its echo to the next one's. The result is the whole copy's rate;
+		its **95 %% interval** is the Student t interval of the time per MB (per file) over the
+		chunks (commands), turned into a rate. It shows how steady the copy was within this run;
+		the chunks share one machine's moment, so a second run on a shared machine can still
+		differ by more (10-20 %% is common). Each chunk and command: `raw/sftp-parts.tsv`.
+
+		EOF
+	elif [ -n "${D[sftp|large_parts]-}" ]; then
 		prose "${D[sftp|large_parts]-}" "${D[sftp|small_batches]-}" <<-'EOF'
 		The large file goes as %s files of an equal share and the small files as %s `put`
 		commands, each in the one sftp run of its row: sftp echoes every command as it starts it, so
@@ -98,8 +114,8 @@ report_sftp () {
 	fi
 
 	printf '| | Whole run (s) | Its login (ms) | Copy (s) | **Result** | 95 %% interval | Run minus login-only run | Check |\n|---|---:|---:|---:|---:|---:|---:|---|\n'
-	sftp_row "${D[sftp|file_mb]-} MB file up" large_up MB/s
-	sftp_row "${D[sftp|file_mb]-} MB file down" large_down MB/s
+	sftp_row "$big file up" large_up MB/s
+	sftp_row "$big file down" large_down MB/s
 	sftp_row "${D[sftp|small_files]-} small files up" small files/s
 	printf '\n'
 
@@ -115,7 +131,7 @@ report_sftp () {
 	printf '**How to read this result:**\n\n'
 	awk -v up="${D[sftp|large_up_mbs]-}" -v down="${D[sftp|large_down_mbs]-}" -v target="${D[sftp|target]-}" \
 		-v tup="$(compared sftp transfer default_up_mbs)" -v tdown="$(compared sftp transfer default_down_mbs)" \
-		-v fps="${fps:--}" -v msf="${ms_file:--}" -v ftarget="${D[sftp|target_files_per_s]-}" -v mb="${D[sftp|file_mb]-}" 'BEGIN {
+		-v fps="${fps:--}" -v msf="${ms_file:--}" -v ftarget="${D[sftp|target_files_per_s]-}" -v mb="$(awk -v b="${D[sftp|file_bytes]-}" 'BEGIN { print b / 1e6 }')" -v big="$big" 'BEGIN {
 		if (up != "" && up != "-" && down != "" && down != "-") {
 			if (up + 0 >= target && down + 0 >= target)
 				printf "- The large file moves at %s MB/s up and %s MB/s down, above the target of %s MB/s.\n", up, down, target
@@ -129,9 +145,9 @@ report_sftp () {
 					" keeps in flight.\n", tup, tdown
 			if (mb + 0 < 100)
 
-				printf "- With only %s MB the copy lasts a fraction of a second and the login subtracted" \
+				printf "- With only %s the copy lasts a fraction of a second and the login subtracted" \
 					" from it varies by tens of ms between runs: treat these figures as rough; the" \
-					" default 256 MB gives steadier ones.\n", mb
+					" default 256 MiB gives steadier ones.\n", big
 		}
 		if (fps != "-" && fps != "") {
 

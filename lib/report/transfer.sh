@@ -35,12 +35,17 @@ transfer_rows () {
 }
 
 report_transfer () {
-	local n c mark up down ceil up_pct down_pct mac_note low_pct
+	local n c mark up down ceil up_pct down_pct mac_note low_pct bytes cpu_size
 	n=${D[transfer|ciphers_n]-}
+	# A run from before the bytes were kept: TRANSFER_MB of 10^6 bytes.
+	bytes=${D[transfer|bytes]-}
+	[ -n "$bytes" ] || [ -z "${D[transfer|transfer_mb]-}" ] || bytes="${D[transfer|transfer_mb]}000000"
+	cpu_size=""
+	[ -z "${D[transfer|cpu_bytes]-}" ] || cpu_size="$(size_text "${D[transfer|cpu_bytes]-}"), "
 
-	prose "${D[transfer|transfer_mb]-}" "32768" <<-'EOF'
-	Bulk data through **one** SSH connection, no disk: %s MB per cipher and direction (**MB = 10^6
-	bytes**, MB/s = 10^6 bytes per second, everywhere in this section). Up: zeros from the kit's
+	prose "$(size_text "$bytes")" "${bytes:--}" "32768" <<-'EOF'
+	Bulk data through **one** SSH connection, no disk: %s (%s bytes) per cipher and direction.
+	Rates are in **MB/s = 10^6 bytes per second**, everywhere in this section. Up: zeros from the kit's
 	source into `ssh -c CIPHER sshperf-test 'wc -c'`, timed from the moment the remote command is
 	running until the server's byte count arrives; down: `head -c` of `/dev/zero` on the server
 	into the kit's sink, timed from the first to the last byte. Every byte is counted at the
@@ -76,8 +81,8 @@ report_transfer () {
 
 	EOF
 
-	printf '**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s bytes, n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms) subtracted:\n\n' \
-		"${D[transfer|cpu_cipher]-}" "${D[transfer|cpu_bytes]-}" "${D[transfer|cpu_login_sshd_ms]-}" "${D[transfer|cpu_login_client_ms]-}"
+	printf '**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s%s bytes, n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms) subtracted:\n\n' \
+		"${D[transfer|cpu_cipher]-}" "$cpu_size" "${D[transfer|cpu_bytes]-}" "${D[transfer|cpu_login_sshd_ms]-}" "${D[transfer|cpu_login_client_ms]-}"
 	printf '| | CPU seconds per GB |\n|---|---:|\n'
 	# A missing figure is "-" (an empty **** is no markdown).
 	local su ss st sc

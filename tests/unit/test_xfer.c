@@ -171,6 +171,30 @@ run_from_output(const char *script, struct config *cf, struct outcome *o)
 	close(null);
 }
 
+/* run -o -w with cf's watch, bytes and chunks kept, output thrown away. */
+static void
+run_watched(const char *script, struct config *cf, struct outcome *o)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+	int saved, null;
+
+	memset(o, 0, sizeof(*o));
+	cf->mode = MODE_RUN;
+	cf->from_output = 1;
+	cf->timeout_ns = 30 * NS_PER_S;
+	cf->buf_bytes = DEFAULT_BUF_BYTES;
+	fflush(stderr);
+	if ((saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) == -1 ||
+	    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
+	    dup2(null, STDERR_FILENO) == -1)
+		err(2, "dup2");
+	run_plain(cf, argv, o);
+	if (dup2(saved, STDERR_FILENO) == -1)
+		err(2, "dup2");
+	close(saved);
+	close(null);
+}
+
 static void
 test_commands(void)
 {
@@ -222,6 +246,60 @@ test_commands(void)
 	    "run -o: a command without output has no output time");
 	ok(run_output_goes_to_stderr(), "run: the command's stdout goes to "
 	    "stderr, so that stdout holds only the result");
+}
+
+/*
+ * run -w: a command that writes 4 MiB into a file in two halves, 0.2 s
+ * apart, after its first output: the copy is timed in 2 parts of 2 MiB
+ * that add up to the time from the first output to the exit, the second
+ * at least the 0.2 s the command waited; the file's size at the end is
+ * watch_bytes. A file that stays short leaves the last part untimed.
+ */
+static void
+test_watch(void)
+{
+	struct config cf;
+	struct outcome o;
+	char path[] = "/tmp/test_xfer_watch.XXXXXX", script[256];
+	uint64_t sum;
+	int fd;
+
+	if ((fd = mkstemp(path)) == -1)
+		err(2, "mkstemp");
+	close(fd);
+	snprintf(script, sizeof(script), "echo put; head -c 2097152 /dev/zero "
+	    ">%s; sleep 0.2; head -c 2097152 /dev/zero >>%s; sleep 0.1",
+	    path, path);
+	memset(&cf, 0, sizeof(cf));
+	memset(&chunks, 0, sizeof(chunks));
+	chunks.k = 2;
+	chunks.total = 4194304;
+	chunks.hold_last = 1;
+	cf.watch = path;
+	cf.bytes = 4194304;
+	cf.have_bytes = 1;
+	run_watched(script, &cf, &o);
+	sum = chunks.n == 2 ? chunks.part_ns[0] + chunks.part_ns[1] : 0;
+	ok(o.exit_code == 0 && o.c.bytes == 4194304 && chunks.n == 2 &&
+	    chunks.part_bytes[0] == 2097152 && chunks.part_bytes[1] == 2097152 &&
+	    sum == o.end_ns - o.output_ns &&
+	    chunks.part_ns[1] >= 200 * NS_PER_MS,
+	    "run -w: 2 parts of 2 MiB that add up to the copy, the second "
+	    "at least 0.2 s (got %u parts, %llu bytes)", chunks.n,
+	    (unsigned long long)o.c.bytes);
+	snprintf(script, sizeof(script), "echo put; head -c 1000 /dev/zero "
+	    ">%s", path);
+	memset(&chunks, 0, sizeof(chunks));
+	chunks.k = 2;
+	chunks.total = 4194304;
+	chunks.hold_last = 1;
+	run_watched(script, &cf, &o);
+	ok(o.c.bytes == 1000 && chunks.n == 0,
+	    "run -w: a file that stays short: its size, no part timed "
+	    "(got %u parts, %llu bytes)", chunks.n,
+	    (unsigned long long)o.c.bytes);
+	memset(&chunks, 0, sizeof(chunks));
+	unlink(path);
 }
 
 /*
@@ -311,6 +389,7 @@ main(void)
 	test_parse_count();
 	test_commands();
 	test_chunks();
+	test_watch();
 	test_lines();
 	printf("1..%d\n", test_num);
 	return test_failed != 0;
