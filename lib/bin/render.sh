@@ -393,6 +393,16 @@ mode_text () {
 	esac
 }
 
+# why_text TEST: why TEST is not PASS, for the summary and its section:
+# first what to do (its action, lib/measure.sh), then what was seen (its
+# reason, with the numbers); either alone when the other is missing.
+why_text () {
+	local a=${D[$1|action]-} r=${D[$1|reason]-}
+	if [ -n "$a" ] && [ -n "$r" ]; then printf '%s (seen: %s)' "$a" "$r"
+	else printf '%s' "$a$r"
+	fi
+}
+
 target_text () {
 	local op=$1 target=$2 unit=$3
 	[ -n "$target" ] || { printf -- '-'; return; }
@@ -446,7 +456,7 @@ EOF
 		fi
 		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "$name" \
 			"${fig:--}" "$(target_text "${D[$name|target_op]-}" "${D[$name|target]-}" "${D[$name|unit]-}")" "$(reference_of "$name")" \
-			"$status" "$( [ "$status" = PASS ] || [ -z "${D[$name|reason]-}" ] || printf ': %s' "${D[$name|reason]-}")" \
+			"$status" "$( [ "$status" = PASS ] || [ -z "$(why_text "$name")" ] || printf ': %s' "$(why_text "$name")")" \
 			"$prev_cell"
 	done
 	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
@@ -486,8 +496,8 @@ sections () {
 	for name in $METRICS; do
 		[ -f "$DATA_DIR/$name.env" ] || continue
 		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${METRIC_TITLE[$name]}" "$name" "${D[$name|status]-}"
-		if [ -n "${D[$name|reason]-}" ]; then
-			printf '**Why %s:** %s\n\n' "${D[$name|status]-}" "${D[$name|reason]-}"
+		if [ -n "$(why_text "$name")" ]; then
+			printf '**Why %s:** %s\n\n' "${D[$name|status]-}" "$(why_text "$name")"
 		fi
 		interval_sentence "$name"
 		if declare -F "report_$name" >/dev/null; then
