@@ -505,6 +505,8 @@ sections () {
 			( "report_$name" ) ||
 				printf '\n*This section could not be shown completely; its data is in `data/%s.env` and `raw/`.*\n\n' "$name"
 		fi
+		# The specification's readings that hold on this run (lib/report/guidance.tab).
+		guidance_for "$name"
 		chart_links "$name"
 		raw=$(own_raw "$name")$(probe_raw "$name")
 		if [ -n "$raw" ]; then
@@ -596,6 +598,8 @@ EOF
 cp -f "$KIT_DIR/docs/glossary.md" "$RUN_DIR/glossary.md" 2>/dev/null ||
 	printf 'render.sh: could not copy the glossary into %s\n' "$RUN_DIR" >&2
 charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the report has none\n' >&2
+# The specification's readings, judged once on this run's figures.
+guidance_load || printf 'render.sh: lib/report/guidance.tab could not be judged (above); the report has none of its readings\n' >&2
 {
 	header
 	summary
@@ -603,6 +607,7 @@ charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the rep
 	# The distances, when the run had any (lib/report/distance.sh).
 	( report_distance ) || true
 	[ "$n_run" -eq 0 ] || ( report_capacity ) || true
+	[ "$n_run" -eq 0 ] || ( report_relations ) || true
 	# The specification's guidance for this run (lib/report/guidance.sh).
 	if [ "$n_run" -gt 0 ]; then
 		( report_uses ) || true
