@@ -149,7 +149,8 @@ test_expect 'the Change column only with a previous run, with % and direction' '
 	row "$B" concurrent | grep -q "| -10.0 % (worse); no interval: not judged |$" &&
 	row "$B" rate | grep -q "| - |$" &&
 	row "$B" interactive | grep -q "| - |$" &&
-	test_grep "(../$A/report.md)" "$RES/$B/report.md"
+	test_grep -F "against the previous run on this host, $A (" "$RES/$B/report.md" &&
+	test_grep ! -F "(../$A/report.md)" "$RES/$B/report.md"
 '
 
 test_expect 'warnings: busy machine, interrupted, skipped, a test warning' '

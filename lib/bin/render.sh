@@ -461,10 +461,10 @@ EOF
 	done
 	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
 	printf 'Reference: the example values of the validation run in the kit'"'"'s specification (a 32-core machine, OpenSSH 9.9p1 on AlmaLinux 9; in brackets the section), a point of comparison, not a target: your numbers will differ with the machine.\n'
-	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder.\n' 
+	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder (and at the end of report.html); the method behind each figure in [metrics.md](metrics.md), also a copy here.\n' 
 	if [ -n "$PREV_DIR" ]; then
-		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric; whether it is more than the noise of the two runs as in --compare (docs/try-a-change.md): a rank test of the samples or the two 95 %% intervals, and all of the change'"'"'s interval beyond %s; for a figure whose interval describes one run, or that has none, beyond the noise between single runs (%s).\n' \
-			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "${KV_CACHE[$PREV_DIR/data/run.env|started_local]-}" "$(compare_threshold_text)" "$(run_noise_text)"
+		printf 'Change: the main figure against the previous run on this host, %s (%s, its own folder next to this one); better or worse by the direction of the metric; whether it is more than the noise of the two runs as in --compare ([metrics.md](metrics.md), "Comparing runs"): a rank test of the samples or the two 95 %% intervals, and all of the change'"'"'s interval beyond %s; for a figure whose interval describes one run, or that has none, beyond the noise between single runs (%s).\n' \
+			"$(basename "$PREV_DIR")" "${KV_CACHE[$PREV_DIR/data/run.env|started_local]-}" "$(compare_threshold_text)" "$(run_noise_text)"
 	fi
 	printf '\n'
 }
@@ -593,10 +593,14 @@ EOF
 	printf '```\n'
 }
 
-# The glossary goes with the run, so that the report's link works on any
-# machine the folder is copied to (all links are relative to the folder).
-cp -f "$KIT_DIR/docs/glossary.md" "$RUN_DIR/glossary.md" 2>/dev/null ||
-	printf 'render.sh: could not copy the glossary into %s\n' "$RUN_DIR" >&2
+# The glossary and the metrics guide (the method behind each figure) go
+# with the run, so that the report's links work on any machine the folder
+# is copied to (all links are relative to the folder; tests/t82).
+for doc_ in glossary metrics; do
+	cp -f "$KIT_DIR/docs/$doc_.md" "$RUN_DIR/$doc_.md" 2>/dev/null ||
+		printf 'render.sh: could not copy docs/%s.md into %s\n' "$doc_" "$RUN_DIR" >&2
+done
+unset doc_
 charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the report has none\n' >&2
 # The specification's readings, judged once on this run's figures.
 guidance_load || printf 'render.sh: lib/report/guidance.tab could not be judged (above); the report has none of its readings\n' >&2
@@ -625,8 +629,16 @@ mv -f "$REPORT.tmp" "$REPORT"
 # tests/lib/harness.sh), where such a line fails the rendering once
 # everything is written, so that a section's rarer paths cannot break
 # the subset unseen.
+# report.html carries the glossary inline, at its end, so that the one
+# file explains its words wherever it is opened or printed.
 html_rc=0
-"$KIT_DIR/lib/bin/report-html.sh" "$REPORT" || html_rc=$?
+{
+	cat "$REPORT"
+	printf '\n<a id="glossary"></a>\n\n## Glossary\n\n'
+	sed '1{/^# /d}' "$RUN_DIR/glossary.md" 2>/dev/null
+} >"$RUN_DIR/.report-html.md"
+"$KIT_DIR/lib/bin/report-html.sh" "$RUN_DIR/.report-html.md" "$RUN_DIR/report.html" || html_rc=$?
+rm -f "$RUN_DIR/.report-html.md"
 # The warnings go into results.json too.
 if [ "${#WARNINGS[@]}" -gt 0 ]; then
 	printf '%s\n' "${WARNINGS[@]}" >"$DATA_DIR/warnings.txt"
