@@ -59,12 +59,14 @@ measure_reload () {
 	result_verdict reload "" "<=" "${SETTING[TARGET_RELOAD_MS]}" ms "$label"
 
 	hold_start reload "$n" "$p" || {
-		result_status reload ERROR "the session holder could not be started"
+		result_status reload ERROR "the session holder could not be started" \
+			"Rerun ./test-ssh.sh reload after make, which builds the kit's helpers"
 		return 1
 	}
 	if ! hold_wait open "$(hold_open_seconds "$n" "$p")" || [ "$(hold_get opened)" -ne "$n" ]; then
 		reload_check_sessions "$n"
-		result_status reload ERROR "only $(hold_get opened) of $n sessions opened before the reload$(hold_stopped_note); see raw/reload-ssh-errors.txt"
+		result_status reload ERROR "only $(hold_get opened) of $n sessions opened before the reload$(hold_stopped_note); see raw/reload-ssh-errors.txt" \
+			"Read raw/reload-ssh-errors.txt for why the sessions did not open, fix it, and rerun ./test-ssh.sh reload"
 		result_set reload summary "not reloaded: the sessions did not open"
 		return 1
 	fi
@@ -94,7 +96,8 @@ measure_reload () {
 		[ "$timeline" = no ] || at_exit_pop
 		reload_check_sessions "$n"
 		result_set reload refused yes
-		result_status reload ERROR "$reason"
+		result_status reload ERROR "$reason" \
+			"Fix the configuration the reload refused (sshd -t names the error), then rerun ./test-ssh.sh reload"
 		result_set reload summary "not reloaded ($reason); ${RELOAD_ALIVE:-0} of $n sessions alive"
 		return 0
 	fi

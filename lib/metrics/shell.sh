@@ -284,7 +284,8 @@ measure_shell () {
 	result_set shell account_kits "$(test_user_is_kits && echo yes || echo no)"
 	result_set shell shell_kind "$kind"
 	if [ -z "$shell" ]; then
-		result_status shell ERROR "the account ${SETTING[TEST_USER]} has no login shell in the passwd database"
+		result_status shell ERROR "the account ${SETTING[TEST_USER]} has no login shell in the passwd database" \
+			"Give the test account a login shell (usermod -s /bin/bash), or leave shell out of the tests"
 		return 0
 	fi
 	progress_step "shell: $n logins to a terminal with $shell as a login shell"
