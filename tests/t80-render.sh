@@ -434,7 +434,7 @@ test_expect 'direct mode: no sentence that belongs to systemd' '
 	f="$TEST_TMP/modes/direct/report.md" &&
 	test_grep "started directly (no systemd on this host)" "$f" &&
 	test_grep "without systemd it is the cgroup start-ssh.sh put the listener in" "$f" &&
-	test_grep "the server log is \`sshd.log\` in the state folder" "$f" &&
+	test_grep "the server.s log of each step is in this folder, \`raw/burst-step-N-server.log\`" "$f" &&
 	! grep -n -E "with systemd it is|user-UID\.slice|run by systemd as|journal of the unit|the StartUnit call" "$f"
 '
 
