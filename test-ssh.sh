@@ -133,8 +133,8 @@ run_probes () {
 	for p in ${METRIC_USES[$name]//,/ }; do
 		[ "$p" != - ] || continue
 		if ! run_probe "$p"; then
-			result_set "$name" status ERROR
-			result_set "$name" reason "the shared measurement \`$p\` it uses failed: $(kv_get "$DATA_DIR/probe-$p.env" reason)"
+			result_status "$name" ERROR "the shared measurement \`$p\` it uses failed: $(kv_get "$DATA_DIR/probe-$p.env" reason)" \
+				"Read raw/probe-$p-* for why the shared measurement failed, fix it, and rerun ./test-ssh.sh $name"
 			return 1
 		fi
 	done
@@ -157,12 +157,12 @@ run_test () {
 	! metric_needs "$name" password || password_lock ||
 		warn "locking the password of ${SETTING[TEST_USER]} failed; run: $(password_lock_command)"
 	if [ ! -s "$data" ]; then
-		result_set "$name" status ERROR
-		result_set "$name" reason "the test stopped with status $rc before it wrote a result"
+		result_status "$name" ERROR "the test stopped with status $rc before it wrote a result" \
+			"Rerun ./test-ssh.sh $name and read its messages on the console: the test ended before it recorded anything"
 	fi
 	if [ -n "$SERVER_LOST" ]; then
-		result_set "$name" status ERROR
-		result_set "$name" reason "the test server (sshd pid $SERVER_LOST) ended during this test; the tests after it were not run. See ./start-ssh.sh status and the server's log, then run ./start-ssh.sh to start it again"
+		result_status "$name" ERROR "the test server (sshd pid $SERVER_LOST) ended during this test; the tests after it were not run. See ./start-ssh.sh status and the server's log, then run ./start-ssh.sh to start it again" \
+			"Find why the test server ended (./start-ssh.sh status, its log), start it again with ./start-ssh.sh, and rerun the tests"
 	fi
 	result_set "$name" seconds "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
 	summary=$(result_get "$name" summary)

@@ -8,8 +8,11 @@
 # Keys every test sets: status (PASS FAIL SKIPPED ERROR INCONCLUSIVE, and
 # INTERRUPTED from test-ssh.sh), figure, unit, figure_label, target,
 # target_op (<= or >=), summary (one line for the console), reason (why,
-# when not PASS); warning when the report should say something. The
-# verdict functions below write them; the renderer reads the rest.
+# when not PASS: what was seen, the numbers), action (what the reader
+# should do about it: accept it and why, change which setting, or rerun
+# with which option; the report prints it before the reason); warning
+# when the report should say something. The verdict functions below
+# write them; the renderer reads the rest.
 
 # shellcheck source=lib/stats.sh
 . "${BASH_SOURCE[0]%/*}/stats.sh"
@@ -43,20 +46,25 @@ result_import () {
 }
 
 # The verdict. A test records its main figure and its status with these
-# four, in this order:
-#   result_verdict TEST FIGURE OP TARGET UNIT LABEL [REASON]
+# four, in this order. Every status that is not PASS gets an ACTION
+# with its REASON: what to do first (accept it and why, change which
+# setting, rerun with which option), in a sentence that starts with the
+# verb ("Rerun with LOGIN_SAMPLES=120 ...", "Raise MaxStartups ..."),
+# then the reason with the numbers:
+#   result_verdict TEST FIGURE OP TARGET UNIT LABEL [REASON [ACTION]]
 #       figure (- when FIGURE is empty), unit, figure_label, target,
 #       target_op, and status: PASS when FIGURE OP TARGET holds (OP is <=
-#       or >=), else FAIL, with REASON as the reason when one is given.
-#   result_status TEST STATUS [REASON]
+#       or >=), else FAIL, with REASON as the reason and ACTION as the
+#       action when given. INCONCLUSIVE for noise gets noise_action.
+#   result_status TEST STATUS [REASON [ACTION]]
 #       what decides instead of the figure (a failed login, a server
-#       that did not answer): the status, and the reason when given.
-#   result_fail TEST REASON
+#       that did not answer): the status, the reason and the action.
+#   result_fail TEST REASON [ACTION]
 #       a second target missed: FAIL, REASON added to a reason already
-#       recorded ("first; second").
+#       recorded ("first; second"), ACTION to the action the same way.
 #   result_warn TEST TEXT
 #       a warning for the report, added to one already recorded.
-#   result_second TEST OP TARGET FIGURE LO HI WHAT REASON
+#   result_second TEST OP TARGET FIGURE LO HI WHAT REASON [ACTION [NOISE_ACTION]]
 #       a second target (a figure of the test other than the headline,
 #       with a target of its own), after result_verdict: judged on its
 #       interval LO-HI as the headline is when it has one (- for a bound
@@ -64,7 +72,8 @@ result_import () {
 #       result_fail with REASON. Holding the target or within its
 #       margin (below): a PASS becomes INCONCLUSIVE ("WHAT: within the
 #       noise of the target (interval LO-HI, target T)", or "run-to-run
-#       noise"), an INCONCLUSIVE gets that added; a FAIL stays.
+#       noise") with NOISE_ACTION (else noise_action) as its action, an
+#       INCONCLUSIVE gets both added; a FAIL stays.
 # A later call wins over an earlier one (the last value of a key wins).
 #
 # With an interval recorded first (result_interval), result_verdict
@@ -100,11 +109,34 @@ result_verdict () {
 	HOLDS | NEAR)
 		result_set "$test" status INCONCLUSIVE
 		result_set "$test" reason "$(noise_reason "$status" "$lo" "$hi" "$target")"
+		result_set "$test" action "$(noise_action)"
 		return 0
 		;;
 	esac
 	result_set "$test" status "$status"
-	[ "$status" = PASS ] || [ $# -lt 7 ] || result_set "$test" reason "$7"
+	if [ "$status" = PASS ]; then
+		result_action_clear "$test"
+	else
+		[ $# -lt 7 ] || result_set "$test" reason "$7"
+		[ $# -lt 8 ] || result_set "$test" action "$8"
+	fi
+}
+
+# result_action_clear TEST: no action (a PASS after an earlier status),
+# written only when one was recorded, so a PASS has no action key.
+result_action_clear () {
+	[ -z "$(result_get "$1" action)" ] || result_set "$1" action ""
+}
+
+# noise_action [SETTING N]: the action of an INCONCLUSIVE for noise:
+# rerun with SETTING=N when that decides it, else with REPEAT; or accept
+# it, since the figure sits on the target within what one run can tell.
+noise_action () {
+	if [ -n "${2:-}" ]; then
+		printf 'Rerun with %s=%s to decide it, or accept the figure as on the target: one run cannot tell it from the target' "$1" "$2"
+	else
+		printf 'Rerun with REPEAT=6 to judge the median of 6 runs, or accept the figure as on the target: one run cannot tell it from the target'
+	fi
 }
 
 # The interval of the headline figure (docs/data.md, "The headline
@@ -213,10 +245,13 @@ result_noise_hint () {
 	case $reason in "within the noise of the target"* | "within the run-to-run noise of the target"*) ;; *) return 0 ;; esac
 	if [ -n "${3:-}" ] && [ -n "$now" ] && [ "$3" -gt $((NOISE_HINT_CAP * now)) ]; then
 		result_set "$1" reason "$reason; $2=$3 would be needed to decide it, $(($3 / now)) times the setting, more than one run should take: $(repeat_hint)"
+		result_set "$1" action "$(noise_action)"
 	elif [ -n "${3:-}" ]; then
 		result_set "$1" reason "$reason; $2=$3 would decide it"
+		result_set "$1" action "$(noise_action "$2" "$3")"
 	else
 		result_set "$1" reason "$reason; $(repeat_hint)"
+		result_set "$1" action "$(noise_action)"
 	fi
 }
 
@@ -279,19 +314,21 @@ noise_samples () {
 }
 
 result_second () {
-	local test=$1 op=$2 target=$3 figure=$4 lo=$5 hi=$6 what=$7 status text
+	local test=$1 op=$2 target=$3 figure=$4 lo=$5 hi=$6 what=$7 status text act
 	if [ "$lo" = - ] && [ "$hi" = - ]; then
 		status=$(verdict "$figure" "$op" "$target")
 	else
 		status=$(interval_verdict "$lo" "$hi" "$op" "$target" "$(verdict_margin)")
 	fi
 	case $status in
-	FAIL) result_fail "$test" "$8" ;;
+	FAIL) result_fail "$test" "$8" "${9:-}" ;;
 	HOLDS | NEAR)
 		text="$what: $(noise_reason "$status" "$lo" "$hi" "$target")"
+		act=${10:-$(noise_action)}
 		case $(result_get "$test" status) in
-		PASS) result_status "$test" INCONCLUSIVE "$text" ;;
-		INCONCLUSIVE) result_set "$test" reason "$(result_get "$test" reason); $text" ;;
+		PASS) result_status "$test" INCONCLUSIVE "$text" "$act" ;;
+		INCONCLUSIVE) result_set "$test" reason "$(result_get "$test" reason); $text"
+			result_set "$test" action "$(result_get "$test" action); $act" ;;
 		esac
 		;;
 	esac
@@ -300,12 +337,21 @@ result_second () {
 result_status () {
 	result_set "$1" status "$2"
 	[ $# -lt 3 ] || result_set "$1" reason "$3"
+	if [ $# -ge 4 ] && [ "$2" != PASS ]; then result_set "$1" action "$4"
+	else result_action_clear "$1"
+	fi
 }
 
 result_fail () {
-	local earlier
+	local earlier act
 	earlier=$(result_get "$1" reason)
-	result_status "$1" FAIL "${earlier:+$earlier; }$2"
+	act=$(result_get "$1" action)
+	# The first failure's action leads; a failure after an INCONCLUSIVE
+	# puts its own before the noise's.
+	if [ -n "${3:-}" ]; then
+		if [ "$(result_get "$1" status)" = FAIL ]; then act="${act:+$act; }$3"; else act="$3${act:+; $act}"; fi
+	fi
+	result_status "$1" FAIL "${earlier:+$earlier; }$2" "$act"
 }
 
 result_warn () {

@@ -159,7 +159,7 @@ round_basis () {
 # - else there is no interval: the rounds' own verdicts when they all
 #   agree, INCONCLUSIVE when they do not.
 repeat_judge () {
-	local t=$1 n=$2 lo=$3 hi=$4 env="$DATA_DIR/$1.env" k s target op unit median status reason from more
+	local t=$1 n=$2 lo=$3 hi=$4 env="$DATA_DIR/$1.env" k s target op unit median status reason from more action=""
 	target=$(kv_get "$env" target) op=$(kv_get "$env" target_op) unit=$(kv_get "$env" unit)
 	case $op in '<=' | '>=') ;; *) return 0 ;; esac
 	for s in FAIL ERROR; do
@@ -168,6 +168,7 @@ repeat_judge () {
 			[ "$(round_basis "$k" "$t")" = other ] || continue
 			kv_set "$env" status "$s"
 			kv_set "$env" reason "round $k: $(kv_get "$RUN_DIR/rounds/$k/data/$t.env" reason)"
+			kv_set "$env" action "$(kv_get "$RUN_DIR/rounds/$k/data/$t.env" action)"
 			kv_set "$env" verdict_from "round $k's $s for another reason than its figure; a failure in any round is the run's"
 			return 0
 		done
@@ -178,13 +179,16 @@ repeat_judge () {
 		from="the 95 % interval of the median of $n rounds ($lo-$hi $unit) against the target"
 		case $status in
 		PASS) reason="" ;;
-		FAIL) reason="the 95 % interval of the median of $n rounds, $lo-$hi $unit, is $([ "$op" = '<=' ] && echo above || echo below) the target $target $unit" ;;
+		FAIL) reason="the 95 % interval of the median of $n rounds, $lo-$hi $unit, is $([ "$op" = '<=' ] && echo above || echo below) the target $target $unit"
+			action=$(repeat_round_action "$t") ;;
 		*)
 			status=INCONCLUSIVE
 			more=$(noise_samples "$n" "$lo" "$hi" "$median" "$target" 0)
 			reason="within the noise of the target (interval $lo-$hi of the median of $n rounds, target $target); $(
 				if [ "$more" -le 20 ]; then printf 'REPEAT=%s would decide it' "$more"
 				else printf 'even REPEAT=20, the most, may not decide it'; fi)"
+			if [ "$more" -le 20 ]; then action=$(noise_action REPEAT "$more")
+			else action="Accept the figure as on the target: even 20 runs, the most, may not tell it from the target"; fi
 			;;
 		esac
 	else
@@ -195,14 +199,28 @@ repeat_judge () {
 		if [ "$status" = mixed ]; then
 			status=INCONCLUSIVE
 			reason="the $n rounds disagree ($(repeat_verdicts "$t")), and $n rounds are too few for a 95 % interval of their median; REPEAT=6 would give one"
+			action=$(noise_action REPEAT 6)
 			from="$from: the rounds' own verdicts, which disagree"
 		else
 			reason=$(kv_get "$env" reason)
 			[ "$status" = PASS ] && reason="" || reason="every one of the $n rounds: $reason"
+			[ "$status" = PASS ] || action=$(repeat_round_action "$t")
 			from="$from: the rounds' own verdicts, which agree"
 		fi
 	fi
 	kv_set "$env" status "$status"
 	kv_set "$env" reason "$reason"
+	kv_set "$env" action "$action"
 	kv_set "$env" verdict_from "$from"
+}
+
+# repeat_round_action TEST: the action the last round that recorded one
+# gave TEST (the rounds measure the same thing: their actions agree).
+repeat_round_action () {
+	local k a="" b
+	for k in $(repeat_rounds); do
+		b=$(kv_get "$RUN_DIR/rounds/$k/data/$1.env" action)
+		[ -z "$b" ] || a=$b
+	done
+	printf '%s' "$a"
 }

@@ -6,6 +6,10 @@
 # cut, as the kit now does where it reads them). The report an
 # administrator attaches must hold together on its own:
 #   - every link is relative to the run folder and leads somewhere;
+#   - no pointer of report.md, report.html or glossary.md leads outside
+#     the run folder (docs/..., settings.conf, the state folder, ...),
+#     but an installed path said to be one; the guide they point to,
+#     metrics.md, is in the folder;
 #   - every raw/ path the report or the docs name exists in a full run;
 #   - every chart shows the numbers of its table;
 #   - no data file, report or results.json has a control character.
@@ -61,6 +65,58 @@ test_expect 'every link of the report is relative to the run folder and alive' '
 	test_grep -F "](glossary.md)" "$RUN/report.md" &&
 	test_cmp "$KIT_DIR/docs/glossary.md" "$RUN/glossary.md" &&
 	test_grep ! "file://" "$RUN/report.md"
+'
+
+# pointers FILE: every link target of FILE (markdown links, href and src
+# of HTML) and every path-like pointer in its text (a .md file, a folder
+# of the kit, its settings file, the state folder), one a line; an
+# installed path keeps its prefix, and "!" before it when its line does
+# not say it is installed.
+pointers () {
+	{
+		grep -o "\](\([^)]*\))" "$1" | sed "s/^](//; s/)$//"
+		grep -oE "(href|src)=\"[^\"]*\"" "$1" | sed "s/^[a-z]*=\"//; s/\"$//" | grep -v "^data:"
+		sed "s/<wbr>//g; s/<[^>]*>/ /g" "$1" | grep -oE "(/usr/share/doc/sshd-perf-kit/|/etc/sshd-perf-kit/)?((docs|lib|tests|helpers)/[A-Za-z0-9_./*-]*[A-Za-z0-9_*]|[A-Za-z0-9_-]+\.md\b|settings\.conf|state folder)"
+		sed "s/<wbr>//g" "$1" | grep -E "(/usr/share/doc/sshd-perf-kit/|/etc/sshd-perf-kit/)" | grep -v "installed" |
+			grep -oE "(/usr/share/doc/sshd-perf-kit/|/etc/sshd-perf-kit/)[A-Za-z0-9_./-]*" | sed "s/^/!/"
+	} | sort -u
+}
+
+# outside RUN TARGET: says why TARGET leads outside RUN, else nothing.
+outside () {
+	case $2 in
+	"#"*) grep -qF "id=\"${2#\#}\"" "$1/report.md" "$1/report.html" || echo "no anchor for $2" ;;
+	"!"*) echo "an installed path not said to be one: ${2#!}" ;;
+	/usr/share/doc/sshd-perf-kit/* | /etc/sshd-perf-kit/*) ;;
+	*://* | /*) echo "not relative: $2" ;;
+	"state folder" | settings.conf | docs/* | lib/* | tests/* | helpers/*) echo "outside the run folder: $2" ;;
+	*) [ -e "$1/$2" ] || echo "not in the run folder: $2" ;;
+	esac
+}
+
+test_expect 'the pointer check finds pointers that lead outside the run folder' '
+	printf "%s\n" "see docs/metrics.md and [a](../x/report.md), the sshd.log in the state folder," \
+		"settings.conf, /usr/share/doc/sshd-perf-kit/docs/data.md and [ok](glossary.md)" >planted.md &&
+	pointers planted.md >found &&
+	while IFS= read -r p; do outside "$RUN" "$p"; done <found >why &&
+	test_grep -F "outside the run folder: docs/metrics.md" why &&
+	test_grep -F "not in the run folder: ../x/report.md" why &&
+	test_grep -F "outside the run folder: state folder" why &&
+	test_grep -F "outside the run folder: settings.conf" why &&
+	test_grep -F "an installed path not said to be one: /usr/share/doc/sshd-perf-kit/docs/data.md" why &&
+	test_grep ! "glossary" why
+'
+
+test_expect 'no pointer of report.md, report.html or glossary.md leads outside the run folder' '
+	for f in report.md report.html glossary.md; do
+		pointers "$RUN/$f" | while IFS= read -r p; do
+			why=$(outside "$RUN" "$p") && [ -z "$why" ] || echo "$f: $why"
+		done
+	done >why &&
+	test_cmp /dev/null why &&
+	test_grep -F "](metrics.md)" "$RUN/report.md" &&
+	test_cmp "$KIT_DIR/docs/metrics.md" "$RUN/metrics.md" &&
+	test_grep -F "<h2 id=\"glossary\">Glossary</h2>" "$RUN/report.html"
 '
 
 test_expect 'every raw/ path the report names exists' '

@@ -411,6 +411,16 @@ mode_text () {
 	esac
 }
 
+# why_text TEST: why TEST is not PASS, for the summary and its section:
+# first what to do (its action, lib/measure.sh), then what was seen (its
+# reason, with the numbers); either alone when the other is missing.
+why_text () {
+	local a=${D[$1|action]-} r=${D[$1|reason]-}
+	if [ -n "$a" ] && [ -n "$r" ]; then printf '%s (seen: %s)' "$a" "$r"
+	else printf '%s' "$a$r"
+	fi
+}
+
 target_text () {
 	local op=$1 target=$2 unit=$3
 	[ -n "$target" ] || { printf -- '-'; return; }
@@ -464,15 +474,15 @@ EOF
 		fi
 		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "$name" \
 			"${fig:--}" "$(target_text "${D[$name|target_op]-}" "${D[$name|target]-}" "${D[$name|unit]-}")" "$(reference_of "$name")" \
-			"$status" "$( [ "$status" = PASS ] || [ -z "${D[$name|reason]-}" ] || printf ': %s' "${D[$name|reason]-}")" \
+			"$status" "$( [ "$status" = PASS ] || [ -z "$(why_text "$name")" ] || printf ': %s' "$(why_text "$name")")" \
 			"$prev_cell"
 	done
 	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
 	printf 'Reference: the example values of the validation run in the kit'"'"'s specification (a 32-core machine, OpenSSH 9.9p1 on AlmaLinux 9; in brackets the section), a point of comparison, not a target: your numbers will differ with the machine.\n'
-	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder.\n' 
+	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder (and at the end of report.html); the method behind each figure in [metrics.md](metrics.md), also a copy here.\n' 
 	if [ -n "$PREV_DIR" ]; then
-		printf 'Change: the main figure against the previous run on this host, [%s](../%s/report.md) (%s); better or worse by the direction of the metric; whether it is more than the noise of the two runs as in --compare (docs/try-a-change.md): a rank test of the samples or the two 95 %% intervals, and all of the change'"'"'s interval beyond %s; for a figure whose interval describes one run, or that has none, beyond the noise between single runs (%s).\n' \
-			"$(basename "$PREV_DIR")" "$(basename "$PREV_DIR")" "${KV_CACHE[$PREV_DIR/data/run.env|started_local]-}" "$(compare_threshold_text)" "$(run_noise_text)"
+		printf 'Change: the main figure against the previous run on this host, %s (%s, its own folder next to this one); better or worse by the direction of the metric; whether it is more than the noise of the two runs as in --compare ([metrics.md](metrics.md), "Comparing runs"): a rank test of the samples or the two 95 %% intervals, and all of the change'"'"'s interval beyond %s; for a figure whose interval describes one run, or that has none, beyond the noise between single runs (%s).\n' \
+			"$(basename "$PREV_DIR")" "${KV_CACHE[$PREV_DIR/data/run.env|started_local]-}" "$(compare_threshold_text)" "$(run_noise_text)"
 	fi
 	printf '\n'
 }
@@ -504,8 +514,8 @@ sections () {
 	for name in $METRICS; do
 		[ -f "$DATA_DIR/$name.env" ] || continue
 		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${METRIC_TITLE[$name]}" "$name" "${D[$name|status]-}"
-		if [ -n "${D[$name|reason]-}" ]; then
-			printf '**Why %s:** %s\n\n' "${D[$name|status]-}" "${D[$name|reason]-}"
+		if [ -n "$(why_text "$name")" ]; then
+			printf '**Why %s:** %s\n\n' "${D[$name|status]-}" "$(why_text "$name")"
 		fi
 		interval_sentence "$name"
 		if declare -F "report_$name" >/dev/null; then
@@ -513,6 +523,8 @@ sections () {
 			( "report_$name" ) ||
 				printf '\n*This section could not be shown completely; its data is in `data/%s.env` and `raw/`.*\n\n' "$name"
 		fi
+		# The specification's readings that hold on this run (lib/report/guidance.tab).
+		guidance_for "$name"
 		chart_links "$name"
 		raw=$(own_raw "$name")$(probe_raw "$name")
 		if [ -n "$raw" ]; then
@@ -599,11 +611,17 @@ EOF
 	printf '```\n'
 }
 
-# The glossary goes with the run, so that the report's link works on any
-# machine the folder is copied to (all links are relative to the folder).
-cp -f "$KIT_DIR/docs/glossary.md" "$RUN_DIR/glossary.md" 2>/dev/null ||
-	printf 'render.sh: could not copy the glossary into %s\n' "$RUN_DIR" >&2
+# The glossary and the metrics guide (the method behind each figure) go
+# with the run, so that the report's links work on any machine the folder
+# is copied to (all links are relative to the folder; tests/t82).
+for doc_ in glossary metrics; do
+	cp -f "$KIT_DIR/docs/$doc_.md" "$RUN_DIR/$doc_.md" 2>/dev/null ||
+		printf 'render.sh: could not copy docs/%s.md into %s\n' "$doc_" "$RUN_DIR" >&2
+done
+unset doc_
 charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the report has none\n' >&2
+# The specification's readings, judged once on this run's figures.
+guidance_load || printf 'render.sh: lib/report/guidance.tab could not be judged (above); the report has none of its readings\n' >&2
 {
 	header
 	summary
@@ -612,6 +630,7 @@ charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the rep
 	( report_distance ) || true
 	( report_distance_load ) || true	# MaxStartups, rate and burst at a distance (lib/report/distance-load.sh)
 	[ "$n_run" -eq 0 ] || ( report_capacity ) || true
+	[ "$n_run" -eq 0 ] || ( report_relations ) || true
 	# The specification's guidance for this run (lib/report/guidance.sh).
 	if [ "$n_run" -gt 0 ]; then
 		( report_uses ) || true
@@ -629,8 +648,16 @@ mv -f "$REPORT.tmp" "$REPORT"
 # tests/lib/harness.sh), where such a line fails the rendering once
 # everything is written, so that a section's rarer paths cannot break
 # the subset unseen.
+# report.html carries the glossary inline, at its end, so that the one
+# file explains its words wherever it is opened or printed.
 html_rc=0
-"$KIT_DIR/lib/bin/report-html.sh" "$REPORT" || html_rc=$?
+{
+	cat "$REPORT"
+	printf '\n<a id="glossary"></a>\n\n## Glossary\n\n'
+	sed '1{/^# /d}' "$RUN_DIR/glossary.md" 2>/dev/null
+} >"$RUN_DIR/.report-html.md"
+"$KIT_DIR/lib/bin/report-html.sh" "$RUN_DIR/.report-html.md" "$RUN_DIR/report.html" || html_rc=$?
+rm -f "$RUN_DIR/.report-html.md"
 # The warnings go into results.json too.
 if [ "${#WARNINGS[@]}" -gt 0 ]; then
 	printf '%s\n' "${WARNINGS[@]}" >"$DATA_DIR/warnings.txt"

@@ -128,16 +128,20 @@ measure_concurrent () {
 	result_interval concurrent - - "$n" - "" "a count of the sessions alive, not an estimate: no interval"
 	result_verdict concurrent "${alive:-0}" ">=" "$n" sessions "alive of $n"
 	if [ "$(kv_get "$probe" state_open)" != yes ]; then
-		result_status concurrent ERROR "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/probe-hold-hold-errors.txt"
+		result_status concurrent ERROR "the sessions were not all opened or failed within $(hold_open_seconds "$n" "$p") s; see raw/probe-hold-hold-errors.txt" \
+			"Read raw/probe-hold-hold-errors.txt for what stopped the sessions, fix it, and rerun ./test-ssh.sh concurrent"
 	elif [ "${alive:-0}" -lt "$n" ] && concurrent_machine_limit "$opened"; then
 		# The clients share the machine with the server: when the machine
 		# ran out (memory for both sides, CPU so logins time out), no limit
 		# of sshd was reached and nothing was shown either way.
-		result_status concurrent INCONCLUSIVE "$failed of $n sessions failed because the machine ran out before sshd did ($(result_get concurrent limit_text)); the kit's own clients share this machine. Free memory and CPU (stop other work, fewer CONCURRENT_LOGIN_PARALLEL) or raise LOGIN_TIMEOUT, and run \`./test-ssh.sh concurrent\` again$(hold_stopped_note)"
+		result_status concurrent INCONCLUSIVE "$failed of $n sessions failed because the machine ran out before sshd did ($(result_get concurrent limit_text)); the kit's own clients share this machine. Free memory and CPU (stop other work, fewer CONCURRENT_LOGIN_PARALLEL) or raise LOGIN_TIMEOUT, and run \`./test-ssh.sh concurrent\` again$(hold_stopped_note)" \
+			"Rerun ./test-ssh.sh concurrent with more free memory and CPU (stop other work, lower CONCURRENT_LOGIN_PARALLEL, or raise LOGIN_TIMEOUT): the machine ran out before sshd did"
 	elif [ "${alive:-0}" -lt "$n" ]; then
-		result_status concurrent FAIL "$failed of $n sessions failed ($(hold_get open_failed) did not open, ${dead:-0} died while open); probable limit: $(result_get concurrent limit_text)$(hold_stopped_note)"
+		result_status concurrent FAIL "$failed of $n sessions failed ($(hold_get open_failed) did not open, ${dead:-0} died while open); probable limit: $(result_get concurrent limit_text)$(hold_stopped_note)" \
+			"Raise the limit that was reached (the probable one is named here; the others are in the section), or lower CONCURRENT_SESSIONS to what this server must hold"
 	elif [ "${left:-0}" -gt 0 ] || [ "$(hold_get children_left)" != 0 ]; then
-		result_status concurrent FAIL "all sessions worked, but $left ssh clients were still running after the close"
+		result_status concurrent FAIL "all sessions worked, but $left ssh clients were still running after the close" \
+			"Look for what kept the sessions from closing (ClientAliveInterval, a program in the session that ignores the hang-up) and rerun ./test-ssh.sh concurrent"
 	fi
 	result_set concurrent summary "${alive:-0} of $n sessions alive ($opened opened, ${dead:-0} died), opened in $(hold_get open_wall_ms) ms with $p at a time; clients left: $left"
 }

@@ -147,14 +147,17 @@ measure_interactive () {
 	lost=$(result_get interactive "${main}_lost")
 	n=$(result_get interactive "${main}_n")
 	result_verdict interactive "$p99" "<=" "${SETTING[TARGET_ECHO_P99_MS]}" ms "p99 of the echo through $main, n=${n:-0}" \
-		"p99 $p99 ms is above the target of ${SETTING[TARGET_ECHO_P99_MS]} ms"
+		"p99 $p99 ms is above the target of ${SETTING[TARGET_ECHO_P99_MS]} ms" \
+		"Keep the server from running out of CPU (the cpu and warnings sections say whether it did) and look at what it writes to disk per keystroke (shell history, logging); raise TARGET_ECHO_P99_MS only if this echo is acceptable for your users"
 	result_noise_hint interactive ECHO_COUNT "$(noise_samples "${n:-0}" "$(result_or_dash interactive figure_lo)" \
 		"$(result_or_dash interactive figure_hi)" "${p99:-0}" "${SETTING[TARGET_ECHO_P99_MS]}")"
 	err=$(grep -v '^$' "$RAW_DIR/interactive-errors.txt" | tail -n 1)
 	if [ -z "$n" ] || [ "$n" = 0 ]; then
-		result_status interactive FAIL "no echo was timed through $main: ${err:-the helper exited with status $rc}"
+		result_status interactive FAIL "no echo was timed through $main: ${err:-the helper exited with status $rc}" \
+			"Read raw/interactive-errors.txt for why no session echoed, fix it, and rerun ./test-ssh.sh interactive"
 	elif [ "${lost:-0}" -gt 0 ]; then
-		result_status interactive FAIL "$lost of $(result_get interactive "${main}_count") keystrokes never came back through $main"
+		result_status interactive FAIL "$lost of $(result_get interactive "${main}_count") keystrokes never came back through $main" \
+			"Find what ended or stalled the session (raw/interactive-errors.txt, the server's log) and rerun ./test-ssh.sh interactive"
 	fi
 	local s="" c
 	for c in $(interactive_clients); do

@@ -143,13 +143,17 @@ measure_login () {
 	result_set login ok "$ok"
 	result_set login failed "$failed"
 	p95=$(result_get login total_p95)
-	result_verdict login "$p95" "<=" "${SETTING[TARGET_LOGIN_P95_MS]}" ms "p95 of the complete login"
+	result_verdict login "$p95" "<=" "${SETTING[TARGET_LOGIN_P95_MS]}" ms "p95 of the complete login" \
+		"p95 $p95 ms is above the target of ${SETTING[TARGET_LOGIN_P95_MS]} ms" \
+		"Find the slow phase in the section's table and follow its reading (key exchange: the CPU and the algorithms; authentication or session over 1 s: DNS, GSSAPI or PAM time-outs), or raise TARGET_LOGIN_P95_MS if this login time is acceptable for your use"
 	result_noise_hint login LOGIN_SAMPLES "$(noise_samples "$(result_get login samples_final)" \
 		"$(result_or_dash login figure_lo)" "$(result_or_dash login figure_hi)" "${p95:-0}" "${SETTING[TARGET_LOGIN_P95_MS]}")"
 	if [ "$ok" -eq 0 ]; then
-		result_status login FAIL "no login succeeded; first error: $(tsv_select "$tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')$stopped"
+		result_status login FAIL "no login succeeded; first error: $(tsv_select "$tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')$stopped" \
+			"Log in by hand as the tests do (ssh -v -F with the kit's client config) to see why it fails, fix it, and rerun ./test-ssh.sh login"
 	elif [ "$failed" -gt 0 ]; then
-		result_status login FAIL "$failed of $((ok + failed + not_run)) logins failed$stopped"
+		result_status login FAIL "$failed of $((ok + failed + not_run)) logins failed$stopped" \
+			"Read why in raw/login-errors.txt and the server's log (a time-out, MaxStartups, a PAM refusal), fix it, and rerun ./test-ssh.sh login"
 	fi
 	p50=$(result_get login total_p50)
 	result_set login summary "p50 ${p50:--} ms, p95 ${p95:--} ms over $ok logins ($failed failed), target p95 <= ${SETTING[TARGET_LOGIN_P95_MS]} ms"

@@ -24,7 +24,8 @@ measure_memory () {
 	# The holder's own output, for hold_stopped_note.
 	HOLD_OUT="$RAW_DIR/probe-hold-hold.txt"
 	if [ "$(kv_get "$probe" sessions_open)" = "" ]; then
-		result_status memory ERROR "no session could be held open for the sample (the hold opened $(kv_get "$probe" opened | sed 's/^$/none/') of $(kv_get "$probe" sessions))$(hold_stopped_note); see raw/probe-hold-hold-errors.txt and raw/probe-hold-ssh-errors.txt"
+		result_status memory ERROR "no session could be held open for the sample (the hold opened $(kv_get "$probe" opened | sed 's/^$/none/') of $(kv_get "$probe" sessions))$(hold_stopped_note); see raw/probe-hold-hold-errors.txt and raw/probe-hold-ssh-errors.txt" \
+			"Read raw/probe-hold-ssh-errors.txt for why no session stayed open, fix it, and rerun ./test-ssh.sh memory"
 		result_set memory figure -
 		result_set memory summary "no sample"
 		return 1
@@ -41,7 +42,8 @@ measure_memory () {
 	avail=$(result_get memory mem_available_kb)
 	if [ -z "$rest" ] || [ -z "$open" ] || [ "${sessions:-0}" -le 0 ]; then
 		result_verdict memory "" "<=" "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}" MB "PSS per open session"
-		result_status memory ERROR "the sampler gave no PSS (at rest: ${rest:--}, open: ${open:--}, sessions ${sessions:-0})"
+		result_status memory ERROR "the sampler gave no PSS (at rest: ${rest:--}, open: ${open:--}, sessions ${sessions:-0})" \
+			"Rerun ./test-ssh.sh memory as root on a kernel that has /proc/PID/smaps_rollup: the sampler could not read the memory"
 		result_set memory summary "no PSS sample"
 		return 1
 	fi
@@ -81,9 +83,11 @@ measure_memory () {
 	result_set memory sessions_fit "$(awk -v a="${avail:-0}" -v p="$per_kb" 'BEGIN { if (p > 0) printf "%d", a / p; else print "-" }')"
 	result_interval memory - - "$sessions" - "" "one slope between the server at rest and with $sessions sessions open: no interval from it"
 	result_verdict memory "$per_mb" "<=" "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}" MB "PSS per open session" \
-		"$per_mb MB per session is above the target of ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB"
+		"$per_mb MB per session is above the target of ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB" \
+		"Plan RAM for the sessions at this size (the capacity section computes how many fit), or raise TARGET_MEMORY_PER_SESSION_MB: memory per session is hardly tunable; look for PAM session modules that start programs per session"
 	awk -v p="$per_kb" 'BEGIN { exit !(p <= 0) }' &&
-		result_status memory ERROR "the memory with $sessions sessions open ($open kB) was not above the memory at rest ($rest kB): the sample missed the sessions' processes"
+		result_status memory ERROR "the memory with $sessions sessions open ($open kB) was not above the memory at rest ($rest kB): the sample missed the sessions' processes" \
+			"Rerun ./test-ssh.sh memory: the sample missed the sessions' processes, which a busy machine can cause"
 	result_set memory summary "listener $(result_get memory listener_mb) MB at rest$(
 		[ "$manager" = 0 ] || printf ' (+ %s MB the test user'"'"'s systemd manager)' "$(result_get memory manager_mb)"
 	), $per_mb MB (PSS) per session over $sessions sessions; 500 sessions about $(result_get memory estimate_500_mb) MB; target <= ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB"

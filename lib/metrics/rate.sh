@@ -450,22 +450,27 @@ measure_rate () {
 	fi
 	result_verdict rate "$knee" ">=" "${SETTING[TARGET_RATE_MIN]}" "logins/s" "$(rate_label)"
 	if [ "${ok:-0}" -eq 0 ]; then
-		result_status rate FAIL "no login of the ${SETTING[RATE_WORKERS]} ssh clients succeeded; first error: $(tsv_select "$RAW_DIR/probe-loginload-logins.tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')"
+		result_status rate FAIL "no login of the ${SETTING[RATE_WORKERS]} ssh clients succeeded; first error: $(tsv_select "$RAW_DIR/probe-loginload-logins.tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')" \
+			"Find why the logins failed (raw/probe-loginload-errors.txt), fix it, and rerun ./test-ssh.sh rate"
 	elif [ "${failed:-0}" -gt 0 ]; then
-		result_status rate FAIL "$failed of $((ok + failed)) logins of the ${SETTING[RATE_WORKERS]} ssh clients failed under load (raw/probe-loginload-errors.txt); a server that drops logins below MaxStartups fails whatever its rate"
+		result_status rate FAIL "$failed of $((ok + failed)) logins of the ${SETTING[RATE_WORKERS]} ssh clients failed under load (raw/probe-loginload-errors.txt); a server that drops logins below MaxStartups fails whatever its rate" \
+			"Find why logins failed under load (raw/probe-loginload-errors.txt: time-outs, PAM or limits), fix it, and rerun ./test-ssh.sh rate"
 	elif [ "$(result_get rate status)" = PASS ]; then
 		: # the knee reached the target
 	elif awk -v b="$(result_get rate cpu_bound_per_s)" -v t="${SETTING[TARGET_RATE_MIN]}" -v m="$RATE_BOUND_MARGIN" 'BEGIN { exit !(b != "" && b != "-" && m * b < t + 0) }'; then
 		# Even with every core to itself and a tenth of the CPU per login
 		# measured here, sshd could not reach the target: decided,
 		# whoever else used the machine.
-		result_status rate FAIL "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "${SETTING[RATE_CLIENT]}" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target"
+		result_status rate FAIL "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "${SETTING[RATE_CLIENT]}" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target" \
+			"Lower TARGET_RATE_MIN to what this machine can carry, or make each login cheaper (a lighter PAM session stack, connection re-use with ControlPersist): the target is out of reach for this machine's CPUs"
 	elif [ "$(result_get rate status)" = INCONCLUSIVE ]; then
 		: # the target lies between the knee and the step that broke
 	elif [ "$limit" = machine ]; then
-		result_status rate INCONCLUSIVE "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, but at $(result_get rate break_offered_per_s) logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine"
+		result_status rate INCONCLUSIVE "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, but at $(result_get rate break_offered_per_s) logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine" \
+			"$(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Rerun with the lighter driver (RATE_CLIENT=libssh)'; else printf 'Rerun with nothing else on the machine'; fi), or accept that this machine, not sshd, ran out first: the clients share its CPUs"
 	else
-		result_status rate FAIL "the knee is $knee logins/s$( [ -z "$(result_get rate knee_p95_ms)" ] || printf ' (p95 %s ms)' "$(result_get rate knee_p95_ms)"), below the target of ${SETTING[TARGET_RATE_MIN]}; the next step, $(result_get rate break_offered_per_s) logins/s offered, broke: $(result_get rate break_why), with sshd using $(result_get rate break_sshd_cpu_pct) % of all CPUs"
+		result_status rate FAIL "the knee is $knee logins/s$( [ -z "$(result_get rate knee_p95_ms)" ] || printf ' (p95 %s ms)' "$(result_get rate knee_p95_ms)"), below the target of ${SETTING[TARGET_RATE_MIN]}; the next step, $(result_get rate break_offered_per_s) logins/s offered, broke: $(result_get rate break_why), with sshd using $(result_get rate break_sshd_cpu_pct) % of all CPUs" \
+			"Make each login cheaper (a lighter PAM stack, fewer logins through ControlPersist), or lower TARGET_RATE_MIN to the knee if that rate is enough for your use"
 	fi
 	if [ "$(result_get rate generator_limited)" = yes ]; then
 		warn_text="the closed-loop figure (${SETTING[RATE_WORKERS]} ssh clients, $rate logins/s) was limited by its own clients: they used ${client_pct}% of the machine's CPU and the machine was ${busy_pct}% busy; the verdict uses the sweep's knee instead"

@@ -59,12 +59,14 @@ measure_reload () {
 	result_verdict reload "" "<=" "${SETTING[TARGET_RELOAD_MS]}" ms "$label"
 
 	hold_start reload "$n" "$p" || {
-		result_status reload ERROR "the session holder could not be started"
+		result_status reload ERROR "the session holder could not be started" \
+			"Rerun ./test-ssh.sh reload after make, which builds the kit's helpers"
 		return 1
 	}
 	if ! hold_wait open "$(hold_open_seconds "$n" "$p")" || [ "$(hold_get opened)" -ne "$n" ]; then
 		reload_check_sessions "$n"
-		result_status reload ERROR "only $(hold_get opened) of $n sessions opened before the reload$(hold_stopped_note); see raw/reload-ssh-errors.txt"
+		result_status reload ERROR "only $(hold_get opened) of $n sessions opened before the reload$(hold_stopped_note); see raw/reload-ssh-errors.txt" \
+			"Read raw/reload-ssh-errors.txt for why the sessions did not open, fix it, and rerun ./test-ssh.sh reload"
 		result_set reload summary "not reloaded: the sessions did not open"
 		return 1
 	fi
@@ -94,7 +96,8 @@ measure_reload () {
 		[ "$timeline" = no ] || at_exit_pop
 		reload_check_sessions "$n"
 		result_set reload refused yes
-		result_status reload ERROR "$reason"
+		result_status reload ERROR "$reason" \
+			"Fix the configuration the reload refused (sshd -t names the error), then rerun ./test-ssh.sh reload"
 		result_set reload summary "not reloaded ($reason); ${RELOAD_ALIVE:-0} of $n sessions alive"
 		return 0
 	fi
@@ -152,11 +155,14 @@ measure_reload () {
 	reload_check_sessions "$n"
 	result_interval reload - - "${login_ms:+1}" - "" "one login after one reload: one measurement, no interval"
 	result_verdict reload "$login_ms" "<=" "${SETTING[TARGET_RELOAD_MS]}" ms "$label" \
-		"a new login worked only $login_ms ms after the reload (target ${SETTING[TARGET_RELOAD_MS]} ms)"
+		"a new login worked only $login_ms ms after the reload (target ${SETTING[TARGET_RELOAD_MS]} ms)" \
+		"Look for what makes sshd slow to start again (large Include files, many host keys, AuthorizedKeysCommand), or raise TARGET_RELOAD_MS if this pause is acceptable"
 	if [ -z "$login_ms" ]; then
-		result_status reload FAIL "no new login worked within $deadline_s s of the reload ($attempts tries); see raw/reload-login-errors.txt"
+		result_status reload FAIL "no new login worked within $deadline_s s of the reload ($attempts tries); see raw/reload-login-errors.txt" \
+			"Check the configuration with sshd -t and read raw/reload-login-errors.txt: a server that takes no login after a reload locks everyone out; then rerun ./test-ssh.sh reload"
 	elif [ "${RELOAD_ALIVE:-0}" -lt "$n" ]; then
-		result_status reload FAIL "$(( n - ${RELOAD_ALIVE:-0} )) of $n open sessions did not survive the reload; see raw/reload-ssh-errors.txt"
+		result_status reload FAIL "$(( n - ${RELOAD_ALIVE:-0} )) of $n open sessions did not survive the reload; see raw/reload-ssh-errors.txt" \
+			"Find what ended the sessions (raw/reload-ssh-errors.txt; the unit's KillMode must stay process), fix it, and rerun ./test-ssh.sh reload"
 	fi
 	result_set reload summary "greeting after ${greeting:--} ms, login after ${login_ms:--} ms, ${RELOAD_ALIVE:-0} of $n sessions survived; target <= ${SETTING[TARGET_RELOAD_MS]} ms"
 }

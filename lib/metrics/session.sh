@@ -156,7 +156,8 @@ measure_session () {
 		# The master's own last message, before the clean-up adds its own.
 		why=$(grep -v '^$' "$RAW_DIR/session-master.txt" | tail -n 1)
 		at_exit_pop
-		result_status session FAIL "the master connection did not come up: ${why:-ssh said nothing}"
+		result_status session FAIL "the master connection did not come up: ${why:-ssh said nothing}" \
+			"Read raw/session-master.txt for why the master connection failed, fix it, and rerun ./test-ssh.sh session"
 		result_set session summary "no master connection"
 		return 0
 	fi
@@ -188,16 +189,19 @@ measure_session () {
 		result_set session speedup "$(awk -v l="$login_p50" -v p="$p50" 'BEGIN { printf "%.1f", l / p }')"
 	fi
 	result_verdict session "$p95" "<=" "${SETTING[TARGET_SESSION_P95_MS]}" ms "p95 of a command over the open connection, n=${ok:-0}" \
-		"p95 $p95 ms is above the target of ${SETTING[TARGET_SESSION_P95_MS]} ms"
+		"p95 $p95 ms is above the target of ${SETTING[TARGET_SESSION_P95_MS]} ms" \
+		"Make the PAM session stack and the user's shell start faster (what remains of a command over an open connection), or raise TARGET_SESSION_P95_MS if this time is acceptable"
 	result_noise_hint session SESSION_COMMANDS "$(noise_samples "${ok:-0}" "$(result_or_dash session figure_lo)" \
 		"$(result_or_dash session figure_hi)" "${p95:-0}" "${SETTING[TARGET_SESSION_P95_MS]}")"
 	err=$(grep -v '^$' "$RAW_DIR/session-errors.txt" | tail -n 1)
 	not_run=$(result_get session not_run)
 	[ "${not_run:-0}" -eq 0 ] || err="${err:+$err; }stopped after $NO_ANSWER_STOP commands in a row got no answer within ${SETTING[LOGIN_TIMEOUT]}s, $not_run not run"
 	if [ -z "$ok" ] || [ "$ok" -eq 0 ]; then
-		result_status session FAIL "no command succeeded over the master connection${err:+: $err}"
+		result_status session FAIL "no command succeeded over the master connection${err:+: $err}" \
+			"Read raw/session-errors.txt for why (MaxSessions, a refused channel), fix it, and rerun ./test-ssh.sh session"
 	elif [ "${failed:-0}" -gt 0 ]; then
-		result_status session FAIL "$failed of $(result_get session runs) commands failed${err:+ (last message: $err)}"
+		result_status session FAIL "$failed of $(result_get session runs) commands failed${err:+ (last message: $err)}" \
+			"Read raw/session-errors.txt for why (MaxSessions, a refused channel), fix it, and rerun ./test-ssh.sh session"
 	fi
 	result_set session summary "p50 ${p50:--} ms, p95 ${p95:--} ms over ${ok:-0} commands (${failed:-0} failed), $(result_get session speedup)x faster than a login (p50 ${login_p50:--} ms), target p95 <= ${SETTING[TARGET_SESSION_P95_MS]} ms"
 }

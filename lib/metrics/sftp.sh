@@ -501,7 +501,8 @@ measure_sftp () {
 	sftp_logins
 	if [ -z "$SFTP_LOGIN_S" ]; then
 		at_exit_pop
-		result_status sftp FAIL "no sftp login worked: $SFTP_FIRST_FAIL"
+		result_status sftp FAIL "no sftp login worked: $SFTP_FIRST_FAIL" \
+			"Check that the test server offers the sftp subsystem (Subsystem sftp in its sshd -T) and log in with sftp by hand, then rerun ./test-ssh.sh sftp"
 		result_set sftp summary "no sftp login worked"
 		return 0
 	fi
@@ -531,14 +532,17 @@ measure_sftp () {
 	missed_small="small files $fps files/s (target >= ${SETTING[TARGET_SFTP_FILES_PER_S]})"
 	sftp_figure_interval
 	result_verdict sftp "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
-		">=" "${SETTING[TARGET_SFTP_MBS]}" "MB/s" "$label" "$missed"
+		">=" "${SETTING[TARGET_SFTP_MBS]}" "MB/s" "$label" "$missed" \
+		"Look at the disk of the test user's home and the cipher (the transfer section), or lower TARGET_SFTP_MBS to what this disk and one core can do"
 	result_noise_hint sftp SFTP_FILE_MB "$(noise_samples "${SETTING[SFTP_FILE_MB]}" "$(result_or_dash sftp figure_lo)" \
 		"$(result_or_dash sftp figure_hi)" "$(result_or_dash sftp figure)" "${SETTING[TARGET_SFTP_MBS]}")"
 	if [ "$SFTP_FAILED" -gt 0 ]; then
-		result_status sftp FAIL "$SFTP_FAILED problem(s); first: $SFTP_FIRST_FAIL"
+		result_status sftp FAIL "$SFTP_FAILED problem(s); first: $SFTP_FIRST_FAIL" \
+			"Fix the first problem named here (a full disk, a missing folder, a refused login) and rerun ./test-ssh.sh sftp"
 	else
 		result_second sftp ">=" "${SETTING[TARGET_SFTP_FILES_PER_S]}" "$fps" "$(result_or_dash sftp small_files_per_s_lo)" \
-			"$(result_or_dash sftp small_files_per_s_hi)" "the small files" "$missed_small"
+			"$(result_or_dash sftp small_files_per_s_hi)" "the small files" "$missed_small" \
+			"Pack many small files into one archive (tar) before sending, or run several sftp sessions at once; lower TARGET_SFTP_FILES_PER_S if this rate is enough"
 	fi
 	result_set sftp summary "one file of ${SETTING[SFTP_FILE_MB]} MiB ${up:--} MB/s up, ${down:--} MB/s down; ${SETTING[SFTP_SMALL_FILES]} small files of ${SETTING[SFTP_SMALL_FILE_KB]} KiB ${fps:--} files/s (login left out); targets >= ${SETTING[TARGET_SFTP_MBS]} MB/s, >= ${SETTING[TARGET_SFTP_FILES_PER_S]} files/s (MB = 10^6 bytes)"
 }

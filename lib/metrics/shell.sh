@@ -284,7 +284,8 @@ measure_shell () {
 	result_set shell account_kits "$(test_user_is_kits && echo yes || echo no)"
 	result_set shell shell_kind "$kind"
 	if [ -z "$shell" ]; then
-		result_status shell ERROR "the account ${SETTING[TEST_USER]} has no login shell in the passwd database"
+		result_status shell ERROR "the account ${SETTING[TEST_USER]} has no login shell in the passwd database" \
+			"Give the test account a login shell (usermod -s /bin/bash), or leave shell out of the tests"
 		return 0
 	fi
 	progress_step "shell: $n logins to a terminal with $shell as a login shell"
@@ -353,14 +354,17 @@ measure_shell () {
 	p95=$(result_get shell whole_ready_p95)
 	result_interval_order shell "$RAW_DIR/shell-whole.tsv" ready_ms 95
 	result_verdict shell "$p95" "<=" "${SETTING[TARGET_SHELL_P95_MS]}" ms "p95 of the time to a usable shell, n=${ok:-0}" \
-		"p95 $p95 ms is above the target of ${SETTING[TARGET_SHELL_P95_MS]} ms"
+		"p95 $p95 ms is above the target of ${SETTING[TARGET_SHELL_P95_MS]} ms" \
+		"Find the slow start file or motd script in the section's split and make it local and fast, or raise TARGET_SHELL_P95_MS if this wait is acceptable"
 	result_noise_hint shell SHELL_SAMPLES "$(noise_samples "${ok:-0}" "$(result_or_dash shell figure_lo)" \
 		"$(result_or_dash shell figure_hi)" "${p95:-0}" "${SETTING[TARGET_SHELL_P95_MS]}")"
 	if [ "${ok:-0}" -eq 0 ]; then
 		err=$(tsv_select "$RAW_DIR/shell-whole.tsv" status error | awk -F'\t' '$1 != "ok" { print $2; exit }')
-		result_status shell FAIL "no login reached a usable shell: ${err:-see raw/shell-errors.txt}"
+		result_status shell FAIL "no login reached a usable shell: ${err:-see raw/shell-errors.txt}" \
+			"Log in by hand with ssh -t to see where the shell stops, fix it, and rerun ./test-ssh.sh shell"
 	elif [ "$failed" -gt 0 ]; then
-		result_status shell FAIL "$failed of $n logins did not reach a usable shell"
+		result_status shell FAIL "$failed of $n logins did not reach a usable shell" \
+			"Read raw/shell-errors.txt for where the shell stopped, fix it, and rerun ./test-ssh.sh shell"
 	fi
 	[ "$kind" = bash ] ||
 		result_warn shell "the account's shell is $shell: the whole time and the floor are measured, the split per start file covers bash only"

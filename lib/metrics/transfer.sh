@@ -150,7 +150,8 @@ measure_transfer () {
 	if [ -z "$up" ]; then
 		result_verdict transfer "" ">=" "${SETTING[TARGET_TRANSFER_MBS]}" "MB/s" "default cipher not measured"
 		if [ -n "$stopped" ]; then
-			result_status transfer FAIL "the test server did not answer: $failed of $((i * 2)) transfers failed, first: $first_fail; $stopped"
+			result_status transfer FAIL "the test server did not answer: $failed of $((i * 2)) transfers failed, first: $first_fail; $stopped" \
+				"Check that the test server still runs (./start-ssh.sh status), start it again, and rerun ./test-ssh.sh transfer"
 		else
 			# TRANSFER_CIPHERS left out the default: the verdict needs it.
 			result_status transfer ERROR "the default cipher $default was not measured (TRANSFER_CIPHERS=${SETTING[TRANSFER_CIPHERS]}); add it to judge the target"
@@ -162,9 +163,11 @@ measure_transfer () {
 		fi
 		result_verdict transfer "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
 			">=" "${SETTING[TARGET_TRANSFER_MBS]}" "MB/s" "$default, ${SETTING[TRANSFER_MB]} MiB, slower direction, MB/s = 10^6 bytes/s" \
-			"the default cipher $default reached $up MB/s up and $down MB/s down, below ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
+			"the default cipher $default reached $up MB/s up and $down MB/s down, below ${SETTING[TARGET_TRANSFER_MBS]} MB/s" \
+			"Use an AES-GCM cipher on a CPU with AES-NI (the table shows each cipher), run several transfers in parallel, or lower TARGET_TRANSFER_MBS to what one core of this machine can do"
 		[ "$failed" -eq 0 ] ||
-			result_status transfer FAIL "$failed of $((i * 2)) transfers did not deliver every byte or failed; first: $first_fail${stopped:+; $stopped}"
+			result_status transfer FAIL "$failed of $((i * 2)) transfers did not deliver every byte or failed; first: $first_fail${stopped:+; $stopped}" \
+				"Read raw/transfer-runs.tsv and the server's log for why transfers broke, fix it, and rerun ./test-ssh.sh transfer"
 	fi
 	result_set transfer summary "$default: ${up:--} MB/s up, ${down:--} MB/s down (${SETTING[TRANSFER_MB]} MiB each, MB/s = 10^6 bytes/s); $i ciphers, $failed failed transfers; target >= ${SETTING[TARGET_TRANSFER_MBS]} MB/s"
 }

@@ -130,7 +130,7 @@ auth_whose () {
 	[ -n "$any" ] || return 0
 	prose <<-'EOF'
 
-	**Whose time.** From each method's packets on `lo` (`raw/auth-METHOD-parts.tsv`; docs/metrics.md,
+	**Whose time.** From each method's packets on `lo` (`raw/auth-METHOD-parts.tsv`; [metrics.md](metrics.md),
 	"Whose time"): p50 over the method's logins of sshd's turns, the client's turns and TCP waits,
 	whole login and authentication phase; the rest is what no packet gives to a side.
 

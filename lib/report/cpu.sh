@@ -42,7 +42,7 @@ report_cpu () {
 			"${D[cpu|speed_spawn_us]-}" "${D[cpu|sshd_cpu_per_login_spawns]-}"
 		| sshd CPU per login in starts of `/bin/true`: the figure over the CPU time of one start (%s us,
 		before and after together), a login's cost in the machine's current speed; a login moves less
-		with that speed than a start does, so this is no steadier between runs (docs/metrics.md, `cpu`);
+		with that speed than a start does, so this is no steadier between runs ([metrics.md](metrics.md), `cpu`);
 		the headline stays the ms above | %s | - |
 		EOF
 		;;
@@ -57,7 +57,7 @@ report_cpu () {
 			"${D[cpu|sshd_per_client_cpu]-}"
 		| sshd CPU per login over the client's: the two ran in the same seconds on the same CPUs, so a
 		machine that is slower or busier for this work moves both and leaves this ratio; a change in
-		sshd moves it (docs/metrics.md, `cpu`) | %s | - |
+		sshd moves it ([metrics.md](metrics.md), `cpu`) | %s | - |
 		EOF
 		;;
 	esac

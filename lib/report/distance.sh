@@ -53,7 +53,7 @@ report_distance () {
 	[ -f "$table" ] || return 0
 	printf '<a id="distance"></a>\n\n## At your users'"'"' distance\n\n'
 	printf 'The clients ran again from a test host of the kit'"'"'s own (a network namespace), across a wire with the round-trip time of `NETWORK_RTT_MS`'
-	printf ' (held by `sshperf-wire` on the receiving side of each direction; docs/metrics.md, section 10).'
+	printf ' (held by `sshperf-wire` on the receiving side of each direction; [metrics.md](metrics.md), section 10).'
 	printf ' Before each distance the wire itself was measured: TCP connects (one round trip each) and one-byte echoes from the test host to the test server'"'"'s end of the wire.'
 	printf ' The logins are `ssh HOST true`, one after another, timed from the start of ssh to its exit; at 0 from this host over loopback.'
 	printf ' Round trips per login, two ways: from the time, (login p50 at the distance - login p50 at 0) / RTT; and from the packets, the turns of each login'"'"'s connection on the wire (a turn: data in one direction that answers data in the other), half their number, the median over the logins.'

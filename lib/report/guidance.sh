@@ -12,8 +12,78 @@
 #                    rows, so another file can add its own (the client's
 #                    GSSAPI attempts are such a risk, kept elsewhere)
 #   report_limits    "Limits of this test": spec 9, for this run
+#   report_relations "How the metrics relate in this run": spec 5
+#   guidance_for     in each test's section, the readings of spec 4.x
+#                    that apply to this run (lib/report/guidance.tab)
+# The readings of spec 4.1-4.13, 5, 7 and 8 are data: guidance.tab, one
+# row each with the condition on this run's figures under which it
+# applies, evaluated once per report by guidance.awk (guidance_load).
 # Every figure is read from the tests' data files as they are; a test
 # that did not run gives "not measured", never a guess.
+
+# guidance_store: the figures the readings are judged on, one a line,
+# "TEST.KEY<TAB>VALUE": every key of the run's data files (settings.env's
+# without their quotes), and what the tables add: burst's refusals
+# (refused_max, refused_steps "3 of 20, 15 of 50", refused_first, from
+# raw/burst-steps.tsv) and transfer's fastest cipher (fastest_cipher,
+# fastest_mbs, fastest_aes_mbs: by each cipher's slower direction, from
+# raw/transfer-runs.tsv).
+guidance_store () {
+	local k
+	for k in "${!D[@]}"; do
+		printf '%s.%s\t%s\n' "${k%%|*}" "${k#*|}" "${D[$k]}"
+	done | sed "/^settings\./ s/'//g"
+	{ tsv_select "$RUN_DIR/raw/burst-steps.tsv" clients refused 2>/dev/null || true; } | awk -F'\t' '
+		$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { n++
+			if ($2 > max) max = $2
+			if ($2 > 0) { list = list sep $2 " of " $1; sep = ", "; if (first == "") first = $1 } }
+		END { if (n) printf "burst.refused_max\t%d\nburst.refused_steps\t%s\nburst.refused_first\t%s\n", max, list, first }'
+	{ tsv_select "$RUN_DIR/raw/transfer-runs.tsv" cipher status mbs 2>/dev/null || true; } | awk -F'\t' '
+		$2 == "ok" && $3 ~ /^[0-9.]+$/ { if (!($1 in low) || $3 + 0 < low[$1]) low[$1] = $3 + 0 }
+		END { for (c in low) {
+				if (best == "" || low[c] > low[best]) best = c
+				if (c ~ /^aes.*gcm/ && low[c] > aes) aes = low[c] }
+			if (best != "") printf "transfer.fastest_cipher\t%s\ntransfer.fastest_mbs\t%s\n", best, low[best]
+			if (aes > 0) printf "transfer.fastest_aes_mbs\t%s\n", aes }'
+}
+
+# guidance_load: GUIDANCE, the readings of lib/report/guidance.tab that
+# hold on this run, "SECTION<TAB>METRIC<TAB>ADVICE" each, in the table's
+# order. Once per report, in the renderer's main shell.
+GUIDANCE=()
+guidance_load () {
+	local line
+	GUIDANCE=()
+	while IFS= read -r line; do
+		GUIDANCE+=("$line")
+	done < <(awk -F'\t' -f "$KIT_DIR/lib/report/guidance.awk" <(guidance_store) "$KIT_DIR/lib/report/guidance.tab")
+}
+
+# guidance_rows METRIC [SECTION]: the advice of the readings for METRIC
+# (- for the report's own sections, then of SECTION only), one a line.
+guidance_rows () {
+	local line rest
+	for line in "${GUIDANCE[@]}"; do
+		rest=${line#*$'\t'}
+		[ "${rest%%$'\t'*}" = "$1" ] || continue
+		[ -z "${2:-}" ] || [ "${line%%$'\t'*}" = "$2" ] || continue
+		printf '%s\n' "${rest#*$'\t'}"
+	done
+}
+
+# guidance_for METRIC: in a test's section, the specification's readings
+# that apply to this run's figures, as a list.
+guidance_for () {
+	local rows sec line
+	rows=$(guidance_rows "$1")
+	[ -n "$rows" ] || return 0
+	for line in "${GUIDANCE[@]}"; do
+		case $line in *$'\t'"$1"$'\t'*) sec=${line%%$'\t'*}; break ;; esac
+	done
+	printf "**The specification's reading of this run** (its section %s, in the kit's words):\n\n" "$sec"
+	printf '%s\n' "$rows" | sed 's/^/- /'
+	printf '\n'
+}
 
 # g_fig TEST: "FIGURE UNIT" of a test that has a figure, else nothing.
 g_fig () {
@@ -195,6 +265,7 @@ report_settings () {
 	`sshd_config`; the full `sshd -T` values are in the Environment section.
 
 	EOF
+	guidance_rows - 7 | sed 's/$/\n/'
 }
 
 # ---- Offline-network risks (spec 8) -------------------------------------
@@ -265,7 +336,7 @@ offline_risk_akc () {
 
 offline_risk_fips () {
 	case ${KV_CACHE[$DATA_DIR/environment.env|fips]-}:${KV_CACHE[$DATA_DIR/environment.env|crypto_policy]-} in
-	yes:* | *:FIPS*) ;;
+	yes:* | enabled:* | *:FIPS*) ;;
 	*) return 0 ;;
 	esac
 	prose <<-'EOF'
@@ -289,14 +360,40 @@ report_offline () {
 	EOF
 	if [ -z "$rows" ]; then
 		printf 'None of the risks the kit looks for (UseDNS, PAM modules that ask a directory or run scripts, pam_faillock, MaxStartups refusals, AuthorizedKeysCommand, FIPS) was seen in this run.\n\n'
+		offline_symptoms
 		return 0
 	fi
 	printf '| What this run saw | Why it matters offline | Fix |\n|---|---|---|\n%s\n' "$rows"
+	offline_symptoms
 	prose <<-'EOF'
 	Also useful offline: hand out `ssh_known_hosts` (or SSH certificates) with your configuration
 	management, and run an NTP server inside the network if you use SSH certificates or Kerberos.
 
 	EOF
+}
+
+# offline_symptoms: the waits of the specification's section 8 that this
+# run's figures show (lib/report/guidance.tab), or that none did.
+offline_symptoms () {
+	local rows
+	rows=$(guidance_rows - 8)
+	if [ -z "$rows" ]; then
+		printf 'None of the waits the specification names for an offline network (5, 10 or 30 s before authentication ends, over 1 s in the authentication or after it, over 1 s before the shell prompt) shows in this run'"'"'s figures.\n\n'
+		return 0
+	fi
+	printf 'The waits of an offline network that this run'"'"'s figures show (the specification'"'"'s section 8):\n\n'
+	printf '%s\n' "$rows" | sed 's/^/- /'
+	printf '\n'
+}
+
+# report_relations: the specification's section 5 for this run.
+report_relations () {
+	local rows
+	rows=$(guidance_rows - 5)
+	[ -n "$rows" ] || return 0
+	printf '## How the metrics relate in this run\n\n'
+	printf '%s\n' "$rows" | sed 's/^/- /'
+	printf '\n'
 }
 
 report_limits () {

@@ -134,7 +134,7 @@ login_whose () {
 
 	**Whose time.** From the logins' packets on `lo` (`raw/login-parts.tsv`, %s logins): every gap
 	between two messages belongs to the side that sent the next one, or is a TCP wait when a segment
-	left only once the other side's delayed ACK came (docs/metrics.md, "Whose time"). The parts of
+	left only once the other side's delayed ACK came ([metrics.md](metrics.md), "Whose time"). The parts of
 	one login add up to its total; each cell is the p50 over the logins, so a column's cells need not
 	add up to its p50 total. The chart of the median login below (`login-waterfall.svg`) draws its
 	phases one after the other, each split into sshd's turns, the client's and TCP waits (within a
@@ -142,7 +142,7 @@ login_whose () {
 	finishes no authentication request sooner than a time it derives from the user name, its host
 	keys and its configuration file, 5 to 9.3 ms, doubled until that is past the request's work. A
 	slower check therefore grows them in such steps, not by its own length, and any edit of the
-	configuration can move them by a step (docs/metrics.md, "Whose time").
+	configuration can move them by a step ([metrics.md](metrics.md), "Whose time").
 
 	| Part | whole login, p50 | p95 | key exchange | authentication | session |
 	|---|---:|---:|---:|---:|---:|
@@ -173,7 +173,7 @@ login_pad () {
 	padded requests and sshd's work to accept the login. Of it, sshd's work on the query took %s ms
 	before it answered; the rest of that request is its wait. A new base time (any edit of the
 	configuration, new host keys) moves this time by a step, which `--compare` shows under the
-	configuration differences (docs/try-a-change.md).
+	configuration differences ([metrics.md](metrics.md), "Comparing runs").
 	EOF
 }
 

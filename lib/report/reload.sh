@@ -93,7 +93,7 @@ reload_whose_table () {
 		return 0
 	fi
 	prose "$n" "${D[reload|login_attempts]-}" <<-'EOF'
-	**Whose time.** The login that worked after the reload, split by its packets on `lo` (docs/metrics.md,
+	**Whose time.** The login that worked after the reload, split by its packets on `lo` ([metrics.md](metrics.md),
 	"Whose time"; the tables reload-logins, reload-parts and reload-whose in `raw/`). It rests on
 	%s login, the one that worked (tries: %s; a try the server refused carries no login): each cell
 	is that login's own time, not a spread. It is the first login the re-executed sshd served:

@@ -83,7 +83,7 @@ startup_whose_table () {
 	esac
 	prose "${D[startup|server_n]-}" <<-'EOF'
 	**Whose time.** From the first logins' packets on `lo` (%s logins; the tables startup-parts and
-	startup-whose in `raw/`; docs/metrics.md, "Whose time"), p50 over the logins:
+	startup-whose in `raw/`; [metrics.md](metrics.md), "Whose time"), p50 over the logins:
 
 	| Part | whole login | key exchange | authentication | session |
 	|---|---:|---:|---:|---:|
