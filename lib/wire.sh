@@ -453,8 +453,8 @@ wire_mark () {
 # the test host sent within one RTT (an upload's data in flight).
 wire_turns () {
 	[ -s "$1" ] || return 0
+	tsv_select "$1" ms src sport dst dport flags payload |
 	awk -F'\t' -v from="$2" -v to="$3" -v d="$4" -v srv="$(wire_server_addr)" -v port="${SETTING[TEST_PORT]}" '
-		NR == 1 { next }
 		$2 == "mark" { m = $3 + 0; next }
 		m < from || m >= to { next }
 		{
@@ -493,7 +493,7 @@ wire_turns () {
 				}
 				printf "%s %d %.1f %d %d %d\n", k, leg[k], last[k] / 2, bytes[k, "c"], bytes[k, "s"], f
 			}
-		}' "$1"
+		}'
 }
 
 # The files of the sftp runs at a distance: SFTP_SMALL_FILES of
@@ -627,9 +627,12 @@ wire_window () {
 		END { if (w != "") printf "%d\n", w + a }' "$1" 2>/dev/null
 }
 
-# wire_median: the median of the numbers on stdin, or nothing.
+# wire_median: the median of the numbers on stdin (the kit's one
+# definition, sshperf-rank's nearest rank), to 0.1; nothing without any.
 wire_median () {
-	sort -g | awk '{ v[++n] = $1 } END { if (n) printf "%.1f\n", (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
+	local v
+	v=$(grep .) || return 0
+	printf '%s\n' "$v" | stats_median | awk '{ printf "%.1f\n", $1 }'
 }
 
 # wire_far WHERE RTT_MS ROW: the sftp files and the transfer from WHERE

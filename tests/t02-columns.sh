@@ -131,6 +131,7 @@ lib/ciphers.sh	awk -F'\t' -v c="$c" '$1 == c { print; exit }'	ciphers_common's o
 lib/metrics/auth.sh	pam_lines chpasswd password | awk -F'\t'	pam_lines' own output (type, module line), no table
 lib/metrics/transfer.sh	printf '%s\n' "$sel" | grep . | awk -F'\t'	ciphers_select's own output (cipher first), no table
 lib/probes/loginload.sh	} | awk -F'\t' -v t0=	the tagged rows (edge, login) made just above, the logins through tsv_select
+lib/report/guidance.sh	awk -F'\t' -f "$KIT_DIR/lib/report/guidance.awk"	the evaluator, no inline program: guidance.awk reads lib/report/guidance.tab by the names of its header and guidance_store's own TEST.KEY lines
 lib/report/guidance.sh	g_burst_steps | awk -F'\t'	g_burst_steps' output, tsv_select's columns clients and ok
 lib/report/transfer.sh	} | awk -F'\t' '	transfer_rows: the tagged rows of the two tsv_select calls just above
 lib/registry.sh	done <"$file"	lib/metrics.tab (registry_load), whose eight columns t07 keeps

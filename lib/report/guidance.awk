@@ -150,22 +150,33 @@ FNR == NR {
 	V[k] = $0
 	next
 }
-$1 == "section" && $2 == "metric" { next }
-/^#/ || NF < 4 { next }
+/^#/ { next }
+# The header: the columns are read by their names.
+!HEAD {
+	for (i = 1; i <= NF; i++) C[$i] = i
+	if (!("section" in C) || !("metric" in C) || !("when" in C) || !("advice" in C)) {
+		printf "guidance.awk: %s line %d: the header is not section, metric, when, advice\n", FILENAME, FNR > "/dev/stderr"
+		bad = 1
+		exit
+	}
+	HEAD = 1
+	next
+}
+NF < 4 { next }
 {
-	ok = evaluate($3)
+	ok = evaluate($C["when"])
 	if (ERR != "") {
-		printf "guidance.awk: %s line %d: %s in: %s\n", FILENAME, FNR, ERR, $3 > "/dev/stderr"
+		printf "guidance.awk: %s line %d: %s in: %s\n", FILENAME, FNR, ERR, $C["when"] > "/dev/stderr"
 		bad = 1
 		next
 	}
 	if (UNDEF || !ok) next
-	text = fill($4)
+	text = fill($C["advice"])
 	if (ERR != "") {
 		printf "guidance.awk: %s line %d: %s in the advice\n", FILENAME, FNR, ERR > "/dev/stderr"
 		bad = 1
 		next
 	}
-	if (text != "") printf "%s\t%s\t%s\n", $1, $2, text
+	if (text != "") printf "%s\t%s\t%s\n", $C["section"], $C["metric"], text
 }
 END { exit bad }
