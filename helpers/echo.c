@@ -15,7 +15,6 @@
  *           such as the fixture tests/bench/echo-server.c.
  * Timing a whole command run after run is sshperf-repeat's job.
  */
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -34,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -556,43 +554,6 @@ libssh_close(struct link *l)
 
 /* ---- The real ssh client in a PTY -------------------------------------- */
 
-/*
- * Starts argv on a new PTY in raw mode without echo (stty raw -echo), as
- * its controlling terminal. Returns 0, or the errno of a failed start.
- */
-static int
-pty_spawn(char **argv, struct link *l)
-{
-	struct termios tio;
-	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
-	char name[128];
-	int master, slave, r;
-
-	if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1 ||
-	    grantpt(master) == -1 || unlockpt(master) == -1 ||
-	    ptsname_r(master, name, sizeof(name)) != 0)
-		err(2, "creating a PTY");
-	if ((slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1)
-		err(2, "%s", name);
-	if (tcgetattr(slave, &tio) == -1)
-		err(2, "tcgetattr");
-	cfmakeraw(&tio);
-	if (tcsetattr(slave, TCSANOW, &tio) == -1 ||
-	    ioctl(slave, TIOCSWINSZ, &ws) == -1)
-		err(2, "setting the PTY's modes");
-	/* stderr stays ours: ssh's messages go to the caller. */
-	r = proc_spawn_tty(&l->pid, argv, name, PROC_INHERIT);
-	close(slave);
-	if (r != 0) {
-		close(master);
-		return r;
-	}
-	if (fcntl(master, F_SETFL, O_NONBLOCK) == -1)
-		err(2, "fcntl");
-	l->fd = master;
-	return 0;
-}
-
 /* Hangs up the PTY and waits (with a deadline) for the client: its status. */
 static int
 pty_close(struct link *l)
@@ -734,7 +695,9 @@ main(int argc, char *argv[])
 			errx(2, "-m ssh needs the client command after --, "
 			    "e.g. -- ssh -tt -F config host cat");
 		printf("mode=ssh\n");
-		if ((e = pty_spawn(argv, &l)) != 0) {
+		/* stty raw -echo; ssh's messages go to our stderr. */
+		if ((e = proc_spawn_pty(&l.pid, argv, PTY_RAW, PROC_INHERIT,
+		    &l.fd)) != 0) {
 			fflush(stdout);
 			warnx("cannot run %s", argv[0]);
 			return e == ENOENT ? 127 : 126;

@@ -1,4 +1,8 @@
-/* Child processes: spawn, wait with a deadline, stop, stderr tail. */
+/*
+ * Child processes: spawn (on a PTY of its own too), wait with a deadline,
+ * stop, stderr tail.
+ */
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -11,7 +15,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,6 +84,51 @@ proc_spawn_tty(pid_t *pid, char *const argv[], const char *tty, int err_fd)
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	return r;
+}
+
+int
+pty_open(int mode, char *name, size_t namelen, int *slave)
+{
+	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+	struct termios tio;
+	int master;
+
+	if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1 ||
+	    grantpt(master) == -1 || unlockpt(master) == -1 ||
+	    ptsname_r(master, name, namelen) != 0)
+		err(2, "creating a PTY");
+	if ((*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1)
+		err(2, "%s", name);
+	if (mode == PTY_RAW) {
+		if (tcgetattr(*slave, &tio) == -1)
+			err(2, "tcgetattr %s", name);
+		cfmakeraw(&tio);
+		if (tcsetattr(*slave, TCSANOW, &tio) == -1)
+			err(2, "setting the modes of %s", name);
+	}
+	if (ioctl(*slave, TIOCSWINSZ, &ws) == -1)
+		err(2, "setting the size of %s", name);
+	return master;
+}
+
+int
+proc_spawn_pty(pid_t *pid, char *const argv[], int mode, int err_fd,
+    int *master)
+{
+	char name[128];
+	int slave, r;
+
+	*master = pty_open(mode, name, sizeof(name), &slave);
+	r = proc_spawn_tty(pid, argv, name, err_fd);
+	close(slave);
+	if (r != 0) {
+		close(*master);
+		*master = -1;
+		return r;
+	}
+	if (fcntl(*master, F_SETFL, O_NONBLOCK) == -1)
+		err(2, "fcntl");
+	return 0;
 }
 
 int

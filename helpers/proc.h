@@ -101,6 +101,28 @@ int proc_ladder_signal(struct proc_ladder *l, pid_t pid, uint64_t now);
 int proc_spawn_tty(pid_t *pid, char *const argv[], const char *tty,
     int err_fd);
 
+/* For pty_open's modes: stty raw -echo, or those of a new terminal. */
+#define PTY_RAW		1	/* no line editing, no echo, no signals */
+#define PTY_CANONICAL	0	/* the kernel's: canonical, echo */
+
+/*
+ * A new PTY of 80 columns and 24 rows, its slave in mode (PTY_RAW or
+ * PTY_CANONICAL). Returns the master; the slave's name goes into name
+ * and its descriptor into *slave (the caller keeps it open until the
+ * child has the terminal, then closes it). Both close-on-exec, neither
+ * our controlling terminal. Exits 2 when no PTY can be had.
+ */
+int pty_open(int mode, char *name, size_t namelen, int *slave);
+
+/*
+ * Starts argv on a new PTY (pty_open, in mode) as proc_spawn_tty does:
+ * the terminal its controlling terminal, stdin and stdout; err_fd its
+ * stderr. Returns 0, with the master (non-blocking) in *master; or the
+ * errno of a failed start, the PTY closed again.
+ */
+int proc_spawn_pty(pid_t *pid, char *const argv[], int mode, int err_fd,
+    int *master);
+
 /*
  * The last bytes a child wrote to stderr, in storage of the caller's
  * (cap bytes): add what is read, take it back oldest first.

@@ -497,19 +497,37 @@ side_percentile(struct samples *s, size_t a, size_t b, double p)
  * base time of sshd's padding, one step of which makes such levels), each
  * side holds at least 2 numbers, and the gap is more than twice the wider
  * side's spread (its p90 - p10). One slow number, or a long tail, is one
- * level. Prints levels=1 or 2, - with fewer than 4 numbers (not known,
- * the key there all the same), and with 2: low_n, low_p50, high_n,
- * high_p50 and step_ms (the two p50s apart). Percentiles by nearest rank.
+ * level. Prints levels=1 or 2, - with fewer than 4 numbers (not known),
+ * then low_n, low_p50, high_n, high_p50 and step_ms (the two p50s apart):
+ * with 2 their values, else empty, so that a run prints the same keys
+ * whichever it found. Percentiles by nearest rank.
  */
 #define LEVELS_GAP_MS 5.0
+static void
+print_levels(const char *prefix, const char *levels, size_t low_n,
+    double low_p50, size_t high_n, double high_p50)
+{
+	int two = strcmp(levels, "2") == 0;
+
+	printf("%slevels=%s\n", prefix, levels);
+	if (two)
+		printf("%slow_n=%zu\n%slow_p50=%.1f\n%shigh_n=%zu\n"
+		    "%shigh_p50=%.1f\n%sstep_ms=%.1f\n", prefix, low_n,
+		    prefix, low_p50, prefix, high_n, prefix, high_p50, prefix,
+		    high_p50 - low_p50);
+	else
+		printf("%slow_n=\n%slow_p50=\n%shigh_n=\n%shigh_p50=\n"
+		    "%sstep_ms=\n", prefix, prefix, prefix, prefix, prefix);
+}
+
 static void
 levels(const char *prefix, struct samples *s)
 {
 	size_t n = s->n, i, k = 0;
-	double g = 0, wide, w, lo, hi;
+	double g = 0, wide, w;
 
 	if (n < 4) {
-		printf("%slevels=-\n", prefix);
+		print_levels(prefix, "-", 0, 0, 0, 0);
 		return;
 	}
 	for (i = 0; i + 1 < n; i++)
@@ -518,7 +536,7 @@ levels(const char *prefix, struct samples *s)
 			k = i;		/* the low side is v[0..k] */
 		}
 	if (g < LEVELS_GAP_MS || k + 1 < 2 || n - k - 1 < 2) {
-		printf("%slevels=1\n", prefix);
+		print_levels(prefix, "1", 0, 0, 0, 0);
 		return;
 	}
 	wide = side_percentile(s, 0, k, 90) - side_percentile(s, 0, k, 10);
@@ -527,14 +545,11 @@ levels(const char *prefix, struct samples *s)
 	if (w > wide)
 		wide = w;
 	if (g <= 2 * wide) {
-		printf("%slevels=1\n", prefix);
+		print_levels(prefix, "1", 0, 0, 0, 0);
 		return;
 	}
-	lo = side_percentile(s, 0, k, 50);
-	hi = side_percentile(s, k + 1, n - 1, 50);
-	printf("%slevels=2\n%slow_n=%zu\n%slow_p50=%.1f\n%shigh_n=%zu\n"
-	    "%shigh_p50=%.1f\n%sstep_ms=%.1f\n", prefix, prefix, k + 1,
-	    prefix, lo, prefix, n - k - 1, prefix, hi, prefix, hi - lo);
+	print_levels(prefix, "2", k + 1, side_percentile(s, 0, k, 50),
+	    n - k - 1, side_percentile(s, k + 1, n - 1, 50));
 }
 
 /*

@@ -26,13 +26,11 @@
  * was usable). Timing a plain command run after run is sshperf-repeat's
  * job; the echo of single keystrokes, sshperf-echo's.
  */
-#include <sys/ioctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdint.h>
@@ -72,40 +70,6 @@ struct run {
 	const char	*status;
 	char		 error[256];
 };
-
-/*
- * Starts argv on a new terminal in the modes of a new shell's terminal
- * (the kernel's defaults for a PTY: canonical, echo), 80x24, as its
- * controlling terminal. Returns the master (non-blocking), or -1 with
- * errno set by a failed start.
- */
-static int
-pty_spawn(char **argv, pid_t *pid)
-{
-	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
-	char name[128];
-	int master, slave, r;
-
-	if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1 ||
-	    grantpt(master) == -1 || unlockpt(master) == -1 ||
-	    ptsname_r(master, name, sizeof(name)) != 0)
-		err(2, "creating a PTY");
-	if ((slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1)
-		err(2, "%s", name);
-	if (ioctl(slave, TIOCSWINSZ, &ws) == -1)
-		err(2, "setting the PTY's size");
-	/* stderr stays ours: ssh's messages go to the caller. */
-	r = proc_spawn_tty(pid, argv, name, PROC_INHERIT);
-	close(slave);
-	if (r != 0) {
-		close(master);
-		errno = r;
-		return -1;
-	}
-	if (fcntl(master, F_SETFL, O_NONBLOCK) == -1)
-		err(2, "fcntl");
-	return master;
-}
 
 /* The client has put its terminal in raw mode: the login is done. */
 static int
@@ -210,7 +174,7 @@ run_once(char **argv, uint64_t timeout_ns, struct run *r)
 {
 	uint64_t deadline, t;
 	pid_t pid;
-	int master, wait_ms, wstatus;
+	int master, wait_ms, wstatus, e;
 
 	r->up_ns = r->first_ns = r->echo_ns = r->ready_ns = NOT_SEEN;
 	r->len = r->typed_at = 0;
@@ -219,11 +183,16 @@ run_once(char **argv, uint64_t timeout_ns, struct run *r)
 	r->error[0] = '\0';
 	r->start_ns = now_ns();
 	deadline = r->start_ns + timeout_ns;
-	if ((master = pty_spawn(argv, &pid)) == -1) {
+	/*
+	 * A new terminal in the modes a new shell's terminal has (canonical,
+	 * echo), 80x24; ssh's messages go to our stderr.
+	 */
+	if ((e = proc_spawn_pty(&pid, argv, PTY_CANONICAL, PROC_INHERIT,
+	    &master)) != 0) {
 		r->status = "failed";
 		snprintf(r->error, sizeof(r->error), "%s: %s", argv[0],
-		    strerror(errno));
-		r->client_exit = errno == ENOENT ? 127 : 126;
+		    strerror(e));
+		r->client_exit = e == ENOENT ? 127 : 126;
 		return;
 	}
 	for (;;) {

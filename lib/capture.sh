@@ -210,8 +210,8 @@ capture_check () {
 # sshd's padding makes them (capture_pad below: a request whose work
 # takes about b x 2^k lands on that step or the next): TEST's keys
 # PREFIX_auth_server_levels (1 or 2; - with fewer than 4 logins)
-# and, with 2, _low_n, _low_p50, _high_n, _high_p50 and _step_ms
-# (levels_of, lib/data.sh).
+# and _low_n, _low_p50, _high_n, _high_p50 and _step_ms (empty unless
+# 2; levels_of, lib/stats.sh).
 capture_levels () {
 	local name=$1 test=$2 prefix=${3:+$3_}
 	tsv_select "$RAW_DIR/$name-whose.tsv" auth_server_ms | levels_of "${prefix}auth_server_" >>"$DATA_DIR/$test.env"

@@ -13,9 +13,9 @@
 #                        there are none.
 #   levels_of PREFIX     whether the numbers on stdin (ms, one a line) sit
 #                        at two levels (sshperf-rank levels): PREFIXlevels=
-#                        1, 2 or - (fewer than 4 numbers), with 2 also
+#                        1, 2 or - (fewer than 4 numbers), then always
 #                        PREFIXlow_n, _low_p50, _high_n, _high_p50 and
-#                        _step_ms.
+#                        _step_ms (empty unless 2).
 
 stats_rank () {
 	local d=${HELPER_DIR:-} kit

@@ -48,7 +48,7 @@ keys () {
 test_expect 'docs/data.md declares the tables the charts and reports read' '
 	tables >t.txt &&
 	for n in burst-steps.tsv transfer-runs.tsv transfer-ceiling.tsv rate-sweep.tsv login-samples.tsv; do
-		grep -q "^$n	" t.txt || { echo "$n is not declared"; return 1; }
+		test_grep "^$n	" t.txt || { echo "$n is not declared"; return 1; }
 	done &&
 	[ "$(wc -l <t.txt)" -ge 15 ]
 '

@@ -50,8 +50,8 @@ test_atexit 'second "$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1
 test_expect 'the administrator s test server (the default instance) runs' '
 	admin "$KIT_DIR/start-ssh.sh" -q &&
 	admin "$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/admin.st" &&
-	grep -qx "instance=(default)" "$TEST_TMP/admin.st" &&
-	grep -qx "state_dir=$ADMIN_STATE" "$TEST_TMP/admin.st" &&
+	test_grep -x "instance=(default)" "$TEST_TMP/admin.st" &&
+	test_grep -x "state_dir=$ADMIN_STATE" "$TEST_TMP/admin.st" &&
 	pid=$(sed -n "s/^pid=//p" "$TEST_TMP/admin.st") && [ "$pid" -gt 0 ] &&
 	echo "$pid" >"$TEST_TMP/admin.pid" &&
 	admin_files >"$TEST_TMP/admin.files"
@@ -61,14 +61,14 @@ test_expect 'a host test file runs all its tests next to it, as its own instance
 	rc=0; bash "$TEST_DIR/t10-lifecycle.sh" >"$TEST_TMP/t10.out" 2>&1 || rc=$?
 	cat "$TEST_TMP/t10.out" &&
 	[ "$rc" -eq 0 ] &&
-	grep -qx "# passed=[1-9][0-9]* failed=0 skipped=0" "$TEST_TMP/t10.out" &&
-	! grep -q "# SKIP" "$TEST_TMP/t10.out"
+	test_grep -x "# passed=[1-9][0-9]* failed=0 skipped=0" "$TEST_TMP/t10.out" &&
+	test_grep ! "# SKIP" "$TEST_TMP/t10.out"
 '
 
 test_expect 'the administrator s test server still answers, same pid, same files' '
 	admin "$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/admin.st2" &&
-	grep -qx "state=running" "$TEST_TMP/admin.st2" &&
-	grep -qx "pid=$(cat "$TEST_TMP/admin.pid")" "$TEST_TMP/admin.st2" &&
+	test_grep -x "state=running" "$TEST_TMP/admin.st2" &&
+	test_grep -x "pid=$(cat "$TEST_TMP/admin.pid")" "$TEST_TMP/admin.st2" &&
 	admin timeout 30 ssh -F "$ADMIN_CLIENT" "$ADMIN_ALIAS" true </dev/null &&
 	admin_files >"$TEST_TMP/admin.files2" &&
 	test_cmp "$TEST_TMP/admin.files" "$TEST_TMP/admin.files2"
@@ -79,12 +79,12 @@ test_expect 'instance second: every name with -second, port TEST_PORT + N, user 
 	second "$KIT_DIR/start-ssh.sh" -q &&
 	second "$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/second.st" &&
 	cat "$TEST_TMP/second.st" &&
-	grep -qx "instance=second" "$TEST_TMP/second.st" &&
-	grep -qx "address=127.0.0.1:$((11022 + n))" "$TEST_TMP/second.st" &&
-	grep -qx "user=sshperf-second" "$TEST_TMP/second.st" &&
-	grep -qx "config=/etc/ssh/sshd_config_perf_test-second" "$TEST_TMP/second.st" &&
-	grep -qx "state_dir=/var/lib/sshd-perf-kit-second/state" "$TEST_TMP/second.st" &&
-	grep -qx "client_config=/var/lib/sshd-perf-kit-second/state/client/ssh_config" "$TEST_TMP/second.st" &&
+	test_grep -x "instance=second" "$TEST_TMP/second.st" &&
+	test_grep -x "address=127.0.0.1:$((11022 + n))" "$TEST_TMP/second.st" &&
+	test_grep -x "user=sshperf-second" "$TEST_TMP/second.st" &&
+	test_grep -x "config=/etc/ssh/sshd_config_perf_test-second" "$TEST_TMP/second.st" &&
+	test_grep -x "state_dir=/var/lib/sshd-perf-kit-second/state" "$TEST_TMP/second.st" &&
+	test_grep -x "client_config=/var/lib/sshd-perf-kit-second/state/client/ssh_config" "$TEST_TMP/second.st" &&
 	ls /etc/ssh/ssh_host_perftest-second_*_key >/dev/null &&
 	[ "$(second timeout 30 ssh -F /var/lib/sshd-perf-kit-second/state/client/ssh_config sshperf-test-second id -un </dev/null)" = sshperf-second ]
 '
@@ -117,13 +117,13 @@ test_expect 'a cleanup keeps /run/sshd, which another instance s server needs: t
 test_expect 'stop and cleanup of instance second leave the administrator s server alone' '
 	second "$KIT_DIR/start-ssh.sh" -q stop &&
 	admin "$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/admin.st3" &&
-	grep -qx "pid=$(cat "$TEST_TMP/admin.pid")" "$TEST_TMP/admin.st3" &&
+	test_grep -x "pid=$(cat "$TEST_TMP/admin.pid")" "$TEST_TMP/admin.st3" &&
 	second "$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
-	grep -q "removed user sshperf-second" "$TEST_TMP/c.out" &&
+	test_grep "removed user sshperf-second" "$TEST_TMP/c.out" &&
 	[ ! -e /var/lib/sshd-perf-kit-second ] && ! getent passwd sshperf-second &&
 	! ls /etc/ssh/ssh_host_perftest-second_* 2>/dev/null &&
 	admin "$KIT_DIR/start-ssh.sh" status >"$TEST_TMP/admin.st4" &&
-	grep -qx "pid=$(cat "$TEST_TMP/admin.pid")" "$TEST_TMP/admin.st4" &&
+	test_grep -x "pid=$(cat "$TEST_TMP/admin.pid")" "$TEST_TMP/admin.st4" &&
 	admin_files >"$TEST_TMP/admin.files3" &&
 	test_cmp "$TEST_TMP/admin.files" "$TEST_TMP/admin.files3"
 '

@@ -100,15 +100,15 @@ test_expect 'every option of the template has an other value here (a new one mus
 
 test_expect 'a line that cannot take effect is refused before anything on the host changes' '
 	expect_status 2 env SSHD_OPTIONS="MaxStartups 5:30:50; MaxStartups 6:30:60" "$KIT_DIR/start-ssh.sh" &&
-	grep -q "SSHD_OPTIONS: \"MaxStartups 5:30:50\" does not take effect: sshd -T of the test server says \"maxstartups 6:30:60\"" "$TEST_TMP/out" &&
+	test_grep "SSHD_OPTIONS: \"MaxStartups 5:30:50\" does not take effect: sshd -T of the test server says \"maxstartups 6:30:60\"" "$TEST_TMP/out" &&
 	host_unchanged
 '
 
 test_expect 'MaxStartups in SSHD_OPTIONS wins over MAX_STARTUPS (sshd keeps its last value), and says so' '
 	SSHD_OPTIONS="MaxStartups 100:30:200" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
-	grep -q "SSHD_OPTIONS \"MaxStartups 100:30:200\" replaces \"MaxStartups 10:30:100\" of the kit" out &&
-	effective >T && grep -qix "maxstartups 100:30:200" T &&
-	grep -q "^# sshd-perf-kit: SSHD_OPTIONS sets maxstartups .*: MaxStartups 10:30:100" "$SSHD_CONFIG"
+	test_grep "SSHD_OPTIONS \"MaxStartups 100:30:200\" replaces \"MaxStartups 10:30:100\" of the kit" out &&
+	effective >T && test_grep -ix "maxstartups 100:30:200" T &&
+	test_grep "^# sshd-perf-kit: SSHD_OPTIONS sets maxstartups .*: MaxStartups 10:30:100" "$SSHD_CONFIG"
 '
 
 # The MaxStartups that won is the one the burst test measures with: a
@@ -157,7 +157,7 @@ test_expect 'every template option the administrator may set: the administrator'
 	settable_lines >want && [ "$(wc -l <want)" -ge 12 ] &&
 	SSHD_OPTIONS="$(paste -sd";" want | sed "s/;/; /g")" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
 	effective >T && lines_missing T want >missing && test_cmp /dev/null missing &&
-	grep -qix "subsystem sftp .*" T &&
+	test_grep -ix "subsystem sftp .*" T &&
 	[ "$(ssh -F "$STATE_DIR/client/ssh_config" $HOST_ALIAS id -un)" = "$TEST_USER" ]
 '
 
@@ -171,7 +171,7 @@ test_expect 'a refused line leaves the running server and its config as they wer
 	"$KIT_DIR/start-ssh.sh" -q && "$KIT_DIR/start-ssh.sh" status >st1 &&
 	host_snapshot_save before3 &&
 	expect_status 2 env SSHD_OPTIONS="MaxSessions 5; MaxSessions 7" "$KIT_DIR/start-ssh.sh" &&
-	grep -q "SSHD_OPTIONS: \"MaxSessions 7\" does not take effect: sshd -T of the test server says \"maxsessions 5\"" "$TEST_TMP/out" &&
+	test_grep "SSHD_OPTIONS: \"MaxSessions 7\" does not take effect: sshd -T of the test server says \"maxsessions 5\"" "$TEST_TMP/out" &&
 	[ "$(grep -c . "$TEST_TMP/out")" -eq 1 ] &&
 	host_unchanged before3 &&
 	{ "$KIT_DIR/start-ssh.sh" status >st2 || true; } && test_cmp st1 st2
@@ -190,7 +190,7 @@ password_login () {
 # then, which no password matches.
 test_expect 'UsePAM no: the kit'"'"'s user logs in with its key; its password field is "*", no password works' '
 	SSHD_OPTIONS="UsePAM no" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
-	effective | grep -qix "usepam no" &&
+	effective >T && test_grep -ix "usepam no" T &&
 	test_eq "$(getent shadow "$TEST_USER" | cut -d: -f2)" "*" &&
 	[ "$(ssh -F "$STATE_DIR/client/ssh_config" $HOST_ALIAS id -un </dev/null)" = "$TEST_USER" ] &&
 	! password_login 2>pw.err && test_grep "Permission denied" pw.err &&
@@ -219,7 +219,7 @@ test_expect 'UsePAM no: test-ssh.sh login auth: key and password logins all succ
 # until the auth test sets the password and locks it with "!").
 test_expect 'back to UsePAM yes: key logins work, no password does' '
 	"$KIT_DIR/start-ssh.sh" -q >out 2>&1 &&
-	effective | grep -qix "usepam yes" &&
+	effective >T && test_grep -ix "usepam yes" T &&
 	[ "$(ssh -F "$STATE_DIR/client/ssh_config" $HOST_ALIAS id -un </dev/null)" = "$TEST_USER" ] &&
 	! password_login 2>pw.err && test_grep "Permission denied" pw.err
 '
@@ -243,7 +243,7 @@ test_expect 'AuthenticationMethods publickey,password and PubkeyAuthentication n
 		"SSHD_OPTIONS: \"PubkeyAuthentication no\" keeps the kit'"'"'s clients out: sshd takes no key at all" &&
 	# A list that a key alone passes is taken.
 	SSHD_OPTIONS="AuthenticationMethods publickey,password publickey" "$KIT_DIR/start-ssh.sh" -q &&
-	effective | grep -qix "authenticationmethods publickey,password publickey"
+	effective >T && test_grep -ix "authenticationmethods publickey,password publickey" T
 '
 
 test_expect 'an option that sshd'"'"'s log names at the failed login check: exit 2 naming it, the first start removed' '
@@ -270,12 +270,12 @@ test_expect 'TEST_USER_EXISTING=yes, a locked account, UsePAM no: exit 2, one li
 
 test_expect 'ForceCommand /bin/false: the login check names sshd'"'"'s forced command' '
 	expect_status 1 env SSHD_OPTIONS="ForceCommand /bin/false" "$KIT_DIR/start-ssh.sh" &&
-	grep -q "a login as $TEST_USER failed: ssh exited 1 and printed nothing; sshd logged: Starting session: forced-command (config) .*/bin/false" "$TEST_TMP/out"
+	test_grep "a login as $TEST_USER failed: ssh exited 1 and printed nothing; sshd logged: Starting session: forced-command (config) .*/bin/false" "$TEST_TMP/out"
 '
 
 test_expect 'SERVER_CONFIG=host: SSHD_OPTIONS MaxStartups wins, every host line kept is what the real server runs' '
 	SERVER_CONFIG=host SSHD_OPTIONS="MaxStartups 100:30:200" "$KIT_DIR/start-ssh.sh" >out 2>&1 &&
-	effective | grep -qix "maxstartups 100:30:200" &&
+	effective >T && test_grep -ix "maxstartups 100:30:200" T &&
 	[ "$(ssh -F "$STATE_DIR/client/ssh_config" $HOST_ALIAS id -un)" = "$TEST_USER" ]
 '
 

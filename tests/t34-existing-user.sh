@@ -42,42 +42,42 @@ snapshot >"$TEST_TMP/before"
 
 test_expect 'SSHD_OPTIONS: a must-have of the kit is refused with the reason, nothing changes' '
 	expect_status 2 ct env SSHD_OPTIONS="UseDNS yes; Port 2222" "$KIT_DIR/start-ssh.sh" &&
-	grep -q "SSHD_OPTIONS: \"Port 2222\" cannot be used: the test server listens on 127.0.0.1" "$TEST_TMP/out" &&
+	test_grep "SSHD_OPTIONS: \"Port 2222\" cannot be used: the test server listens on 127.0.0.1" "$TEST_TMP/out" &&
 	expect_status 2 ct env SSHD_OPTIONS="AllowUsers root" "$KIT_DIR/start-ssh.sh" &&
-	grep -q "\"AllowUsers root\" cannot be used: only the test user" "$TEST_TMP/out" &&
+	test_grep "\"AllowUsers root\" cannot be used: only the test user" "$TEST_TMP/out" &&
 	snapshot >"$TEST_TMP/now" && test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
 '
 
 test_expect 'SSHD_OPTIONS: a line sshd -t rejects is named, exit 2, nothing changes' '
 	expect_status 2 ct env SSHD_OPTIONS="UseDNS yes; NoSuchOption 1" "$KIT_DIR/start-ssh.sh" &&
 	[ "$(wc -l <"$TEST_TMP/out")" = 1 ] &&
-	grep -q "SSHD_OPTIONS: sshd -t rejects \"NoSuchOption 1\"" "$TEST_TMP/out" &&
+	test_grep "SSHD_OPTIONS: sshd -t rejects \"NoSuchOption 1\"" "$TEST_TMP/out" &&
 	expect_status 2 ct env SSHD_OPTIONS="MaxSessions lots" "$KIT_DIR/start-ssh.sh" &&
-	grep -q "rejects \"MaxSessions lots\"" "$TEST_TMP/out" &&
+	test_grep "rejects \"MaxSessions lots\"" "$TEST_TMP/out" &&
 	expect_status 2 ct env SSHD_OPTIONS="Match User x" "$KIT_DIR/start-ssh.sh" &&
-	grep -q "global options only" "$TEST_TMP/out" &&
+	test_grep "global options only" "$TEST_TMP/out" &&
 	snapshot >"$TEST_TMP/now" && test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
 '
 
 test_expect 'TEST_USER_EXISTING: a missing account or a readable password file is refused' '
 	expect_status 2 ct env TEST_USER=nobodyhere TEST_USER_EXISTING=yes "$KIT_DIR/start-ssh.sh" &&
-	grep -q "finds no such account" "$TEST_TMP/out" &&
+	test_grep "finds no such account" "$TEST_TMP/out" &&
 	ct chmod 0644 /root/alice.pw &&
 	expect_status 2 ct env TEST_USER=alice TEST_USER_EXISTING=yes TEST_PASSWORD_FILE=/root/alice.pw "$KIT_DIR/start-ssh.sh" &&
-	grep -q "has mode 644: other users could read it" "$TEST_TMP/out" &&
+	test_grep "has mode 644: other users could read it" "$TEST_TMP/out" &&
 	ct chmod 0600 /root/alice.pw &&
 	expect_status 2 ct env TEST_USER=alice "$KIT_DIR/start-ssh.sh" &&
-	grep -q "TEST_USER_EXISTING=yes to test that account" "$TEST_TMP/out" &&
+	test_grep "TEST_USER_EXISTING=yes to test that account" "$TEST_TMP/out" &&
 	snapshot >"$TEST_TMP/now" && test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
 '
 
 EXIST="TEST_USER=alice TEST_USER_EXISTING=yes TEST_PASSWORD_FILE=/root/alice.pw"
 test_expect 'an existing local account with SSHD_OPTIONS: start, key and password logins' '
 	ct env $EXIST SSHD_OPTIONS="UseDNS yes; MaxSessions 7" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
-	grep -q "using the existing account alice" "$TEST_TMP/start.out" &&
+	test_grep "using the existing account alice" "$TEST_TMP/start.out" &&
 	ct "$TEST_DIR/lib/sshd-T.sh" /etc/ssh/sshd_config_perf_test alice >"$TEST_TMP/T" &&
-	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxsessions 7" "$TEST_TMP/T" &&
-	grep -qix "authorizedkeysfile /var/lib/sshd-perf-kit/.ssh/%u" "$TEST_TMP/T" &&
+	test_grep -ix "usedns yes" "$TEST_TMP/T" && test_grep -ix "maxsessions 7" "$TEST_TMP/T" &&
+	test_grep -ix "authorizedkeysfile /var/lib/sshd-perf-kit/.ssh/%u" "$TEST_TMP/T" &&
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = alice ] &&
 	[ "$(ct env SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null)" = alice ]
 '
@@ -96,7 +96,7 @@ test_expect 'the kit measures login and auth as alice; the report says where the
 
 test_expect 'cleanup: alice, her home and ~/.ssh are exactly as before; the host too' '
 	ct "$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
-	! grep -q "removed user" "$TEST_TMP/c.out" &&
+	test_grep ! "removed user" "$TEST_TMP/c.out" &&
 	account alice >"$TEST_TMP/alice.after" &&
 	test_cmp "$TEST_TMP/alice.before" "$TEST_TMP/alice.after" &&
 	snapshot >"$TEST_TMP/now" && test_cmp "$TEST_TMP/before" "$TEST_TMP/now"
@@ -107,7 +107,7 @@ test_expect 'without TEST_PASSWORD_FILE the password method is SKIPPED with the 
 	rc=0; ct env TEST_USER=alice TEST_USER_EXISTING=yes LOGIN_SAMPLES=3 "$KIT_DIR/test-ssh.sh" auth >"$TEST_TMP/t.out" 2>&1 || rc=$?
 	test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") &&
-	grep -q "| password (PAM) | SKIPPED: the kit does not know the password of the existing account alice" "$report" &&
+	test_grep "| password (PAM) | SKIPPED: the kit does not know the password of the existing account alice" "$report" &&
 	test_grep -E "^\| ed25519 key \| publickey \(ED25519\) \| $(auth_logins "${report%/*}" ed25519 3) / 0 " "$report" &&
 	ct "$KIT_DIR/start-ssh.sh" -q cleanup &&
 	account alice >"$TEST_TMP/alice.after" && test_cmp "$TEST_TMP/alice.before" "$TEST_TMP/alice.after"
@@ -136,10 +136,10 @@ snapshot >"$TEST_TMP/before-host"
 test_expect 'SERVER_CONFIG=host: the drop-in shows in the test server sshd -T; the overrides are named' '
 	ct env SERVER_CONFIG=host "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
 	ct "$TEST_DIR/lib/sshd-T.sh" /etc/ssh/sshd_config_perf_test sshperf >"$TEST_TMP/T" &&
-	grep -qix "usedns yes" "$TEST_TMP/T" && grep -qix "maxauthtries 4" "$TEST_TMP/T" &&
-	grep -qix "port 11022" "$TEST_TMP/T" && grep -qix "listenaddress 127.0.0.1:11022" "$TEST_TMP/T" &&
-	! grep -qi "^hostkey /etc/ssh/ssh_host_ed25519_key" "$TEST_TMP/T" &&
-	ct grep -q "^# ---- from /etc/ssh/sshd_config.d/10-site.conf" /etc/ssh/sshd_config_perf_test &&
+	test_grep -ix "usedns yes" "$TEST_TMP/T" && test_grep -ix "maxauthtries 4" "$TEST_TMP/T" &&
+	test_grep -ix "port 11022" "$TEST_TMP/T" && test_grep -ix "listenaddress 127.0.0.1:11022" "$TEST_TMP/T" &&
+	test_grep ! -i "^hostkey /etc/ssh/ssh_host_ed25519_key" "$TEST_TMP/T" &&
+	ct cat /etc/ssh/sshd_config_perf_test >"$TEST_TMP/seen" && test_grep "^# ---- from /etc/ssh/sshd_config.d/10-site.conf" "$TEST_TMP/seen" &&
 	[ "$(ct ssh -F "$CFG" sshperf-test id -un)" = sshperf ]
 '
 
@@ -147,19 +147,20 @@ test_expect 'SERVER_CONFIG=host: the report shows sshd -T of both servers and ev
 	rc=0; ct env SERVER_CONFIG=host LOGIN_SAMPLES=3 "$KIT_DIR/test-ssh.sh" login >"$TEST_TMP/t.out" 2>&1 || rc=$?
 	test_verdict_exit "$rc" "$TEST_TMP/t.out" &&
 	report=$(tail -n 1 "$TEST_TMP/t.out") && cp "$report" "$TEST_TMP/report-host.md" &&
-	grep -q "| Setting | Test server | Real server |" "$report" &&
-	grep -q "| \`usedns\` | \`yes\` | \`yes\` |" "$report" &&
-	grep -q "this host.s own (\`SERVER_CONFIG=host\`): /etc/ssh/sshd_config" "$report" &&
-	grep -q "^| \`port\` | \`Port 22 (/etc/ssh/sshd_config.d/10-site.conf)\` | \`Port 11022\` | the test server listens on 127.0.0.1:11022 only" "$report" &&
-	grep -q "^| \`denyusers\` | \`DenyUsers mallory (/etc/ssh/sshd_config.d/10-site.conf)\` | \`AllowUsers sshperf\` | only the test user" "$report"
+	test_grep "| Setting | Test server | Real server |" "$report" &&
+	test_grep "| \`usedns\` | \`yes\` | \`yes\` |" "$report" &&
+	test_grep "this host.s own (\`SERVER_CONFIG=host\`): /etc/ssh/sshd_config" "$report" &&
+	test_grep "^| \`port\` | \`Port 22 (/etc/ssh/sshd_config.d/10-site.conf)\` | \`Port 11022\` | the test server listens on 127.0.0.1:11022 only" "$report" &&
+	test_grep "^| \`denyusers\` | \`DenyUsers mallory (/etc/ssh/sshd_config.d/10-site.conf)\` | \`AllowUsers sshperf\` | only the test user" "$report"
 '
 
 test_expect 'SERVER_CONFIG=host: an SSHD_OPTIONS MaxStartups wins over the host'"'"'s later one (sshd keeps the last), named as an override' '
 	ct env SERVER_CONFIG=host SSHD_OPTIONS="MaxStartups 100:30:200" "$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 &&
-	grep -q "SSHD_OPTIONS \"MaxStartups 100:30:200\" replaces \"MaxStartups 20:30:100\" of /etc/ssh/sshd_config.d/10-site.conf" "$TEST_TMP/start.out" &&
+	test_grep "SSHD_OPTIONS \"MaxStartups 100:30:200\" replaces \"MaxStartups 20:30:100\" of /etc/ssh/sshd_config.d/10-site.conf" "$TEST_TMP/start.out" &&
 	ct "$TEST_DIR/lib/sshd-T.sh" /etc/ssh/sshd_config_perf_test sshperf >"$TEST_TMP/T" &&
-	grep -qix "maxstartups 100:30:200" "$TEST_TMP/T" && grep -qix "maxauthtries 4" "$TEST_TMP/T" &&
-	ct grep -q "^maxstartups	MaxStartups 20:30:100 (/etc/ssh/sshd_config.d/10-site.conf)	MaxStartups 100:30:200	set by SSHD_OPTIONS" /var/lib/sshd-perf-kit/state/overrides.tsv
+	test_grep -ix "maxstartups 100:30:200" "$TEST_TMP/T" && test_grep -ix "maxauthtries 4" "$TEST_TMP/T" &&
+	ct cat /var/lib/sshd-perf-kit/state/overrides.tsv >"$TEST_TMP/seen" &&
+	test_grep "^maxstartups	MaxStartups 20:30:100 (/etc/ssh/sshd_config.d/10-site.conf)	MaxStartups 100:30:200	set by SSHD_OPTIONS" "$TEST_TMP/seen"
 '
 
 test_expect 'SERVER_CONFIG=host: the real files were read, never written; cleanup leaves the host as it was' '
@@ -172,10 +173,10 @@ test_expect 'SERVER_CONFIG=host: the real files were read, never written; cleanu
 test_expect '--compare lists the configuration differences above the figures' '
 	a=$(ls -d "$TEST_TMP"/results/*/ | sed -n 1p) && b=$(ls -d "$TEST_TMP"/results/*/ | sed -n 2p) &&
 	out=$("$KIT_DIR/test-ssh.sh" --compare "$a" "$b") &&
-	grep -q "^## Configuration differences" "$out" &&
-	grep -q "^- \`usedns\`: \`yes\` -> \`no\`" "$out" &&
-	grep -q "^- SSHD_OPTIONS: \`UseDNS yes; MaxSessions 7\` -> \`none\`" "$out" &&
-	grep -q "^- \`maxsessions\`: \`7\` -> \`10\`" "$out" &&
+	test_grep "^## Configuration differences" "$out" &&
+	test_grep "^- \`usedns\`: \`yes\` -> \`no\`" "$out" &&
+	test_grep "^- SSHD_OPTIONS: \`UseDNS yes; MaxSessions 7\` -> \`none\`" "$out" &&
+	test_grep "^- \`maxsessions\`: \`7\` -> \`10\`" "$out" &&
 	[ "$(grep -n "^## Configuration differences" "$out" | cut -d: -f1)" -lt "$(grep -n "^| Metric |" "$out" | cut -d: -f1)" ]
 '
 

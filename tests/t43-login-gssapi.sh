@@ -56,7 +56,7 @@ test_expect 'the report says the client tries GSSAPI and what the try cost' '
 	render_with yes &&
 	test_grep "^\*\*GSSAPI\.\*\* The kit.s client is measured as it is configured, with \`GSSAPIAuthentication yes\`" "$TEST_TMP/yes.md" &&
 	test_grep "so 1 of 2 logins tried \`gssapi-with-mic\` before the key. The try took 2.0 ms at p50 (max 2.0 ms, n = 1)" "$TEST_TMP/yes.md" &&
-	! grep -q "This host is offline" "$TEST_TMP/yes.md"
+	test_grep ! "This host is offline" "$TEST_TMP/yes.md"
 '
 
 test_expect 'on an offline host (no default route) the report warns about GSSAPI time-outs' '
@@ -70,7 +70,7 @@ test_expect 'a client with GSSAPIAuthentication no: the report says it does not 
 	login_gssapi && test_kv "$DATA_DIR/login.env" gssapi_tried 0 &&
 	render_with no &&
 	test_grep "does not try GSSAPI: its configuration has \`GSSAPIAuthentication no\`" "$TEST_TMP/no.md" &&
-	! grep -q "This host is offline" "$TEST_TMP/no.md"
+	test_grep ! "This host is offline" "$TEST_TMP/no.md"
 '
 
 test_done

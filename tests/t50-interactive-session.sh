@@ -109,7 +109,7 @@ test_expect 'sshperf-echo refuses a known_hosts with a wrong key for the server'
 	expect_status 1 "$BUILD_DIR/sshperf-echo" -m libssh -h 127.0.0.1 -p $TEST_PORT -u $TEST_USER \
 		-k "$CLIENT/id_ed25519" -K "$TEST_TMP/wrong_known_hosts" -n 5 &&
 	test_grep "refusing to log in: host key of \[127.0.0.1\]:$TEST_PORT" "$TEST_TMP/out" &&
-	! grep -q "^auth_ms=" "$TEST_TMP/out"
+	test_grep ! "^auth_ms=" "$TEST_TMP/out"
 '
 
 test_expect 'sshperf-echo refuses a known_hosts without the server' '

@@ -332,12 +332,13 @@ auth_gap_interval () {
 # gap_verdict_hi_ms): its interval, and when sshd's padding put the
 # slower method's authentication on two steps (capture_levels), the gap
 # as it would be with all of that method's logins on the lower step and
-# on the upper one too (gap_step_lo_ms, gap_step_hi_ms). Which step most
+# on the upper one too (gap_step_lo_ms, gap_step_hi_ms; empty otherwise,
+# so that every run has the keys). Which step most
 # logins land on follows the machine's speed from run to run, not the
 # server's setup, so a target between the two is not decided by one run
 # (docs/metrics.md, auth: "Two steps").
 auth_gap_steps () {
-	local slow lo hi a b
+	local slow lo hi a="" b=""
 	lo=$(result_or_dash auth gap_judged_lo_ms) hi=$(result_or_dash auth gap_judged_hi_ms)
 	slow=$(result_get auth gap_slow)
 	if [ -n "$slow" ] && [ "$(result_get auth "${slow}_auth_server_levels")" = 2 ] &&
@@ -349,9 +350,9 @@ auth_gap_steps () {
 				printf "%.1f %.1f %s %s\n", a, b, (lo == "-" || a < lo + 0) ? sprintf("%.1f", a) : lo,
 					(hi == "-" || b > hi + 0) ? sprintf("%.1f", b) : hi
 			}')
-		result_set auth gap_step_lo_ms "$a"
-		result_set auth gap_step_hi_ms "$b"
 	fi
+	result_set auth gap_step_lo_ms "$a"
+	result_set auth gap_step_hi_ms "$b"
 	result_set auth gap_verdict_lo_ms "$lo"
 	result_set auth gap_verdict_hi_ms "$hi"
 }

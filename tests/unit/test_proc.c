@@ -2,19 +2,23 @@
  * Unit tests of proc.c: a spawn with given descriptors, a wait that does
  * not return before its deadline, a stop that has to use SIGKILL on a
  * child ignoring SIGTERM, the ladder's steps (alone and on such a child),
- * a spawn on a terminal of its own, the stderr tail, the routine-line
- * table, and the descriptor limit. Real children (sh); prints TAP.
+ * a spawn on a terminal of its own, a new PTY (pty_open) and a spawn on
+ * one (proc_spawn_pty), the stderr tail, the routine-line table, and the
+ * descriptor limit. Real children (sh); prints TAP.
  */
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -259,14 +263,12 @@ test_spawn_tty(void)
 	char name[128], buf[256] = "", want[160];
 	size_t len = 0;
 	ssize_t n;
-	int master, wstatus, r;
+	int master, slave, wstatus, r;
 	pid_t pid;
 
-	if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1 ||
-	    grantpt(master) == -1 || unlockpt(master) == -1 ||
-	    ptsname_r(master, name, sizeof(name)) != 0)
-		err(2, "creating a PTY");
+	master = pty_open(PTY_CANONICAL, name, sizeof(name), &slave);
 	r = proc_spawn_tty(&pid, sh_argv, name, PROC_INHERIT);
+	close(slave);
 	ok(r == 0, "tty: sh starts (r=%d)", r);
 	snprintf(want, sizeof(want), "session ok %s", name);
 	while (len < sizeof(buf) - 1 && strstr(buf, "\n") == NULL) {
@@ -293,10 +295,7 @@ test_spawn_tty(void)
 	 * program that exists, so the ENOENT is the program's. Searched in
 	 * an empty folder of our own, as spawn's test.
 	 */
-	if ((master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1 ||
-	    grantpt(master) == -1 || unlockpt(master) == -1 ||
-	    ptsname_r(master, name, sizeof(name)) != 0)
-		err(2, "creating a PTY");
+	master = pty_open(PTY_CANONICAL, name, sizeof(name), &slave);
 	r = proc_spawn_tty(&pid, true_argv, name, PROC_INHERIT);
 	ok(r == 0 && proc_wait_until(pid, now_ns() + 10 * NS_PER_S, &wstatus,
 	    NULL) == 1 && exit_code_of(wstatus) == 0,
@@ -305,7 +304,127 @@ test_spawn_tty(void)
 	r = proc_spawn_tty(&pid, missing, name, PROC_INHERIT);
 	with_empty_path(0);
 	ok(r == ENOENT, "tty: a missing program is ENOENT (r=%d)", r);
+	close(slave);
 	close(master);
+}
+
+/* The lowest descriptor free now: one more open leaks, one less closes. */
+static int
+lowest_free_fd(void)
+{
+	int fd;
+
+	if ((fd = dup(STDIN_FILENO)) == -1)
+		err(2, "dup");
+	close(fd);
+	return fd;
+}
+
+static int
+has_fd_flag(int fd, int flag)
+{
+	int f = fcntl(fd, F_GETFD);
+
+	return f != -1 && (f & flag) != 0;
+}
+
+/*
+ * pty_open: the modes asked for (raw: no line editing, no echo, no
+ * signals; canonical: the kernel's, with echo), 80x24, both descriptors
+ * close-on-exec, the master blocking, the name the slave's.
+ */
+static void
+test_pty_open(void)
+{
+	struct termios tio;
+	struct winsize ws;
+	char name[128];
+	int master, slave, modes_ok, size_ok;
+
+	master = pty_open(PTY_RAW, name, sizeof(name), &slave);
+	modes_ok = tcgetattr(slave, &tio) == 0 &&
+	    (tio.c_lflag & (ICANON | ECHO | ISIG)) == 0;
+	size_ok = ioctl(slave, TIOCGWINSZ, &ws) == 0 && ws.ws_row == 24 &&
+	    ws.ws_col == 80;
+	ok(modes_ok, "pty_open: PTY_RAW is raw, without echo (lflag %#lx)",
+	    (unsigned long)tio.c_lflag);
+	ok(size_ok, "pty_open: 80 columns, 24 rows (%ux%u)",
+	    (unsigned)ws.ws_col, (unsigned)ws.ws_row);
+	ok(has_fd_flag(master, FD_CLOEXEC) && has_fd_flag(slave, FD_CLOEXEC) &&
+	    (fcntl(master, F_GETFL) & O_NONBLOCK) == 0,
+	    "pty_open: master and slave close-on-exec, the master blocking");
+	ok(strcmp(ptsname(master), name) == 0 && isatty(slave),
+	    "pty_open: the name is the slave's (%s)", name);
+	close(slave);
+	close(master);
+
+	master = pty_open(PTY_CANONICAL, name, sizeof(name), &slave);
+	modes_ok = tcgetattr(slave, &tio) == 0 && (tio.c_lflag & ICANON) != 0 &&
+	    (tio.c_lflag & ECHO) != 0;
+	ok(modes_ok, "pty_open: PTY_CANONICAL is canonical, with echo (lflag "
+	    "%#lx)", (unsigned long)tio.c_lflag);
+	close(slave);
+	close(master);
+}
+
+/*
+ * proc_spawn_pty: the child on the new terminal (its size, seen from
+ * inside), the master non-blocking and in the terminal's modes; a
+ * missing program is ENOENT and leaves no descriptor open.
+ */
+static void
+test_spawn_pty(void)
+{
+	char *sh_argv[] = { "sh", "-c", "[ -t 0 ] && [ -t 1 ] && "
+	    "echo \"size $(stty size)\"; exec sleep 30", NULL };
+	char *missing[] = { "sshperf-no-such-program", NULL };
+	char buf[256] = "";
+	struct termios tio;
+	size_t len = 0;
+	ssize_t n;
+	uint64_t deadline = now_ns() + 60 * NS_PER_S;
+	int master, wstatus, r, fd_before;
+	pid_t pid;
+
+	r = proc_spawn_pty(&pid, sh_argv, PTY_RAW, PROC_INHERIT,
+	    &master);
+	ok(r == 0 && master >= 0, "spawn_pty: sh starts (r=%d)", r);
+	if (r != 0)
+		return;
+	ok((fcntl(master, F_GETFL) & O_NONBLOCK) != 0 &&
+	    tcgetattr(master, &tio) == 0 &&
+	    (tio.c_lflag & (ICANON | ECHO)) == 0,
+	    "spawn_pty: the master non-blocking, the terminal raw");
+	while (len < sizeof(buf) - 1 && strchr(buf, '\n') == NULL &&
+	    now_ns() < deadline) {
+		struct pollfd p = { .fd = master, .events = POLLIN };
+		(void)poll(&p, 1, 100);
+		n = read(master, buf + len, sizeof(buf) - 1 - len);
+		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
+			break;
+		if (n > 0)
+			len += (size_t)n;
+		buf[len] = '\0';
+	}
+	buf[strcspn(buf, "\r\n")] = '\0';
+	ok(strcmp(buf, "size 24 80") == 0,
+	    "spawn_pty: the child is on an 80x24 terminal (%s)", buf);
+	close(master);
+	r = proc_wait_until(pid, now_ns() + 10 * NS_PER_S,
+	    &wstatus, NULL);
+	ok(r == 1 && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGHUP,
+	    "spawn_pty: closing the master hangs it up (SIGHUP)");
+	if (r == 0)
+		proc_kill(pid, &wstatus, NULL);
+
+	fd_before = lowest_free_fd();
+	with_empty_path(1);
+	r = proc_spawn_pty(&pid, missing, PTY_CANONICAL,
+	    PROC_INHERIT, &master);
+	with_empty_path(0);
+	ok(r == ENOENT && master == -1 && lowest_free_fd() == fd_before,
+	    "spawn_pty: a missing program is ENOENT, no descriptor left open "
+	    "(r=%d, master %d)", r, master);
 }
 
 static void
@@ -418,6 +537,8 @@ main(void)
 	test_ladder_child();
 	test_kill();
 	test_spawn_tty();
+	test_pty_open();
+	test_spawn_pty();
 	test_tail();
 	test_routine();
 	test_nofile();

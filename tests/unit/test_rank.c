@@ -473,6 +473,35 @@ levels_of(const double *v, size_t n)
 	return capture_end();
 }
 
+/* The keys of key=value lines, one a line, without their values (free it). */
+static char *
+keys_only(const char *out)
+{
+	char *k = strdup(out), *w = k;
+	const char *r = out;
+
+	if (k == NULL)
+		err(2, "strdup");
+	while (*r != '\0') {
+		while (*r != '\0' && *r != '=')
+			*w++ = *r++;
+		while (*r != '\0' && *r != '\n')
+			r++;
+		if (*r == '\n')
+			*w++ = *r++;
+	}
+	*w = '\0';
+	return k;
+}
+
+/*
+ * One level, or too few numbers to tell: the keys of two levels all the
+ * same, empty, so that whoever compares two runs' keys finds the same.
+ */
+#define EMPTY_SIDES "m_low_n=\nm_low_p50=\nm_high_n=\nm_high_p50=\nm_step_ms=\n"
+#define ONE "m_levels=1\n" EMPTY_SIDES
+#define UNKNOWN "m_levels=-\n" EMPTY_SIDES
+
 static void
 test_levels(void)
 {
@@ -481,7 +510,7 @@ test_levels(void)
 	    tail[] = { 22, 23, 24, 25, 26, 22, 23, 24, 40 },
 	    small[] = { 10, 11, 12, 14 }, lone[] = { 10, 10, 10, 80 },
 	    four[] = { 10, 10, 40, 40 };
-	char *out;
+	char *out, *k0, *k1, *k2;
 
 	out = levels_of(two, 7);
 	ok(has(out, "m_levels", "2") && has(out, "m_low_n", "4") &&
@@ -497,30 +526,50 @@ test_levels(void)
 	    flat(out));
 	free(out);
 	out = levels_of(few, 3);
-	ok(strcmp(out, "m_levels=-\n") == 0,
-	    "levels of 3 numbers: not known, the key there all the same (got "
-	    "%s)", flat(out));
+	ok(strcmp(out, UNKNOWN) == 0,
+	    "levels of 3 numbers: not known, every key there all the same, "
+	    "empty (got %s)", flat(out));
 	free(out);
 	out = levels_of(NULL, 0);
-	ok(strcmp(out, "m_levels=-\n") == 0, "levels of no numbers: - (got %s)",
+	ok(strcmp(out, UNKNOWN) == 0, "levels of no numbers: - (got %s)",
 	    flat(out));
 	free(out);
 	out = levels_of(same, 5);
-	ok(strcmp(out, "m_levels=1\n") == 0,
+	ok(strcmp(out, ONE) == 0,
 	    "levels of all equal numbers: one (got %s)", flat(out));
 	free(out);
 	out = levels_of(tail, 9);
-	ok(strcmp(out, "m_levels=1\n") == 0,
+	ok(strcmp(out, ONE) == 0,
 	    "levels: one slow number is no second level (got %s)", flat(out));
 	free(out);
 	out = levels_of(small, 4);
-	ok(strcmp(out, "m_levels=1\n") == 0,
+	ok(strcmp(out, ONE) == 0,
 	    "levels: a widest gap under 5 ms is one level (got %s)", flat(out));
 	free(out);
 	out = levels_of(lone, 4);
-	ok(strcmp(out, "m_levels=1\n") == 0,
+	ok(strcmp(out, ONE) == 0,
 	    "levels: one number alone above the gap is one level (got %s)", flat(out));
 	free(out);
+
+	out = levels_of(two, 7);
+	k2 = keys_only(out);
+	free(out);
+	out = levels_of(same, 5);
+	k1 = keys_only(out);
+	free(out);
+	out = levels_of(few, 3);
+	k0 = keys_only(out);
+	free(out);
+	ok(strcmp(k2, "m_levels\nm_low_n\nm_low_p50\nm_high_n\nm_high_p50\n"
+	    "m_step_ms\n") == 0, "levels: two levels print levels, low_n, "
+	    "low_p50, high_n, high_p50, step_ms (got %s)", flat(k2));
+	ok(strcmp(k1, k2) == 0, "levels: one level prints the keys of two, in "
+	    "their order (got %s)", flat(k1));
+	ok(strcmp(k0, k2) == 0, "levels: too few numbers print the keys of "
+	    "two, in their order (got %s)", flat(k0));
+	free(k2);
+	free(k1);
+	free(k0);
 }
 
 /* distribution() of the lines TEXT, from a scratch file: what it printed. */
