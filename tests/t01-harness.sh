@@ -300,12 +300,10 @@ quiet=-q
 printf '%s\t%s\n' "t62-wire.sh: " \
 	"ip netns exec \"\$WIRE_NS\" iptables -t mangle -S PREROUTING 2>/dev/null | grep $quiet NFQUEUE" >"$TEST_TMP/bare-allowed"
 
-# How many quiet greps in the test files still check something silently:
-# the ones left of issue 43 (in t11, t21, t31, t33, t35, t41, t42, t45,
-# t56, t57, t61, t70, t90 and t93; they become test_grep). Lower it as
-# they go; it only goes down, to 0.
+# How many quiet greps in the test files may still check something
+# silently: none (issue 43). It only goes down.
 # shellcheck disable=SC2034 # read in the test body below (eval)
-BARE_GREPS_LEFT=43
+BARE_GREPS_LEFT=0
 
 test_expect 'every quiet grep that checks something in a test file says what it saw (test_grep)' '
 	{ bare_greps_in "$TEST_DIR"/t[0-9]*.sh | grep -vxFf "$TEST_TMP/bare-allowed" || :; } >bare &&

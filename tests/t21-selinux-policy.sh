@@ -94,9 +94,9 @@ else
 		rc=0 && label_check || rc=$?
 		cat lc.out &&
 		[ "$rc" -eq 2 ] && [ "$(wc -l <lc.out)" -eq 1 ] &&
-		grep -qF "start-ssh.sh: SELinux: $TEST_TMP/lc/.ssh/alice is labelled var_lib_t, sshd_t needs ssh_home_t to use it (read,open,getattr: the keys of an existing account" lc.out &&
-		grep -qF "fix: semanage fcontext -a -t ssh_home_t" lc.out &&
-		grep -qF "audit log: type=AVC msg=audit(1.2:3): avc:  denied  { read }" lc.out
+		test_grep -F "start-ssh.sh: SELinux: $TEST_TMP/lc/.ssh/alice is labelled var_lib_t, sshd_t needs ssh_home_t to use it (read,open,getattr: the keys of an existing account" lc.out &&
+		test_grep -F "fix: semanage fcontext -a -t ssh_home_t" lc.out &&
+		test_grep -F "audit log: type=AVC msg=audit(1.2:3): avc:  denied  { read }" lc.out
 	'
 	test_expect 'label check: the label the table needs passes' '
 		mkdir -p lc/.ssh && echo "ssh-ed25519 AAAA k" >lc/.ssh/alice &&
@@ -342,7 +342,7 @@ notes rhel9.txt "rhel9: "
 test_expect 'RHEL 9: the existing account keys are in the record, and sshd_t may read them' '
 	grep "^file .*/${EXISTING}\$" "$TEST_TMP/existing.manifest" >"$TEST_TMP/keys" &&
 	keys=$(cut -d" " -f2- "$TEST_TMP/keys") &&
-	grep -qF "ok	file $keys	labelled ssh_home_t" "$TEST_TMP/rhel9.txt"
+	test_grep -F "ok	file $keys	labelled ssh_home_t" "$TEST_TMP/rhel9.txt"
 '
 
 # What the report says about other domains (docs/selinux.md): an

@@ -43,12 +43,12 @@ test_expect 'the unit is RHEL-like: sshd -t first, KillMode=process, its own con
 	ct systemctl cat sshd-perf-test.service >"$TEST_TMP/unit" &&
 	test_grep "^ExecStartPre=.*sshd -t -f /etc/ssh/sshd_config_perf_test" "$TEST_TMP/unit" &&
 	test_grep "^KillMode=process" "$TEST_TMP/unit" &&
-	! grep -q "EnvironmentFile\|sshd-keygen" "$TEST_TMP/unit"
+	test_grep ! "EnvironmentFile\|sshd-keygen" "$TEST_TMP/unit"
 '
 
 # A crashed test server must not come back in a new cgroup mid-run.
 test_expect 'the unit is never restarted by systemd (Restart=no)' '
-	test_grep -x "Restart=no" "$TEST_TMP/unit" && ! grep -q "^RestartSec=" "$TEST_TMP/unit" &&
+	test_grep -x "Restart=no" "$TEST_TMP/unit" && test_grep ! "^RestartSec=" "$TEST_TMP/unit" &&
 	test_eq "$(ct systemctl show -p Restart --value sshd-perf-test.service)" no
 '
 
@@ -57,7 +57,8 @@ test_expect 'key logins work, the locked password does not; the session lands in
 	test_eq "$(ct ssh -F "$CFG" sshperf-test id -un)" sshperf &&
 	test_eq "$(ct ssh -F "$CFG" sshperf-test-rsa id -un)" sshperf &&
 	! ct env SSH_ASKPASS="$KIT_DIR/lib/bin/askpass.sh" SSH_ASKPASS_REQUIRE=force ssh -F "$CFG" sshperf-test-password id -un </dev/null &&
-	ct ssh -F "$CFG" sshperf-test cat /proc/self/cgroup | grep -q "user.slice/user-"
+	ct ssh -F "$CFG" sshperf-test cat /proc/self/cgroup >"$TEST_TMP/cgroup" &&
+	test_grep "user.slice/user-" "$TEST_TMP/cgroup"
 '
 
 test_expect 'status: running under systemd' '

@@ -168,7 +168,7 @@ real_sshd_sums >"$TEST_TMP/real-sums"
 
 test_expect 'the real sshd config, sshd_config.d and host keys are recorded' '
 	[ "$(wc -l <"$TEST_TMP/real-keys")" -ge 2 ] &&
-	! grep -q perftest "$TEST_TMP/real-keys" &&
+	test_grep ! perftest "$TEST_TMP/real-keys" &&
 	test_grep " sshd_config$" "$TEST_TMP/real-sums" &&
 	test_grep "^sshd_config.d d " "$TEST_TMP/real-sums"
 '
@@ -261,12 +261,15 @@ test_expect 'the other account gets its own password entry back' '
 
 test_expect 'sshperf has no privilege: uid and groups, no sudo rule' '
 	ct id sshperf && [ "$(ct id -u sshperf)" -ne 0 ] && [ "$(ct id -g sshperf)" -ne 0 ] &&
-	! ct id -Gn sshperf | grep -qwE "root|sudo|wheel|adm|admin|shadow|disk|systemd-journal" &&
+	{ ct id -Gn sshperf || true; } >"$TEST_TMP/groups" &&
+	test_grep ! -wE "root|sudo|wheel|adm|admin|shadow|disk|systemd-journal" "$TEST_TMP/groups" &&
 	test_eq "$(ct id -Gn sshperf)" sshperf &&
 	if ct bash -c "command -v sudo" >/dev/null; then
-		! ct sudo -n -l -U sshperf | grep -q "may run"
+		{ ct sudo -n -l -U sshperf || true; } >"$TEST_TMP/sudo" &&
+		test_grep ! "may run" "$TEST_TMP/sudo"
 	else
-		! ct bash -c "cat /etc/sudoers /etc/sudoers.d/* 2>/dev/null" | grep -qw sshperf
+		{ ct bash -c "cat /etc/sudoers /etc/sudoers.d/* 2>/dev/null" || true; } >"$TEST_TMP/sudoers" &&
+		test_grep ! -w sshperf "$TEST_TMP/sudoers"
 	fi
 '
 

@@ -143,7 +143,7 @@ test_expect 'slapd answers on the loopback and SSSD gives lucy to NSS (source ss
 	container_wait 30 ct ldapsearch -x -H ldap://127.0.0.1 -b dc=example,dc=test uid=lucy uidNumber >"$TEST_TMP/ls" 2>/dev/null &&
 	test_grep "uidNumber: 5001" "$TEST_TMP/ls" &&
 	container_wait 30 ct getent passwd lucy &&
-	ct getent -s sss passwd lucy | grep -q "^lucy:\*:5001:5001:" &&
+	ct getent -s sss passwd lucy >"$TEST_TMP/pw" && test_grep "^lucy:\*:5001:5001:" "$TEST_TMP/pw" &&
 	! ct getent -s files passwd lucy
 '
 account lucy >"$TEST_TMP/lucy.before"
@@ -188,7 +188,7 @@ test_expect 'cleanup: lucy and her home are as before; the container is as befor
 	ct "$KIT_DIR/start-ssh.sh" cleanup >"$TEST_TMP/c.out" &&
 	ct systemd-run --quiet --unit=t35-slapd-again /usr/sbin/slapd -d 0 -h ldap://127.0.0.1/ -f /etc/ldap/t35-slapd.conf -u openldap -g openldap &&
 	container_wait 30 ct ldapsearch -x -H ldap://127.0.0.1 -b dc=example,dc=test uid=lucy >/dev/null 2>&1 &&
-	! grep -q "removed user" "$TEST_TMP/c.out" &&
+	test_grep ! "removed user" "$TEST_TMP/c.out" &&
 	account lucy >"$TEST_TMP/lucy.after" &&
 	test_cmp "$TEST_TMP/lucy.before" "$TEST_TMP/lucy.after" &&
 	snapshot >"$TEST_TMP/now" && test_cmp "$TEST_TMP/before" "$TEST_TMP/now"

@@ -196,7 +196,7 @@ test_expect 'the sweep repeats the knee and the step that broke; their bracket h
 	else
 		test_eq "$hi" -
 	fi &&
-	v "$r" figure_interval_note | grep -q "each run twice"
+	v "$r" figure_interval_note >note && test_grep "each run twice" note
 '
 
 # auth's gap between the methods is judged on the Hodges-Lehmann shift's
@@ -241,7 +241,7 @@ test_expect 'a target above the knee and the CPU bound FAILs, with the knee in t
 	rc=0; TARGET_RATE_MIN=1000000 "$KIT_DIR/test-ssh.sh" -q rate >"$TEST_TMP/high.out" 2>&1 || rc=$?; [ "$rc" -eq 1 ] &&
 	r="$(dirname "$(tail -n 1 "$TEST_TMP/high.out")")/data/rate.env" &&
 	test_eq "$(v "$r" status)" FAIL &&
-	v "$r" reason | grep -q "^the knee is [0-9.]* logins/s, below the target of 1000000"
+	v "$r" reason >reason && test_grep "^the knee is [0-9.]* logins/s, below the target of 1000000" reason
 '
 
 test_expect 'the libssh driver refuses a host key that is not the pinned one' '

@@ -84,7 +84,7 @@ test_expect 'borderline targets: stages, then INCONCLUSIVE or a verdict its inte
 		# One stage only when the first interval already left the target:
 		# beyond the margin (FAIL) or within it (the run-to-run noise; a
 		# slower machine than the run that set the target).
-		{ [ "$s" = FAIL ] || [ "$stages" -ge 2 ] || v "$f" reason | grep -q "^within the run-to-run noise"; } &&
+		{ [ "$s" = FAIL ] || [ "$stages" -ge 2 ] || { v "$f" reason >reason && test_grep "^within the run-to-run noise" reason; }; } &&
 		test_eq "$(v "$f" figure_n)" "$final" || return 1
 		# With VERDICT_MARGIN_PCT (m): PASS and FAIL need the interval
 		# m % clear of the target too; closer is the run-to-run noise.
@@ -94,7 +94,7 @@ test_expect 'borderline targets: stages, then INCONCLUSIVE or a verdict its inte
 			  v "$f" reason | grep -E "^within the noise of the target \(interval [0-9.]+-([0-9.]+|no upper bound), target $2\); ($5=[0-9]+ would decide it|($5=[0-9]+ would be needed to decide it, [0-9]+ times the setting, more than one run should take: )?REPEAT=6 would judge the median of 6 runs instead)$"; } ||
 			v "$f" reason | grep -E "^within the run-to-run noise of the target \(interval (no lower bound|[0-9.]+)-([0-9.]+|no upper bound), target $2: one run decides only when its interval is also $m % clear of the target, [0-9.]+-[0-9.]+, VERDICT_MARGIN_PCT\); ($5=[0-9]+ would decide it|($5=[0-9]+ would be needed to decide it, [0-9]+ times the setting, more than one run should take: )?REPEAT=6 would judge the median of 6 runs instead)$" ;;
 		PASS) [ "$hi" != - ] && awk -v h="$hi" -v t="$2" -v m="$m" "BEGIN { exit !(h <= t * (1 - m / 100)) }" ;;
-		FAIL) awk -v l="$lo" -v t="$2" -v m="$m" "BEGIN { exit !(l > t * (1 + m / 100)) }" || ! v "$f" reason | grep -q "is above the target" ;;
+		FAIL) awk -v l="$lo" -v t="$2" -v m="$m" "BEGIN { exit !(l > t * (1 + m / 100)) }" || { v "$f" reason >reason && test_grep ! "is above the target" reason; } ;;
 		*) echo "status $s"; false ;;
 		esac || return 1
 	done

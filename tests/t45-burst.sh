@@ -101,7 +101,7 @@ test_expect 'the refusals are the server log'"'"'s, client by client (direct mod
 test_expect 'every client of a step connected from an address of its own, the step row names them' '
 	tsv_select "$(run_dir)/raw/burst-step-8.tsv" local_addr | grep -v "^-$" | sort >addrs &&
 	[ -s addrs ] && test_eq "$(sort -u addrs | wc -l)" "$(wc -l <addrs)" &&
-	! grep -qx 127.0.0.1 addrs &&
+	test_grep ! -x 127.0.0.1 addrs &&
 	test_eq "$(step_field 2 sources)" 127.1.0.1-127.1.0.2 &&
 	r=$(step_field 8 sources) && first=${r%-*} &&
 	test_eq "${r#*-}" "$(source_plus "$first" 7)" &&

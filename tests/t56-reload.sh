@@ -71,7 +71,7 @@ test_expect 'whose time of the new login: the parts exist and add up to its tota
 
 test_expect 'after the reload the server still serves, with its pid' '
 	ssh -F "$STATE/client/ssh_config" $HOST_ALIAS true &&
-	"$KIT_DIR/start-ssh.sh" status | grep -qx "pid=$(cat "$TEST_TMP/pid")"
+	{ "$KIT_DIR/start-ssh.sh" status || true; } >st && test_grep -x "pid=$(cat "$TEST_TMP/pid")" st
 '
 
 test_expect 'a config that sshd -t rejects is not reloaded' '
@@ -82,7 +82,7 @@ test_expect 'a config that sshd -t rejects is not reloaded' '
 	run_reload broken &&
 	test_eq "$(get broken reload refused)" yes &&
 	test_eq "$(get broken reload status)" ERROR &&
-	get broken reload reason | grep -q "sshd -t rejects $CONFIG" &&
+	get broken reload reason >reason && test_grep "sshd -t rejects $CONFIG" reason &&
 	test_eq "$(get broken reload still_serving)" yes &&
 	test_eq "$(get broken reload alive)" 5 &&
 	test_grep "The reload was refused" "$(cat "$TEST_TMP/broken")/report.md"
@@ -91,7 +91,7 @@ test_expect 'a config that sshd -t rejects is not reloaded' '
 test_expect 'the server kept serving with the same pid' '
 	"$KIT_DIR/build/sshperf-connect" -t 5000 127.0.0.1 $TEST_PORT >/dev/null &&
 	ssh -F "$STATE/client/ssh_config" $HOST_ALIAS true &&
-	"$KIT_DIR/start-ssh.sh" status | grep -qx "pid=$(cat "$TEST_TMP/pid")"
+	{ "$KIT_DIR/start-ssh.sh" status || true; } >st && test_grep -x "pid=$(cat "$TEST_TMP/pid")" st
 '
 
 test_expect 'the config is restored byte for byte' '

@@ -106,9 +106,9 @@ test_expect 'transfer: the default cipher'"'"'s upload is the probe bulk'"'"'s, 
 test_expect 'sftp: large file up and down and 20 small files, checked, with figures' '
 	test_eq "$(data sftp large_up_check)" ok && test_eq "$(data sftp large_down_check)" ok &&
 	test_eq "$(data sftp small_check)" ok && [ "$(data sftp small_files_found)" -eq 20 ] &&
-	data sftp large_up_mbs | grep -qE "^[0-9]+\.[0-9]+$" &&
-	data sftp large_down_mbs | grep -qE "^[0-9]+\.[0-9]+$" &&
-	data sftp small_files_per_s | grep -qE "^[0-9]+\.[0-9]+$" &&
+	data sftp large_up_mbs >v && test_grep -E "^[0-9]+\.[0-9]+$" v &&
+	data sftp large_down_mbs >v && test_grep -E "^[0-9]+\.[0-9]+$" v &&
+	data sftp small_files_per_s >v && test_grep -E "^[0-9]+\.[0-9]+$" v &&
 	[ "$(data sftp login_n)" -eq 3 ] &&
 	report=$(cat "$TEST_TMP/report-path") &&
 	test_grep -E "^\| 8 MiB file up \| [0-9.]+ \| [0-9]+ \| [0-9.]+ \| \*\*[0-9.]+ MB/s\*\* \| .* \| ok \|" "$report" &&
@@ -187,10 +187,10 @@ test_expect 'sftp: the small files'"'"' target is judged on their interval' '
 	big=$(interval_verdict "$(data sftp figure_lo)" "$(data sftp figure_hi)" ">=" "$(data sftp target)" "$m") &&
 	echo "status $s, large file $big, small files $lo-$hi, target $t, margin $m %, reason: $(data sftp reason)" &&
 	case $(interval_verdict "$lo" "$hi" ">=" "$t" "$m") in
-	PASS) ! data sftp reason | grep -q "the small files: within the" && { [ "$big" != PASS ] || test_eq "$s" PASS; } ;;
+	PASS) data sftp reason >reason && test_grep ! "the small files: within the" reason && { [ "$big" != PASS ] || test_eq "$s" PASS; } ;;
 	FAIL) test_eq "$s" FAIL ;;
-	HOLDS) [ "$s" != PASS ] && { [ "$big" != PASS ] || data sftp reason | grep -q "^the small files: within the noise of the target (interval $lo-"; } ;;
-	NEAR) [ "$s" != PASS ] && { [ "$big" != PASS ] || data sftp reason | grep -q "^the small files: within the run-to-run noise of the target (interval $lo-"; } ;;
+	HOLDS) [ "$s" != PASS ] && { [ "$big" != PASS ] || { data sftp reason >reason && test_grep "^the small files: within the noise of the target (interval $lo-" reason; }; } ;;
+	NEAR) [ "$s" != PASS ] && { [ "$big" != PASS ] || { data sftp reason >reason && test_grep "^the small files: within the run-to-run noise of the target (interval $lo-" reason; }; } ;;
 	esac
 '
 
@@ -225,7 +225,7 @@ test_expect 'too little disk space for sftp: SKIPPED with one line, nothing writ
 	report=$(tail -n 1 "$TEST_TMP/t3.out") && echo "$report" >"$TEST_TMP/report-path" &&
 	echo "status=$(data sftp status) reason=$(data sftp reason)" &&
 	test_eq "$(data sftp status)" SKIPPED &&
-	data sftp reason | grep -q "^too little free space in the test user.s home /home/$TEST_USER: " &&
+	data sftp reason >reason && test_grep "^too little free space in the test user.s home /home/$TEST_USER: " reason &&
 	no_sftp_leftovers
 '
 

@@ -168,8 +168,9 @@ test_expect 'README.md and docs/ are %doc in /usr/share/doc/sshd-perf-kit, and n
 	rpm -qdp "$RPM" | grep "^/usr/share/doc/" | sort >"$TEST_TMP/got.doc" &&
 	test_cmp "$TEST_TMP/expect.doc" "$TEST_TMP/got.doc" &&
 	[ "$(rpm -qdp "$RPM" | grep -vc "^/usr/share/doc/")" -eq 2 ] &&
-	rpm -qdp "$RPM" | grep -qE "^/usr/share/man/man8/sshd-perf-kit\.8(\.gz)?$" &&
-	rpm -qdp "$RPM" | grep -qE "^/usr/share/man/man5/sshd-perf-kit\.conf\.5(\.gz)?$"
+	rpm -qdp "$RPM" >"$TEST_TMP/all.doc" &&
+	test_grep -E "^/usr/share/man/man8/sshd-perf-kit\.8(\.gz)?$" "$TEST_TMP/all.doc" &&
+	test_grep -E "^/usr/share/man/man5/sshd-perf-kit\.conf\.5(\.gz)?$" "$TEST_TMP/all.doc"
 '
 
 test_expect 'the command on PATH (a relative link to libexec), the man pages, the completion' '
@@ -185,7 +186,7 @@ test_expect 'key files, license; results folder owned, no state folder' '
 	    /usr/libexec/sshd-perf-kit/sshd-perf-kit /usr/libexec/sshd-perf-kit/lib/common.sh \
 	    /usr/share/sshd-perf-kit/settings.schema /usr/share/sshd-perf-kit/units/sshd-perf-test.service.in \
 	    /usr/libexec/sshd-perf-kit/sshperf-settings /usr/libexec/sshd-perf-kit/sshperf-unit; do
-		grep -q " $f\$" "$TEST_TMP/files" || { echo "missing $f"; return 1; }
+		test_grep " $f\$" "$TEST_TMP/files" || return 1
 	done &&
 	test_grep -E "^-rw-r--r-- .* /usr/share/licenses/sshd-perf-kit[^/]*/LICENSE$" "$TEST_TMP/files" &&
 	test_grep -x "drwxr-xr-x root root /var/lib/sshd-perf-kit" "$TEST_TMP/files" &&
@@ -196,7 +197,8 @@ test_expect 'key files, license; results folder owned, no state folder' '
 
 test_expect 'settings.conf is the only config file, %config(noreplace), same as the tree s' '
 	[ "$(rpm -qpc "$RPM")" = /etc/sshd-perf-kit/settings.conf ] &&
-	rpm -qp --qf "[%{FILEFLAGS:fflags} %{FILENAMES}\n]" "$RPM" | grep -qx "cn /etc/sshd-perf-kit/settings.conf" &&
+	rpm -qp --qf "[%{FILEFLAGS:fflags} %{FILENAMES}\n]" "$RPM" >"$TEST_TMP/flags" &&
+	test_grep -x "cn /etc/sshd-perf-kit/settings.conf" "$TEST_TMP/flags" &&
 	mkdir "$TEST_TMP/x" && (cd "$TEST_TMP/x" && rpm2cpio "$RPM" | cpio -idm --quiet) &&
 	tar -xzOf "$DIST" "$NAME-$VERSION/settings.conf" | cmp - "$TEST_TMP/x/etc/sshd-perf-kit/settings.conf"
 '
@@ -234,17 +236,18 @@ test_expect 'requires: OpenSSH, the run-time tools, the helpers libraries; no bu
 	rpm -qp --requires "$RPM" | sed "s/ .*//" | sort -u >"$TEST_TMP/req" &&
 	for r in openssh-server openssh-clients bash coreutils util-linux shadow-utils gawk sed grep findutils diffutils openssl \
 	    "libssh.so.4()(64bit)" "libsystemd.so.0()(64bit)" "libselinux.so.1()(64bit)" "libsemanage.so.2()(64bit)" "libcrypto.so.3()(64bit)"; do
-		grep -qxF "$r" "$TEST_TMP/req" || { echo "does not require $r"; return 1; }
+		test_grep -xF "$r" "$TEST_TMP/req" || return 1
 	done &&
 	! grep -E "^(gcc|make|pkgconfig|.*-devel|/usr/bin/env)$" "$TEST_TMP/req" &&
-	rpm -qp --qf "%{SOURCERPM} %{LICENSE} %{URL}\n" "$RPM" | grep -qx "$NAME-$VERSION-.*\.src\.rpm MIT https://.*"
+	rpm -qp --qf "%{SOURCERPM} %{LICENSE} %{URL}\n" "$RPM" >"$TEST_TMP/srpm" &&
+	test_grep -x "$NAME-$VERSION-.*\.src\.rpm MIT https://.*" "$TEST_TMP/srpm"
 '
 
 # What the cleanup in %preun calls must still be there when it runs.
 test_expect 'Requires(preun): bash and the tools the cleanup calls' '
 	rpm -qp --qf "[%{REQUIREFLAGS:deptype} %{REQUIRENAME}\n]" "$RPM" | sed -n "s/^preun //p" | sort -u >"$TEST_TMP/req.preun" &&
 	for r in bash coreutils util-linux shadow-utils gawk sed grep; do
-		grep -qx "$r" "$TEST_TMP/req.preun" || { echo "no Requires(preun): $r"; return 1; }
+		test_grep -x "$r" "$TEST_TMP/req.preun" || return 1
 	done
 '
 
@@ -264,7 +267,8 @@ test_expect '%build: %set_build_flags and a plain %make_build; the helpers were 
 	test_grep -x "%set_build_flags" "$TEST_TMP/build.spec" &&
 	test_grep ! "CFLAGS=\|LDFLAGS=" "$TEST_TMP/build.spec" &&
 	flags=$(rpm --eval "%{build_cflags}" 2>/dev/null) && [ -n "$flags" ] &&
-	grep -E "^(cc|gcc) .* -o build/sshperf-settings " "$TOP/rpmbuild.log" | grep -qF -- " $flags "
+	{ grep -E "^(cc|gcc) .* -o build/sshperf-settings " "$TOP/rpmbuild.log" || true; } >"$TEST_TMP/cc" &&
+	test_grep -F -- " $flags " "$TEST_TMP/cc"
 '
 
 # The issue's own command, into a scratch root on this host: the files land
@@ -354,7 +358,7 @@ snapshot >"$TEST_TMP/installed"
 test_expect 'the installed kit names /etc/sshd-perf-kit/settings.conf; an edit there' '
 	ct sed -i "s/^TARGET_LOGIN_P95_MS=.*/TARGET_LOGIN_P95_MS=4321/" /etc/sshd-perf-kit/settings.conf &&
 	ct cat /etc/sshd-perf-kit/settings.conf >"$TEST_TMP/seen" && test_grep -x "TARGET_LOGIN_P95_MS=4321" "$TEST_TMP/seen" &&
-	kit help | grep -q "Settings: /etc/sshd-perf-kit/settings.conf" &&
+	kit help >"$TEST_TMP/help" && test_grep "Settings: /etc/sshd-perf-kit/settings.conf" "$TEST_TMP/help" &&
 	[ "$(ct sh -c "command -v sshd-perf-kit")" = /usr/sbin/sshd-perf-kit ] &&
 	[ "$(kit version)" = "sshd-perf-kit $VERSION" ] &&
 	[ "$(ct /usr/libexec/sshd-perf-kit/start-ssh.sh --version)" = "start-ssh.sh (sshd-perf-kit) $VERSION" ] &&
@@ -365,8 +369,8 @@ test_expect 'the installed kit names /etc/sshd-perf-kit/settings.conf; an edit t
 '
 
 test_expect 'the bash completion loads and completes commands, tests and settings' '
-	ct bash -ic ". /usr/share/bash-completion/completions/sshd-perf-kit && complete -p sshd-perf-kit" 2>/dev/null |
-		grep -qx "complete -F _sshd_perf_kit sshd-perf-kit" &&
+	ct bash -ic ". /usr/share/bash-completion/completions/sshd-perf-kit && complete -p sshd-perf-kit" 2>/dev/null >"$TEST_TMP/complete" &&
+	test_grep -x "complete -F _sshd_perf_kit sshd-perf-kit" "$TEST_TMP/complete" &&
 	out=$(ct bash -c ". /usr/share/bash-completion/completions/sshd-perf-kit
 		c () { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _sshd_perf_kit; echo \"\${COMPREPLY[*]}\"; }
 		c sshd-perf-kit st; c sshd-perf-kit test lo; c sshd-perf-kit start LOGIN_S") &&
@@ -436,7 +440,7 @@ test_expect 'rpm -e with a test server set up cleans it up (%preun): only the re
 	done &&
 	[ "$(ct ls -A /etc/sshd-perf-kit)" = settings.conf.rpmsave ] &&
 	ct cat /etc/sshd-perf-kit/settings.conf.rpmsave >"$TEST_TMP/seen" && test_grep -x "TARGET_LOGIN_P95_MS=4321" "$TEST_TMP/seen" &&
-	ct find /var/lib/sshd-perf-kit -name report.md | grep -q . &&
+	ct find /var/lib/sshd-perf-kit -name report.md >"$TEST_TMP/reports" && test_grep . "$TEST_TMP/reports" &&
 	snapshot | grep -vx "exists /var/lib/sshd-perf-kit" >"$TEST_TMP/erased" &&
 	test_cmp "$TEST_TMP/pristine" "$TEST_TMP/erased"
 '

@@ -70,7 +70,7 @@ test_expect 'status is read-only and answers during a run' '
 '
 
 test_expect 'the first run is still running and unharmed' '
-	kill -0 "$runner" && ! grep -q "interrupted" "$TEST_TMP/first.out"
+	kill -0 "$runner" && test_grep ! "interrupted" "$TEST_TMP/first.out"
 '
 
 test_expect 'a run killed with SIGKILL leaves no lock: the next command works at once' '
@@ -94,8 +94,8 @@ test_expect 'two runs started at the same moment: one runs, the other refuses' '
 	ra=0; wait "$a" || ra=$?
 	rb=0; wait "$b" || rb=$?
 	echo "exits: $ra $rb" &&
-	{ { { [ "$ra" -le 1 ] || [ "$ra" -eq 3 ]; } && [ "$rb" -eq 2 ] && grep -q "another sshd-perf-kit command is running" "$TEST_TMP/b.out"; } ||
-	  { { [ "$rb" -le 1 ] || [ "$rb" -eq 3 ]; } && [ "$ra" -eq 2 ] && grep -q "another sshd-perf-kit command is running" "$TEST_TMP/a.out"; }; }
+	{ { { [ "$ra" -le 1 ] || [ "$ra" -eq 3 ]; } && [ "$rb" -eq 2 ] && test_grep "another sshd-perf-kit command is running" "$TEST_TMP/b.out"; } ||
+	  { { [ "$rb" -le 1 ] || [ "$rb" -eq 3 ]; } && [ "$ra" -eq 2 ] && test_grep "another sshd-perf-kit command is running" "$TEST_TMP/a.out"; }; }
 '
 
 test_expect 'cleanup after it all: the lock is gone' '

@@ -156,7 +156,7 @@ test_expect 'startup with the listener stopped: kills it, starts a new one, ends
 	hung startup &&
 	test_verdict_exit "$rc" "$TEST_TMP/run.out" &&
 	test_grep -xE "status=(PASS|FAIL|INCONCLUSIVE|ERROR)" "$data" &&
-	{ grep -qx "status=PASS" "$data" || grep -qE "^reason=.+" "$data"; } &&
+	{ grep -qx "status=PASS" "$data" || test_grep -E "^reason=.+" "$data"; } &&
 	after=$(listener) && [ -n "$after" ] && [ "$after" != "$before" ] &&
 	gone "$before" &&
 	nothing_left && login_works
@@ -182,7 +182,7 @@ for name in login auth rate burst concurrent session interactive transfer sftp c
 		[ "$rc" -eq 1 ] &&
 		failed_with_reason &&
 		note=$(stopped_note '"$name"') &&
-		{ [ -z "$note" ] || grep -qF -- "$note" "$data"; } &&
+		{ [ -z "$note" ] || test_grep -F -- "$note" "$data"; } &&
 		nothing_left && login_works
 	'
 	took "$name"
