@@ -6,6 +6,9 @@
 # once per run, whichever test needs it first; no test reads another's
 # data (tests/t07-registry.sh checks the source). Then the host is
 # exactly as before after cleanup.
+# Two full runs of every test: on a shared or slow machine more than
+# run.sh's default 900 s (a safety net, not a timing assertion).
+# run.sh timeout: 1800
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 
