@@ -138,10 +138,10 @@ test_expect 'every raw/ path the report names exists' '
 NEWER_THAN_STORED_RUN='auth-METHOD-(packets|parts|whose)\.tsv|startup-(logins|packets|parts|whose)\.tsv|reload-(logins|packets|parts|whose)\.tsv|login-gssapi\.tsv|login-pad\.tsv|probe-loginload-windows\.tsv|burst-one-source-steps\.tsv|burst-one-step-N(-class)?\.tsv|sftp-parts\.tsv|shell-(whole|floor|traced|split|floor-split|files|motd|net|parts)\.tsv'
 export NEWER_THAN_STORED_RUN
 # Not in a default run: the wire's tables are written only with a
-# distance in NETWORK_RTT_MS (t62 checks them).
+# distance in NETWORK_RTT_MS (t62 and t63 check them).
 test_expect 'every raw/ path the docs name exists in a full run' '
 	grep -oh "raw/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*/-]" "$KIT_DIR"/docs/*.md "$KIT_DIR/README.md" | sort -u |
-		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv|wire-N-packets\.tsv)" |
+		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv|wire-N-packets\.tsv|wire-load\.tsv|wire-maxstartups\.tsv|wire-N-rate-S-(logins|startups)\.tsv)" |
 		grep -vxE "raw/($NEWER_THAN_STORED_RUN)" >named &&
 	test -s named &&
 	missing="" &&
