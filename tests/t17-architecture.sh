@@ -203,6 +203,24 @@ test_expect 'every rule cited is one of docs/style.md, and no file cites a STYLE
 	test_grep "rule" cites
 '
 
+# long_lines FILE...: "FILE:LINE: N characters" for each line over 200
+# (docs/style.md rule 6: a paragraph of the report goes in a here-doc).
+long_lines () {
+	awk 'length($0) > 200 { printf "%s:%d: %d characters\n", FILENAME, FNR, length($0) }' "$@"
+}
+
+test_expect 'the line scan finds a line over 200 characters, and not one of 200' '
+	{ printf "%200s\n" x; printf "%201s\n" y; } >lines.sh &&
+	long_lines lines.sh >got &&
+	printf "%s\n" "lines.sh:2: 201 characters" >want &&
+	test_cmp want got
+'
+
+test_expect 'no line of the report code in lib/report/ is over 200 characters (docs/style.md rule 6)' '
+	(cd "$KIT_DIR" && long_lines $(find lib/report -type f ! -name "*.tab" | sort)) >long &&
+	test_cmp /dev/null long
+'
+
 test_expect 'each allowed exception is still in its file (else it leaves the list)' '
 	cat "$TEST_TMP/stat-allowed" "$TEST_TMP/metric-allowed" |
 	while IFS="	" read -r f text why; do

@@ -80,7 +80,10 @@ report_burst () {
 	maxstartups_expected 100:30:200 "$all" >"$rec"
 
 
-	prose "$([ "$mode" = direct ] && echo "the server's log of each step is in this folder, \`raw/burst-step-N-server.log\`" || echo "from the journal of the unit; each step's lines are in this folder, \`raw/burst-step-N-server.log\`")" "${spec:-?}" <<-'EOF'
+	local where="each step's lines are in this folder, \`raw/burst-step-N-server.log\`"
+	[ "$mode" = direct ] && where="the server's log of each step is in this folder, \`raw/burst-step-N-server.log\`" ||
+		where="from the journal of the unit; $where"
+	prose "$where" "${spec:-?}" <<-'EOF'
 	For each step, that many `ssh` clients were started first and held at a barrier after their
 	own start-up (a small gate program as their `ProxyCommand` waits there and makes the TCP
 	connection only when released). Then all were released at the same moment and each was timed

@@ -20,7 +20,8 @@ distance_pointer () {
 	if [ -n "$rtts" ]; then
 		printf 'measured at %s ms round-trip time too, from a test host across a wire (the verdicts stay at 0): [At your users'"'"' distance](#distance)' "$rtts"
 	else
-		printf 'not measured: every figure is over loopback; `NETWORK_RTT_MS="0 1 20 100"` runs the clients again from a test host of the kit'"'"'s own, across a wire with those round-trip times in ms ([metrics.md](metrics.md), section 10)'
+		printf 'not measured: every figure is over loopback; `NETWORK_RTT_MS="0 1 20 100"` runs the clients again'
+		printf ' from a test host of the kit'"'"'s own, across a wire with those round-trip times in ms ([metrics.md](metrics.md), section 10)'
 	fi
 }
 
@@ -82,5 +83,6 @@ report_distance_load () {
 		printf '\n'
 	fi
 	chart_links distance
-	printf 'Raw: `raw/wire-maxstartups.tsv`, `raw/wire-load.tsv`, and per step `raw/wire-RTT-rate-N-*` and `raw/wire-RTT-burst-N*` (the logins, the listener'"'"'s count every 10 ms, the driver'"'"'s figures).\n\n'
+	printf 'Raw: `raw/wire-maxstartups.tsv`, `raw/wire-load.tsv`, and per step `raw/wire-RTT-rate-N-*` and `raw/wire-RTT-burst-N*`'
+	printf ' (the logins, the listener'"'"'s count every 10 ms, the driver'"'"'s figures).\n\n'
 }

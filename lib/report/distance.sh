@@ -52,17 +52,32 @@ report_distance () {
 		sf skb sfps srt sbound scheck xmb xmbs xp50 xwin xflight xbmbs xbound xcheck status warning
 	[ -f "$table" ] || return 0
 	printf '<a id="distance"></a>\n\n## At your users'"'"' distance\n\n'
-	printf 'The clients ran again from a test host of the kit'"'"'s own (a network namespace), across a wire with the round-trip time of `NETWORK_RTT_MS`'
-	printf ' (held by `sshperf-wire` on the receiving side of each direction; [metrics.md](metrics.md), section 10).'
-	printf ' Before each distance the wire itself was measured: TCP connects (one round trip each) and one-byte echoes from the test host to the test server'"'"'s end of the wire.'
-	printf ' The logins are `ssh HOST true`, one after another, timed from the start of ssh to its exit; at 0 from this host over loopback.'
-	printf ' Round trips per login, two ways: from the time, (login p50 at the distance - login p50 at 0) / RTT; and from the packets, the turns of each login'"'"'s connection on the wire (a turn: data in one direction that answers data in the other), half their number, the median over the logins.'
-	printf ' The verdicts above are given at 0 only. The wire is not a real network: no network card, no switch or router queues, and its packets cross the same CPUs as the server and the clients.'
-	printf ' The keystroke echo is the interactive test'"'"'s (`ssh -tt HOST cat`, ECHO_RATE keystrokes a second, each timed from its scheduled send), beside the wire'"'"'s own one-byte echo.'
-	printf ' A turn is data that answers the other side'"'"'s, or data that TCP held back until the other side'"'"'s ACK arrived (Nagle).'
-	printf ' The sftp files are small files up in one `sftp -b` run (`put DIR/*`), timed from its first command to its exit; their round trips a file are the turns of that run minus those of an sftp run that only logs in, divided by the files, and the bound is 1000 / (round trips a file x RTT) files/s.'
-	printf ' The transfer is one upload through ssh with the default cipher, as the transfer test does (its size in the table, TRANSFER_MB but at most 128 MB); its bound is the lower of the cipher'"'"'s speed (the same upload at 0, its parts'"'"' median) and the channel window the server gave the client (ssh'"'"'s own log) / RTT: the sender may have no more than the window unacknowledged by the other end'"'"'s SSH.'
-	printf '\n\n| RTT setting | wire: TCP connect p50 (n) | wire: one-byte echo p50 / p99 (n) | wire helper | login p50 (n) | round trips per login: time / packets | keystroke echo p50 / p99 (n) | sftp small files | transfer up | status |\n'
+	prose <<-'EOF'
+	The clients ran again from a test host of the kit's own (a network namespace), across a
+	wire with the round-trip time of `NETWORK_RTT_MS` (held by `sshperf-wire` on the receiving
+	side of each direction; [metrics.md](metrics.md), section 10). Before each distance the
+	wire itself was measured: TCP connects (one round trip each) and one-byte echoes from the
+	test host to the test server's end of the wire. The logins are `ssh HOST true`, one after
+	another, timed from the start of ssh to its exit; at 0 from this host over loopback. Round
+	trips per login, two ways: from the time, (login p50 at the distance - login p50 at 0) /
+	RTT; and from the packets, the turns of each login's connection on the wire (a turn: data
+	in one direction that answers data in the other), half their number, the median over the
+	logins. The verdicts above are given at 0 only. The wire is not a real network: no network
+	card, no switch or router queues, and its packets cross the same CPUs as the server and
+	the clients. The keystroke echo is the interactive test's (`ssh -tt HOST cat`, ECHO_RATE
+	keystrokes a second, each timed from its scheduled send), beside the wire's own one-byte
+	echo. A turn is data that answers the other side's, or data that TCP held back until the
+	other side's ACK arrived (Nagle). The sftp files are small files up in one `sftp -b` run
+	(`put DIR/*`), timed from its first command to its exit; their round trips a file are the
+	turns of that run minus those of an sftp run that only logs in, divided by the files, and
+	the bound is 1000 / (round trips a file x RTT) files/s. The transfer is one upload through
+	ssh with the default cipher, as the transfer test does (its size in the table, TRANSFER_MB
+	but at most 128 MB); its bound is the lower of the cipher's speed (the same upload at 0,
+	its parts' median) and the channel window the server gave the client (ssh's own log) /
+	RTT: the sender may have no more than the window unacknowledged by the other end's SSH.
+	EOF
+	printf '\n| RTT setting | wire: TCP connect p50 (n) | wire: one-byte echo p50 / p99 (n) | wire helper | login p50 (n) '
+	printf '| round trips per login: time / packets | keystroke echo p50 / p99 (n) | sftp small files | transfer up | status |\n'
 	printf '|---|---|---|---|---|---|---|---|---|---|\n'
 	while IFS=$'\t' read -r rtt mbit loss cn cp50 en ep50 ep99 helper ln lp50 rt rtp kn kp50 kp99 \
 		sf skb sfps srt sbound scheck xmb xmbs xp50 xwin xflight xbmbs xbound xcheck status warning; do
@@ -82,5 +97,6 @@ report_distance () {
 		echo_ms_p99 helper login_n login_ms_p50 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 \
 		keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check \
 		xfer_mb xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning)
-	printf '\nRaw: `raw/wire.tsv`, `raw/wire-*` (the packets of each distance: `raw/wire-N-packets.tsv`). Rate and burst at a distance are in the next part; the phases of a login and the other tests ran at 0 only.\n\n'
+	printf '\nRaw: `raw/wire.tsv`, `raw/wire-*` (the packets of each distance: `raw/wire-N-packets.tsv`).'
+	printf ' Rate and burst at a distance are in the next part; the phases of a login and the other tests ran at 0 only.\n\n'
 }

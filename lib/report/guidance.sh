@@ -378,7 +378,8 @@ offline_symptoms () {
 	local rows
 	rows=$(guidance_rows - 8)
 	if [ -z "$rows" ]; then
-		printf 'None of the waits the specification names for an offline network (5, 10 or 30 s before authentication ends, over 1 s in the authentication or after it, over 1 s before the shell prompt) shows in this run'"'"'s figures.\n\n'
+		printf 'None of the waits the specification names for an offline network (5, 10 or 30 s before authentication ends,'
+		printf ' over 1 s in the authentication or after it, over 1 s before the shell prompt) shows in this run'"'"'s figures.\n\n'
 		return 0
 	fi
 	printf 'The waits of an offline network that this run'"'"'s figures show (the specification'"'"'s section 8):\n\n'
