@@ -23,6 +23,8 @@ TEMPLATE_DIR="$KIT_DIR/templates"
 UNIT_DIR="$KIT_DIR/units"
 # The kit's SELinux expectations (selinux/expectations.tsv).
 SELINUX_DIR="$KIT_DIR/selinux"
+# The docs a report carries in its run folder (glossary.md, metrics.md).
+REPORT_DOCS_DIR="$KIT_DIR/docs"
 # The version is kept in one place, Version: of the spec, and the
 # release in its Release: (in a checkout without the dist tag, which only
 # rpmbuild knows); a package install writes both, the package's own, into

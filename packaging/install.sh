@@ -85,6 +85,14 @@ copy lib/metrics.tab "$libexec/lib/metrics.tab"
 # from lib/report/).
 copy lib/report/html.awk "$libexec/lib/report/html.awk"
 copy lib/report/report.css "$libexec/lib/report/report.css"
+# The readings of the specification and their evaluator
+# (lib/report/guidance.sh reads them from lib/report/).
+copy lib/report/guidance.awk "$libexec/lib/report/guidance.awk"
+copy lib/report/guidance.tab "$libexec/lib/report/guidance.tab"
+# The docs every report carries in its run folder (lib/bin/render.sh),
+# whether or not the docs are installed (DOCDIR).
+copy docs/glossary.md "$data/report-docs/glossary.md"
+copy docs/metrics.md "$data/report-docs/metrics.md"
 copy docs/results.schema.json "$data/results.schema.json"
 
 cat >"$DESTDIR$libexec/lib/paths.sh" <<EOF
@@ -98,6 +106,7 @@ RESULTS_SCHEMA=$data/results.schema.json
 TEMPLATE_DIR=$data/templates
 UNIT_DIR=$data/units
 SELINUX_DIR=$data/selinux
+REPORT_DOCS_DIR=$data/report-docs
 SETTINGS_FILE_DEFAULT=$etc/settings.conf
 RESULTS_DIR_DEFAULT=$var/results
 STATE_PARENT=$var

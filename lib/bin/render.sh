@@ -614,11 +614,19 @@ EOF
 # The glossary and the metrics guide (the method behind each figure) go
 # with the run, so that the report's links work on any machine the folder
 # is copied to (all links are relative to the folder; tests/t82).
+# A checkout has them in docs/; an installed kit names their folder in
+# lib/paths.sh (REPORT_DOCS_DIR, packaging/install.sh).
+docs_=${REPORT_DOCS_DIR:-}
+if [ -z "$docs_" ] && [ -f "$KIT_DIR/lib/paths.sh" ]; then
+	# shellcheck source=/dev/null
+	docs_=$(. "$KIT_DIR/lib/paths.sh" && printf '%s' "${REPORT_DOCS_DIR:-}")
+fi
+docs_=${docs_:-$KIT_DIR/docs}
 for doc_ in glossary metrics; do
-	cp -f "$KIT_DIR/docs/$doc_.md" "$RUN_DIR/$doc_.md" 2>/dev/null ||
+	cp -f "$docs_/$doc_.md" "$RUN_DIR/$doc_.md" 2>/dev/null ||
 		printf 'render.sh: could not copy docs/%s.md into %s\n' "$doc_" "$RUN_DIR" >&2
 done
-unset doc_
+unset doc_ docs_
 charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the report has none\n' >&2
 # The specification's readings, judged once on this run's figures.
 guidance_load || printf 'render.sh: lib/report/guidance.tab could not be judged (above); the report has none of its readings\n' >&2
