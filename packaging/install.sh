@@ -89,10 +89,16 @@ copy lib/report/report.css "$libexec/lib/report/report.css"
 # (lib/report/guidance.sh reads them from lib/report/).
 copy lib/report/guidance.awk "$libexec/lib/report/guidance.awk"
 copy lib/report/guidance.tab "$libexec/lib/report/guidance.tab"
-# The docs every report carries in its run folder (lib/bin/render.sh),
-# whether or not the docs are installed (DOCDIR).
-copy docs/glossary.md "$data/report-docs/glossary.md"
-copy docs/metrics.md "$data/report-docs/metrics.md"
+# The docs every report carries in its run folder (lib/bin/render.sh):
+# those of DOCDIR where the docs are installed (one copy: rpmlint counts
+# a second as waste), else a folder of their own.
+if [ -n "$DOCDIR" ]; then
+	report_docs=$DOCDIR/docs
+else
+	report_docs=$data/report-docs
+	copy docs/glossary.md "$report_docs/glossary.md"
+	copy docs/metrics.md "$report_docs/metrics.md"
+fi
 copy docs/results.schema.json "$data/results.schema.json"
 
 cat >"$DESTDIR$libexec/lib/paths.sh" <<EOF
@@ -106,7 +112,7 @@ RESULTS_SCHEMA=$data/results.schema.json
 TEMPLATE_DIR=$data/templates
 UNIT_DIR=$data/units
 SELINUX_DIR=$data/selinux
-REPORT_DOCS_DIR=$data/report-docs
+REPORT_DOCS_DIR=$report_docs
 SETTINGS_FILE_DEFAULT=$etc/settings.conf
 RESULTS_DIR_DEFAULT=$var/results
 STATE_PARENT=$var

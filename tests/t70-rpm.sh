@@ -73,7 +73,7 @@ LIBEXEC=/usr/libexec/sshd-perf-kit SHARE=/usr/share/sshd-perf-kit DOC=/usr/share
 	awk -v shared=" $shared " -v d="$LIBEXEC" '$2 ~ /^helpers\/[^\/]*\.c$/ && index(shared, " " $2 " ") == 0 {
 		n = $2; sub(/^helpers\//, "", n); sub(/\.c$/, "", n)
 		print "-rwxr-xr-x " d "/sshperf-" n }' "$TEST_TMP/tree"
-	awk -v d="$LIBEXEC" '($2 ~ /^lib\/.*\.sh$/ && $2 != "lib/paths.sh") || $2 == "lib/metrics.tab" || $2 == "lib/report/html.awk" || $2 == "lib/report/report.css" || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" || $2 == "sshd-perf-kit" {
+	awk -v d="$LIBEXEC" '($2 ~ /^lib\/.*\.sh$/ && $2 != "lib/paths.sh") || $2 == "lib/metrics.tab" || $2 == "lib/report/html.awk" || $2 == "lib/report/report.css" || $2 == "lib/report/guidance.awk" || $2 == "lib/report/guidance.tab" || $2 == "start-ssh.sh" || $2 == "test-ssh.sh" || $2 == "sshd-perf-kit" {
 		print ($1 == "x" ? "-rwxr-xr-x" : "-rw-r--r--"), d "/" $2 }' "$TEST_TMP/tree"
 	echo "-rw-r--r-- $LIBEXEC/lib/paths.sh"
 } | sort >"$TEST_TMP/expect.libexec"
