@@ -20,8 +20,9 @@ distance_pointer () {
 	if [ -n "$rtts" ]; then
 		printf 'measured at %s ms round-trip time too, from a test host across a wire (the verdicts stay at 0): [At your users'"'"' distance](#distance)' "$rtts"
 	else
-		printf 'not measured: every figure is over loopback; `NETWORK_RTT_MS="0 1 20 100"` runs the clients again'
-		printf ' from a test host of the kit'"'"'s own, across a wire with those round-trip times in ms ([metrics.md](metrics.md), section 10)'
+		# One printed line: the first page holds the sign-off block and the
+		# whole summary (t81).
+		printf 'not measured, loopback only: `NETWORK_RTT_MS="0 20 100"` measures across a wire ([metrics.md](metrics.md), 10)'
 	fi
 }
 
