@@ -52,12 +52,12 @@ WIRE_LOAD_BURST_MAX=${WIRE_LOAD_BURST_MAX:-20}
 # The listener's title is read this often (ms).
 WIRE_LOAD_SAMPLE_MS=10
 
-# wire_load_ssh: the ssh command of the test host (array WIRE_LOAD_SSH):
-# the kit's client configuration, to the kit's end of the wire, from the
-# test host's first source, the host key pinned under its loopback name.
+# wire_load_ssh: the ssh command of the test host (array WIRE_LOAD_SSH),
+# with the test host's options (lib/wire.sh, wire_ssh_opts).
 wire_load_ssh () {
-	WIRE_LOAD_SSH=("$SSH" -F "$CLIENT_CONFIG" -o "HostName=$(wire_server_addr)"
-		-o "BindAddress=$(wire_client_addr)" -o "HostKeyAlias=[127.0.0.1]:${SETTING[TEST_PORT]}")
+	local -a opts
+	mapfile -t -d '' opts < <(wire_ssh_opts testhost)
+	WIRE_LOAD_SSH=("$SSH" -F "$CLIENT_CONFIG" "${opts[@]}")
 }
 
 # wire_load_maxstartups: "SPEC start full" of the test server as it runs
@@ -126,7 +126,7 @@ wire_load_step_row () {
 # wire_load_rate_step RTT STEP OFFERED: one open-loop step across the wire
 # (sshperf-sweep, the real ssh, at OFFERED logins/s); its row in WL_ROW.
 wire_load_rate_step () {
-	local d=$1 step=$2 rate=$3 base="$RAW_DIR/wire-$1-rate-$2" mark seconds full pid rc=0
+	local d=$1 step=$2 rate=$3 base="$RAW_DIR/wire-$1-rate-$2" mark seconds full rc=0
 	WL_ROW=([rtt_ms]="$d" [test]=rate [step]="$step" [offered_per_s]="$rate")
 	seconds=$(awk -v r="$rate" -v d="$WIRE_LOAD_STEP_SECONDS" -v n="$WIRE_LOAD_STEP_MIN_LOGINS" \
 		'BEGIN { if (r > 0 && n / r > d) d = n / r; printf "%.2f", d }')
@@ -136,12 +136,10 @@ wire_load_rate_step () {
 	mark=$(server_log_mark)
 	wire_load_sampler_start "$base" || { WL_ROW[status]=ERROR WL_ROW[note]="the test server is not running"; return 1; }
 	wire_load_ssh
-	ip netns exec "$TESTHOST_NS" "$HELPER_DIR/sshperf-sweep" -r "$rate" -d "$seconds" -c "${full:-100}" \
-		-t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -o "$base-logins.tsv" \
-		-- "${WIRE_LOAD_SSH[@]}" "$HOST_ALIAS" true >"$base-driver.env" 2>"$base-errors.txt" </dev/null 9>&- &
-	pid=$!
-	wire_load_track "$WIRE_LOAD_SAMPLER $pid"
-	wait "$pid" || rc=$?
+	wire_load_track "$WIRE_LOAD_SAMPLER"
+	wire_run testhost "$base-driver.env" "$base-errors.txt" -- "$HELPER_DIR/sshperf-sweep" -r "$rate" -d "$seconds" \
+		-c "${full:-100}" -t "${SETTING[LOGIN_TIMEOUT]}" -g "$NO_ANSWER_STOP" -o "$base-logins.tsv" \
+		-- "${WIRE_LOAD_SSH[@]}" "$HOST_ALIAS" true || rc=$?
 	wire_load_sampler_stop
 	wire_load_track ""
 	WL_ROW[clients]=$(kv_get "$base-driver.env" logins)
@@ -163,17 +161,15 @@ wire_load_rate_step () {
 # released at once (sshperf-burst and its gate, as the burst test does),
 # from the test host's first source; its row in WL_ROW.
 wire_load_burst_step () {
-	local d=$1 n=$2 base="$RAW_DIR/wire-$1-burst-$2" mark pid rc=0 refused failed timeout
+	local d=$1 n=$2 base="$RAW_DIR/wire-$1-burst-$2" mark rc=0 refused failed timeout
 	WL_ROW=([rtt_ms]="$d" [test]=burst [step]="$n" [clients]="$n" [offered_per_s]=- [achieved_per_s]=-)
 	mark=$(server_log_mark)
 	wire_load_sampler_start "$base" || { WL_ROW[status]=ERROR WL_ROW[note]="the test server is not running"; return 1; }
 	wire_load_ssh
-	ip netns exec "$TESTHOST_NS" "$HELPER_DIR/sshperf-burst" -H -n "$n" -g "$HELPER_DIR/sshperf-gate" \
+	wire_load_track "$WIRE_LOAD_SAMPLER"
+	wire_run testhost "$base.tsv" "$base.err" -- "$HELPER_DIR/sshperf-burst" -H -n "$n" -g "$HELPER_DIR/sshperf-gate" \
 		-S "$(wire_client_addr)" -s "$base.env" -w 60 -t "$((SETTING[LOGIN_TIMEOUT] + n / 2))" \
-		-- "${WIRE_LOAD_SSH[@]}" "$HOST_ALIAS" true >"$base.tsv" 2>"$base.err" </dev/null 9>&- &
-	pid=$!
-	wire_load_track "$WIRE_LOAD_SAMPLER $pid"
-	wait "$pid" || rc=$?
+		-- "${WIRE_LOAD_SSH[@]}" "$HOST_ALIAS" true || rc=$?
 	wire_load_sampler_stop
 	wire_load_track ""
 	WL_ROW[ok]=$(kv_get "$base.env" ok)

@@ -333,22 +333,33 @@ wire_where () {
 	printf '%s\0' ip netns exec "$TESTHOST_NS"
 }
 
+# wire_run WHERE OUT ERR -- COMMAND...: COMMAND run WHERE (wire_where),
+# its output in OUT and its errors in ERR, its pid added to WIRE_PROBES
+# while it runs (wire_clear_current ends it at the run's exit or on a
+# signal); its exit status.
+wire_run () {
+	local where=$1 out=$2 err=$3 before=$WIRE_PROBES pid rc=0
+	local -a in
+	shift 4
+	mapfile -t -d '' in < <(wire_where "$where")
+	"${in[@]}" "$@" >"$out" 2>"$err" </dev/null 9>&- &
+	pid=$!
+	WIRE_PROBES="${before:+$before }$pid"
+	wait "$pid" || rc=$?
+	WIRE_PROBES=$before
+	return "$rc"
+}
+
 # wire_logins WHERE N OUT: N logins one after another (sshperf-repeat,
 # ssh ... true with the default key), each timed from the start of ssh to
 # its exit: from the host to 127.0.0.1 (WHERE=loopback) or from the test
 # host across the wire (WHERE=testhost). Prints repeat's key=value lines.
 wire_logins () {
-	local where=$1 n=$2 out=$3 pid rc=0
-	local -a in ssh_cmd=("$SSH" -F "$CLIENT_CONFIG")
-	mapfile -t -d '' in < <(wire_where "$where")
-	mapfile -t -d '' -O 3 ssh_cmd < <(wire_ssh_opts "$where")
-	"${in[@]}" "$HELPER_DIR/sshperf-repeat" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g 3 \
-		-o "$out" -- "${ssh_cmd[@]}" "$HOST_ALIAS" true >"$out.env" 2>"$out.err" </dev/null 9>&- &
-	pid=$!
-	WIRE_PROBES="$pid"
-	wait "$pid" || rc=$?
-	WIRE_PROBES=""
-	return "$rc"
+	local where=$1 n=$2 out=$3
+	local -a opts
+	mapfile -t -d '' opts < <(wire_ssh_opts "$where")
+	wire_run "$where" "$out.env" "$out.err" -- "$HELPER_DIR/sshperf-repeat" -n "$n" -t "${SETTING[LOGIN_TIMEOUT]}" -g 3 \
+		-o "$out" -- "$SSH" -F "$CLIENT_CONFIG" "${opts[@]}" "$HOST_ALIAS" true
 }
 
 # wire_keyecho WHERE N OUT: N keystrokes through one ssh session (ssh -tt
@@ -357,18 +368,11 @@ wire_logins () {
 # loopback or from the test host across the wire. Its key=value lines
 # go to OUT.
 wire_keyecho () {
-	local where=$1 n=$2 out=$3 pid rc=0
-	local -a in opts
-	mapfile -t -d '' in < <(wire_where "$where")
+	local where=$1 n=$2 out=$3
+	local -a opts
 	mapfile -t -d '' opts < <(wire_ssh_opts "$where")
-	"${in[@]}" "$HELPER_DIR/sshperf-echo" -m ssh -r "${SETTING[ECHO_RATE]}" -n "$n" \
-		-t "${SETTING[LOGIN_TIMEOUT]}" -o "$out.tsv" -- "$SSH" -tt -F "$CLIENT_CONFIG" "${opts[@]}" \
-		"$HOST_ALIAS" cat >"$out" 2>"$out.err" </dev/null 9>&- &
-	pid=$!
-	WIRE_PROBES="$pid"
-	wait "$pid" || rc=$?
-	WIRE_PROBES=""
-	return "$rc"
+	wire_run "$where" "$out" "$out.err" -- "$HELPER_DIR/sshperf-echo" -m ssh -r "${SETTING[ECHO_RATE]}" -n "$n" \
+		-t "${SETTING[LOGIN_TIMEOUT]}" -o "$out.tsv" -- "$SSH" -tt -F "$CLIENT_CONFIG" "${opts[@]}" "$HOST_ALIAS" cat
 }
 
 # wire_down: removes the test hosts and the wire: stops the kit's
@@ -549,17 +553,11 @@ wire_files_down () {
 # wire_sftp WHERE BATCH TIMEOUT OUT: one timed 'sftp -b BATCH' from WHERE
 # (sshperf-xfer run -o: from sftp's echo of its first command to its exit).
 wire_sftp () {
-	local where=$1 batch=$2 timeout=$3 out=$4 pid rc=0
-	local -a in opts
-	mapfile -t -d '' in < <(wire_where "$where")
+	local where=$1 batch=$2 timeout=$3 out=$4
+	local -a opts
 	mapfile -t -d '' opts < <(wire_ssh_opts "$where")
-	"${in[@]}" "$HELPER_DIR/sshperf-xfer" run -o -t "$timeout" -- "$SFTP" -b "$batch" -F "$CLIENT_CONFIG" \
-		"${opts[@]}" "$HOST_ALIAS" >"$out" 2>"$out.err" </dev/null 9>&- &
-	pid=$!
-	WIRE_PROBES="$pid"
-	wait "$pid" || rc=$?
-	WIRE_PROBES=""
-	return "$rc"
+	wire_run "$where" "$out" "$out.err" -- "$HELPER_DIR/sshperf-xfer" run -o -t "$timeout" -- \
+		"$SFTP" -b "$batch" -F "$CLIENT_CONFIG" "${opts[@]}" "$HOST_ALIAS"
 }
 
 # wire_sftp_files WHERE TAG N BYTES OUT [MARK]: the N small files up in one
@@ -599,20 +597,14 @@ wire_sftp_files () {
 # to the last byte counted); ssh at LogLevel DEBUG2, whose lines name the
 # server's channel window (wire_window). Status 0 when every byte arrived.
 wire_transfer () {
-	local where=$1 bytes=$2 rtt=$3 out=$4 pid rc=0 t
-	local -a in opts
-	mapfile -t -d '' in < <(wire_where "$where")
+	local where=$1 bytes=$2 rtt=$3 out=$4 t
+	local -a opts
 	mapfile -t -d '' opts < <(wire_ssh_opts "$where")
 	# A minute, plus the time at 5 MB/s, plus twice the time the default
 	# window (2 MB) allows at this distance.
 	t=$(awk -v b="$bytes" -v r="$rtt" 'BEGIN { printf "%d", 60 + b / 5e6 + 2 * b / 2097152 * r / 1000 }')
-	"${in[@]}" "$HELPER_DIR/sshperf-xfer" up -n "$bytes" -k 8 -t "$t" -- "$SSH" -F "$CLIENT_CONFIG" "${opts[@]}" \
-		-o Compression=no -o LogLevel=DEBUG2 "$HOST_ALIAS" 'echo ready; exec wc -c' >"$out" 2>"$out.err" </dev/null 9>&- &
-	pid=$!
-	WIRE_PROBES="$pid"
-	wait "$pid" || rc=$?
-	WIRE_PROBES=""
-	return "$rc"
+	wire_run "$where" "$out" "$out.err" -- "$HELPER_DIR/sshperf-xfer" up -n "$bytes" -k 8 -t "$t" -- \
+		"$SSH" -F "$CLIENT_CONFIG" "${opts[@]}" -o Compression=no -o LogLevel=DEBUG2 "$HOST_ALIAS" 'echo ready; exec wc -c'
 }
 
 # wire_window FILE: the channel window the server gave the client before

@@ -394,24 +394,8 @@ fi
 	# The distances (raw/wire.tsv, lib/wire.sh): only in a run that had
 	# any, one object per row, every column of docs/data.md (the table's
 	# own header: a run of an older kit has fewer).
-	if [ -f "$RUN_DIR/raw/wire.tsv" ]; then
-		WIRE_TSV_COLUMNS=$(head -n 1 "$RUN_DIR/raw/wire.tsv" | tr '\t' ' ')
-		printf ',\n  "distance": ['
-		tsv_select "$RUN_DIR/raw/wire.tsv" $WIRE_TSV_COLUMNS |
-			awk -F'\t' -v cols="$WIRE_TSV_COLUMNS" "$JSON_AWK"'
-			BEGIN { nc = split(cols, c, " ") }
-			{
-				o = ""
-				for (i = 1; i <= nc; i++) {
-					v = $i
-					j = (v == "-" || v == "") ? "null" : (v ~ /^-?[0-9]+([.][0-9]+)?$/) ? v : jstr(v)
-					o = o (i > 1 ? ", " : "") jstr(c[i]) ": " j
-				}
-				printf "%s\n    {%s}", (NR > 1 ? "," : ""), o
-			}
-			END { if (NR) printf "\n  " }'
-		printf ']'
-	fi
+	[ ! -f "$RUN_DIR/raw/wire.tsv" ] ||
+		json_tsv_array distance "$RUN_DIR/raw/wire.tsv" "$(head -n 1 "$RUN_DIR/raw/wire.tsv" | tr '\t' ' ')"
 	# MaxStartups, rate and burst at each distance (lib/wire-load.sh):
 	# every column of raw/wire-maxstartups.tsv and raw/wire-load.tsv.
 	json_tsv_array distance_maxstartups "$RUN_DIR/raw/wire-maxstartups.tsv" "rtt_ms max_startups begin auth_ms predicted_per_s below_per_s below_drops above_per_s above_drops outcome"
