@@ -421,6 +421,17 @@ why_text () {
 	fi
 }
 
+# why_short TEST: why_text for the summary's cell. An INCONCLUSIVE's
+# reason is the interval and the samples it would need, several lines in
+# a table cell: there the cell holds what to do, and the section the rest.
+why_short () {
+	if [ "${D[$1|status]-}" = INCONCLUSIVE ] && [ -n "${D[$1|action]-}" ] && [ -n "${D[$1|reason]-}" ]; then
+		printf '%s (why: [its section](#%s))' "${D[$1|action]}" "$1"
+	else
+		why_text "$1"
+	fi
+}
+
 target_text () {
 	local op=$1 target=$2 unit=$3
 	[ -n "$target" ] || { printf -- '-'; return; }
@@ -474,7 +485,7 @@ EOF
 		fi
 		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "$name" \
 			"${fig:--}" "$(target_text "${D[$name|target_op]-}" "${D[$name|target]-}" "${D[$name|unit]-}")" "$(reference_of "$name")" \
-			"$status" "$( [ "$status" = PASS ] || [ -z "$(why_text "$name")" ] || printf ': %s' "$(why_text "$name")")" \
+			"$status" "$( [ "$status" = PASS ] || [ -z "$(why_text "$name")" ] || printf ': %s' "$(why_short "$name")")" \
 			"$prev_cell"
 	done
 	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
