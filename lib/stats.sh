@@ -5,6 +5,7 @@
 # two-level split are computed there and nowhere else: the shell keeps
 # the words (t08s-stats-guard keeps the arithmetic out of lib/).
 #
+#   stats_rank_bin       the path of sshperf-rank, chosen as for stats_rank.
 #   stats_rank ARGS...   runs sshperf-rank: HELPER_DIR's when lib/common.sh
 #                        set it, else an installed copy's (lib/paths.sh),
 #                        else the checkout's build/.
@@ -17,14 +18,20 @@
 #                        PREFIXlow_n, _low_p50, _high_n, _high_p50 and
 #                        _step_ms (empty unless 2).
 
-stats_rank () {
+# stats_rank_bin: the path of sshperf-rank (the installed helpers, or the
+# checkout's build/), for a caller that feeds it from awk.
+stats_rank_bin () {
 	local d=${HELPER_DIR:-} kit
 	kit=${KIT_DIR:-${BASH_SOURCE[0]%/lib/*}}
 	if [ -z "$d" ] && [ -f "$kit/lib/paths.sh" ]; then
 		# shellcheck source=/dev/null
 		d=$(. "$kit/lib/paths.sh" && printf '%s' "${HELPER_DIR:-}")
 	fi
-	"${d:-$kit/build}/sshperf-rank" "$@"
+	printf '%s' "${d:-$kit/build}/sshperf-rank"
+}
+
+stats_rank () {
+	"$(stats_rank_bin)" "$@"
 }
 
 stats_median () {

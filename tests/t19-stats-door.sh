@@ -74,8 +74,6 @@ test_expect 'the kit'"'"'s own statistics calls and other arithmetic pass' '
 # ends (after it, this test fails until the code moves to sshperf-rank or
 # the entry is argued again), and why.
 cat >"$TEST_TMP/allowed" <<'EOF'
-lib/bin/fleet.sh	function sortn(a, n,	2026-12-31	the fleet median (of the hosts' figures) is still the mean of the two middle ones: with the nearest rank a fleet of 2 hosts gets the lower figure as its median, so no host of 2 could stand out on a higher-is-better figure; the stand-out rule needs a new reference first (the median of the other hosts?), then tests/check-fleet.sh (root) follows
-lib/bin/fleet.sh	med[name] = (n % 2) ? v[(n + 1) / 2]	2026-12-31	as above
 EOF
 
 # not_allowed FINDINGS: the findings the list above does not allow.

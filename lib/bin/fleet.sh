@@ -137,6 +137,7 @@ done >"$tmp/ids"
 
 
 awk -F '\t' -v factor="$FACTOR" -v fleet="$(basename "$(cd "$DIR" && pwd)")" \
+	-v rank="$(stats_rank_bin)" -v tmpf="$tmp/median" \
 	-v baseline="${BASELINE:+$(basename "$(cd "$BASELINE" && pwd)")}" \
 	-v generated="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -v metrics_order="$METRICS" \
 	-v md="$tmp/fleet-report.md" -v js="$tmp/fleet.json" "$JSON_AWK"'
@@ -146,8 +147,18 @@ function mdc(s) { gsub(/\|/, "\\|", s); return s == "" ? "-" : s }
 function jn(s) { return isnum(s) ? s + 0 : "null" }
 function jsn(s) { return s == "" ? "null" : jstr(s) }
 function fmt(x,    s) { s = sprintf("%.2f", x); sub(/\.?0+$/, "", s); return s }
-function sortn(a, n,    i, j, t) {
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+# median(a, n, sign): the median of a[1..n] from the statistics engine
+# (sshperf-rank percentile: nearest rank, the kit\047s one definition; for an
+# even n the lower middle figure). With sign -1 the figures are negated on
+# the way in and out: the upper middle figure.
+function median(a, n, sign,    i, cmd, line, r) {
+	cmd = rank " percentile -q 50 >" tmpf
+	for (i = 1; i <= n; i++) printf "%.17g\n", sign * a[i] | cmd
+	close(cmd)
+	r = ""
+	while ((getline line < tmpf) > 0) if (line ~ /^p50=/) r = substr(line, 5)
+	close(tmpf)
+	return sign * r
 }
 FILENAME ~ /ids$/ { runid[$1] = $2; next }
 $1 == "H" {
@@ -181,17 +192,26 @@ END {
 		}
 		count[name] = n
 		if (n == 0) continue
-		sortn(v, n)
-		med[name] = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		med[name] = median(v, n, 1)
 		if (n < 2) continue
+		# Each host against the median of the other hosts: with two
+		# hosts, the other one. For an even number of others, the middle
+		# figure on the host\047s side (the higher one where lower is
+		# better), so that the rounding of the median never calls a host
+		# out.
 		for (i = 1; i <= nh; i++) {
 			k = host[i] SUBSEP name
 			if (!(measured(st[k]) && isnum(fig[k]) && unit[k] == munit[name])) continue
-			f = fig[k] + 0; x = ""
+			f = fig[k] + 0; x = ""; no_ = 0; delete o
+			for (j = 1; j <= nh; j++) {
+				kj = host[j] SUBSEP name
+				if (j != i && measured(st[kj]) && isnum(fig[kj]) && unit[kj] == munit[name]) o[++no_] = fig[kj] + 0
+			}
+			r = median(o, no_, dir[name] == "higher" ? 1 : -1)
 			if (dir[name] == "higher") {
-				if (f * factor < med[name]) x = (f > 0) ? med[name] / f : "inf"
-			} else if (med[name] > 0 && f > factor * med[name]) x = f / med[name]
-			if (x != "") { out[k] = x; olist[++no] = k }
+				if (f * factor < r) x = (f > 0) ? r / f : "inf"
+			} else if (r > 0 && f > factor * r) x = f / r
+			if (x != "") { out[k] = x; ref[k] = r; olist[++no] = k }
 		}
 	}
 
@@ -200,13 +220,13 @@ END {
 	printf "| | |\n|---|---|\n" >md
 	printf "| Fleet run | `%s` |\n", fleet >md
 	printf "| Hosts | %d, %d ran, %d did not run |\n", nh, n_ran, nh - n_ran >md
-	printf "| Stands out | a figure worse than %s x the fleet median (in the metric\047s bad direction) |\n", factor >md
+	printf "| Stands out | a figure worse than %s x the median of the other hosts (in the metric\047s bad direction) |\n", factor >md
 	if (baseline != "") printf "| Baseline | `%s` |\n", baseline >md
 	printf "| Written | %s |\n\n", generated >md
 
 	printf "## Figures and verdicts\n\n" >md
 	printf "One row per host, one column per metric: the main figure and its verdict.\n" >md
-	printf "**Bold** with a factor: the host stands out (worse than %s x the median).\n\n", factor >md
+	printf "**Bold** with a factor: the host stands out (worse than %s x the median of the others).\n\n", factor >md
 	printf "| Host | Verdict |" >md
 	for (m = 1; m <= n_metrics; m++) printf " `%s` (%s, %s is better) |", metric[m], mdc(munit[metric[m]]), dir[metric[m]] == "higher" ? "higher" : "lower" >md
 	printf "\n|---|---|" >md
@@ -248,19 +268,23 @@ END {
 	}
 	printf "\nThe median counts only figures that were measured (PASS, FAIL or\n" >md
 	printf "INCONCLUSIVE) in the metric\047s unit; SKIPPED, ERROR and missing tests\n" >md
-	printf "are left out.\n\n" >md
+	printf "are left out. It is the kit\047s one median (nearest rank): of an even\n" >md
+	printf "number of hosts, the lower of the two middle figures.\n\n" >md
 
 	printf "## Hosts that stand out\n\n" >md
-	if (no == 0) printf "None: no figure is worse than %s x the fleet median.\n\n", factor >md
+	if (no == 0) printf "None: no figure is worse than %s x the median of the other hosts.\n\n", factor >md
 	else {
-		printf "| Host | Metric | Figure | Fleet median | Factor | Better is |\n|---|---|---:|---:|---:|---|\n" >md
+		printf "| Host | Metric | Figure | Median of the others | Factor | Better is |\n|---|---|---:|---:|---:|---|\n" >md
 		for (j = 1; j <= no; j++) {
 			split(olist[j], p, SUBSEP)
 			printf "| %s | `%s` | %s %s | %s %s | %s x worse | %s |\n", mdc(p[1]), p[2], fig[olist[j]], mdc(munit[p[2]]), \
-				fmt(med[p[2]]), mdc(munit[p[2]]), out[olist[j]] == "inf" ? "inf" : sprintf("%.1f", out[olist[j]]), dir[p[2]] >md
+				fmt(ref[olist[j]]), mdc(munit[p[2]]), out[olist[j]] == "inf" ? "inf" : sprintf("%.1f", out[olist[j]]), dir[p[2]] >md
 		}
-		printf "\nA factor is figure / median where lower is better, median / figure where\n" >md
-		printf "higher is better. Read the host\047s own report.md (its environment and\n" >md
+		printf "\nEach host is held against the median of the other hosts (with two\n" >md
+		printf "hosts, the other one; of an even number of others, the middle figure\n" >md
+		printf "on the host\047s side). A factor is figure / that median where lower is\n" >md
+		printf "better, median / figure where higher is better. Read the host\047s own\n" >md
+		printf "report.md (its environment and\n" >md
 		printf "warnings) before blaming the host: a busy hypervisor shows up here too.\n\n" >md
 	}
 
@@ -350,8 +374,8 @@ END {
 	printf "%s],\n  \"stand_out\": [", nh ? "\n  " : "" >js
 	for (j = 1; j <= no; j++) {
 		split(olist[j], p, SUBSEP)
-		printf "%s\n    {\"host\": %s, \"metric\": %s, \"figure\": %s, \"median\": %s, \"factor\": %s}", (j > 1 ? "," : ""), jstr(p[1]), jstr(p[2]), \
-			jn(fig[olist[j]]), jn(fmt(med[p[2]])), out[olist[j]] == "inf" ? "null" : jn(sprintf("%.2f", out[olist[j]])) >js
+		printf "%s\n    {\"host\": %s, \"metric\": %s, \"figure\": %s, \"median\": %s, \"others_median\": %s, \"factor\": %s}", (j > 1 ? "," : ""), jstr(p[1]), jstr(p[2]), \
+			jn(fig[olist[j]]), jn(fmt(med[p[2]])), jn(fmt(ref[olist[j]])), out[olist[j]] == "inf" ? "null" : jn(sprintf("%.2f", out[olist[j]])) >js
 	}
 	printf "%s],\n  \"not_run\": [", no ? "\n  " : "" >js
 	c = 0
