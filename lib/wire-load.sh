@@ -207,6 +207,16 @@ wire_load_bursts () {
 	done
 }
 
+# wire_load_wanted NEED: true when a test the run selected (test-ssh.sh's
+# list) has NEED in its registry line (lib/metrics.tab).
+wire_load_wanted () {
+	local name
+	for name in ${selected:-}; do
+		! metric_needs "$name" "$1" || return 0
+	done
+	return 1
+}
+
 # wire_load_run RTT [LOGIN_MS]: the steps at this distance (the wire in
 # place; LOGIN_MS the p50 of the logins one after another there), their
 # rows, and the distance's row of raw/wire-maxstartups.tsv; the rate steps
@@ -215,11 +225,12 @@ wire_load_bursts () {
 wire_load_run () {
 	local d=$1 spec begin full base_rate above table="$RAW_DIR/wire-maxstartups.tsv" want_burst=""
 	local -A WL_ROW ms
-	# Only for the tests the run selected (test-ssh.sh's list): the rate
-	# steps and the prediction for rate or burst (both meet MaxStartups),
-	# the bursts for burst.
-	case " ${selected:-} " in *" rate "* | *" burst "*) ;; *) return 0 ;; esac
-	case " ${selected:-} " in *" burst "*) want_burst=yes ;; esac
+	# Only for the tests the run selected (test-ssh.sh's list) whose
+	# registry line asks for it: the rate steps and the prediction for
+	# distance-rate (rate and burst both meet MaxStartups), the bursts
+	# for distance-burst.
+	wire_load_wanted distance-rate || return 0
+	! wire_load_wanted distance-burst || want_burst=yes
 	read -r spec begin full <<<"$(wire_load_maxstartups)" || true
 	[ -f "$table" ] || tsv_header "$WIRE_MAXSTARTUPS_COLUMNS" >"$table"
 	ms=([rtt_ms]="$d" [max_startups]="${spec:--}" [begin]="${begin:--}")

@@ -503,9 +503,10 @@ wire_turns () {
 # The files of the sftp runs at a distance: SFTP_SMALL_FILES of
 # SFTP_SMALL_FILE_KB, at most this many (each costs round trips).
 WIRE_SFTP_FILES_MAX=50
-# The transfer at a distance: TRANSFER_MB, at most this many MB (10^6
-# bytes): at 50 ms the window lets some 40 MB/s through, so 128 MB take
-# about 3 s, and the ramp of TCP's slow start is a small part of them.
+# The transfer at a distance: TRANSFER_MB, at most this many MiB (1048576
+# bytes, the unit of TRANSFER_MB): at 50 ms the window lets some 40 MB/s
+# through, so 128 MiB take about 3 s, and the ramp of TCP's slow start is
+# a small part of them.
 WIRE_TRANSFER_MB_MAX=128
 WIRE_SFTP_LOCAL=""
 WIRE_SFTP_REMOTE=""
@@ -655,20 +656,20 @@ wire_far () {
 	far_row[xfer_mb]=${SETTING[TRANSFER_MB]}
 	[ "${far_row[xfer_mb]}" -le "$WIRE_TRANSFER_MB_MAX" ] || far_row[xfer_mb]=$WIRE_TRANSFER_MB_MAX
 	out="$RAW_DIR/wire-$d-transfer.env"
-	progress "distance $d ms: ${far_row[xfer_mb]} MB up through one ssh connection"
+	progress "distance $d ms: ${far_row[xfer_mb]} MiB up through one ssh connection"
 	[ "$where" != testhost ] || wire_mark transfer || true
-	wire_transfer "$where" "$((far_row[xfer_mb] * 1000000))" "$d" "$out" || true
+	wire_transfer "$where" "$((far_row[xfer_mb] * 1048576))" "$d" "$out" || true
 	[ "$where" != testhost ] || wire_mark transfer-end || true
 	far_row[xfer_bytes]=$(kv_get "$out" bytes)
 	# The median of its parts' rates: the speed once under way, without
 	# TCP's ramp at the start and without a stall of a part.
 	far_row[xfer_mbs_parts_p50]=$(kv_get "$out" chunk_mbs | tr ',' '\n' | grep . | wire_median)
 	far_row[xfer_window_bytes]=$(wire_window "$out.err")
-	if [ "$(kv_get "$out" status)" = ok ] && [ "${far_row[xfer_bytes]}" = "$((far_row[xfer_mb] * 1000000))" ]; then
+	if [ "$(kv_get "$out" status)" = ok ] && [ "${far_row[xfer_bytes]}" = "$((far_row[xfer_mb] * 1048576))" ]; then
 		far_row[xfer_check]=ok
 		far_row[xfer_mbs]=$(kv_get "$out" mbs)
 	else
-		far_row[xfer_check]="$(kv_get "$out" status): ${far_row[xfer_bytes]:-0} of $((far_row[xfer_mb] * 1000000)) bytes arrived (ssh exit $(kv_get "$out" exit)): $(grep -v '^debug' "$out.err" 2>/dev/null | tail -n 1)"
+		far_row[xfer_check]="$(kv_get "$out" status): ${far_row[xfer_bytes]:-0} of $((far_row[xfer_mb] * 1048576)) bytes arrived (ssh exit $(kv_get "$out" exit)): $(grep -v '^debug' "$out.err" 2>/dev/null | tail -n 1)"
 	fi
 }
 

@@ -169,7 +169,7 @@ test_expect 'a run with a distance measures its wire before it and leaves no hel
 	# The sftp files and the transfer at 0 and at 5 ms: all arrived, with
 	# their figures and, at 5 ms, their round trips and bounds.
 	tsv_select "$run/raw/wire.tsv" rtt_ms sftp_files sftp_check xfer_mb xfer_bytes xfer_check >"$TEST_TMP/far" &&
-	printf "0\t5\tok\t8\t8000000\tok\n5\t5\tok\t8\t8000000\tok\n" >"$TEST_TMP/want" &&
+	printf "0\t5\tok\t8\t8388608\tok\n5\t5\tok\t8\t8388608\tok\n" >"$TEST_TMP/want" &&
 	test_cmp "$TEST_TMP/want" "$TEST_TMP/far" &&
 	tsv_select "$run/raw/wire.tsv" sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s xfer_mbs xfer_window_bytes xfer_bound | sed -n 2p >"$TEST_TMP/bounds" &&
 	test_grep -E "^[0-9.]+	[0-9]+[.][0-9]{2}	[0-9.]+	[0-9.]+	[0-9]+	(window|cipher)$" "$TEST_TMP/bounds" &&

@@ -30,7 +30,7 @@ distance_sftp () {
 }
 
 # distance_xfer MBS MB BOUND_MBS BOUND WINDOW FLIGHT CHECK PARTS_P50: the
-# transfer cell: MB/s of how many MB, its parts' median, the bound that
+# transfer cell: MB/s of how many MiB, its parts' median, the bound that
 # applied and the window.
 distance_xfer () {
 	if [ -n "$7" ] && [ "$7" != - ] && [ "$7" != ok ]; then
@@ -38,7 +38,7 @@ distance_xfer () {
 	elif [ -z "$1" ] || [ "$1" = - ]; then
 		printf -- -
 	else
-		printf '%s MB/s (%s MB; parts'"'"' median %s)' "$1" "$2" "$(distance_cell "$8")"
+		printf '%s MB/s (%s MiB; parts'"'"' median %s)' "$1" "$2" "$(distance_cell "$8")"
 		case $4 in
 		window) printf '; bound %s MB/s: the channel window %s bytes / RTT' "$3" "$5" ;;
 		cipher) printf '; bound %s MB/s: the cipher, as at 0' "$3" ;;
