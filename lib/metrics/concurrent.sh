@@ -28,7 +28,7 @@ concurrent_limits () {
 	if [ "$(server_get MODE)" = systemd ] && command -v systemctl >/dev/null 2>&1; then
 		result_set concurrent limit_tasksmax "$(systemctl show -P TasksMax "user-$uid.slice" 2>/dev/null || echo -)"
 	else
-		result_set concurrent limit_tasksmax "none (no systemd)"
+		result_set concurrent limit_tasksmax "none: no systemd on this host"
 	fi
 	pid=$(server_pid)
 	result_set concurrent limit_server_nofile "$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits" 2>/dev/null)"

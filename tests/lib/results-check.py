@@ -108,9 +108,24 @@ def check(value, schema, root, path):
 NUMBER = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$")
 
 
+def declared_types(s, root):
+    """The JSON types a schema node allows: its "type" (a name or a
+    list), through "$ref" and every branch of anyOf / oneOf / allOf; a
+    description that happens to say "number" is not a type."""
+    target = resolve(s, root)
+    if target is not None:
+        s = target
+    t = s.get("type")
+    types = set([t] if isinstance(t, str) else (t or []))
+    for branch in ("anyOf", "oneOf", "allOf"):
+        for sub in s.get(branch, []):
+            types |= declared_types(sub, root)
+    return types
+
+
 def declared_string(schema, root, key):
     s = schema["$defs"]["test"]["properties"].get(key)
-    return s is not None and "number" not in json.dumps(s)
+    return s is not None and not (declared_types(s, root) & {"number", "integer"})
 
 
 def table_file(row_def):
