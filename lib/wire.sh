@@ -673,6 +673,15 @@ wire_far () {
 	fi
 }
 
+# wire_base_p50 TSV...: the median time of the logins that ended well
+# (exit 0) in sshperf-repeat's tables (seq exit total_ms), together.
+wire_base_p50 () {
+	local f
+	for f in "$@"; do
+		tsv_select "$f" exit total_ms 2>/dev/null | awk -F'\t' 'NR > 1 && $1 == 0 { print $2 }'
+	done | wire_median
+}
+
 # wire_part NAME RTT_MS: wire_turns of the part NAME of the distance in
 # WIRE_RECORD (from its wire_mark to the next one); nothing when it had
 # no mark.
@@ -711,7 +720,7 @@ wire_far_packets () {
 # ---- A run at its distances (test-ssh.sh) ---------------------------------
 
 # raw/wire.tsv: one row per distance above 0 (docs/data.md).
-WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
+WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_base_ms_p50 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
 # The logins at each distance: LOGIN_SAMPLES, at most this many; the
 # keystroke echoes: ECHO_COUNT, at most this many.
 WIRE_LOGINS_MAX=50
@@ -837,14 +846,22 @@ wire_run_distances () {
 		if [ "${row[probe_failed]:-1}" = 0 ]; then
 			progress "distance $d ms: $n logins from the test host across the wire"
 			logins="$RAW_DIR/wire-$d-logins.tsv"
+			# The base of the round trips: logins over loopback just
+			# before and just after those across the wire, half each, so
+			# that both see the same load (the row for 0 was taken
+			# minutes earlier; on a busy machine a login's own time moved
+			# by more than a round trip in between).
+			wire_logins loopback "$(( (n + 1) / 2 ))" "$logins.base1" || true
 			wire_mark logins || true
 			wire_logins testhost "$n" "$logins" || row[warning]="${row[warning]:+${row[warning]}; }the logins across the wire failed: $(tail -n 1 "$logins.err" 2>/dev/null)"
+			wire_logins loopback "$(( n / 2 > 0 ? n / 2 : 1 ))" "$logins.base2" || true
 			row[login_n]=$(kv_get "$logins.env" n)
 			row[login_ms_p50]=$(kv_get "$logins.env" p50)
 			row[login_ms_p95]=$(kv_get "$logins.env" p95)
+			row[login_base_ms_p50]=$(wire_base_p50 "$logins.base1" "$logins.base2")
 			# Round trips per login: what the distance added, in round trips.
-			[ -z "$login0" ] || [ -z "${row[login_ms_p50]}" ] ||
-				row[login_round_trips]=$(awk -v a="${row[login_ms_p50]}" -v b="$login0" -v d="$d" 'BEGIN { printf "%.1f", (a - b) / d }')
+			[ -z "${row[login_base_ms_p50]}" ] || [ -z "${row[login_ms_p50]}" ] ||
+				row[login_round_trips]=$(awk -v a="${row[login_ms_p50]}" -v b="${row[login_base_ms_p50]}" -v d="$d" 'BEGIN { printf "%.1f", (a - b) / d }')
 		fi
 		# Each part only while the wire holds (a helper that died makes
 		# every connection wait out its deadline: the wire failed closed).
@@ -879,7 +896,7 @@ wire_run_distances () {
 			wire_far_status row
 		fi
 		tsv_row row "$WIRE_COLUMNS" >>"$table"
-		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${login0:--} ms at 0): ${row[login_round_trips]:--} round trips per login, ${row[login_rt_packets]:--} in the packets; keystroke echo p50 ${row[keyecho_ms_p50]:--} ms, p99 ${row[keyecho_ms_p99]:--} ms (${row[keyecho_n]:-0}); sftp ${row[sftp_files_per_s]:--} files/s, ${row[sftp_rt_per_file]:--} round trips a file, bound ${row[sftp_bound_files_per_s]:--} files/s; transfer ${row[xfer_mbs]:--} MB/s of ${row[xfer_mb]:--} MB, bound ${row[xfer_bound_mbs]:--} MB/s (${row[xfer_bound]:--}) -> ${row[status]}${row[warning]:+; ${row[warning]}}"
+		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${row[login_base_ms_p50]:--} ms over loopback meanwhile): ${row[login_round_trips]:--} round trips per login, ${row[login_rt_packets]:--} in the packets; keystroke echo p50 ${row[keyecho_ms_p50]:--} ms, p99 ${row[keyecho_ms_p99]:--} ms (${row[keyecho_n]:-0}); sftp ${row[sftp_files_per_s]:--} files/s, ${row[sftp_rt_per_file]:--} round trips a file, bound ${row[sftp_bound_files_per_s]:--} files/s; transfer ${row[xfer_mbs]:--} MB/s of ${row[xfer_mb]:--} MB, bound ${row[xfer_bound_mbs]:--} MB/s (${row[xfer_bound]:--}) -> ${row[status]}${row[warning]:+; ${row[warning]}}"
 	done
 	# The files' folders (wire_files_up's at_exit).
 	at_exit_pop

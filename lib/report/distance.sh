@@ -59,8 +59,9 @@ report_distance () {
 	wire itself was measured: TCP connects (one round trip each) and one-byte echoes from the
 	test host to the test server's end of the wire. The logins are `ssh HOST true`, one after
 	another, timed from the start of ssh to its exit; at 0 from this host over loopback. Round
-	trips per login, two ways: from the time, (login p50 at the distance - login p50 at 0) /
-	RTT; and from the packets, the turns of each login's connection on the wire (a turn: data
+	trips per login, two ways: from the time, (login p50 at the distance - login p50 over
+	loopback meanwhile) / RTT, the loopback logins taken half just before and half just after
+	those across the wire so that both see the same load; and from the packets, the turns of each login's connection on the wire (a turn: data
 	in one direction that answers data in the other), half their number, the median over the
 	logins. The verdicts above are given at 0 only. The wire is not a real network: no network
 	card, no switch or router queues, and its packets cross the same CPUs as the server and
