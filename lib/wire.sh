@@ -678,7 +678,7 @@ wire_far () {
 wire_base_p50 () {
 	local f
 	for f in "$@"; do
-		tsv_select "$f" exit total_ms 2>/dev/null | awk -F'\t' 'NR > 1 && $1 == 0 { print $2 }'
+		tsv_select "$f" exit total_ms 2>/dev/null | awk -F'\t' '$1 == 0 { print $2 }'
 	done | wire_median
 }
 
