@@ -676,10 +676,41 @@ wire_far () {
 # wire_base_p50 TSV...: the median time of the logins that ended well
 # (exit 0) in sshperf-repeat's tables (seq exit total_ms), together.
 wire_base_p50 () {
+	wire_ok_times "$@" | wire_median
+}
+
+# wire_round_trips LOGINS RTT_MS ROW: what the distance added to a login,
+# in round trips: the shift of the logins across the wire (LOGINS,
+# sshperf-repeat's table) against the base over loopback (LOGINS.base1
+# and .base2), from the statistics engine (sshperf-rank compare: the
+# Hodges-Lehmann shift, robust to a few slow logins, and its 95 %
+# interval), divided by RTT_MS. Nothing when either side has no login.
+# shellcheck disable=SC2034,SC2154 # rt_row: the caller's associative array, set here
+wire_round_trips () {
+	local logins=$1 d=$2 dir k v
+	local -n rt_row=$3
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-rt.XXXXXX") || return 0
+	tsv_select "$logins" exit total_ms 2>/dev/null | awk -F'\t' '$1 == 0 { print $2 }' >"$dir/far"
+	wire_ok_times "$logins.base1" "$logins.base2" >"$dir/base"
+	if [ -s "$dir/far" ] && [ -s "$dir/base" ]; then
+		while IFS='=' read -r k v; do
+			case $k in
+			shift) rt_row[login_round_trips]=$(awk -v x="$v" -v d="$d" 'BEGIN { printf "%.1f", x / d }') ;;
+			shift_lo) rt_row[login_round_trips_low]=$(awk -v x="$v" -v d="$d" 'BEGIN { printf "%.1f", x / d }') ;;
+			shift_hi) rt_row[login_round_trips_high]=$(awk -v x="$v" -v d="$d" 'BEGIN { printf "%.1f", x / d }') ;;
+			esac
+		done < <(stats_rank compare "$dir/base" "$dir/far" 2>/dev/null)
+	fi
+	rm -rf -- "$dir"
+}
+
+# wire_ok_times TSV...: the times of the logins that ended well (exit 0)
+# in sshperf-repeat's tables (seq exit total_ms), one a line.
+wire_ok_times () {
 	local f
 	for f in "$@"; do
 		tsv_select "$f" exit total_ms 2>/dev/null | awk -F'\t' '$1 == 0 { print $2 }'
-	done | wire_median
+	done
 }
 
 # wire_part NAME RTT_MS: wire_turns of the part NAME of the distance in
@@ -720,7 +751,7 @@ wire_far_packets () {
 # ---- A run at its distances (test-ssh.sh) ---------------------------------
 
 # raw/wire.tsv: one row per distance above 0 (docs/data.md).
-WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_base_ms_p50 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
+WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_base_ms_p50 login_round_trips login_round_trips_low login_round_trips_high login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
 # The logins at each distance: LOGIN_SAMPLES, at most this many; the
 # keystroke echoes: ECHO_COUNT, at most this many.
 WIRE_LOGINS_MAX=50
@@ -859,9 +890,9 @@ wire_run_distances () {
 			row[login_ms_p50]=$(kv_get "$logins.env" p50)
 			row[login_ms_p95]=$(kv_get "$logins.env" p95)
 			row[login_base_ms_p50]=$(wire_base_p50 "$logins.base1" "$logins.base2")
-			# Round trips per login: what the distance added, in round trips.
-			[ -z "${row[login_base_ms_p50]}" ] || [ -z "${row[login_ms_p50]}" ] ||
-				row[login_round_trips]=$(awk -v a="${row[login_ms_p50]}" -v b="${row[login_base_ms_p50]}" -v d="$d" 'BEGIN { printf "%.1f", (a - b) / d }')
+			# Round trips per login: what the distance added, in round
+			# trips, with its 95 % interval.
+			wire_round_trips "$logins" "$d" row
 		fi
 		# Each part only while the wire holds (a helper that died makes
 		# every connection wait out its deadline: the wire failed closed).
@@ -896,7 +927,7 @@ wire_run_distances () {
 			wire_far_status row
 		fi
 		tsv_row row "$WIRE_COLUMNS" >>"$table"
-		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${row[login_base_ms_p50]:--} ms over loopback meanwhile): ${row[login_round_trips]:--} round trips per login, ${row[login_rt_packets]:--} in the packets; keystroke echo p50 ${row[keyecho_ms_p50]:--} ms, p99 ${row[keyecho_ms_p99]:--} ms (${row[keyecho_n]:-0}); sftp ${row[sftp_files_per_s]:--} files/s, ${row[sftp_rt_per_file]:--} round trips a file, bound ${row[sftp_bound_files_per_s]:--} files/s; transfer ${row[xfer_mbs]:--} MB/s of ${row[xfer_mb]:--} MB, bound ${row[xfer_bound_mbs]:--} MB/s (${row[xfer_bound]:--}) -> ${row[status]}${row[warning]:+; ${row[warning]}}"
+		progress "distance $d ms: TCP connect p50 ${row[connect_ms_p50]:--} ms, one-byte echo p50 ${row[echo_ms_p50]:--} ms (${row[connect_n]:-0} and ${row[echo_n]:-0} samples); login p50 ${row[login_ms_p50]:--} ms (${row[login_n]:-0} logins, ${row[login_base_ms_p50]:--} ms over loopback meanwhile): ${row[login_round_trips]:--} round trips per login (95 % ${row[login_round_trips_low]:--} to ${row[login_round_trips_high]:--}), ${row[login_rt_packets]:--} in the packets; keystroke echo p50 ${row[keyecho_ms_p50]:--} ms, p99 ${row[keyecho_ms_p99]:--} ms (${row[keyecho_n]:-0}); sftp ${row[sftp_files_per_s]:--} files/s, ${row[sftp_rt_per_file]:--} round trips a file, bound ${row[sftp_bound_files_per_s]:--} files/s; transfer ${row[xfer_mbs]:--} MB/s of ${row[xfer_mb]:--} MB, bound ${row[xfer_bound_mbs]:--} MB/s (${row[xfer_bound]:--}) -> ${row[status]}${row[warning]:+; ${row[warning]}}"
 	done
 	# The files' folders (wire_files_up's at_exit).
 	at_exit_pop

@@ -9,10 +9,12 @@ distance_cell () {
 	if [ -z "$1" ] || [ "$1" = - ] || [ "$1" = nan ]; then printf '%s' -; else printf '%s%s' "$1" "${2:-}"; fi
 }
 
-# distance_rt TIME PACKETS: the round trips per login, from the time and
-# from the packets.
+# distance_rt TIME LOW HIGH PACKETS: the round trips per login, from the
+# time (with its 95 % interval when the run has one) and from the packets.
 distance_rt () {
-	printf '%s / %s' "$(distance_cell "$1")" "$(distance_cell "$2")"
+	printf '%s' "$(distance_cell "$1")"
+	[ "$2" = - ] || [ "$3" = - ] || printf ' (95 %% %s-%s)' "$2" "$3"
+	printf ' / %s' "$(distance_cell "$4")"
 }
 
 # distance_sftp FPS BOUND RT CHECK FILES KB: the sftp cell: files/s and the
@@ -48,7 +50,7 @@ distance_xfer () {
 }
 
 report_distance () {
-	local table="$RUN_DIR/raw/wire.tsv" rtt mbit loss cn cp50 en ep50 ep99 helper ln lp50 rt rtp kn kp50 kp99 \
+	local table="$RUN_DIR/raw/wire.tsv" rtt mbit loss cn cp50 en ep50 ep99 helper ln lp50 rt rtlo rthi rtp kn kp50 kp99 \
 		sf skb sfps srt sbound scheck xmb xmbs xp50 xwin xflight xbmbs xbound xcheck status warning
 	[ -f "$table" ] || return 0
 	printf '<a id="distance"></a>\n\n## At your users'"'"' distance\n\n'
@@ -59,9 +61,10 @@ report_distance () {
 	wire itself was measured: TCP connects (one round trip each) and one-byte echoes from the
 	test host to the test server's end of the wire. The logins are `ssh HOST true`, one after
 	another, timed from the start of ssh to its exit; at 0 from this host over loopback. Round
-	trips per login, two ways: from the time, (login p50 at the distance - login p50 over
-	loopback meanwhile) / RTT, the loopback logins taken half just before and half just after
-	those across the wire so that both see the same load; and from the packets, the turns of each login's connection on the wire (a turn: data
+	trips per login, two ways: from the time, what the distance added to a login (the shift of
+	the logins across the wire against as many over loopback, half taken just before and half
+	just after them so that both see the same load; Hodges-Lehmann, with its 95 % interval) /
+	RTT; and from the packets, the turns of each login's connection on the wire (a turn: data
 	in one direction that answers data in the other), half their number, the median over the
 	logins. The verdicts above are given at 0 only. The wire is not a real network: no network
 	card, no switch or router queues, and its packets cross the same CPUs as the server and
@@ -80,7 +83,7 @@ report_distance () {
 	printf '\n| RTT setting | wire: TCP connect p50 (n) | wire: one-byte echo p50 / p99 (n) | wire helper | login p50 (n) '
 	printf '| round trips per login: time / packets | keystroke echo p50 / p99 (n) | sftp small files | transfer up | status |\n'
 	printf '|---|---|---|---|---|---|---|---|---|---|\n'
-	while IFS=$'\t' read -r rtt mbit loss cn cp50 en ep50 ep99 helper ln lp50 rt rtp kn kp50 kp99 \
+	while IFS=$'\t' read -r rtt mbit loss cn cp50 en ep50 ep99 helper ln lp50 rt rtlo rthi rtp kn kp50 kp99 \
 		sf skb sfps srt sbound scheck xmb xmbs xp50 xwin xflight xbmbs xbound xcheck status warning; do
 		printf '| %s ms%s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$rtt" \
 			"$([ "$mbit" = none ] || [ "$mbit" = - ] || printf ', %s Mbit/s' "$mbit")" \
@@ -89,13 +92,13 @@ report_distance () {
 			"$( [ "$rtt" = 0 ] && printf -- - || printf '%s / %s (%s)' "$(distance_cell "$ep50" ' ms')" "$(distance_cell "$ep99" ' ms')" "$(distance_cell "$en")")" \
 			"$(distance_cell "$helper")" \
 			"$(distance_cell "$lp50" ' ms') ($(distance_cell "$ln"))" \
-			"$(distance_rt "$rt" "$rtp")" \
+			"$(distance_rt "$rt" "$rtlo" "$rthi" "$rtp")" \
 			"$(distance_cell "$kp50" ' ms') / $(distance_cell "$kp99" ' ms') ($(distance_cell "$kn"))" \
 			"$(distance_sftp "$sfps" "$sbound" "$srt" "$scheck" "$sf" "$skb")" \
 			"$(distance_xfer "$xmbs" "$xmb" "$xbmbs" "$xbound" "$xwin" "$xflight" "$xcheck" "$xp50")" \
 			"$status$([ -z "$warning" ] || [ "$warning" = - ] || printf ': %s' "$warning")"
 	done < <(TSV_ABSENT=- tsv_select "$table" rtt_ms mbit loss_pct connect_n connect_ms_p50 echo_n echo_ms_p50 \
-		echo_ms_p99 helper login_n login_ms_p50 login_round_trips login_rt_packets keyecho_n keyecho_ms_p50 \
+		echo_ms_p99 helper login_n login_ms_p50 login_round_trips login_round_trips_low login_round_trips_high login_rt_packets keyecho_n keyecho_ms_p50 \
 		keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check \
 		xfer_mb xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning)
 	printf '\nRaw: `raw/wire.tsv`, `raw/wire-*` (the packets of each distance: `raw/wire-N-packets.tsv`).'
