@@ -632,8 +632,7 @@ end_sessions () {
 	for f in /proc/[0-9]*/status; do
 		pid=${f#/proc/}
 		pid=${pid%/status}
-		awk -v uid="$uid" '$1 == "Uid:" && ($2 == uid || $3 == uid) { found = 1 } END { exit !found }' "$f" 2>/dev/null &&
-			pids="$pids $pid"
+		proc_uid_is "$f" "$uid" && pids="$pids $pid"
 	done
 	# shellcheck disable=SC2086 # a list of pids
 	[ -z "$pids" ] || { end_pids 5 $pids; say "ended $(echo $pids | wc -w) processes of $user"; }

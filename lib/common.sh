@@ -576,11 +576,39 @@ is_kit_sshd () {
 	return 1
 }
 
+# proc_named PID NAME: true when the live process PID is called NAME (its
+# /proc/PID/comm, the executable's name cut to 15 characters). Read by the
+# shell itself: the loops over every process of the host ask this first,
+# where a readlink or tr for each of some 500 processes cost seconds.
+proc_named () {
+	local comm
+	IFS= read -r comm 2>/dev/null <"/proc/$1/comm" || return 1
+	[ "$comm" = "$2" ]
+}
+
+# proc_uid_is STATUS UID: true when the process of STATUS (a
+# /proc/PID/status file) runs with UID as its real or effective user id.
+proc_uid_is () {
+	local key real eff rest
+	while read -r key real eff rest; do
+		[ "$key" = Uid: ] || continue
+		[ "$real" = "$2" ] || [ "$eff" = "$2" ]
+		return
+	done 2>/dev/null <"$1"
+	return 1
+}
+
+# same_pid_ns PID: true when PID is in this shell's PID namespace (a
+# container's processes are not this host's).
+same_pid_ns () {
+	[ "/proc/$1/ns/pid" -ef /proc/self/ns/pid ]
+}
+
 # sshd_words PID: the command line of a live sshd as " word word ... ",
 # or status 1 when PID is no sshd.
 sshd_words () {
 	local pid=$1 exe
-	[ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
+	[ -n "$pid" ] && proc_named "$pid" sshd || return 1
 	exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
 	case $exe in */sshd | */sshd\ \(deleted\)) ;; *) return 1 ;; esac
 	printf ' %s \n' "$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")"
@@ -591,11 +619,11 @@ sshd_words () {
 # KIT_CONFIG_PREFIX, not this instance's, docs/instances.md; a
 # container's sshd is not this host's); 1 when none runs.
 other_kit_server () {
-	local p cmd self
-	self=$(readlink /proc/self/ns/pid)
+	local p cmd
 	for p in /proc/[0-9]*; do
+		proc_named "${p#/proc/}" sshd || continue
 		cmd=$(sshd_words "${p#/proc/}") || continue
-		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "$self" ] || continue
+		same_pid_ns "${p#/proc/}" || continue
 		case $cmd in
 		*" $SSHD_CONFIG "*) ;;
 		*" $KIT_CONFIG_PREFIX"*) echo "${p#/proc/}"; return 0 ;;

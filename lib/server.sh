@@ -55,11 +55,11 @@ direct_cgroup () {
 # start interrupted before it kept the pid): its pid, or nothing. Only
 # this PID namespace's processes (a test container has its own).
 orphan_listener () {
-	local f p parent self
-	self=$(readlink /proc/self/ns/pid)
+	local f p parent
 	for f in /proc/[0-9]*; do
 		p=${f#/proc/}
-		[ "$(readlink "$f/ns/pid" 2>/dev/null)" = "$self" ] || continue
+		proc_named "$p" sshd || continue
+		same_pid_ns "$p" || continue
 		is_kit_sshd "$p" || continue
 		parent=$(helper sampler ps "$p" 2>/dev/null | tsv_select - ppid)
 		is_kit_sshd "$parent" || { printf '%s\n' "$p"; return 0; }

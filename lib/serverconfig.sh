@@ -170,6 +170,7 @@ real_sshd_config () {
 	for f in /proc/[0-9]*/exe; do
 		pid=${f#/proc/}
 		pid=${pid%/exe}
+		proc_named "$pid" sshd || continue
 		exe=$(readlink "$f" 2>/dev/null) || continue
 		case $exe in */sshd) ;; *) continue ;; esac
 		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || continue

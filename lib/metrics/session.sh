@@ -32,6 +32,7 @@ session_processes () {
 	# then gone. The 2> comes first so that it covers that failed open
 	# too (redirections apply left to right).
 	for p in /proc/[0-9]*; do
+		proc_named "${p#/proc/}" ssh || continue
 		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "ControlPath=$cp" && printf '%s\n' "${p#/proc/}"
 	done
 	return 0
