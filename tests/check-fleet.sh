@@ -46,7 +46,7 @@ test_expect 'the role s variables, specs and checks are what settings.conf and l
 	test_cmp vars.defaults vars.specs &&
 	[ "$(grep -c "^sshd_perf_kit_" vars.defaults)" -gt "$n" ] &&
 	[ "$(grep -c "^  - name: " "$ROLE/vars/main.yml")" -eq "$n" ] &&
-	grep -qx "sshd_perf_kit_login_samples: $(sed -n "s/^LOGIN_SAMPLES=//p" "$KIT_DIR/settings.conf")" "$ROLE/defaults/main.yml"
+	test_grep -x "sshd_perf_kit_login_samples: $(sed -n "s/^LOGIN_SAMPLES=//p" "$KIT_DIR/settings.conf")" "$ROLE/defaults/main.yml"
 '
 
 if [ -n "$have_ansible" ]; then
@@ -84,27 +84,27 @@ json_ok () {
 test_expect 'test-ssh.sh --fleet: one row per host, medians, the host that stands out, hosts not run and why' '
 	[ "$("$KIT_DIR/test-ssh.sh" --fleet "$TEST_TMP/fx")" = "$TEST_TMP/fx/fleet-report.md" ] &&
 	r=fx/fleet-report.md &&
-	grep -q "^| a | - | 308.811 PASS | " $r &&
-	grep -q "^| c | - | \*\*1400\*\* PASS (2.3 x) | " $r &&
-	grep -q "^| \*\*Fleet median\*\* | | 612 (n=3) | " $r &&
-	grep -qx "| c | \`login\` | 1400 ms | 612 ms | 2.3 x worse | lower |" $r &&
+	test_grep "^| a | - | 308.811 PASS | " $r &&
+	test_grep "^| c | - | \*\*1400\*\* PASS (2.3 x) | " $r &&
+	test_grep "^| \*\*Fleet median\*\* | | 612 (n=3) | " $r &&
+	test_grep -x "| c | \`login\` | 1400 ms | 612 ms | 2.3 x worse | lower |" $r &&
 	[ "$(grep -c " x worse |" $r)" -eq 1 ] &&
-	grep -qx "| d | Check that the RPM file is on the controller: not there |" $r &&
-	grep -q "^| e | not reached: the play ended before this host" $r &&
-	grep -q "^| a | rhel9-lab | Debian GNU/Linux 12 (bookworm) | OpenSSH_9.2 | 2 | none" $r &&
+	test_grep -x "| d | Check that the RPM file is on the controller: not there |" $r &&
+	test_grep "^| e | not reached: the play ended before this host" $r &&
+	test_grep "^| a | rhel9-lab | Debian GNU/Linux 12 (bookworm) | OpenSSH_9.2 | 2 | none" $r &&
 	json_ok fx/fleet.json &&
-	grep -q "\"format\": \"sshd-perf-kit-fleet\"" fx/fleet.json &&
-	grep -q "{\"host\": \"c\", \"metric\": \"login\", \"figure\": 1400, \"median\": 612, \"others_median\": 612, \"factor\": 2.29}" fx/fleet.json &&
-	grep -q "{\"host\": \"d\", \"reason\": \"Check that the RPM file" fx/fleet.json
+	test_grep "\"format\": \"sshd-perf-kit-fleet\"" fx/fleet.json &&
+	test_grep "{\"host\": \"c\", \"metric\": \"login\", \"figure\": 1400, \"median\": 612, \"others_median\": 612, \"factor\": 2.29}" fx/fleet.json &&
+	test_grep "{\"host\": \"d\", \"reason\": \"Check that the RPM file" fx/fleet.json
 '
 
 test_expect '--fleet --baseline compares every host with the baseline run; --factor moves the line' '
 	"$KIT_DIR/test-ssh.sh" --fleet fx --baseline "$RUNS/2026-03-02_120000" --factor 2.5 >/dev/null &&
 	r=fx/fleet-report.md &&
-	grep -q "^## Against the baseline \`2026-03-02_120000\`" $r &&
-	grep -q "^| a | 0.0 % (same) |" $r && grep -q "^| c | +353.4 % (worse) |" $r &&
-	grep -q "^None: no figure is worse than 2.5 x" $r &&
-	json_ok fx/fleet.json && grep -q "\"baseline\": \"2026-03-02_120000\"" fx/fleet.json
+	test_grep "^## Against the baseline \`2026-03-02_120000\`" $r &&
+	test_grep "^| a | 0.0 % (same) |" $r && test_grep "^| c | +353.4 % (worse) |" $r &&
+	test_grep "^None: no figure is worse than 2.5 x" $r &&
+	json_ok fx/fleet.json && test_grep "\"baseline\": \"2026-03-02_120000\"" fx/fleet.json
 '
 
 test_expect '--fleet with bad input: exit 2 and one line, nothing written' '
@@ -129,14 +129,14 @@ printf 'verdict=INCONCLUSIVE\n' >fy/q/data/verdict.env
 test_expect 'test-ssh.sh --fleet: an INCONCLUSIVE host ran; its verdict shown, its figures in the median' '
 	"$KIT_DIR/test-ssh.sh" --fleet fy >/dev/null &&
 	r=fy/fleet-report.md &&
-	grep -q "^| Hosts | 2, 2 ran, 0 did not run |" $r &&
-	grep -q "^| q | INCONCLUSIVE | \*\*1400\*\* INCONCLUSIVE (4.5 x) | " $r &&
-	grep -q "^| \*\*Fleet median\*\* | | 308.81 (n=2) | " $r &&
-	grep -qx "| q | \`login\` | 1400 ms | 308.81 ms | 4.5 x worse | lower |" $r &&
-	grep -q "^None: every host ran" $r &&
+	test_grep "^| Hosts | 2, 2 ran, 0 did not run |" $r &&
+	test_grep "^| q | INCONCLUSIVE | \*\*1400\*\* INCONCLUSIVE (4.5 x) | " $r &&
+	test_grep "^| \*\*Fleet median\*\* | | 308.81 (n=2) | " $r &&
+	test_grep -x "| q | \`login\` | 1400 ms | 308.81 ms | 4.5 x worse | lower |" $r &&
+	test_grep "^None: every host ran" $r &&
 	json_ok fy/fleet.json &&
-	grep -q "{\"name\": \"q\", \"ran\": true, \"reason\": null, \"run\": null, \"verdict\": \"INCONCLUSIVE\"," fy/fleet.json &&
-	grep -q "\"login\": {\"status\": \"INCONCLUSIVE\", \"figure\": 1400, \"unit\": \"ms\", \"stands_out\": true" fy/fleet.json
+	test_grep "{\"name\": \"q\", \"ran\": true, \"reason\": null, \"run\": null, \"verdict\": \"INCONCLUSIVE\"," fy/fleet.json &&
+	test_grep "\"login\": {\"status\": \"INCONCLUSIVE\", \"figure\": 1400, \"unit\": \"ms\", \"stands_out\": true" fy/fleet.json
 '
 
 # Two hosts, a figure where higher is better: the nearest-rank median of
@@ -194,18 +194,18 @@ if [ -n "$have_ansible" ]; then
 	test_expect 'the role: a run that ends INCONCLUSIVE (exit 3) or FAIL (exit 1) is a result, fetched and in the fleet report' '
 		ANSIBLE_REMOTE_TEMP="$TEST_TMP/ansible-remote" ansible-playbook -i standin/inventory "$ANS/fleet.yml" >standin/run.out 2>&1 ||
 			{ tail -n 30 standin/run.out; false; }
-		grep -Eq "inconclusive +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" standin/run.out &&
-		grep -Eq "failing +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" standin/run.out &&
+		test_grep -E "inconclusive +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" standin/run.out &&
+		test_grep -E "failing +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" standin/run.out &&
 		[ "$(grep -c "^test-ssh.sh -q login TEST_PORT=" standin/calls)" -eq 2 ] &&
 		[ "$(grep -c "^start-ssh.sh -q cleanup TEST_PORT=" standin/calls)" -eq 2 ] &&
 		f=$(find standin/fleet -mindepth 1 -maxdepth 1 -type d) && [ "$(printf "%s\n" "$f" | wc -l)" -eq 1 ] &&
-		grep -qx "verdict=INCONCLUSIVE" "$f/inconclusive/data/verdict.env" &&
-		grep -qx "verdict=FAIL" "$f/failing/data/verdict.env" &&
+		test_grep -x "verdict=INCONCLUSIVE" "$f/inconclusive/data/verdict.env" &&
+		test_grep -x "verdict=FAIL" "$f/failing/data/verdict.env" &&
 		test -s "$f/inconclusive/report.md" && ! test -e "$f/inconclusive/failed.env" && ! test -e "$f/failing/failed.env" &&
-		grep -q "^| Hosts | 2, 2 ran, 0 did not run |" "$f/fleet-report.md" &&
-		grep -q "^| inconclusive | INCONCLUSIVE | [0-9.]* INCONCLUSIVE |" "$f/fleet-report.md" &&
-		grep -q "^| failing | FAIL | [0-9.]* FAIL |" "$f/fleet-report.md" &&
-		grep -q "^| \*\*Fleet median\*\* | | [0-9.]* (n=2) |" "$f/fleet-report.md"
+		test_grep "^| Hosts | 2, 2 ran, 0 did not run |" "$f/fleet-report.md" &&
+		test_grep "^| inconclusive | INCONCLUSIVE | [0-9.]* INCONCLUSIVE |" "$f/fleet-report.md" &&
+		test_grep "^| failing | FAIL | [0-9.]* FAIL |" "$f/fleet-report.md" &&
+		test_grep "^| \*\*Fleet median\*\* | | [0-9.]* (n=2) |" "$f/fleet-report.md"
 	'
 else
 	test_skip 'the role: a run that ends INCONCLUSIVE (exit 3) is a result' 'ansible-core is not installed (./install-deps.sh --tests)'
@@ -380,12 +380,12 @@ test_expect 'Ansible reaches every container s own sshd over the controller s na
 test_expect 'a bad value is refused by the argument specs, before any container changes' '
 	rc=0; play -e sshd_perf_kit_login_samples=many >bad1.out || rc=$?
 	[ "$rc" -ne 0 ]
-	grep -q "Validation of arguments failed" bad1.out
-	grep -q "sshd_perf_kit_login_samples. is of type" bad1.out
+	test_grep "Validation of arguments failed" bad1.out
+	test_grep "sshd_perf_kit_login_samples. is of type" bad1.out
 	rc=0; play -e sshd_perf_kit_test_port=80 -e sshd_perf_kit_max_startups=30:10:20 >bad2.out || rc=$?
 	[ "$rc" -ne 0 ]
-	grep -q "sshd_perf_kit_test_port=80: TEST_PORT must be a TCP port from 1024 to 65535" bad2.out &&
-	! grep -q "TASK \[sshd_perf_kit : Wait for the host" bad1.out bad2.out &&
+	test_grep "sshd_perf_kit_test_port=80: TEST_PORT must be a TCP port from 1024 to 65535" bad2.out &&
+	test_grep ! "TASK \[sshd_perf_kit : Wait for the host" bad1.out bad2.out &&
 	! test -e fleet &&
 	unchanged
 '
@@ -393,11 +393,12 @@ test_expect 'a bad value is refused by the argument specs, before any container 
 test_expect 'check mode says what it would do and changes nothing' '
 	rc=0; play --check >check.out || rc=$?
 	[ "$rc" -eq 2 ]
-	grep -Eq "fleet3 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=1" check.out &&
-	grep -q "would install sshd-perf-kit: $RPM from the controller with rpm" check.out &&
-	grep -q "would start the test server on 127.0.0.1:13022" check.out &&
-	grep -q "would run: .*/test-ssh.sh -q login" check.out &&
-	! find fleet -name report.md 2>/dev/null | grep -q . &&
+	test_grep -E "fleet3 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=1" check.out &&
+	test_grep "would install sshd-perf-kit: $RPM from the controller with rpm" check.out &&
+	test_grep "would start the test server on 127.0.0.1:13022" check.out &&
+	test_grep "would run: .*/test-ssh.sh -q login" check.out &&
+	{ find fleet -name report.md 2>/dev/null || :; } >reports &&
+	test_cmp /dev/null reports &&
 	unchanged
 '
 
@@ -405,9 +406,9 @@ t2=$(date +%s)
 test_expect 'the fleet run: fleet1 and fleet2 complete, fleet3 fails; ansible-playbook exits non-zero' '
 	rc=0; play >run.out || rc=$?
 	[ "$rc" -eq 2 ]
-	grep -Eq "fleet1 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" run.out &&
-	grep -Eq "fleet2 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" run.out &&
-	grep -Eq "fleet3 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=1" run.out
+	test_grep -E "fleet1 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" run.out &&
+	test_grep -E "fleet2 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0" run.out &&
+	test_grep -E "fleet3 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=1" run.out
 '
 printf '# the fleet run took %ds\n' "$(( $(date +%s) - t2 ))"
 # Seconds per host: from one batch header (serial: 1) to the next.
@@ -427,8 +428,8 @@ test_expect 'each host s run folder is fetched whole into fleet/<date-time>/<hos
 	for i in 1 2; do
 		d="$FLEET/fleet$i"
 		test -s "$d/report.md" && test -s "$d/results.json" && test -d "$d/raw" && test -s "$d/data/login.env" || exit 1
-		grep -qx "TEST_PORT=.\?$((i + 11))022.\?" "$d/data/settings.env" || exit 1
-		grep -qx "samples=3" "$d/data/login.env" || exit 1
+		test_grep -x "TEST_PORT=.\?$((i + 11))022.\?" "$d/data/settings.env" || exit 1
+		test_grep -x "samples=3" "$d/data/login.env" || exit 1
 		sed -n "s/^status=//p" "$d/data/login.env" | tail -n 1 | grep -Eqx "PASS|FAIL|INCONCLUSIVE" || exit 1
 		ct "$i" test -d "/var/lib/sshd-perf-kit/results/$(cat "$d/run_id")" || exit 1
 	done &&
@@ -437,24 +438,24 @@ test_expect 'each host s run folder is fetched whole into fleet/<date-time>/<hos
 
 test_expect 'fleet-report.md: a row per host, the median, fleet3 with its reason, each host s environment' '
 	r="$FLEET/fleet-report.md" &&
-	test -s "$r" && grep -q "^| Hosts | 3, 2 ran, 1 did not run |" "$r" &&
-	grep -Eq "^\| fleet1 \| (PASS|FAIL|INCONCLUSIVE) \| \**[0-9.]+\** (PASS|FAIL|INCONCLUSIVE)" "$r" &&
-	grep -Eq "^\| fleet2 \| (PASS|FAIL|INCONCLUSIVE) \| \**[0-9.]+\** (PASS|FAIL|INCONCLUSIVE)" "$r" &&
-	grep -q "^| fleet3 | not run |" "$r" &&
-	grep -Eq "^\| \*\*Fleet median\*\* \| \| [0-9.]+ \(n=2\) \|" "$r" &&
-	grep -q "^| fleet3 | Stop when the RPM file is missing: the package file $TEST_TMP/missing/sshd-perf-kit.rpm is not on the controller" "$r" &&
-	grep -Eq "^\| fleet1 \| sshperf-test \| Debian GNU/Linux 12 \(bookworm\) \| OpenSSH_[0-9.]+ \| [0-9]+ \| [^|]+ \| [^|]+ \| .fleet1/. \|" "$r" &&
+	test -s "$r" && test_grep "^| Hosts | 3, 2 ran, 1 did not run |" "$r" &&
+	test_grep -E "^\| fleet1 \| (PASS|FAIL|INCONCLUSIVE) \| \**[0-9.]+\** (PASS|FAIL|INCONCLUSIVE)" "$r" &&
+	test_grep -E "^\| fleet2 \| (PASS|FAIL|INCONCLUSIVE) \| \**[0-9.]+\** (PASS|FAIL|INCONCLUSIVE)" "$r" &&
+	test_grep "^| fleet3 | not run |" "$r" &&
+	test_grep -E "^\| \*\*Fleet median\*\* \| \| [0-9.]+ \(n=2\) \|" "$r" &&
+	test_grep "^| fleet3 | Stop when the RPM file is missing: the package file $TEST_TMP/missing/sshd-perf-kit.rpm is not on the controller" "$r" &&
+	test_grep -E "^\| fleet1 \| sshperf-test \| Debian GNU/Linux 12 \(bookworm\) \| OpenSSH_[0-9.]+ \| [0-9]+ \| [^|]+ \| [^|]+ \| .fleet1/. \|" "$r" &&
 	json_ok "$FLEET/fleet.json" &&
-	grep -q "{\"host\": \"fleet3\", \"reason\": \"Stop when the RPM file is missing" "$FLEET/fleet.json" &&
-	grep -qx "fleet3" "$FLEET/hosts"
+	test_grep "{\"host\": \"fleet3\", \"reason\": \"Stop when the RPM file is missing" "$FLEET/fleet.json" &&
+	test_grep -x "fleet3" "$FLEET/hosts"
 '
 
 test_expect 'each host stays an ordinary run: --compare fleet1 fleet2; --fleet --baseline fleet1' '
 	out=$("$CTL_EXEC/test-ssh.sh" --compare "$FLEET/fleet1" "$FLEET/fleet2") &&
-	grep -q "^| \`login\` | p95 of the complete login (ms) |" "$out" &&
+	test_grep "^| \`login\` | p95 of the complete login (ms) |" "$out" &&
 	"$CTL_EXEC/test-ssh.sh" --fleet "$FLEET" --baseline "$FLEET/fleet1" >/dev/null &&
-	grep -q "^| fleet1 | 0.0 % (same) |" "$FLEET/fleet-report.md" &&
-	grep -Eq "^\| fleet2 \| [-+][0-9.]+ % \((better|worse)\) \|" "$FLEET/fleet-report.md"
+	test_grep "^| fleet1 | 0.0 % (same) |" "$FLEET/fleet-report.md" &&
+	test_grep -E "^\| fleet2 \| [-+][0-9.]+ % \((better|worse)\) \|" "$FLEET/fleet-report.md"
 '
 
 test_expect 'every container as before but for the package: no test server, user, unit or kit process' '
@@ -471,8 +472,8 @@ test_expect 'every container as before but for the package: no test server, user
 
 test_expect 'again in check mode on fleet1: the installed package is left alone (changed=0)' '
 	play --check --limit fleet1 >again.out &&
-	grep -Eq "fleet1 +: ok=[0-9]+ +changed=0 +unreachable=0 +failed=0" again.out &&
-	grep -q "would start the test server on 127.0.0.1:12022" again.out
+	test_grep -E "fleet1 +: ok=[0-9]+ +changed=0 +unreachable=0 +failed=0" again.out &&
+	test_grep "would start the test server on 127.0.0.1:12022" again.out
 '
 
 printf '# check-fleet container part took %ds\n' "$(( $(date +%s) - t0 ))"
