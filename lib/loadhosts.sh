@@ -58,6 +58,8 @@ load_check () {
 	case ${addr,,} in fe[89ab]?:*)
 		die "LISTEN_ADDRESS=$addr is an IPv6 link-local address, which needs an interface to listen on: use a global address of this host (ip -o addr)" ;;
 	esac
+	command -v ip >/dev/null 2>&1 ||
+		die "LISTEN_ADDRESS=$addr: ip is not installed (it tells this host's addresses); install iproute (Debian: iproute2), or leave LISTEN_ADDRESS empty"
 	load_host_addresses | grep -qxF "${addr,,}" ||
 		die "LISTEN_ADDRESS=$addr is not an address of this host (ip -o addr has $(load_host_addresses | grep -v -e '^127\.' -e '^::1$' | head -n 5 | paste -sd, - | sed 's/,/, /g')); set one of its addresses, written as ip -o addr shows it"
 	LOAD_SOURCES=""
