@@ -16,6 +16,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/selinux.sh"
 # shellcheck source=lib/wire.sh
 . "$KIT_DIR/lib/wire.sh"
+# shellcheck source=lib/loadhosts.sh
+. "$KIT_DIR/lib/loadhosts.sh"
 
 usage () {
 	cat <<EOF
@@ -25,6 +27,8 @@ usage: $PROG [-q] [start | status | stop | cleanup]
            $SSHD_CONFIG, the SELinux port label and the unit
            $UNIT_NAME (or start sshd directly without systemd), start
            the server on 127.0.0.1:TEST_PORT and check that a login works.
+           With LISTEN_ADDRESS and LOAD_HOSTS also on that address, for
+           those hosts only (and a firewalld policy of the kit's own).
            Running it again changes nothing, or restarts the server when a
            setting changed.
   status   whether the test server runs (exit 0) or not (exit 3).
@@ -78,6 +82,9 @@ check_before_start () {
 	# A distance needs test hosts: refused here, before anything changes,
 	# where namespaces cannot be made or NETWORK_RANGE is in use.
 	! wire_wanted || wire_check
+	# Load hosts: the address is this host's, the names resolve, the
+	# firewall can be opened to them alone (lib/loadhosts.sh).
+	! load_wanted || load_check
 	for f in "$SSHD_CONFIG" "$UNIT_FILE" "${HOSTKEY_PREFIX}ed25519_key" "${HOSTKEY_PREFIX}rsa_key" "${HOSTKEY_PREFIX}ecdsa_key"; do
 		if [ -e "$f" ] && ! state_has file "$f"; then
 			die "$f exists but sshd-perf-kit has no record of creating it; remove it by hand if it is left from an earlier run of the kit, then run $PROG again"
@@ -288,6 +295,7 @@ $extra}"
 	fi
 	options_replace_subsystems "$new"
 	! wire_wanted || wire_listen "$new"
+	! load_wanted || load_listen "$new"
 	chmod 0600 "$new"
 	probe_sshd_config "$new" || return 1
 
@@ -355,6 +363,12 @@ make_client_config () {
 	for t in $HOSTKEY_TYPES; do
 		printf '[127.0.0.1]:%s %s\n' "${SETTING[TEST_PORT]}" "$(cut -d' ' -f1,2 "${HOSTKEY_PREFIX}${t}_key.pub")"
 	done >"$CLIENT_DIR/known_hosts"
+	# The load hosts' address too (a client there with the kit's files).
+	if [ -n "${SETTING[LISTEN_ADDRESS]}" ]; then
+		for t in $HOSTKEY_TYPES; do
+			printf '[%s]:%s %s\n' "${SETTING[LISTEN_ADDRESS]}" "${SETTING[TEST_PORT]}" "$(cut -d' ' -f1,2 "${HOSTKEY_PREFIX}${t}_key.pub")"
+		done >>"$CLIENT_DIR/known_hosts"
+	fi
 }
 
 label_selinux () {
@@ -500,6 +514,7 @@ cmd_start () {
 		make_unit
 	fi
 	label_selinux
+	! load_wanted || load_firewall_up
 
 	pid=$(server_pid)
 	if [ -n "$pid" ] && { [ -n "$config_changed" ] || [ -n "$unit_changed" ]; }; then
@@ -518,6 +533,8 @@ cmd_start () {
 	server_set BUILD "$OPENSSH_BUILD"
 	server_set OPENSSH_PREFIX "$OPENSSH_BUILD_PREFIX"
 	server_set EXISTING "${SETTING[TEST_USER_EXISTING]}"
+	server_set LISTEN_ADDRESS "${SETTING[LISTEN_ADDRESS]}"
+	server_set LOAD_SOURCES "$LOAD_SOURCES"
 	server_set SERVER_CONFIG "${SETTING[SERVER_CONFIG]}"
 	server_set SSHD_OPTIONS "${SETTING[SSHD_OPTIONS]}"
 	server_set PAM_STACK "$(pam_stack_text)"
@@ -547,6 +564,8 @@ cmd_start () {
 	}
 	at_exit_drop
 	say "test server running: pid $pid, 127.0.0.1:${SETTING[TEST_PORT]}, $(printf '%s\n' "$out" | sed -n 's/^banner=//p'), $( [ "$mode" = systemd ] && echo "unit $UNIT_NAME" || echo "started directly (no systemd)")"
+	! load_wanted ||
+		say "also on ${SETTING[LISTEN_ADDRESS]}:${SETTING[TEST_PORT]}, for ${SETTING[TEST_USER]} from the load hosts $(printf '%s' "$LOAD_SOURCES" | sed 's/ /, /g') only (AllowUsers)"
 	say "try it: ssh -F $CLIENT_CONFIG $HOST_ALIAS true"
 }
 
@@ -586,6 +605,10 @@ cmd_status () {
 	printf 'instance=%s\n' "${SETTING[KIT_INSTANCE]:-(default)}"
 	printf 'pid=%s\n' "${pid:--}"
 	printf 'address=127.0.0.1:%s\n' "${port:-${SETTING[TEST_PORT]}}"
+	if [ -n "$(server_get LISTEN_ADDRESS)" ]; then
+		printf 'load_address=%s:%s\n' "$(server_get LISTEN_ADDRESS)" "${port:-${SETTING[TEST_PORT]}}"
+		printf 'load_hosts=%s\n' "$(server_get LOAD_SOURCES)"
+	fi
 	printf 'user=%s\n' "$(server_get USER)"
 	printf 'openssh=%s\n' "$(server_get VERSION)"
 	printf 'openssh_build=%s\n' "$(server_get BUILD)"
@@ -661,6 +684,8 @@ do_cleanup () {
 	[ -z "$sessions" ] || end_pids 5 $sessions
 	# The test hosts and the wire (lib/wire.sh), with what runs in them.
 	wire_down
+	# The firewalld policy for the load hosts (lib/loadhosts.sh).
+	load_firewall_down
 	for user in $(state_list user); do
 		end_sessions "$user"
 		if getent passwd "$user" >/dev/null; then
@@ -752,6 +777,7 @@ print_leftovers () {
 			link) ! ip link show "$value" >/dev/null 2>&1 || printf '  ip link del %s\n' "$value" ;;
 			etcdir) [ ! -d "$value" ] || printf '  rmdir %s    # after the files in it\n' "$value" ;;
 			wirepid) ! wire_pid_is_ours "$value" || printf '  kill %s    # the wire'"'"'s helper (sshperf-wire)\n' "$value" ;;
+			fwpolicy) printf '  firewall-cmd --permanent --delete-policy=%s; firewall-cmd --reload    # the load hosts'"'"' policy\n' "$value" ;;
 			esac
 		done <"$MANIFEST"
 		# Folders last, newest first, as the cleanup does.

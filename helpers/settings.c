@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include "common.h"
 
 #define MAX_SETTINGS	128
@@ -17,7 +19,7 @@
 
 enum kind { K_INT, K_NUM, K_PORT, K_USER, K_MAXSTARTUPS, K_INTLIST, K_ENUM,
 	K_DIR, K_CIPHERS, K_PREFIX, K_SSHDOPTS, K_INSTANCE, K_NUMLIST, K_OPTNUM,
-	K_NET4 };
+	K_NET4, K_LISTENADDR, K_HOSTS };
 
 struct setting {
 	char		*name;
@@ -120,6 +122,10 @@ read_schema(struct settings *all, const char *path)
 			s->kind = K_INSTANCE;
 		else if (strcmp(kind, "net4") == 0)
 			s->kind = K_NET4;
+		else if (strcmp(kind, "listenaddr") == 0)
+			s->kind = K_LISTENADDR;
+		else if (strcmp(kind, "hosts") == 0)
+			s->kind = K_HOSTS;
 		else
 			errx(2, "%s line %d: unknown kind %s", path, line, kind);
 	}
@@ -189,6 +195,70 @@ is_whole(const char *v, double min, double max, uint64_t *out)
 	const char *errstr;
 
 	return parse_u64(v, (uint64_t)min, (uint64_t)max, out, &errstr) == 0;
+}
+
+/*
+ * An IPv4 or IPv6 address, written as inet_pton reads it; *v6 says which.
+ */
+static int
+is_addr(const char *v, int *v6, unsigned char *bytes)
+{
+	if (inet_pton(AF_INET, v, bytes) == 1) {
+		*v6 = 0;
+		return 1;
+	}
+	if (inet_pton(AF_INET6, v, bytes) == 1) {
+		*v6 = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One load host: an address, a network ADDR/N (IPv4 /24 to /32, IPv6
+ * /120 to /128: at most 256 addresses, see settings.conf) with its host
+ * part zero, or a host name (letters, digits, - and ., no - first).
+ */
+static int
+is_load_host(const char *v)
+{
+	unsigned char b[16];
+	char addr[64], *slash, *end;
+	const char *p;
+	long n;
+	int v6, bits, i;
+
+	if ((slash = strchr(v, '/')) != NULL) {
+		if ((size_t)(slash - v) >= sizeof(addr))
+			return 0;
+		memcpy(addr, v, slash - v);
+		addr[slash - v] = '\0';
+		if (!is_addr(addr, &v6, b) || !isdigit((unsigned char)slash[1]))
+			return 0;
+		errno = 0;
+		n = strtol(slash + 1, &end, 10);
+		if (*end != '\0' || errno != 0)
+			return 0;
+		if (n < (v6 ? 120 : 24) || n > (v6 ? 128 : 32))
+			return 0;
+		bits = v6 ? 128 : 32;
+		for (i = (int)n; i < bits; i++)
+			if (b[i / 8] & (0x80 >> (i % 8)))
+				return 0;
+		return 1;
+	}
+	if (is_addr(v, &v6, b))
+		return 1;
+	if (v[0] == '-' || v[0] == '.' || strlen(v) > 253)
+		return 0;
+	for (p = v; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '.')
+			return 0;
+	/* Digits and dots only: a mistyped address, not a name. */
+	for (p = v; *p != '\0'; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.')
+			return 1;
+	return 0;
 }
 
 /* Returns NULL if the value is valid, else the allowed form. */
@@ -364,6 +434,43 @@ check(const struct setting *s, char *form, size_t formlen)
 				return form;
 		}
 		return NULL;
+	case K_LISTENADDR:
+		/* start-ssh.sh checks that this host has it (ip -o addr). */
+		snprintf(form, formlen, "empty (127.0.0.1 only), or one IPv4 "
+		    "or IPv6 address of this host's interfaces, written out, "
+		    "neither a wildcard (0.0.0.0, ::, *) nor loopback "
+		    "(127.0.0.1 is always there), e.g. 192.0.2.10");
+		if (v[0] == '\0')
+			return NULL;
+		{
+			static const unsigned char zero[16];
+			unsigned char b[16];
+			int v6;
+
+			if (!is_addr(v, &v6, b) ||
+			    memcmp(b, zero, v6 ? 16 : 4) == 0 ||
+			    (!v6 && b[0] == 127) ||
+			    (v6 && memcmp(b, zero, 15) == 0 && b[15] == 1) ||
+			    (v6 && memcmp(b, zero, 10) == 0 && b[10] == 0xff &&
+			    b[11] == 0xff))
+				return form;
+		}
+		return NULL;
+	case K_HOSTS:
+		snprintf(form, formlen, "empty (none), or load hosts separated "
+		    "by spaces: IPv4 or IPv6 addresses, host names, or "
+		    "networks with at most 256 addresses (IPv4 /24 to /32, "
+		    "IPv6 /120 to /128, host part zero), e.g. \"192.0.2.21 "
+		    "load2.example.com 198.51.100.0/28\"");
+		if ((copy = strdup(v)) == NULL)
+			err(2, NULL);
+		ok = 1;
+		for (tok = strtok_r(copy, " \t", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t", &save))
+			if (!is_load_host(tok))
+				ok = 0;
+		free(copy);
+		return ok ? NULL : form;
 	case K_INSTANCE:
 		/* It goes into file, unit, user and host alias names. */
 		snprintf(form, formlen, "empty (the default instance), or a "
@@ -388,7 +495,8 @@ empty_allowed(const struct setting *s)
 	return s->kind == K_DIR || s->kind == K_CIPHERS ||
 	    s->kind == K_PREFIX ||
 	    s->kind == K_SSHDOPTS || s->kind == K_INSTANCE ||
-	    s->kind == K_OPTNUM;
+	    s->kind == K_OPTNUM || s->kind == K_LISTENADDR ||
+	    s->kind == K_HOSTS;
 }
 
 /*

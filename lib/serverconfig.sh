@@ -662,3 +662,27 @@ check_effective () {
 	rm -rf "$tmp"
 	[ -z "$msg" ] || { warn "$msg"; return 2; }
 }
+
+# config_listen_also CONFIG ADDRESS SOURCE...: the test server of
+# CONFIG also listens on ADDRESS, and its AllowUsers admits the test user
+# from loopback (the kit's own clients, lib/sources.sh) and from each
+# SOURCE only. Used by the test hosts of a distance (wire_listen) and for
+# the load hosts; two calls add up.
+config_listen_also () {
+	local file=$1 addr=$2 tmp
+	shift 2
+	tmp="$file.listen"
+	awk -v addr="$addr" -v srcs="$*" '
+		/^ListenAddress 127\.0\.0\.1$/ { print; print "ListenAddress " addr; next }
+		/^AddressFamily inet$/ && addr ~ /:/ { print "AddressFamily any"; next }
+		!done && /^AllowUsers [a-z_][a-z0-9_-]*(@[^ ]*)?( |$)/ {
+			done = 1
+			line = $0
+			if (NF == 2 && $2 !~ /@/) line = "AllowUsers " $2 "@127.0.0.0/8"
+			user = $2; sub(/@.*/, "", user)
+			n = split(srcs, s, " ")
+			for (i = 1; i <= n; i++) line = line " " user "@" s[i]
+			print line; next
+		}
+		{ print }' "$file" >"$tmp" && mv -f "$tmp" "$file"
+}

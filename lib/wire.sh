@@ -193,8 +193,7 @@ wire_hosts_up () {
 wire_listen () {
 	local p
 	p=$(wire_prefix)
-	sed -i -e "s|^ListenAddress 127.0.0.1\$|&\\nListenAddress $p.1|" \
-		-e "s|^AllowUsers \([a-z_][a-z0-9_-]*\)\$|AllowUsers \1@127.0.0.0/8 \1@$p.0/24|" "$1"
+	config_listen_also "$1" "$p.1" "$p.0/24"
 }
 
 # True when PID is a sshperf-wire of this kit (checked before a signal).

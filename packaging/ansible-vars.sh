@@ -75,6 +75,8 @@ form () {
 	numlist) printf 'numbers from %s to %s, rising, separated by spaces (e.g. "0 1 20 50")' "$3" "$4" ;;
 	optnum) printf 'empty (none), or a number from %s to %s' "$3" "$4" ;;
 	net4) printf 'an IPv4 network A.B.C.D/N with N from 8 to 24 and the host part zero (e.g. 198.18.0.0/24)' ;;
+	listenaddr) printf "empty (127.0.0.1 only), or one IPv4 or IPv6 address of this host's interfaces, written out, neither a wildcard (0.0.0.0, ::, *) nor loopback (127.0.0.1 is always there), e.g. 192.0.2.10" ;;
+	hosts) printf 'empty (none), or load hosts separated by spaces: IPv4 or IPv6 addresses, host names, or networks with at most 256 addresses (IPv4 /24 to /32, IPv6 /120 to /128, host part zero), e.g. "192.0.2.21 load2.example.com 198.51.100.0/28"' ;;
 	*) echo "ansible-vars.sh: unknown kind $2 of $1 in lib/settings.schema" >&2; exit 2 ;;
 	esac
 }
