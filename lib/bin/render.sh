@@ -186,13 +186,29 @@ size_text () {
 # With -n the last line gets no line end: a sentence that the next printf
 # goes on from.
 prose () {
-	local format end='\\n'
+	local format="" end='\n' line open="" blank=$' \t'
 	[ "${1:-}" != -n ] || { end=""; shift; }
-	format=$(awk -v end="$end" '
-		/^[ \t]*$/ { if (open) printf "\\n"; printf "\\n"; open = 0; next }
-		open && !/^(\||- )/ { printf " %s", $0; next }
-		{ if (open) printf "\\n"; printf "%s", $0; open = 1 }
-		END { if (open) printf "%s", end }')
+	# In the shell itself, not awk: prose runs for most paragraphs of the
+	# report, and each program start is a fork of this (large) shell.
+	# The format gets "\n" as two characters; printf makes them line ends.
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		*[!"$blank"]*) ;;
+		*)
+			[ -z "$open" ] || format+='\n'
+			format+='\n' open=""
+			continue ;;
+		esac
+		if [ -n "$open" ]; then
+			case $line in
+			'|'* | '- '*) format+="\n$line" ;;
+			*) format+=" $line" ;;
+			esac
+		else
+			format+=$line open=1
+		fi
+	done
+	[ -z "$open" ] || format+=$end
 	# shellcheck disable=SC2059 # the here-doc is the format
 	printf -- "$format" "$@"
 }
