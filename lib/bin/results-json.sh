@@ -108,9 +108,14 @@ json_list () {
 	END { printf "[%s]", out }'
 }
 
-# json_str TEXT: one JSON string.
+# json_str TEXT: one JSON string. Printable ASCII without " and \ is
+# written by the shell itself (most names and values; an awk is a fork
+# and an exec); anything else by jstr, line by line.
 json_str () {
-	printf '%s\n' "$1" | awk "$JSON_AWK"'{ printf "%s", jstr($0) }'
+	case $1 in
+	*[!\ -~]* | *'"'* | *'\'*) printf '%s\n' "$1" | awk "$JSON_AWK"'{ printf "%s", jstr($0) }' ;;
+	*) printf '"%s"' "$1" ;;
+	esac
 }
 
 # json_str_or_null TEXT: one JSON string, null when TEXT is empty.
@@ -140,9 +145,17 @@ sftp runs sftp-runs.tsv
 reload whose reload-whose.tsv
 shell parts shell-parts.tsv"
 
+# TABLE_COLUMNS[row_TEST_TABLE]: the declared columns of the table, in
+# order, space-separated; read once (not an awk per table and test).
+declare -A TABLE_COLUMNS=()
+while read -r sect_ key_ _; do
+	case $sect_ in row_*) TABLE_COLUMNS[$sect_]+="${TABLE_COLUMNS[$sect_]:+ }$key_" ;; esac
+done <"$TYPES"
+unset sect_ key_
+
 # table_columns TEST TABLE: the declared columns of the table, in order.
 table_columns () {
-	awk -v s="row_$1_$2" '$1 == s { printf "%s%s", (n++ ? " " : ""), $2 }' "$TYPES"
+	printf '%s' "${TABLE_COLUMNS[row_$1_$2]-}"
 }
 
 # json_rows TEST TABLE INDENT: the tab-separated rows on stdin (the
@@ -173,15 +186,15 @@ json_rows () {
 key_rows () {
 	local test=$1 table=$2 env="$DATA_DIR/$1.env" w c v cols first row
 	shift 2
-	cols=$(table_columns "$test" "$table")
+	cols=${TABLE_COLUMNS[row_${test}_$table]-}
 	first=${cols%% *}
 	for w in "$@"; do
 		row=()
 		for c in $cols; do
 			case $test.$c in
 			"$test.$first") v=$w ;;
-			auth.used) v=$(get "$env" "${w}_method") ;;
-			*) v=$(get "$env" "${w}_$c") ;;
+			auth.used) kv_cached_to v "$env" "${w}_method" ;;
+			*) kv_cached_to v "$env" "${w}_$c" ;;
 			esac
 			v=${v//$'\t'/ }
 			row+=("${v:--}")
@@ -213,7 +226,7 @@ test_tables () {
 		while read -r test table file; do
 			[ "$test" = "$name" ] || continue
 			# shellcheck disable=SC2046 # the column names are words
-			TSV_ABSENT=- tsv_select "$RUN_DIR/raw/$file" $(table_columns "$test" "$table") >"$ROWS" || continue
+			TSV_ABSENT=- tsv_select "$RUN_DIR/raw/$file" ${TABLE_COLUMNS[row_${test}_$table]-} >"$ROWS" || continue
 			printf '%s        %s: %s' "$sep" "$(json_str "$table")" "$(json_rows "$test" "$table" '        ' <"$ROWS")"
 			sep=$',\n'
 		done <<<"$JSON_TABLES"
@@ -240,7 +253,7 @@ kv_load_run "$RUN_DIR" ${PREV_DIR:+"$PREV_DIR"}
 
 # The members of one test: its data file, then the kit's own keys.
 test_members () {
-	local name=$1 env="$DATA_DIR/$1.env" judged decision
+	local name=$1 env="$DATA_DIR/$1.env" judged decision figure target
 	{
 		if [ -f "$env" ]; then
 			cat "$env"
@@ -256,7 +269,9 @@ test_members () {
 			esac
 		fi
 		# figure and target are always present (null when missing).
-		printf 'figure=%s\ntarget=%s\n' "$(val_or_dash "$(get "$env" figure)")" "$(val_or_dash "$(get "$env" target)")"
+		kv_cached_to figure "$env" figure
+		kv_cached_to target "$env" target
+		printf 'figure=%s\ntarget=%s\n' "${figure:--}" "${target:--}"
 		printf 'direction=%s\n' "$(metric_direction "$RUN_DIR" "$name")"
 		if [ -n "$PREV_DIR" ]; then
 			printf 'change=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name")")"
@@ -320,11 +335,15 @@ done
 
 # Where a data file has bytes that are not UTF-8: "FILE KEY" lines, and
 # one warning each in results.json and on stderr.
-bad_utf8=$(for f in "$DATA_DIR"/*.env "$DATA_DIR/warnings.txt"; do
-	[ -f "$f" ] || continue
-	awk -v f="data/${f##*/}" "$JSON_AWK"'
-	{ before = BAD; utf8fix($0); if (BAD > before) { k = $0; sub(/=.*/, "", k); if (k == $0) k = "line " NR; print f, k } }' "$f"
-done)
+# One awk for all the files.
+utf8_files=()
+for f in "$DATA_DIR"/*.env "$DATA_DIR/warnings.txt"; do
+	[ ! -f "$f" ] || utf8_files+=("$f")
+done
+bad_utf8=""
+[ "${#utf8_files[@]}" -eq 0 ] || bad_utf8=$(awk "$JSON_AWK"'
+	FNR == 1 { f = FILENAME; sub(/.*\//, "", f); f = "data/" f }
+	{ before = BAD; utf8fix($0); if (BAD > before) { k = $0; sub(/=.*/, "", k); if (k == $0) k = "line " FNR; print f, k } }' "${utf8_files[@]}")
 utf8_warning () {
 	printf '%s\n' "$bad_utf8" | awk 'NF { v = ($1 in k) ? k[$1] ", " $2 : $2; k[$1] = v }
 	END { for (f in k) printf "results.json: %s has bytes that are not UTF-8 (%s); they were replaced by U+FFFD\n", f, k[f] }' | sort

@@ -7,10 +7,11 @@
 # The test's own `direction` key wins; else its target_op ("<=": lower is
 # better, ">=": higher); else the registry's (lib/metrics.tab).
 metric_direction () {
-	local env="$1/data/$2.env" d
-	d=$(kv_get "$env" direction)
+	local env="$1/data/$2.env" d op
+	kv_read d "$env" direction
 	case $d in lower | higher) printf '%s' "$d"; return ;; esac
-	case $(kv_get "$env" target_op) in
+	kv_read op "$env" target_op
+	case $op in
 	'<=') printf lower; return ;;
 	'>=') printf higher; return ;;
 	esac
@@ -19,7 +20,12 @@ metric_direction () {
 
 # is_number VALUE: a plain decimal number (what the tests write).
 is_number () {
-	printf '%s' "$1" | grep -Eqx -- '-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
+	local re='^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$'
+	# In the shell (no fork) for one line; grep takes each line of more.
+	case $1 in
+	*$'\n'*) printf '%s' "$1" | grep -Eqx -- '-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?' ;;
+	*) [[ $1 =~ $re ]] ;;
+	esac
 }
 
 # metric_change OLD NEW DIRECTION -> "-4.1 % (better)", "0.0 % (same)", or
