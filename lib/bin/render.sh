@@ -67,6 +67,26 @@ ms () {
 	esac
 }
 
+# ms_to VAR VALUE, n_note_to VAR N PERCENTILE: ms and n_note into VAR,
+# for the cells of a table row (cell_1, cell_2, ...), set before its
+# printf: a "$(ms ...)" per cell is a fork of the renderer's shell.
+ms_to () {
+	case $2 in
+	'' | -) printf -v "$1" -- '-' ;;
+	*) printf -v "$1" '%.1f' "$2" || true ;;
+	esac
+}
+
+n_note_to () {
+	local n=$2
+	printf -v "$1" ''
+	case $n in '' | *[!0-9]*) n=0 ;; esac
+	case $3 in
+	p95) [ "$n" -ge 20 ] || printf -v "$1" '*' ;;
+	p99) [ "$n" -ge 100 ] || printf -v "$1" '*' ;;
+	esac
+}
+
 # whose_label PART: the report's name for a whose-time part (docs/data.md:
 # server, client, tcp_wait, rest), the same in every section.
 whose_label () {
@@ -96,10 +116,15 @@ whose_notes () {
 # (whose_label): its p50 over the whole login, then in the key exchange,
 # the authentication and the session, from TEST's data.
 whose_rows () {
+	local cell_1 cell_2 cell_3 cell_4
 	local part
 	for part in server client tcp_wait rest; do
-		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "${D[$1|${part}_p50]-}")" \
-			"$(ms "${D[$1|kex_${part}_p50]-}")" "$(ms "${D[$1|auth_${part}_p50]-}")" "$(ms "${D[$1|session_${part}_p50]-}")"
+		ms_to cell_1 "${D[$1|${part}_p50]-}"
+		ms_to cell_2 "${D[$1|kex_${part}_p50]-}"
+		ms_to cell_3 "${D[$1|auth_${part}_p50]-}"
+		ms_to cell_4 "${D[$1|session_${part}_p50]-}"
+		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$cell_1" \
+			"$cell_2" "$cell_3" "$cell_4"
 	done
 }
 
