@@ -140,11 +140,12 @@ num () {
 declare -A INTERVAL_BOUNDS=()
 interval_bounds_load () {
 	local name lo hi
+	# The awk reads no table: the two keys of each test, NAME|LO|HI.
 	while IFS=$'\t' read -r name lo hi; do
 		INTERVAL_BOUNDS[$name]=$lo$'\t'$hi
 	done < <(for name in $METRICS; do
-			printf '%s\t%s\t%s\n' "$name" "${D[$name|figure_lo]-}" "${D[$name|figure_hi]-}"
-		done | awk -F'\t' '
+			printf '%s|%s|%s\n' "$name" "${D[$name|figure_lo]-}" "${D[$name|figure_hi]-}"
+		done | awk -F'|' '
 		# num, for a field.
 		function num(v,    a) { a = v < 0 ? -v : v
 			if (a >= 10) return sprintf("%.1f", v); else if (a >= 1) return sprintf("%.2f", v); else return sprintf("%.3g", v) }
