@@ -316,13 +316,26 @@ chart_get () {
 	kv_cached "$1" "$2"
 }
 
+# chart_get_to VAR FILE KEY: chart_get into VAR; chart_has FILE KEY: true
+# when the key has a value. Without a $(...): a fork of the renderer's
+# shell per cell of a chart.
+chart_get_to () {
+	kv_cached_to "$@"
+}
+
+chart_has () {
+	local v
+	kv_cached_to v "$1" "$2"
+	[ -n "$v" ]
+}
+
 # Tables are read by column name: tsv_select (lib/data.sh).
 
 # latency_prefix ENV TEST: the key prefix of the test's main latency.
 latency_prefix () {
 	local env=$1 p
 	for p in total_ echo_ command_ rtt_ login_ latency_ ""; do
-		if [ -n "$(chart_get "$env" "${p}p50")" ] && [ -n "$(chart_get "$env" "${p}p95")" ]; then
+		if chart_has "$env" "${p}p50" && chart_has "$env" "${p}p95"; then
 			printf '%s' "$p"
 			return 0
 		fi
@@ -330,7 +343,7 @@ latency_prefix () {
 	# Any PREFIXp50 with a PREFIXp95 next to it.
 	# shellcheck disable=SC2013 # the prefixes are single words
 	for p in $(sed -n 's/^\([A-Za-z0-9_]*_\)p50=.*/\1/p' "$env"); do
-		if [ -n "$(chart_get "$env" "${p}p95")" ]; then
+		if chart_has "$env" "${p}p95"; then
 			printf '%s' "$p"
 			return 0
 		fi
@@ -342,14 +355,15 @@ latency_prefix () {
 # table's Total, not the sum of the phase p50s, which need not equal it.
 chart_login_phases () {
 	local env="$1/data/login.env" out="$1/charts/login-phases.svg" ph v row head="login"
-	row="p50 of $(chart_get "$env" total_n) logins"
-	[ -f "$env" ] && [ -n "$(chart_get "$env" kex_p50)" ] || return 0
+	chart_get_to v "$env" total_n
+	row="p50 of $v logins"
+	[ -f "$env" ] && chart_has "$env" kex_p50 || return 0
 	for ph in connect greeting kex auth session; do
-		v=$(chart_get "$env" "${ph}_p50")
+		chart_get_to v "$env" "${ph}_p50"
 		head="$head	$ph"
 		row="$row	${v:--}"
 	done
-	v=$(chart_get "$env" total_p50)
+	chart_get_to v "$env" total_p50
 	head="$head	=total"
 	row="$row	${v:--}"
 	printf '%s\n%s\n' "$head" "$row" | svg_stacked "$out" "Login phases: p50 of each phase; at the end the p50 of the complete login (ms)" "ms"
@@ -359,17 +373,19 @@ chart_login_phases () {
 # login, the session and the shell with its start files, for the whole
 # login and for the floor, each with the p50 of its whole time at the end.
 chart_shell_parts () {
-	local env="$1/data/shell.env" out="$1/charts/shell-parts.svg" kind p row v head="login"
-	[ -f "$env" ] && [ -n "$(chart_get "$env" part_login_p50)" ] || return 0
+	local env="$1/data/shell.env" out="$1/charts/shell-parts.svg" kind p row v whole head="login"
+	[ -f "$env" ] && chart_has "$env" part_login_p50 || return 0
 	for p in login session shell; do head="$head	$p"; done
 	printf '%s\t=total\n' "$head" >"$out.tsv"
 	for kind in "" floor_; do
-		row=$([ -z "$kind" ] && echo "with the start files" || echo "floor: start files skipped")
+		if [ -z "$kind" ]; then row="with the start files" whole=whole
+		else row="floor: start files skipped" whole=floor
+		fi
 		for p in login session shell; do
-			v=$(chart_get "$env" "${kind}part_${p}_p50")
+			chart_get_to v "$env" "${kind}part_${p}_p50"
 			row="$row	${v:--}"
 		done
-		v=$(chart_get "$env" "$([ -z "$kind" ] && echo whole || echo floor)_ready_p50")
+		chart_get_to v "$env" "${whole}_ready_p50"
 		printf '%s\t%s\n' "$row" "${v:--}" >>"$out.tsv"
 	done
 	svg_stacked "$out" "Time to a usable shell: p50 of each part; at the end the p50 of the whole time (ms)" "ms" <"$out.tsv"
@@ -445,11 +461,11 @@ chart_latency () {
 	fi
 	for spec in "$@"; do
 		p=${spec%%:*}
-		[ -n "$(chart_get "$env" "${p}p50")" ] || continue
+		chart_has "$env" "${p}p50" || continue
 		prefixes+=("$p")
 		labels+=("${spec#*:}")
 		head="$head	${spec#*:}"
-		[ -n "$n" ] || n=$(chart_get "$env" "${p}n")
+		[ -n "$n" ] || chart_get_to n "$env" "${p}n"
 	done
 	[ "${#prefixes[@]}" -gt 0 ] || return 0
 	case $name in
@@ -463,7 +479,7 @@ chart_latency () {
 		for k in p50 p90 p95 p99 max; do
 			printf '%s' "$k"
 			for p in "${prefixes[@]}"; do
-				v=$(chart_get "$env" "${p}$k")
+				chart_get_to v "$env" "${p}$k"
 				printf '\t%s' "${v:--}"
 			done
 			printf '\n'
@@ -518,9 +534,9 @@ chart_memory () {
 	local run=$1 data="" out env rest open sessions
 	out="$run/charts/memory-sessions.svg"
 	for env in "$run/data/memory.env" "$run/data/probe-hold.env"; do
-		rest=$(chart_get "$env" rest_pss_kb)
-		open=$(chart_get "$env" open_pss_kb)
-		sessions=$(chart_get "$env" sessions_open)
+		chart_get_to rest "$env" rest_pss_kb
+		chart_get_to open "$env" open_pss_kb
+		chart_get_to sessions "$env" sessions_open
 		if is_number "$rest" && is_number "$open" && is_number "$sessions"; then
 			data=$(awk -v r="$rest" -v o="$open" -v s="$sessions" 'BEGIN {
 				printf "0\t%.1f\n%d\t%.1f\n", r * 1024 / 1e6, s, o * 1024 / 1e6 }')
@@ -546,7 +562,8 @@ chart_rate_sweep () {
 		printf 'offered\tachieved logins/s\toffered (keeping up)\n'
 		tsv_select "$f" offered_per_s achieved_per_s offered_per_s
 	} | REF_SERIES=2 svg_lines "$run/charts/rate-sweep-achieved.svg" "Login capacity: achieved vs offered logins/s" "offered logins/s" "achieved logins/s"
-	target=$(chart_get "$run/data/settings.env" TARGET_LOGIN_P95_MS | tr -d "'")
+	chart_get_to target "$run/data/settings.env" TARGET_LOGIN_P95_MS
+	target=${target//\'/}
 	{
 		printf 'offered\tp50 ms\tp95 ms\tTARGET_LOGIN_P95_MS\n'
 		tsv_select "$f" offered_per_s p50_ms p95_ms | awk -F'\t' -v OFS='\t' -v t="${target:--}" '{ print $0, t }'
@@ -598,9 +615,26 @@ charts_write () {
 
 # chart_links NAME: markdown image links of the section's charts.
 chart_links () {
-	local f
+	local f title
 	for f in "$RUN_DIR/charts/$1"-*.svg; do
 		[ -f "$f" ] || continue
-		printf '![%s](charts/%s)\n\n' "$(sed -n 's:.*<title>\(.*\)</title>$:\1:p' "$f" | head -n 1)" "$(basename "$f")"
+		chart_title title "$f"
+		printf '![%s](charts/%s)\n\n' "$title" "${f##*/}"
 	done
+}
+
+# chart_title VAR SVG: VAR gets the text of the chart's title, the first
+# line that ends in "<title>TEXT</title>" (the second line of a chart);
+# read by the shell, not sed and head, once per chart of the report.
+chart_title () {
+	local line
+	printf -v "$1" ''
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		*'<title>'*'</title>')
+			line=${line%'</title>'}
+			printf -v "$1" '%s' "${line##*'<title>'}"
+			return 0 ;;
+		esac
+	done <"$2"
 }

@@ -17,6 +17,11 @@
 #                        for a finished run, whose files no longer change.
 #                        Load the files in the main shell before the
 #                        $(...) calls, so that every subshell has them.
+#   kv_read VAR FILE KEY, kv_cached_to VAR FILE KEY
+#                        as kv_get and kv_cached, the value (or nothing)
+#                        into the variable VAR: no $(...), which is a fork
+#                        of the calling shell (the renderer looks keys up
+#                        hundreds of times).
 #
 # Tables: columns are picked by their header names, never by position.
 #   tsv_select FILE NAME...  the named columns of every row, tab-separated,
@@ -62,6 +67,16 @@ kv_get () {
 	[ -z "$found" ] || printf '%s\n' "$value"
 }
 
+kv_read () {
+	local kv_read_line kv_read_value=""
+	if [ -f "$2" ]; then
+		while IFS= read -r kv_read_line || [ -n "$kv_read_line" ]; do
+			case $kv_read_line in "$3="*) kv_read_value=${kv_read_line#*=} ;; esac
+		done <"$2"
+	fi
+	printf -v "$1" '%s' "$kv_read_value"
+}
+
 kv_set () {
 	printf '%s=%s\n' "$2" "$3" >>"$1"
 }
@@ -88,6 +103,11 @@ kv_load_run () {
 kv_cached () {
 	[ -n "${KV_LOADED[$1]:-}" ] || kv_load "$1"
 	[ -z "${KV_CACHE[$1|$2]+set}" ] || printf '%s\n' "${KV_CACHE[$1|$2]}"
+}
+
+kv_cached_to () {
+	[ -n "${KV_LOADED[$2]:-}" ] || kv_load "$2"
+	printf -v "$1" '%s' "${KV_CACHE[$2|$3]-}"
 }
 
 tsv_select () {

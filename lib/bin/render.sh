@@ -67,6 +67,26 @@ ms () {
 	esac
 }
 
+# ms_to VAR VALUE, n_note_to VAR N PERCENTILE: ms and n_note into VAR,
+# for the cells of a table row (cell_1, cell_2, ...), set before its
+# printf: a "$(ms ...)" per cell is a fork of the renderer's shell.
+ms_to () {
+	case $2 in
+	'' | -) printf -v "$1" -- '-' ;;
+	*) printf -v "$1" '%.1f' "$2" || true ;;
+	esac
+}
+
+n_note_to () {
+	local n=$2
+	printf -v "$1" ''
+	case $n in '' | *[!0-9]*) n=0 ;; esac
+	case $3 in
+	p95) [ "$n" -ge 20 ] || printf -v "$1" '*' ;;
+	p99) [ "$n" -ge 100 ] || printf -v "$1" '*' ;;
+	esac
+}
+
 # whose_label PART: the report's name for a whose-time part (docs/data.md:
 # server, client, tcp_wait, rest), the same in every section.
 whose_label () {
@@ -96,10 +116,15 @@ whose_notes () {
 # (whose_label): its p50 over the whole login, then in the key exchange,
 # the authentication and the session, from TEST's data.
 whose_rows () {
+	local cell_1 cell_2 cell_3 cell_4
 	local part
 	for part in server client tcp_wait rest; do
-		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "${D[$1|${part}_p50]-}")" \
-			"$(ms "${D[$1|kex_${part}_p50]-}")" "$(ms "${D[$1|auth_${part}_p50]-}")" "$(ms "${D[$1|session_${part}_p50]-}")"
+		ms_to cell_1 "${D[$1|${part}_p50]-}"
+		ms_to cell_2 "${D[$1|kex_${part}_p50]-}"
+		ms_to cell_3 "${D[$1|auth_${part}_p50]-}"
+		ms_to cell_4 "${D[$1|session_${part}_p50]-}"
+		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$cell_1" \
+			"$cell_2" "$cell_3" "$cell_4"
 	done
 }
 
@@ -109,19 +134,38 @@ num () {
 		if (a >= 10) printf "%.1f", v; else if (a >= 1) printf "%.2f", v; else printf "%.3g", v }'
 }
 
-# interval_text TEST: the figure's 95 % interval for the summary,
-# compact: "[229.1-251.0, n=30]", "[229.1-?, n=30]" without an upper
-# bound, "[model 10-10, P(20)=0.0168]" for a model; nothing without one.
+# INTERVAL_BOUNDS[TEST]: "LO<TAB>HI", the bounds of every test's interval
+# as num writes them ("?" for a missing one); one awk for all the tests
+# (interval_bounds_load), where num was two per test, twice.
+declare -A INTERVAL_BOUNDS=()
+interval_bounds_load () {
+	local name lo hi
+	# The awk reads no table: the two keys of each test, NAME|LO|HI.
+	while IFS=$'\t' read -r name lo hi; do
+		INTERVAL_BOUNDS[$name]=$lo$'\t'$hi
+	done < <(for name in $METRICS; do
+			printf '%s|%s|%s\n' "$name" "${D[$name|figure_lo]-}" "${D[$name|figure_hi]-}"
+		done | awk -F'|' '
+		# num, for a field.
+		function num(v,    a) { a = v < 0 ? -v : v
+			if (a >= 10) return sprintf("%.1f", v); else if (a >= 1) return sprintf("%.2f", v); else return sprintf("%.3g", v) }
+		{ printf "%s\t%s\t%s\n", $1, ($2 == "" || $2 == "-") ? "?" : num($2), ($3 == "" || $3 == "-") ? "?" : num($3) }')
+}
+
+# interval_text VAR TEST: VAR gets the figure's 95 % interval for the
+# summary, compact: "[229.1-251.0, n=30]", "[229.1-?, n=30]" without an
+# upper bound, "[model 10-10, P(20)=0.0168]" for a model; nothing
+# without one. Needs interval_bounds_load.
 interval_text () {
 	local lo hi n m
-	lo=${D[$1|figure_lo]-} hi=${D[$1|figure_hi]-} n=${D[$1|figure_n]-} m=${D[$1|figure_method]-}
+	lo=${D[$2|figure_lo]-} hi=${D[$2|figure_hi]-} n=${D[$2|figure_n]-} m=${D[$2|figure_method]-}
+	printf -v "$1" ''
 	{ [ -n "$lo" ] && [ "$lo" != - ]; } || { [ -n "$hi" ] && [ "$hi" != - ]; } || return 0
-	case $lo in '' | -) lo="?" ;; *) lo=$(num "$lo") ;; esac
-	case $hi in '' | -) hi="?" ;; *) hi=$(num "$hi") ;; esac
+	lo=${INTERVAL_BOUNDS[$2]%%$'\t'*} hi=${INTERVAL_BOUNDS[$2]#*$'\t'}
 	if [ "$m" = model ]; then
-		printf ' [model %s-%s, P(%s)=%s]' "$lo" "$hi" "${D[$1|figure]-}" "${D[$1|figure_probability]-}"
+		printf -v "$1" ' [model %s-%s, P(%s)=%s]' "$lo" "$hi" "${D[$2|figure]-}" "${D[$2|figure_probability]-}"
 	else
-		printf ' [%s-%s, n=%s]' "$lo" "$hi" "${n:-0}"
+		printf -v "$1" ' [%s-%s, n=%s]' "$lo" "$hi" "${n:-0}"
 	fi
 }
 
@@ -132,7 +176,7 @@ interval_sentence () {
 	[ -n "$m" ] || return 0
 	case ${D[$1|figure]-} in '' | -) return 0 ;; esac
 	printf '**Figure:** %s %s' "${D[$1|figure]-}" "${D[$1|unit]-}"
-	it=$(interval_text "$1")
+	interval_text it "$1"
 	if [ -n "$it" ]; then
 		case $m in
 		order) printf ', 95 %% interval%s from order statistics of the samples' "$it" ;;
@@ -186,13 +230,29 @@ size_text () {
 # With -n the last line gets no line end: a sentence that the next printf
 # goes on from.
 prose () {
-	local format end='\\n'
+	local format="" end='\n' line open="" blank=$' \t'
 	[ "${1:-}" != -n ] || { end=""; shift; }
-	format=$(awk -v end="$end" '
-		/^[ \t]*$/ { if (open) printf "\\n"; printf "\\n"; open = 0; next }
-		open && !/^(\||- )/ { printf " %s", $0; next }
-		{ if (open) printf "\\n"; printf "%s", $0; open = 1 }
-		END { if (open) printf "%s", end }')
+	# In the shell itself, not awk: prose runs for most paragraphs of the
+	# report, and each program start is a fork of this (large) shell.
+	# The format gets "\n" as two characters; printf makes them line ends.
+	while IFS= read -r line || [ -n "$line" ]; do
+		case $line in
+		*[!"$blank"]*) ;;
+		*)
+			[ -z "$open" ] || format+='\n'
+			format+='\n' open=""
+			continue ;;
+		esac
+		if [ -n "$open" ]; then
+			case $line in
+			'|'* | '- '*) format+="\n$line" ;;
+			*) format+=" $line" ;;
+			esac
+		else
+			format+=$line open=1
+		fi
+	done
+	[ -z "$open" ] || format+=$end
 	# shellcheck disable=SC2059 # the here-doc is the format
 	printf -- "$format" "$@"
 }
@@ -411,44 +471,51 @@ mode_text () {
 	esac
 }
 
-# why_text TEST: why TEST is not PASS, for the summary and its section:
-# first what to do (its action, lib/measure.sh), then what was seen (its
-# reason, with the numbers); either alone when the other is missing.
+# The helpers of the summary and the sections below set a variable (VAR,
+# their first argument) instead of printing: a $(...) is a fork of this
+# shell, and they run for every test, twice.
+
+# why_text VAR TEST: why TEST is not PASS, for the summary and its
+# section: first what to do (its action, lib/measure.sh), then what was
+# seen (its reason, with the numbers); either alone when the other is
+# missing.
 why_text () {
-	local a=${D[$1|action]-} r=${D[$1|reason]-}
-	if [ -n "$a" ] && [ -n "$r" ]; then printf '%s (seen: %s)' "$a" "$r"
-	else printf '%s' "$a$r"
+	local a=${D[$2|action]-} r=${D[$2|reason]-}
+	if [ -n "$a" ] && [ -n "$r" ]; then printf -v "$1" '%s (seen: %s)' "$a" "$r"
+	else printf -v "$1" '%s' "$a$r"
 	fi
 }
 
-# why_short TEST: why_text for the summary's cell. An INCONCLUSIVE's
+# why_short VAR TEST: why_text for the summary's cell. An INCONCLUSIVE's
 # reason is the interval and the samples it would need, several lines in
 # a table cell: there the cell holds what to do, and the section the rest.
 why_short () {
-	if [ "${D[$1|status]-}" = INCONCLUSIVE ] && [ -n "${D[$1|action]-}" ] && [ -n "${D[$1|reason]-}" ]; then
-		printf '%s (why: [its section](#%s))' "${D[$1|action]}" "$1"
+	if [ "${D[$2|status]-}" = INCONCLUSIVE ] && [ -n "${D[$2|action]-}" ] && [ -n "${D[$2|reason]-}" ]; then
+		printf -v "$1" '%s (why: [its section](#%s))' "${D[$2|action]}" "$2"
 	else
-		why_text "$1"
+		why_text "$1" "$2"
 	fi
 }
 
+# target_text VAR OP TARGET UNIT
 target_text () {
-	local op=$1 target=$2 unit=$3
-	[ -n "$target" ] || { printf -- '-'; return; }
-	printf '%s %s %s' "$op" "$target" "$unit"
+	if [ -n "$3" ]; then printf -v "$1" '%s %s %s' "$2" "$3" "$4"
+	else printf -v "$1" -- '-'
+	fi
 }
 
-# reference_of NAME: the specification's example for the test's figure:
-# the section's own reference_NAME when it matches the example to what
-# was measured (transfer: the cipher of the figure), else the registry's.
+# reference_of VAR NAME: the specification's example for the test's
+# figure: the section's own reference_NAME when it matches the example to
+# what was measured (transfer: the cipher of the figure), else the
+# registry's.
 reference_of () {
 	local r=""
-	! declare -F "reference_$1" >/dev/null || r=$("reference_$1")
-	printf '%s' "${r:-${METRIC_REFERENCE[$1]}}"
+	! declare -F "reference_$2" >/dev/null || r=$("reference_$2")
+	printf -v "$1" '%s' "${r:-${METRIC_REFERENCE[$2]}}"
 }
 
 summary () {
-	local name status fig change="" prev_cell="" prev_head="" prev_line=""
+	local name status fig change="" prev_cell="" prev_head="" prev_line="" it target ref why why_cell
 	if [ -n "$PREV_DIR" ]; then
 		prev_head=" Change |"
 		prev_line="---|"
@@ -477,16 +544,25 @@ EOF
 		fi
 		status=${D[$name|status]-}
 		fig=${D[$name|figure]-}
-		[ -n "$fig" ] && [ "$fig" != - ] && fig="$fig ${D[$name|unit]-}$(interval_text "$name") (${D[$name|figure_label]-})"
+		if [ -n "$fig" ] && [ "$fig" != - ]; then
+			interval_text it "$name"
+			fig="$fig ${D[$name|unit]-}$it (${D[$name|figure_label]-})"
+		fi
 		if [ -n "$PREV_DIR" ]; then
 			change=$(test_change "$PREV_DIR" "$RUN_DIR" "$name")
 			[ -z "$change" ] || change="$change; $(test_judge "$PREV_DIR" "$RUN_DIR" "$name")"
 			prev_cell=" ${change:--} |"
 		fi
+		target_text target "${D[$name|target_op]-}" "${D[$name|target]-}" "${D[$name|unit]-}"
+		reference_of ref "$name"
+		why_text why "$name"
+		why_cell=""
+		if [ "$status" != PASS ] && [ -n "$why" ]; then
+			why_short why_cell "$name"
+			why_cell=": $why_cell"
+		fi
 		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "$name" \
-			"${fig:--}" "$(target_text "${D[$name|target_op]-}" "${D[$name|target]-}" "${D[$name|unit]-}")" "$(reference_of "$name")" \
-			"$status" "$( [ "$status" = PASS ] || [ -z "$(why_text "$name")" ] || printf ': %s' "$(why_short "$name")")" \
-			"$prev_cell"
+			"${fig:--}" "$target" "$ref" "$status" "$why_cell" "$prev_cell"
 	done
 	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
 	printf 'Reference: the example values of the validation run in the kit'"'"'s specification (a 32-core machine, OpenSSH 9.9p1 on AlmaLinux 9; in brackets the section), a point of comparison, not a target: your numbers will differ with the machine.\n'
@@ -498,35 +574,39 @@ EOF
 	printf '\n'
 }
 
-# probe_raw NAME: ", `raw/probe-P-*` (probe P, shared)" for each probe of
-# the registry's uses column whose output is in this run.
+# probe_raw VAR NAME: VAR gets ", `raw/probe-P-*` (probe P, shared)" for
+# each probe of the registry's uses column whose output is in this run.
 probe_raw () {
 	local p
-	for p in ${METRIC_USES[$1]//,/ }; do
+	printf -v "$1" ''
+	for p in ${METRIC_USES[$2]//,/ }; do
 		[ -f "$DATA_DIR/probe-$p.env" ] || continue
-		printf ', `raw/probe-%s-*` (the shared measurement `%s`)' "$p" "$p"
+		printf -v "$1" '%s, `raw/probe-%s-*` (the shared measurement `%s`)' "${!1}" "$p" "$p"
 	done
 }
 
-# own_raw NAME: ", `raw/NAME-*`" when the run has such files: some tests
-# (cpu, memory, concurrent) only read the shared measurements and have
-# none, and the report names no file that is not there.
+# own_raw VAR NAME: VAR gets ", `raw/NAME-*`" when the run has such
+# files: some tests (cpu, memory, concurrent) only read the shared
+# measurements and have none, and the report names no file that is not
+# there.
 own_raw () {
 	local f
-	for f in "$RUN_DIR/raw/$1"-*; do
+	printf -v "$1" ''
+	for f in "$RUN_DIR/raw/$2"-*; do
 		[ -e "$f" ] || return 0
-		printf ', `raw/%s-*`' "$1"
+		printf -v "$1" ', `raw/%s-*`' "$2"
 		return 0
 	done
 }
 
 sections () {
-	local name raw
+	local name raw probes why
 	for name in $METRICS; do
 		[ -f "$DATA_DIR/$name.env" ] || continue
 		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${METRIC_TITLE[$name]}" "$name" "${D[$name|status]-}"
-		if [ -n "$(why_text "$name")" ]; then
-			printf '**Why %s:** %s\n\n' "${D[$name|status]-}" "$(why_text "$name")"
+		why_text why "$name"
+		if [ -n "$why" ]; then
+			printf '**Why %s:** %s\n\n' "${D[$name|status]-}" "$why"
 		fi
 		interval_sentence "$name"
 		if declare -F "report_$name" >/dev/null; then
@@ -537,7 +617,9 @@ sections () {
 		# The specification's readings that hold on this run (lib/report/guidance.tab).
 		guidance_for "$name"
 		chart_links "$name"
-		raw=$(own_raw "$name")$(probe_raw "$name")
+		own_raw raw "$name"
+		probe_raw probes "$name"
+		raw+=$probes
 		if [ -n "$raw" ]; then
 			printf 'Raw samples: %s. ' "${raw#, }"
 		else
@@ -641,6 +723,7 @@ unset doc_ docs_
 charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the report has none\n' >&2
 # The specification's readings, judged once on this run's figures.
 guidance_load || printf 'render.sh: lib/report/guidance.tab could not be judged (above); the report has none of its readings\n' >&2
+interval_bounds_load
 {
 	header
 	summary

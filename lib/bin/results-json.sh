@@ -108,9 +108,23 @@ json_list () {
 	END { printf "[%s]", out }'
 }
 
-# json_str TEXT: one JSON string.
+# json_str TEXT: one JSON string. Printable ASCII without " and \ is
+# written by the shell itself (most names and values; an awk is a fork
+# and an exec); anything else by jstr, line by line.
 json_str () {
-	printf '%s\n' "$1" | awk "$JSON_AWK"'{ printf "%s", jstr($0) }'
+	case $1 in
+	*[!\ -~]* | *'"'* | *'\'*) printf '%s\n' "$1" | awk "$JSON_AWK"'{ printf "%s", jstr($0) }' ;;
+	*) printf '"%s"' "$1" ;;
+	esac
+}
+
+# json_str_to VAR TEXT: json_str into VAR; without a $(...) (a fork) for
+# the text json_str writes itself.
+json_str_to () {
+	case $2 in
+	*[!\ -~]* | *'"'* | *'\'*) printf -v "$1" '%s' "$(json_str "$2")" ;;
+	*) printf -v "$1" '"%s"' "$2" ;;
+	esac
 }
 
 # json_str_or_null TEXT: one JSON string, null when TEXT is empty.
@@ -140,9 +154,17 @@ sftp runs sftp-runs.tsv
 reload whose reload-whose.tsv
 shell parts shell-parts.tsv"
 
+# TABLE_COLUMNS[row_TEST_TABLE]: the declared columns of the table, in
+# order, space-separated; read once (not an awk per table and test).
+declare -A TABLE_COLUMNS=()
+while read -r sect_ key_ _; do
+	case $sect_ in row_*) TABLE_COLUMNS[$sect_]+="${TABLE_COLUMNS[$sect_]:+ }$key_" ;; esac
+done <"$TYPES"
+unset sect_ key_
+
 # table_columns TEST TABLE: the declared columns of the table, in order.
 table_columns () {
-	awk -v s="row_$1_$2" '$1 == s { printf "%s%s", (n++ ? " " : ""), $2 }' "$TYPES"
+	printf '%s' "${TABLE_COLUMNS[row_$1_$2]-}"
 }
 
 # json_rows TEST TABLE INDENT: the tab-separated rows on stdin (the
@@ -173,15 +195,15 @@ json_rows () {
 key_rows () {
 	local test=$1 table=$2 env="$DATA_DIR/$1.env" w c v cols first row
 	shift 2
-	cols=$(table_columns "$test" "$table")
+	cols=${TABLE_COLUMNS[row_${test}_$table]-}
 	first=${cols%% *}
 	for w in "$@"; do
 		row=()
 		for c in $cols; do
 			case $test.$c in
 			"$test.$first") v=$w ;;
-			auth.used) v=$(get "$env" "${w}_method") ;;
-			*) v=$(get "$env" "${w}_$c") ;;
+			auth.used) kv_cached_to v "$env" "${w}_method" ;;
+			*) kv_cached_to v "$env" "${w}_$c" ;;
 			esac
 			v=${v//$'\t'/ }
 			row+=("${v:--}")
@@ -204,17 +226,21 @@ key_table_words () {
 	esac
 }
 
-# test_tables NAME: the test's member "tables" (nothing when it has no
-# table in this run). A table whose file is missing is left out; a
-# declared column its file lacks (a run of an older kit) is null.
+# test_tables NAME: TEST_TABLES gets the test's member "tables" (nothing
+# when it has no table in this run). A table whose file is missing is
+# left out; a declared column its file lacks (a run of an older kit) is
+# null. In this shell: the tables go through a file, not a $(...) each.
 test_tables () {
-	local name=$1 test table file sep=""
+	local name=$1 test table file sep="" tables
+	TEST_TABLES=""
 	{
 		while read -r test table file; do
 			[ "$test" = "$name" ] || continue
 			# shellcheck disable=SC2046 # the column names are words
-			TSV_ABSENT=- tsv_select "$RUN_DIR/raw/$file" $(table_columns "$test" "$table") >"$ROWS" || continue
-			printf '%s        %s: %s' "$sep" "$(json_str "$table")" "$(json_rows "$test" "$table" '        ' <"$ROWS")"
+			TSV_ABSENT=- tsv_select "$RUN_DIR/raw/$file" ${TABLE_COLUMNS[row_${test}_$table]-} >"$ROWS" || continue
+			json_str_to tables "$table"
+			printf '%s        %s: ' "$sep" "$tables"
+			json_rows "$test" "$table" '        ' <"$ROWS"
 			sep=$',\n'
 		done <<<"$JSON_TABLES"
 		case $name in auth) table=methods ;; interactive) table=clients ;; *) table="" ;; esac
@@ -222,13 +248,18 @@ test_tables () {
 			# shellcheck disable=SC2046 # the words are words
 			key_rows "$name" "$table" $(key_table_words "$name") >"$ROWS"
 			if [ -s "$ROWS" ]; then
-				printf '%s        %s: %s' "$sep" "$(json_str "$table")" "$(json_rows "$name" "$table" '        ' <"$ROWS")"
+				json_str_to tables "$table"
+				printf '%s        %s: ' "$sep" "$tables"
+				json_rows "$name" "$table" '        ' <"$ROWS"
 				sep=$',\n'
 			fi
 		fi
 	} >"$ROWS.json"
 	[ -s "$ROWS.json" ] || return 0
-	printf '      "tables": {\n%s\n      }\n' "$(cat "$ROWS.json")"
+	IFS= read -r -d '' tables <"$ROWS.json" || true
+	# Without its line ends at the end, as "$(cat ...)" had it.
+	tables=${tables%"${tables##*[!$'\n']}"}
+	printf -v TEST_TABLES '      "tables": {\n%s\n      }' "$tables"
 }
 
 # The run is finished: its data files are read once, here in the main
@@ -240,25 +271,31 @@ kv_load_run "$RUN_DIR" ${PREV_DIR:+"$PREV_DIR"}
 
 # The members of one test: its data file, then the kit's own keys.
 test_members () {
-	local name=$1 env="$DATA_DIR/$1.env" judged decision
-	{
-		if [ -f "$env" ]; then
-			cat "$env"
-		else
-			case " $tests_run " in
-			*" $name "*)
-				if [ -n "$(not_run_reason "$run")" ]; then
-					printf 'status=SKIPPED\nreason=not run, %s\n' "$(not_run_reason "$run")"
-				else
-					printf 'status=ERROR\nreason=%s\n' "the test stopped before it wrote a result"
-				fi ;;
-			*) printf 'status=SKIPPED\nreason=%s\n' "not part of this version of the kit" ;;
-			esac
-		fi
-		# figure and target are always present (null when missing).
-		printf 'figure=%s\ntarget=%s\n' "$(val_or_dash "$(get "$env" figure)")" "$(val_or_dash "$(get "$env" target)")"
-		printf 'direction=%s\n' "$(metric_direction "$RUN_DIR" "$name")"
-		if [ -n "$PREV_DIR" ]; then
+	local name=$1 env="$DATA_DIR/$1.env" judged decision figure target direction text=""
+	# The data file and the kit's keys as one text, to kv_members by a
+	# here-string: no cat, no subshell for a { ...; } | pipe. The line end
+	# the here-string adds makes an empty last line, which kv_members
+	# skips, as every line that is not key=value.
+	if [ -f "$env" ]; then
+		IFS= read -r -d '' text <"$env" || true
+	else
+		case " $tests_run " in
+		*" $name "*)
+			if [ -n "$(not_run_reason "$run")" ]; then
+				text+="status=SKIPPED"$'\n'"reason=not run, $(not_run_reason "$run")"$'\n'
+			else
+				text+=$'status=ERROR\nreason=the test stopped before it wrote a result\n'
+			fi ;;
+		*) text+=$'status=SKIPPED\nreason=not part of this version of the kit\n' ;;
+		esac
+	fi
+	# figure and target are always present (null when missing).
+	kv_cached_to figure "$env" figure
+	kv_cached_to target "$env" target
+	metric_direction_to direction "$RUN_DIR" "$name"
+	text+="figure=${figure:--}"$'\n'"target=${target:--}"$'\n'"direction=$direction"$'\n'
+	if [ -n "$PREV_DIR" ]; then
+		text+=$(
 			printf 'change=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name")")"
 			printf 'change_percent=%s\n' "$(val_or_dash "$(test_change "$PREV_DIR" "$RUN_DIR" "$name" | sed 's/ %.*//; s/^+//')")"
 			# Whether the change is more than the noise, as in --compare.
@@ -267,8 +304,9 @@ test_members () {
 			[ -z "$decision" ] || judged=$(printf '%s\n' "$decision" | judge_text)
 			printf 'change_significance=%s\n' "$(val_or_dash "$(judge_word "$decision")")"
 			printf 'change_test=%s\n' "$(val_or_dash "$judged")"
-		fi
-	} | kv_members test '      '
+		)$'\n'
+	fi
+	kv_members test '      ' <<<"$text"
 }
 
 # json_tsv_array NAME TABLE COLUMNS: ",\n  "NAME": [rows]" of a raw table, one
@@ -320,11 +358,15 @@ done
 
 # Where a data file has bytes that are not UTF-8: "FILE KEY" lines, and
 # one warning each in results.json and on stderr.
-bad_utf8=$(for f in "$DATA_DIR"/*.env "$DATA_DIR/warnings.txt"; do
-	[ -f "$f" ] || continue
-	awk -v f="data/${f##*/}" "$JSON_AWK"'
-	{ before = BAD; utf8fix($0); if (BAD > before) { k = $0; sub(/=.*/, "", k); if (k == $0) k = "line " NR; print f, k } }' "$f"
-done)
+# One awk for all the files.
+utf8_files=()
+for f in "$DATA_DIR"/*.env "$DATA_DIR/warnings.txt"; do
+	[ ! -f "$f" ] || utf8_files+=("$f")
+done
+bad_utf8=""
+[ "${#utf8_files[@]}" -eq 0 ] || bad_utf8=$(awk "$JSON_AWK"'
+	FNR == 1 { f = FILENAME; sub(/.*\//, "", f); f = "data/" f }
+	{ before = BAD; utf8fix($0); if (BAD > before) { k = $0; sub(/=.*/, "", k); if (k == $0) k = "line " FNR; print f, k } }' "${utf8_files[@]}")
 utf8_warning () {
 	printf '%s\n' "$bad_utf8" | awk 'NF { v = ($1 in k) ? k[$1] ", " $2 : $2; k[$1] = v }
 	END { for (f in k) printf "results.json: %s has bytes that are not UTF-8 (%s); they were replaced by U+FFFD\n", f, k[f] }' | sort
@@ -380,12 +422,13 @@ fi
 	printf '  },\n'
 	printf '  "settings_from_env": %s,\n' "$(json_list string $(get "$DATA_DIR/settings.env" SETTINGS_FROM_ENV | tr -d "'"))"
 	printf '  "tests": {'
-	sep=""
+	sep="" name_json=""
 	for name in $listed; do
-		printf '%s\n    %s: {\n' "$sep" "$(json_str "$name")"
-		tables=$(test_tables "$name")
-		MORE=${tables:+1} test_members "$name"
-		[ -z "$tables" ] || printf '%s\n' "$tables"
+		json_str_to name_json "$name"
+		printf '%s\n    %s: {\n' "$sep" "$name_json"
+		test_tables "$name"
+		MORE=${TEST_TABLES:+1} test_members "$name"
+		[ -z "$TEST_TABLES" ] || printf '%s\n' "$TEST_TABLES"
 		printf '    }'
 		sep=,
 	done

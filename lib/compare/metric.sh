@@ -7,19 +7,33 @@
 # The test's own `direction` key wins; else its target_op ("<=": lower is
 # better, ">=": higher); else the registry's (lib/metrics.tab).
 metric_direction () {
-	local env="$1/data/$2.env" d
-	d=$(kv_get "$env" direction)
-	case $d in lower | higher) printf '%s' "$d"; return ;; esac
-	case $(kv_get "$env" target_op) in
-	'<=') printf lower; return ;;
-	'>=') printf higher; return ;;
+	local metric_direction_d
+	metric_direction_to metric_direction_d "$@"
+	printf '%s' "$metric_direction_d"
+}
+
+# metric_direction_to VAR RUN_DIR TEST: metric_direction into VAR (no
+# $(...), a fork).
+metric_direction_to () {
+	local md_env="$2/data/$3.env" md_d md_op
+	kv_read md_d "$md_env" direction
+	case $md_d in lower | higher) printf -v "$1" '%s' "$md_d"; return ;; esac
+	kv_read md_op "$md_env" target_op
+	case $md_op in
+	'<=') printf -v "$1" lower; return ;;
+	'>=') printf -v "$1" higher; return ;;
 	esac
-	printf '%s' "${METRIC_DIRECTION[$2]:-lower}"
+	printf -v "$1" '%s' "${METRIC_DIRECTION[$3]:-lower}"
 }
 
 # is_number VALUE: a plain decimal number (what the tests write).
 is_number () {
-	printf '%s' "$1" | grep -Eqx -- '-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
+	local re='^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$'
+	# In the shell (no fork) for one line; grep takes each line of more.
+	case $1 in
+	*$'\n'*) printf '%s' "$1" | grep -Eqx -- '-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?' ;;
+	*) [[ $1 =~ $re ]] ;;
+	esac
 }
 
 # metric_change OLD NEW DIRECTION -> "-4.1 % (better)", "0.0 % (same)", or

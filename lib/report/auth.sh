@@ -3,6 +3,7 @@
 # The report's section for `auth`; sourced by lib/bin/render.sh.
 
 report_auth () {
+	local cell_1 cell_2 cell_3 cell_4 cell_5
 	local m label n locked lockcmd base base_p50
 	# One baseline for every difference the section shows: the fastest
 	# method's p50, the one the verdict's gap (gap_p50_ms) is taken from,
@@ -33,13 +34,18 @@ report_auth () {
 			continue
 		fi
 		n=${D[auth|${m}_n]-}
+		ms_to cell_1 "${D[auth|${m}_p50]-}"
+		ms_to cell_2 "${D[auth|${m}_p95]-}"
+		n_note_to cell_3 "${n:-0}" p95
+		ms_to cell_4 "${D[auth|${m}_max]-}"
+		ms_to cell_5 "${D[auth|${m}_authphase_p50]-}"
 		printf '| %s | %s%s | %s / %s | %s | %s | %s%s | %s | %s | %s |\n' "$label" "${D[auth|${m}_method]-}" \
 			"$( [ "${D[auth|${m}_wrong_method]-}" = 0 ] || printf ', **%s other**' "${D[auth|${m}_wrong_method]-}")" \
-			"${D[auth|${m}_ok]-}" "${D[auth|${m}_failed]-}" "${n:-0}" "$(ms "${D[auth|${m}_p50]-}")" \
-			"$(ms "${D[auth|${m}_p95]-}")" "$(n_note "${n:-0}" p95)" "$(ms "${D[auth|${m}_max]-}")" \
+			"${D[auth|${m}_ok]-}" "${D[auth|${m}_failed]-}" "${n:-0}" "$cell_1" \
+			"$cell_2" "$cell_3" "$cell_4" \
 			"$(awk -v a="${D[auth|${m}_p50]-}" -v b="$base_p50" -v same="$( [ "$m" = "$base" ] && echo 1)" \
 				'BEGIN { if (same) print "-"; else if (a == "" || b == "") print "-"; else printf "%+.1f", a - b }')" \
-			"$(ms "${D[auth|${m}_authphase_p50]-}")"
+			"$cell_5"
 	done
 	# How the kit locks it depends on whether the test server uses PAM
 	# (lib/common.sh, password_lock).
@@ -125,6 +131,7 @@ auth_gap_interval_line () {
 # auth_whose: whose time each method's logins were (lib/capture.sh), next
 # to the method table; nothing for a run made before the kit had it.
 auth_whose () {
+	local cell_1 cell_2 cell_3 cell_4 cell_5 cell_6 cell_7
 	local m any="" label
 	for m in ed25519 rsa password; do [ "${D[auth|${m}_timeline]-}" != yes ] || any=yes; done
 	[ -n "$any" ] || return 0
@@ -143,10 +150,17 @@ auth_whose () {
 			[ -z "${D[auth|${m}_timeline_note]-}" ] || printf '| %s | no timeline: %s | | | | | | |\n' "$label" "${D[auth|${m}_timeline_note]-}"
 			continue
 		fi
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$(ms "${D[auth|${m}_server_p50]-}")" \
-			"$(ms "${D[auth|${m}_client_p50]-}")" "$(ms "${D[auth|${m}_tcp_wait_p50]-}")" "$(ms "${D[auth|${m}_rest_p50]-}")" \
-			"$(ms "${D[auth|${m}_auth_server_p50]-}")" "$(ms "${D[auth|${m}_auth_client_p50]-}")" \
-			"$(ms "${D[auth|${m}_auth_tcp_wait_p50]-}")"
+		ms_to cell_1 "${D[auth|${m}_server_p50]-}"
+		ms_to cell_2 "${D[auth|${m}_client_p50]-}"
+		ms_to cell_3 "${D[auth|${m}_tcp_wait_p50]-}"
+		ms_to cell_4 "${D[auth|${m}_rest_p50]-}"
+		ms_to cell_5 "${D[auth|${m}_auth_server_p50]-}"
+		ms_to cell_6 "${D[auth|${m}_auth_client_p50]-}"
+		ms_to cell_7 "${D[auth|${m}_auth_tcp_wait_p50]-}"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$cell_1" \
+			"$cell_2" "$cell_3" "$cell_4" \
+			"$cell_5" "$cell_6" \
+			"$cell_7"
 	done
 	for m in ed25519 rsa password; do whose_notes auth "$m" "auth-$m"; done
 	for m in ed25519 rsa password; do auth_levels "$m"; done
@@ -155,10 +169,13 @@ auth_whose () {
 # auth_levels METHOD: sshd's authentication turns of METHOD on two steps
 # of its padding (lib/capture.sh capture_levels), and what that means.
 auth_levels () {
+	local cell_1 cell_2
 	[ "${D[auth|${1}_auth_server_levels]-}" = 2 ] || return 0
 	local k="auth|${1}_auth_server"
+	ms_to cell_1 "${D[${k}_low_p50]-}"
+	ms_to cell_2 "${D[${k}_high_p50]-}"
 	prose <<-'EOF' \
-		"$1" "$1" "${D[${k}_low_n]-}" "$(ms "${D[${k}_low_p50]-}")" "${D[${k}_high_n]-}" "$(ms "${D[${k}_high_p50]-}")" \
+		"$1" "$1" "${D[${k}_low_n]-}" "$cell_1" "${D[${k}_high_n]-}" "$cell_2" \
 		"${D[${k}_step_ms]-}" "$1" "$( [ "$1" != password ] || printf ' and the password gap')" \
 		"$( [ "$1" != password ] || printf ' A faster check (a cheaper hash, fewer PAM modules) moves the work off the step.')"
 
@@ -177,6 +194,7 @@ auth_levels () {
 # policy) plus the rest, each with its figure; the PAM modules named are
 # this stack's own.
 auth_password_gap () {
+	local cell_1
 	local gap fast mods cpu
 	gap=${D[auth|gap_password_ms]-} fast=${D[auth|gap_password_fast]-} mods=${D[auth|pam_auth_modules]-}
 	# A run from before the split, or no gap worth splitting.
@@ -187,8 +205,9 @@ auth_password_gap () {
 			"$( [ -z "$mods" ] || printf ' The PAM auth stack of the test server holds %s.' "$(printf '%s' "$mods" | sed 's/\([^ ]*\)/`\1`/g; s/ /, /g')")"
 		return 0
 	fi
+	ms_to cell_1 "${D[auth|gap_hash_ms]-}"
 	printf -- '- The password login is %s ms slower than the %s key at p50: **%s ms** for checking the password hash and **%s ms** of the rest.\n' \
-		"$gap" "$fast" "$(ms "${D[auth|gap_hash_ms]-}")" "${D[auth|gap_rest_ms]-}"
+		"$gap" "$fast" "$cell_1" "${D[auth|gap_rest_ms]-}"
 	cpu=""
 	[ -z "${D[auth|password_hash_check_cpu_ms]-}" ] ||
 		cpu=$(printf ' in wall time, of it %s ms of CPU time' "${D[auth|password_hash_check_cpu_ms]-}")

@@ -11,6 +11,20 @@ burst_lookup () {
 	awk -F'\t' -v n="$2" '$1 == n { print $2 }' "$1"
 }
 
+# burst_expected_load ARRAY FILE: ARRAY[N] gets what burst_lookup FILE N
+# prints, for every N of the file at once (one read, not an awk per
+# cell): its second column, the lines of an N given twice joined.
+burst_expected_load () {
+	local -n burst_expected_to=$1
+	local n v
+	burst_expected_to=()
+	while IFS= read -r n; do
+		case $n in *$'\t'*) v=${n#*$'\t'} ;; *) v="" ;; esac
+		n=${n%%$'\t'*}
+		burst_expected_to[$n]+="${burst_expected_to[$n]:+$'\n'}${v%%$'\t'*}"
+	done <"$2"
+}
+
 # The steps' rows, raw/burst-steps.tsv (docs/data.md): BURST_CELL[N|COLUMN].
 declare -gA BURST_CELL=()
 burst_load_steps () {
@@ -65,6 +79,8 @@ report_burst_sources () {
 
 report_burst () {
 	local spec steps n start='?' rate='?' full='?' model rec all rows confirmed spread goal mode oks other timeout
+	local unnamed unnamed_note differs spread_cell done_cell measured
+	local -A EXPECTED=() RECOMMENDED=()
 	burst_load_steps "$RUN_DIR/raw/burst-steps.tsv"
 	spec=$(maxstartups_of_run "$RUN_DIR")
 	steps=${D[burst|steps]-}
@@ -78,6 +94,8 @@ report_burst () {
 	all=$(printf '5 10 20 50 100 %s\n' "$steps" | tr ' ' '\n' | grep . | sort -nu | tr '\n' ' ')
 	maxstartups_expected "$spec" "$all" >"$model" || true
 	maxstartups_expected 100:30:200 "$all" >"$rec"
+	burst_expected_load EXPECTED "$model"
+	burst_expected_load RECOMMENDED "$rec"
 
 
 	local where="each step's lines are in this folder, \`raw/burst-step-N-server.log\`"
@@ -106,20 +124,26 @@ report_burst () {
 	rows=0
 	for n in $steps; do
 		rows=$((rows + 1))
-		confirmed=$(step "$n" log_confirmed)
-		spread=$(step "$n" release_spread_ms)
-		other=$(step "$n" failed)
-		timeout=$(step "$n" timeout)
+		confirmed=${BURST_CELL[$n|log_confirmed]:-}
+		spread=${BURST_CELL[$n|release_spread_ms]:-}
+		other=${BURST_CELL[$n|failed]:-}
+		timeout=${BURST_CELL[$n|timeout]:-}
 		other=$(( ${other//[^0-9]/}+0 + ${timeout//[^0-9]/}+0 ))
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s%s | %s |\n' "$n" "$(step "$n" ok)" \
-			"$(step "$n" refused)" \
+		# The cells from the arrays, not a $(step ...) each (a fork).
+		unnamed=${BURST_CELL[$n|log_unnamed]:-} unnamed_note="" differs=""
+		[ "$unnamed" -gt 0 ] 2>/dev/null && unnamed_note=" ($unnamed without a line of their own)"
+		[ "$confirmed" != no ] || differs=" (differs)"
+		ms_to spread_cell "$spread"
+		ms_to done_cell "${BURST_CELL[$n|done_max_ms]:-}"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s%s | %s |\n' "$n" "${BURST_CELL[$n|ok]:-}" \
+			"${BURST_CELL[$n|refused]:-}" \
 			"$other" \
-			"$(burst_lookup "$model" "$n")" \
-			"$(step "$n" log_drops)$([ "$(step "$n" log_unnamed)" -gt 0 ] 2>/dev/null && printf ' (%s without a line of their own)' "$(step "$n" log_unnamed)")" \
-			"$(step "$n" client_refused)$([ "$confirmed" = no ] && printf ' (differs)')" \
-			"$(ms "$spread")" \
+			"${EXPECTED[$n]-}" \
+			"${BURST_CELL[$n|log_drops]:-}$unnamed_note" \
+			"${BURST_CELL[$n|client_refused]:-}$differs" \
+			"$spread_cell" \
 			"$(awk -v s="$spread" -v g="${goal:-5}" 'BEGIN { if (s != "-" && s != "" && s + 0 > g + 0) printf " ⚠" }')" \
-			"$(ms "$(step "$n" done_max_ms)")"
+			"$done_cell"
 	done
 
 	prose "${goal:-5}" <<-'EOF'
@@ -133,10 +157,10 @@ report_burst () {
 	EOF
 
 	for n in $steps; do
-		case $(step "$n" note) in
+		case ${BURST_CELL[$n|note]:-} in
 
 		*" tries, the earlier at "*)
-			prose "$n" "$(step "$n" note)" <<-'EOF'
+			prose "$n" "${BURST_CELL[$n|note]:-}" <<-'EOF'
 			The step of %s clients decides the verdict, so it ran again while its release spread
 			was over the goal: %s. The table and the files of that step are from the last try.
 
@@ -146,9 +170,9 @@ report_burst () {
 	done
 	report_burst_sources "$steps"
 	for n in $steps; do
-		[ "$(step "$n" penalty)" -gt 0 ] 2>/dev/null &&
+		[ "${BURST_CELL[$n|penalty]:-}" -gt 0 ] 2>/dev/null &&
 			printf 'At %s clients sshd dropped %s connection(s) for a penalty (`PerSourcePenalties`, OpenSSH 9.8 and later), not for `MaxStartups`: the lines are in `raw/burst-step-%s-server.log`.\n\n' \
-				"$n" "$(step "$n" penalty)" "$n"
+				"$n" "${BURST_CELL[$n|penalty]:-}" "$n"
 	done
 
 	prose "${spec:-?}" "$start" "$start" "$rate" "$full" <<-'EOF'
@@ -161,14 +185,16 @@ report_burst () {
 	EOF
 	printf '| Clients at once | Expected with this server (`%s`) | Measured here | Expected with `100:30:200` |\n|---:|---:|---:|---:|\n' "${spec:-?}"
 	for n in $all; do
-		printf '| %s | %s of %s | %s | %s of %s |\n' "$n" "$(burst_lookup "$model" "$n")" "$n" \
-			"$(v=$(step "$n" ok); [ -n "$v" ] && printf '%s of %s' "$v" "$n" || printf 'not run')" \
-			"$(burst_lookup "$rec" "$n")" "$n"
+		measured="not run"
+		[ -z "${BURST_CELL[$n|ok]:-}" ] || measured="${BURST_CELL[$n|ok]} of $n"
+		printf '| %s | %s of %s | %s | %s of %s |\n' "$n" "${EXPECTED[$n]-}" "$n" \
+			"$measured" "${RECOMMENDED[$n]-}" "$n"
 	done
 	rm -f "$model" "$rec"
 
 	printf '\n**How to read this result:**\n\n'
-	oks=$(for n in $steps; do printf '%s:%s ' "$n" "$(step "$n" ok)"; done)
+	oks=""
+	for n in $steps; do oks+="$n:${BURST_CELL[$n|ok]:-} "; done
 	awk -v result="${D[burst|result]-}" -v start="$start" -v other="${D[burst|other_failures]-}" \
 		-v oks="$oks" -v uncf="${D[burst|log_unconfirmed_steps]-}" -v target="${D[burst|target]-}" 'BEGIN {
 		ns = split(oks, st, " "); first = 0

@@ -3,6 +3,7 @@
 # The report's section for `concurrent`; sourced by lib/bin/render.sh.
 
 report_concurrent () {
+	local cell_1 cell_2 cell_3 cell_4 cell_5 cell_6
 	local n alive opened dead failed limit raw
 	n=${D[concurrent|sessions]-}
 	alive=${D[concurrent|alive]-}
@@ -22,9 +23,15 @@ report_concurrent () {
 	printf '| Opened, but dead at the check | %s |\n| **Alive at the end** | **%s** |\n' "${dead:-0}" "${alive:-0}"
 	printf '| ssh clients left after closing | %s |\n\n' "${D[concurrent|clients_left]-}"
 
-	prose "$(ms "${D[concurrent|open_wall_ms]-}")" "$(ms "${D[concurrent|open_ms_p50]-}")" \
-		"$(ms "${D[concurrent|open_ms_p95]-}")" "$(n_note "${D[concurrent|open_ms_n]-}" p95)" \
-		"$(ms "${D[concurrent|open_ms_max]-}")" "${D[concurrent|open_ms_n]-}" "$(ms "${D[concurrent|check_ms]-}")" <<-'EOF'
+	ms_to cell_1 "${D[concurrent|open_wall_ms]-}"
+	ms_to cell_2 "${D[concurrent|open_ms_p50]-}"
+	ms_to cell_3 "${D[concurrent|open_ms_p95]-}"
+	n_note_to cell_4 "${D[concurrent|open_ms_n]-}" p95
+	ms_to cell_5 "${D[concurrent|open_ms_max]-}"
+	ms_to cell_6 "${D[concurrent|check_ms]-}"
+	prose "$cell_1" "$cell_2" \
+		"$cell_3" "$cell_4" \
+		"$cell_5" "${D[concurrent|open_ms_n]-}" "$cell_6" <<-'EOF'
 	Opening took %s ms in all; one session from the start of `ssh` to its first echoed line:
 	p50 %s ms, p95 %s%s ms, max %s ms (n=%s, the login included). The alive check took %s ms for
 	all sessions.

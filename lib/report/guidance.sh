@@ -74,23 +74,31 @@ guidance_rows () {
 # guidance_for METRIC: in a test's section, the specification's readings
 # that apply to this run's figures, as a list.
 guidance_for () {
-	local rows sec line
-	rows=$(guidance_rows "$1")
+	local rows="" sec line rest
+	# In this shell, no $(guidance_rows) and sed: it runs for every section.
+	for line in "${GUIDANCE[@]}"; do
+		rest=${line#*$'\t'}
+		[ "${rest%%$'\t'*}" = "$1" ] || continue
+		rows+=${rest#*$'\t'}$'\n'
+	done
+	# As a $(...) would have them: without the line ends at the end.
+	rows=${rows%"${rows##*[!$'\n']}"}
 	[ -n "$rows" ] || return 0
 	for line in "${GUIDANCE[@]}"; do
 		case $line in *$'\t'"$1"$'\t'*) sec=${line%%$'\t'*}; break ;; esac
 	done
 	printf "**The specification's reading of this run** (its section %s, in the kit's words):\n\n" "$sec"
-	printf '%s\n' "$rows" | sed 's/^/- /'
+	printf -- '- %s\n' "${rows//$'\n'/$'\n'- }"
 	printf '\n'
 }
 
-# g_fig TEST: "FIGURE UNIT" of a test that has a figure, else nothing.
+# g_fig VAR TEST: VAR gets "FIGURE UNIT" of a test that has a figure,
+# else nothing. Into a variable, not printed: a $(...) is a fork of the
+# renderer's shell, and these helpers run for every cell of the tables.
 g_fig () {
-	local f
-	f=${D[$1|figure]-}
-	case $f in '' | -) return 0 ;; esac
-	printf '%s %s' "$f" "${D[$1|unit]-}"
+	local f=${D[$2|figure]-}
+	case $f in '' | -) printf -v "$1" '' ; return 0 ;; esac
+	printf -v "$1" '%s %s' "$f" "${D[$2|unit]-}"
 }
 
 # g_ran TEST: true when TEST has a result in this run.
@@ -104,17 +112,39 @@ g_burst_steps () {
 		awk -F'\t' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/' | sort -n -k1,1
 }
 
-# g_burst_text WANT: what the burst says for WANT clients at once.
-g_burst_text () {
-	local want=$1 ms
-	g_ran burst || { printf 'not measured (`burst` did not run)'; return 0; }
+# g_burst_texts ARRAY WANT...: ARRAY[WANT] gets what the burst says for
+# WANT clients at once, for every WANT in one pass over the steps (one
+# pipeline for the table, not one per cell).
+# shellcheck disable=SC2034 # g_burst_to is the caller's array
+g_burst_texts () {
+	local -n g_burst_to=$1
+	local ms want line
+	shift
+	g_burst_to=()
+	if ! g_ran burst; then
+		for want in "$@"; do g_burst_to[$want]='not measured (`burst` did not run)'; done
+		return 0
+	fi
 	ms=${KV_CACHE[$DATA_DIR/environment.env|sshd_maxstartups]-}
-	[ -n "$ms" ] || ms=$(get "$DATA_DIR/settings.env" MAX_STARTUPS | tr -d "'")
-	g_burst_steps | awk -F'\t' -v want="$want" -v ms="${ms:-?}" '
-		$2 == $1 { allok = $1 }
-		$2 < $1 && !lost { lost = $1; lostok = $2 }
-		$1 >= want && !at { at = $1; atok = $2 }
+	[ -n "$ms" ] || { ms=${KV_CACHE[$DATA_DIR/settings.env|MAX_STARTUPS]-}; ms=${ms//\'/}; }
+	# One line per WANT, in their order; a text has no line end of its own.
+	while IFS= read -r line; do
+		g_burst_to[$1]=$line
+		shift
+	done < <(g_burst_steps | awk -F'\t' -v wants="$*" -v ms="${ms:-?}" '
+		{ step[++n] = $0 }
 		END {
+			nw = split(wants, w, " ")
+			for (i = 1; i <= nw; i++) { burst_text(w[i] + 0); printf "\n" }
+		}
+		function burst_text(want,    j, f, allok, lost, lostok, at, atok) {
+			for (j = 1; j <= n; j++) {
+				split(step[j], f, "\t")
+				f[1] += 0; f[2] += 0	# numbers, as the fields they were
+				if (f[2] == f[1]) allok = f[1]
+				if (f[2] < f[1] && !lost) { lost = f[1]; lostok = f[2] }
+				if (f[1] >= want && !at) { at = f[1]; atok = f[2] }
+			}
 			if (at && atok == at)
 				printf "%d of %d released at once logged in: enough for %d at once", atok, at, want
 			else if (lost) {
@@ -125,36 +155,60 @@ g_burst_text () {
 				printf "all clients logged in up to %d at once, the largest step; %d at once was not tried", allok, want
 			else
 				printf "no burst step has a result"
-		}'
+		}')
 }
 
-# g_rate_text NEED: the measured login capacity against NEED logins/s.
+# g_rate_text VAR NEED: VAR gets the measured login capacity against NEED
+# logins/s (NEED a whole number).
 g_rate_text () {
-	local need=$1 knee
+	local -n g_rate_to=$1
+	local need=$2 knee cpu
 	knee=${D[rate|figure]-}
 	case $knee in
 	'' | -)
-		if [ -n "${D[rate|status]-}" ]; then printf 'login capacity not measured (`rate` %s)' "${D[rate|status]-}"
-		else printf 'login capacity not measured (`rate` did not run)'; fi
+		if [ -n "${D[rate|status]-}" ]; then g_rate_to="login capacity not measured (\`rate\` ${D[rate|status]-})"
+		else g_rate_to='login capacity not measured (`rate` did not run)'; fi
 		return 0 ;;
 	esac
-	awk -v k="$knee" -v n="$need" 'BEGIN {
-		if (k >= n) printf "capacity %s logins/s (the `rate` knee): enough for about %s per second", k, n
-		else printf "capacity %s logins/s (the `rate` knee): **below** about %s per second", k, n
-	}'
-	[ -z "$(g_fig cpu)" ] || printf '; sshd CPU per login %s' "$(g_fig cpu)"
+	if g_at_least "$knee" "$need"; then
+		g_rate_to="capacity $knee logins/s (the \`rate\` knee): enough for about $need per second"
+	else
+		g_rate_to="capacity $knee logins/s (the \`rate\` knee): **below** about $need per second"
+	fi
+	g_fig cpu cpu
+	[ -z "$cpu" ] || g_rate_to+="; sshd CPU per login $cpu"
+}
+
+# g_at_least FIGURE N: whether FIGURE >= N, N a whole number; a plain
+# decimal FIGURE is compared by its whole part (the same for a whole N),
+# anything else as awk compares it.
+g_at_least () {
+	if [[ $1 =~ ^[0-9]{1,15}(\.[0-9]*)?$ ]]; then
+		[ "$((10#${1%%.*}))" -ge "$2" ]
+	else
+		awk -v k="$1" -v n="$2" 'BEGIN { exit !(k >= n) }'
+	fi
 }
 
 report_uses () {
-	local login reload conc mem echo xfer sftp sess
-	login=$(g_fig login)
+	local login reload reload_fig conc mem echo echo_cell xfer sftp sess cpu_rate
+	local -A burst rate
+	g_fig login login
 	reload=${D[reload|status]-}
-	sess=$(g_fig session)
-	conc=$(g_fig concurrent)
+	g_fig reload_fig reload
+	g_fig sess session
+	g_fig conc concurrent
 	mem=${D[memory|per_session_mb]-}
-	echo=$(g_fig interactive)
-	xfer=$(g_fig transfer)
-	sftp=$(g_fig sftp)
+	g_fig echo interactive
+	echo_cell='echo not measured'
+	[ -z "$echo" ] || echo_cell="keystroke echo $echo (p99)"
+	g_fig xfer transfer
+	g_fig sftp sftp
+	g_burst_texts burst 50 300
+	g_rate_text cpu_rate 17
+	rate[17]=$cpu_rate
+	g_rate_text cpu_rate 50
+	rate[50]=$cpu_rate
 	printf '## What this means for your use\n\n'
 	prose <<-'EOF'
 	The uses the specification gives as examples for an offline company network (its section 6),
@@ -163,19 +217,19 @@ report_uses () {
 
 	EOF
 	printf '| Use of the server | Needs | What this run says |\n|---|---|---|\n'
-	printf '| Normal server, admins log in | a few logins per hour, < 20 sessions | login %s; reload %s |\n' \
-		"${login:-not measured}$( [ -z "$login" ] || printf ' (%s, %s)' "${D[login|figure_label]-}" "${D[login|status]-}")" \
-		"${reload:-not measured}$( [ -z "$(g_fig reload)" ] || printf ' (%s: %s)' "${D[reload|figure_label]-}" "$(g_fig reload)")"
-	printf '| Ansible target, 50 forks | bursts of 50 logins | %s |\n' "$(g_burst_text 50)"
-	printf '| Monitoring over SSH (1000 checks every 60 s) | about 17 logins per second | %s%s |\n' "$(g_rate_text 17)" \
-		"$( [ -z "$sess" ] || printf '; with ControlPersist a check is a command over an open connection: %s (p95)' "$sess")"
+	printf '| Normal server, admins log in | a few logins per hour, < 20 sessions | login %s%s; reload %s%s |\n' \
+		"${login:-not measured}" "${login:+ (${D[login|figure_label]-}, ${D[login|status]-})}" \
+		"${reload:-not measured}" "${reload_fig:+ (${D[reload|figure_label]-}: $reload_fig)}"
+	printf '| Ansible target, 50 forks | bursts of 50 logins | %s |\n' "${burst[50]}"
+	printf '| Monitoring over SSH (1000 checks every 60 s) | about 17 logins per second | %s%s |\n' "${rate[17]}" \
+		"${sess:+; with ControlPersist a check is a command over an open connection: $sess (p95)}"
 	printf '| Jump host for 300 users | bursts at 9:00, 300 long sessions | %s; %s; %s; %s |\n' \
-		"$(g_burst_text 300)" \
-		"$( [ -n "$conc" ] && printf '%s (`concurrent`, %s)' "$conc" "${D[concurrent|figure_label]-}" || printf 'sessions not measured')" \
+		"${burst[300]}" \
+		"${conc:-sessions not measured}${conc:+ (\`concurrent\`, ${D[concurrent|figure_label]-})}" \
 		"$( [ -n "$mem" ] && [ "$mem" != - ] && awk -v m="$mem" 'BEGIN {
 			printf "300 sessions need about %.0f MB for sshd (%s MB each), plus the users'"'"' programs", 300 * m, m }' ||
 			printf 'memory not measured')" \
-		"$( [ -n "$echo" ] && printf 'keystroke echo %s (p99)' "$echo" || printf 'echo not measured')"
+		"$echo_cell"
 	printf '| SFTP server for backups, 1 Gbit/s | 100 MB/s and more, a few logins | %s |\n' \
 		"$(awk -v x="${xfer%% *}" -v s="${sftp%% *}" 'BEGIN {
 			if (x != "") printf "one connection %s MB/s (`transfer`, %s)", x, (x >= 100 ? "enough" : "**below 100 MB/s**")
@@ -183,37 +237,78 @@ report_uses () {
 			if (s != "") printf "; SFTP %s MB/s (%s)", s, (s >= 100 ? "enough" : "**below 100 MB/s**")
 			printf "; the disk is not part of these figures"
 		}')"
-	printf '| Build or CI host, git over SSH | 5-50 logins per second, many short | %s; %s |\n\n' "$(g_rate_text 50)" "$(g_burst_text 50)"
+	printf '| Build or CI host, git over SSH | 5-50 logins per second, many short | %s; %s |\n\n' "${rate[50]}" "${burst[50]}"
 }
 
-# g_val KEY: the test server's sshd -T value of KEY ("-" when unknown).
+# g_val VAR KEY: VAR gets the test server's sshd -T value of KEY ("-"
+# when unknown).
 g_val () {
-	local v
-	v=$(get "$DATA_DIR/environment.env" "sshd_$1")
-	printf '%s' "${v:--}"
+	local v=${KV_CACHE[$DATA_DIR/environment.env|sshd_$2]-}
+	printf -v "$1" '%s' "${v:--}"
 }
 
-# g_real KEY: this host's real sshd value of KEY when it differs from the
-# test server's; "same" when equal; "-" when the real one is unknown.
+# g_real VAR KEY: VAR gets this host's real sshd value of KEY when it
+# differs from the test server's; "same" when equal; "-" when the real
+# one is unknown.
 g_real () {
-	local v
-	v=$(get "$DATA_DIR/environment.env" "realsshd_$1")
-	if [ -z "$v" ]; then printf -- '-'
-	elif [ "$v" = "$(g_val "$1")" ]; then printf 'same'
-	else printf '**`%s`**' "$v"
+	local v=${KV_CACHE[$DATA_DIR/environment.env|realsshd_$2]-} test
+	g_val test "$2"
+	if [ -z "$v" ]; then printf -v "$1" -- '-'
+	elif [ "$v" = "$test" ]; then printf -v "$1" 'same'
+	else printf -v "$1" '**`%s`**' "$v"
 	fi
 }
 
-# g_pam_cell TYPE: g_pam as a table cell.
+# g_pam_cell VAR TYPE: g_pam as a table cell.
 g_pam_cell () {
 	local m
-	m=$(g_pam "$1")
-	if [ -n "$m" ]; then printf '`%s`' "$m"; else printf 'not recorded'; fi
+	g_pam m "$2"
+	if [ -n "$m" ]; then printf -v "$1" '`%s`' "$m"; else printf -v "$1" 'not recorded'; fi
 }
 
-# g_pam TYPE: the modules of one PAM stack type, from pam_stack.
+# g_pam VAR TYPE: VAR gets the modules of one PAM stack type, from
+# pam_stack ("service sshd (/etc/pam.d/sshd): auth pam_unix ...; account
+# ..."): the words after the first "TYPE " of its ;-separated parts.
 g_pam () {
-	get "$DATA_DIR/environment.env" pam_stack | sed 's/^[^:]*: //' | tr ';' '\n' | sed -n "s/^ *$1 //p" | head -n 1
+	local s=${KV_CACHE[$DATA_DIR/environment.env|pam_stack]-} part
+	printf -v "$1" ''
+	# Without the service's name: up to its first ":" when a space follows.
+	case $s in *:*)
+		part=${s#*:}
+		case $part in ' '*) s=${part# } ;; esac ;;
+	esac
+	while [ -n "$s" ]; do
+		part=${s%%;*}
+		part=${part#"${part%%[! ]*}"}
+		case $part in "$2 "*) printf -v "$1" '%s' "${part#"$2 "}"; return 0 ;; esac
+		[[ $s == *';'* ]] || break
+		s=${s#*;}
+	done
+}
+
+# g_pam_words VAR TYPE... : VAR gets the modules of the PAM stack types,
+# space-separated, with a space on either end (for a " MODULE " match).
+g_pam_words () {
+	local -n g_pam_to=$1
+	local type m
+	shift
+	g_pam_to=" "
+	for type in "$@"; do
+		g_pam m "$type"
+		g_pam_to+="$m "
+	done
+}
+
+# g_pam_pick VAR WORDS MODULE...: VAR gets the MODULEs (given in sorted
+# order) that are words of WORDS (g_pam_words), space-separated.
+g_pam_pick () {
+	local -n g_pick_to=$1
+	local words=$2 m
+	shift 2
+	g_pick_to=""
+	for m in "$@"; do
+		case $words in *" $m "*) g_pick_to+="${g_pick_to:+ }$m" ;; esac
+	done
 }
 
 report_settings () {
@@ -230,9 +325,13 @@ report_settings () {
 
 	EOF
 	printf '| Setting | RHEL 9 default | Test server | Real sshd | Effect | When to change |\n|---|---|---|---|---|---|\n'
+	local val real rest
 	while IFS='|' read -r k row; do
-		printf '| `%s` | %s | `%s` | %s | %s |\n' "$k" "$(printf '%s' "$row" | cut -d'|' -f1)" "$(g_val "${k,,}")" "$(g_real "${k,,}")" \
-			"$(printf '%s' "$row" | cut -d'|' -f2- | sed 's/|/ | /')"
+		g_val val "${k,,}"
+		g_real real "${k,,}"
+		# Every row has three fields: default|effect|when.
+		rest=${row#*|}
+		printf '| `%s` | %s | `%s` | %s | %s |\n' "$k" "${row%%|*}" "$val" "$real" "${rest/|/ | }"
 	done <<-'EOF'
 	MaxStartups|`10:30:100`|logins in progress before sshd refuses new ones at random|automation and jump hosts: `100:30:200`
 	LoginGraceTime|`120`|seconds a connection may take to log in, holding a MaxStartups slot|`30` on exposed servers
@@ -247,14 +346,16 @@ report_settings () {
 	ClientAliveInterval|`0`|finding dead clients|`300` with many long sessions
 	AuthorizedKeysCommand|not set (`none`)|an external key lookup (e.g. SSSD) at every key login|make sure it is fast and cached
 	EOF
-	prose <<-'EOF' \
-		"$(g_pam_cell session)"
+	local p_session p_auth p_account
+	g_pam_cell p_session session
+	g_pam_cell p_auth auth
+	g_pam_cell p_account account
+	prose <<-'EOF' "$p_session"
 	| PAM `session` stack | `pam_motd` among others | %s | - | modules run once per login after
 	authentication: motd scripts (`/etc/motd.d`), `pam_systemd`, `pam_lastlog` | avoid slow motd
 	scripts and modules that reach the network |
 	EOF
-	prose <<-'EOF' \
-		"$(g_pam_cell auth)" "$(g_pam_cell account)"
+	prose <<-'EOF' "$p_auth" "$p_account"
 	| PAM `auth` / `account` stacks | `password-auth`: pam_unix, pam_sss, pam_faillock | %s / %s | - |
 	password checks, account checks | with central accounts: SSSD `cache_credentials`, short
 	time-outs |
@@ -287,7 +388,9 @@ offline_risk_usedns () {
 
 offline_risk_pam_directory () {
 	local mods
-	mods=$(printf '%s %s' "$(g_pam auth)" "$(g_pam account)" | tr ' ' '\n' | grep -xE 'pam_sss|pam_ldap|pam_krb5|pam_winbind' | sort -u | paste -sd' ' -)
+	local words
+	g_pam_words words auth account
+	g_pam_pick mods "$words" pam_krb5 pam_ldap pam_sss pam_winbind
 	[ -n "$mods" ] || return 0
 	prose <<-'EOF' "$mods"
 	| PAM asks a directory (`%s`) | when SSSD, LDAP or Kerberos cannot reach its server, logins wait
@@ -297,7 +400,9 @@ offline_risk_pam_directory () {
 
 offline_risk_pam_session () {
 	local mods
-	mods=$(g_pam session | tr ' ' '\n' | grep -xE 'pam_motd|pam_exec|pam_mkhomedir' | sort -u | paste -sd' ' -)
+	local words
+	g_pam_words words session
+	g_pam_pick mods "$words" pam_exec pam_mkhomedir pam_motd
 	[ -n "$mods" ] || return 0
 	prose <<-'EOF' "$mods"
 	| PAM session modules that run scripts or make homes (`%s`) | a motd or pam_exec script that
@@ -307,7 +412,9 @@ offline_risk_pam_session () {
 }
 
 offline_risk_faillock () {
-	printf '%s %s' "$(g_pam auth)" "$(g_pam account)" | tr ' ' '\n' | grep -qx pam_faillock || return 0
+	local words
+	g_pam_words words auth account
+	case $words in *' pam_faillock '*) ;; *) return 0 ;; esac
 	prose <<-'EOF'
 	| `pam_faillock` in the PAM stack | failed attempts lock the account for a while; automation
 	with a wrong key or password locks itself out | watch `faillock --user USER`; use keys for

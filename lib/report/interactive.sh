@@ -3,6 +3,7 @@
 # The report's section for `interactive`; sourced by lib/bin/render.sh.
 
 report_interactive () {
+	local cell_1 cell_2 cell_3 cell_4 cell_5 cell_6
 	local c n label main p50 p99 max lost
 	main=${D[interactive|main_client]-}
 
@@ -23,9 +24,15 @@ report_interactive () {
 		ssh) label='`ssh -tt` (the real client, in a raw terminal)' ;;
 		esac
 		[ "$c" != "$main" ] || label="**$label**"
+		ms_to cell_1 "${D[interactive|${c}_p50]-}"
+		ms_to cell_2 "${D[interactive|${c}_p95]-}"
+		n_note_to cell_3 "${n:-0}" p95
+		ms_to cell_4 "${D[interactive|${c}_p99]-}"
+		n_note_to cell_5 "${n:-0}" p99
+		ms_to cell_6 "${D[interactive|${c}_max]-}"
 		printf '| %s | %s | %s | %s | %s%s | %s%s | %s | %s |\n' "$label" "${n:-0}" "${D[interactive|${c}_lost]-}" \
-			"$(ms "${D[interactive|${c}_p50]-}")" "$(ms "${D[interactive|${c}_p95]-}")" "$(n_note "${n:-0}" p95)" \
-			"$(ms "${D[interactive|${c}_p99]-}")" "$(n_note "${n:-0}" p99)" "$(ms "${D[interactive|${c}_max]-}")" \
+			"$cell_1" "$cell_2" "$cell_3" \
+			"$cell_4" "$cell_5" "$cell_6" \
 			"$(interactive_login_text "$c")"
 	done
 	printf '\nThe verdict uses the %s figure. n counts the echoes that were timed; `lost` counts the letters that never came back, which makes the test fail. ' "$main"
@@ -101,8 +108,14 @@ interactive_clients_note () {
 
 # How the client logged in, in a few words.
 interactive_login_text () {
+	local cell_1 cell_2
 	case $1 in
-	libssh) printf 'connect %s ms, auth %s ms' "$(ms "${D[interactive|libssh_connect_ms]-}")" "$(ms "${D[interactive|libssh_auth_ms]-}")" ;;
-	ssh) printf 'first echo after %s ms' "$(ms "${D[interactive|ssh_ready_ms]-}")" ;;
+	libssh)
+		ms_to cell_1 "${D[interactive|libssh_connect_ms]-}"
+		ms_to cell_2 "${D[interactive|libssh_auth_ms]-}"
+		printf 'connect %s ms, auth %s ms' "$cell_1" "$cell_2" ;;
+	ssh)
+		ms_to cell_1 "${D[interactive|ssh_ready_ms]-}"
+		printf 'first echo after %s ms' "$cell_1" ;;
 	esac
 }

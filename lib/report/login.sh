@@ -3,6 +3,7 @@
 # The report's section for `login`; sourced by lib/bin/render.sh.
 
 report_login () {
+	local cell_1 cell_2 cell_3 cell_4 cell_5 cell_6
 	local n p50 kex auth session total phase label ends
 	n=${D[login|total_n]-}
 	printf 'One complete non-interactive login (`ssh sshperf-test true`): connect, key exchange, authentication, run `true`, log out. '
@@ -27,9 +28,15 @@ report_login () {
 		total) label="**Total**"; ends="" ;;
 		esac
 		n=${D[login|${phase}_n]-}
+		ms_to cell_1 "${D[login|${phase}_p50]-}"
+		ms_to cell_2 "${D[login|${phase}_p95]-}"
+		n_note_to cell_3 "${n:-0}" p95
+		ms_to cell_4 "${D[login|${phase}_p99]-}"
+		n_note_to cell_5 "${n:-0}" p99
+		ms_to cell_6 "${D[login|${phase}_max]-}"
 		printf '| %s | %s | %s | %s | %s%s | %s%s | %s |\n' "$label" "$ends" "${n:-0}" \
-			"$(ms "${D[login|${phase}_p50]-}")" "$(ms "${D[login|${phase}_p95]-}")" "$(n_note "${n:-0}" p95)" \
-			"$(ms "${D[login|${phase}_p99]-}")" "$(n_note "${n:-0}" p99)" "$(ms "${D[login|${phase}_max]-}")"
+			"$cell_1" "$cell_2" "$cell_3" \
+			"$cell_4" "$cell_5" "$cell_6"
 	done
 	login_gssapi_note
 	login_whose
@@ -124,6 +131,7 @@ login_pam_modules () {
 # timeline of lib/capture.sh); one line why when there is none, nothing
 # for a run made before the kit had it.
 login_whose () {
+	local cell_1 cell_2 cell_3 cell_4 cell_5
 	local part
 	case ${D[login|timeline]-} in
 	yes) ;;
@@ -148,9 +156,14 @@ login_whose () {
 	|---|---:|---:|---:|---:|---:|
 	EOF
 	for part in server client tcp_wait rest; do
-		printf '| %s | %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$(ms "${D[login|${part}_p50]-}")" \
-			"$(ms "${D[login|${part}_p95]-}")" "$(ms "${D[login|kex_${part}_p50]-}")" \
-			"$(ms "${D[login|auth_${part}_p50]-}")" "$(ms "${D[login|session_${part}_p50]-}")"
+		ms_to cell_1 "${D[login|${part}_p50]-}"
+		ms_to cell_2 "${D[login|${part}_p95]-}"
+		ms_to cell_3 "${D[login|kex_${part}_p50]-}"
+		ms_to cell_4 "${D[login|auth_${part}_p50]-}"
+		ms_to cell_5 "${D[login|session_${part}_p50]-}"
+		printf '| %s | %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$cell_1" \
+			"$cell_2" "$cell_3" \
+			"$cell_4" "$cell_5"
 	done
 	whose_notes login "" login
 	login_pad
@@ -160,13 +173,16 @@ login_whose () {
 # run (lib/capture.sh capture_pad); nothing for a run made before the kit
 # measured it.
 login_pad () {
+	local cell_1 cell_2
 	local n=${D[login|pad_n]-}
 	[ -n "$n" ] || return 0
 	if [ "$n" -eq 0 ]; then
 		printf '\n**sshd'"'"'s padding.** No login showed the key'"'"'s query, its answer, the signed request and the success in its packets.\n'
 		return 0
 	fi
-	prose "$(ms "${D[login|pad_pair_p50]-}")" "$n" "$(ms "${D[login|pad_query_p50]-}")" <<-'EOF'
+	ms_to cell_1 "${D[login|pad_pair_p50]-}"
+	ms_to cell_2 "${D[login|pad_query_p50]-}"
+	prose "$cell_1" "$n" "$cell_2" <<-'EOF'
 
 	**sshd's padding.** A key login's last two requests, the key's query and the signed request,
 	took %s ms at p50 from the query to sshd's success (`raw/login-pad.tsv`, %s key logins): two
@@ -182,12 +198,15 @@ login_pad () {
 # offline host (no default route) the guide's warning about GSSAPI
 # time-outs. Nothing for a run made before the kit recorded it.
 login_gssapi_note () {
+	local cell_1 cell_2
 	local client tried
 	client=${D[login|client_gssapi]-}
 	[ -n "$client" ] || return 0
 	tried=${D[login|gssapi_tried]-}
 	if [ "${tried:-0}" -gt 0 ]; then
-		prose "$tried" "${D[login|gssapi_logins]-}" "$(ms "${D[login|gssapi_p50]-}")" "$(ms "${D[login|gssapi_max]-}")" "${D[login|gssapi_n]-}" <<-'EOF'
+		ms_to cell_1 "${D[login|gssapi_p50]-}"
+		ms_to cell_2 "${D[login|gssapi_max]-}"
+		prose "$tried" "${D[login|gssapi_logins]-}" "$cell_1" "$cell_2" "${D[login|gssapi_n]-}" <<-'EOF'
 
 		**GSSAPI.** The kit's client is measured as it is configured, with `GSSAPIAuthentication yes`
 		(RHEL's client sets it in `ssh_config.d/50-redhat.conf`), so %s of %s logins tried

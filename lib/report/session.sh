@@ -3,6 +3,7 @@
 # The report's section for `session`; sourced by lib/bin/render.sh.
 
 report_session () {
+	local cell_1 cell_2 cell_3 cell_4 cell_5 cell_6
 	local n p50 login speedup
 	n=${D[session|n]-}
 	p50=${D[session|p50]-}
@@ -12,10 +13,17 @@ report_session () {
 	printf 'One master connection was opened, then `ssh sshperf-test true` ran %s times through it, one after another, each timed from start to exit. ' "${D[session|runs]-}"
 	printf 'A command that had not found the master would have failed (the commands had no way to log in themselves), so every timed command went through it.\n\n'
 	printf '| | n | failed | p50 | p95 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n'
+	ms_to cell_1 "$p50"
+	ms_to cell_2 "${D[session|p95]-}"
+	n_note_to cell_3 "${n:-0}" p95
+	ms_to cell_4 "${D[session|p99]-}"
+	n_note_to cell_5 "${n:-0}" p99
+	ms_to cell_6 "${D[session|max]-}"
 	printf '| Command over the open connection | %s | %s | %s | %s%s | %s%s | %s |\n' "${n:-0}" "${D[session|failed]-}" \
-		"$(ms "$p50")" "$(ms "${D[session|p95]-}")" "$(n_note "${n:-0}" p95)" \
-		"$(ms "${D[session|p99]-}")" "$(n_note "${n:-0}" p99)" "$(ms "${D[session|max]-}")"
-	printf '| Full login, for comparison (%s) | %s | | %s | | | |\n\n' "${D[session|login_source]-}" "${D[session|login_n]-}" "$(ms "$login")"
+		"$cell_1" "$cell_2" "$cell_3" \
+		"$cell_4" "$cell_5" "$cell_6"
+	ms_to cell_1 "$login"
+	printf '| Full login, for comparison (%s) | %s | | %s | | | |\n\n' "${D[session|login_source]-}" "${D[session|login_n]-}" "$cell_1"
 	if [ -n "$speedup" ]; then
 		printf 'At p50 a command over the open connection was **%sx faster** than a full login.' "$speedup"
 	fi

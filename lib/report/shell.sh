@@ -6,6 +6,7 @@
 SHELL_SLOW_MS=100
 
 report_shell () {
+	local cell_1 cell_2
 	local n login_p50 parts="$RUN_DIR/raw/shell-parts.tsv"
 	n=${D[shell|samples]-}
 	prose "${D[shell|account]-}" "${D[shell|account_shell]-}" "$n" "${D[shell|floor_command]-}" <<-'EOF'
@@ -30,7 +31,8 @@ report_shell () {
 	shell_part 'The shell alone (floor)' 'echo, answer' floor_part_shell
 	login_p50=$(compared shell login total_p50 2>/dev/null || true)
 	printf '\n'
-	[ -z "$login_p50" ] || printf 'The `login` test (`ssh host true`, no terminal) took %s ms at p50 in this run. ' "$(ms "$login_p50")"
+	ms_to cell_1 "$login_p50"
+	[ -z "$login_p50" ] || printf 'The `login` test (`ssh host true`, no terminal) took %s ms at p50 in this run. ' "$cell_1"
 	case ${D[shell|startfiles_ms]-} in
 	'') ;;
 	-*) printf 'The floor'"'"'s p50 was %s ms above the whole time'"'"'s: what the start files cost is within this run'"'"'s noise.' "${D[shell|startfiles_ms]#-}" ;;
@@ -54,7 +56,9 @@ report_shell () {
 		printf '| Start file | n | p50 | p95 | connects | DNS |\n|---|---:|---:|---:|---:|---:|\n'
 		tsv_select "$parts" kind path n p50 p95 connects dns | awk -F'\t' '$1 == "file"' |
 			while IFS=$'\t' read -r _ path pn p50 p95 conn dns; do
-				printf '| `%s` | %s | %s | %s | %s | %s |\n' "$path" "$pn" "$(ms "$p50")" "$(ms "$p95")" "$conn" "$dns"
+				ms_to cell_1 "$p50"
+				ms_to cell_2 "$p95"
+				printf '| `%s` | %s | %s | %s | %s | %s |\n' "$path" "$pn" "$cell_1" "$cell_2" "$conn" "$dns"
 			done
 		printf '\n'
 	elif [ "${D[shell|split]-}" = no ]; then
@@ -83,9 +87,11 @@ report_shell () {
 			printf '| Message of the day | n | p50 | p95 |\n|---|---:|---:|---:|\n'
 			tsv_select "$parts" kind path n p50 p95 | awk -F'\t' '$1 ~ /^motd-/' |
 				while IFS=$'\t' read -r kind path pn p50 p95; do
+					ms_to cell_1 "$p50"
+					ms_to cell_2 "$p95"
 					case $kind in
-					motd-runner) printf '| the runner alone: `%s` started as a script is | %s | %s | %s |\n' "$path" "$pn" "$(ms "$p50")" "$(ms "$p95")" ;;
-					*) printf '| %s `%s` | %s | %s | %s |\n' "${kind#motd-}" "$path" "$pn" "$(ms "$p50")" "$(ms "$p95")" ;;
+					motd-runner) printf '| the runner alone: `%s` started as a script is | %s | %s | %s |\n' "$path" "$pn" "$cell_1" "$cell_2" ;;
+					*) printf '| %s `%s` | %s | %s | %s |\n' "${kind#motd-}" "$path" "$pn" "$cell_1" "$cell_2" ;;
 					esac
 				done
 			printf '\n'
@@ -111,14 +117,22 @@ shell_yes () {
 
 # shell_row LABEL PREFIX: one row of the times table.
 shell_row () {
+	local cell_1 cell_2 cell_3 cell_4
 	local n=${D[shell|${2}_n]-}
 	[ -n "$n" ] || return 0
-	printf '| %s | %s | %s | %s%s | %s |\n' "$1" "$n" "$(ms "${D[shell|${2}_p50]-}")" \
-		"$(ms "${D[shell|${2}_p95]-}")" "$(n_note "$n" p95)" "$(ms "${D[shell|${2}_max]-}")"
+	ms_to cell_1 "${D[shell|${2}_p50]-}"
+	ms_to cell_2 "${D[shell|${2}_p95]-}"
+	n_note_to cell_3 "$n" p95
+	ms_to cell_4 "${D[shell|${2}_max]-}"
+	printf '| %s | %s | %s | %s%s | %s |\n' "$1" "$n" "$cell_1" \
+		"$cell_2" "$cell_3" "$cell_4"
 }
 
 shell_part () {
-	printf '| %s | %s | %s | %s |\n' "$1" "$2" "$(ms "${D[shell|${3}_p50]-}")" "$(ms "${D[shell|${3}_p95]-}")"
+	local cell_1 cell_2
+	ms_to cell_1 "${D[shell|${3}_p50]-}"
+	ms_to cell_2 "${D[shell|${3}_p95]-}"
+	printf '| %s | %s | %s | %s |\n' "$1" "$2" "$cell_1" "$cell_2"
 }
 
 # shell_advice PARTS: a line per part over SHELL_SLOW_MS, and the verdict
