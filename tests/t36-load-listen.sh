@@ -86,7 +86,8 @@ ip netns add "$NS" &&
 # The veth's carrier on both ends (IPv4 addresses need no duplicate
 # address detection).
 link_up () {
-	ip -o link show "$DEV" | grep -q LOWER_UP && ip -n "$NS" -o link show "$PEER" | grep -q LOWER_UP
+	case $(ip -o link show "$DEV") in *LOWER_UP*) ;; *) return 1 ;; esac
+	case $(ip -n "$NS" -o link show "$PEER") in *LOWER_UP*) ;; *) return 1 ;; esac
 }
 waits_for 20 link_up >/dev/null || { echo "Bail out! the veth $DEV to $NS has no carrier"; exit 1; }
 
