@@ -161,7 +161,7 @@ burst_sources () {
 	done
 	if [ "$per" = no ]; then
 		if [ "$one" != - ] || [ -e "$run/raw/burst-one-source-steps.tsv" ] ||
-			! grep -qF "The same steps from one address were not run: this sshd has no per-source limits" "$run/report.md"; then
+			! test_grep -F "The same steps from one address were not run: this sshd has no per-source limits" "$run/report.md"; then
 			echo "a build without per-source limits: the one-source steps must not run, and the report must say why"
 			return 1
 		fi
@@ -287,15 +287,15 @@ measure () {
 	"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1 || true
 	test_expect "$bname: start (SERVER_CONFIG=$mconfig); sshd -t takes the config; status names the build" '
 		SERVER_CONFIG=$mconfig OPENSSH_PREFIX="$mprefix" "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
-		"$KIT_DIR/start-ssh.sh" status >st && grep -qx "openssh_build=OpenSSH_$mver" st &&
-		grep -qx "openssh_prefix=$mprefix" st &&
+		"$KIT_DIR/start-ssh.sh" status >st && test_grep -x "openssh_build=OpenSSH_$mver" st &&
+		test_grep -x "openssh_prefix=$mprefix" st &&
 		sftp=$mprefix/libexec/sftp-server && { [ -x "$sftp" ] || sftp=$mprefix/libexec/openssh/sftp-server; } &&
 		if [ "$mconfig" = kit ]; then
-			grep -q "^# OpenSSH build: OpenSSH_$mver $mprefix" "$SSHD_CONFIG" &&
-			grep -qx "Subsystem sftp $sftp" "$SSHD_CONFIG"
+			test_grep "^# OpenSSH build: OpenSSH_$mver $mprefix" "$SSHD_CONFIG" &&
+			test_grep -x "Subsystem sftp $sftp" "$SSHD_CONFIG"
 		else
 			own=$mprefix/etc/ssh/sshd_config && { [ -f "$own" ] || own=$mprefix/etc/sshd_config; } &&
-			grep -qx "# ---- from $own" "$SSHD_CONFIG"
+			test_grep -x "# ---- from $own" "$SSHD_CONFIG"
 		fi &&
 		[ "$(readlink "/proc/$(sed -n "s/^pid=//p" st)/exe")" = "$(readlink -f "$mprefix/sbin/sshd")" ]
 	'
@@ -304,7 +304,7 @@ measure () {
 		{ [ "$rc" -le 1 ] || [ "$rc" -eq 3 ] || { echo "exit $rc"; tail -n 20 "$TEST_TMP/run-$bname.out"; false; }; } &&
 		run=$(dirname "$(tail -n 1 "$TEST_TMP/run-$bname.out")") && echo "$run" >"$TEST_TMP/run-$bname" &&
 		thirteen "$run" "$mtests" &&
-		grep -q "^| OpenSSH build | OpenSSH_$mver, installed below \`$mprefix\`.*; no package: \`ssh -V\` says \"OpenSSH_$mver" "$run/report.md" &&
+		test_grep "^| OpenSSH build | OpenSSH_$mver, installed below \`$mprefix\`.*; no package: \`ssh -V\` says \"OpenSSH_$mver" "$run/report.md" &&
 		python3 -c "import json, sys
 e = json.load(open(sys.argv[1]))[\"environment\"]
 assert e[\"openssh_build\"] == \"OpenSSH_\" + sys.argv[2], e[\"openssh_build\"]
@@ -342,7 +342,7 @@ assert e[\"openssh_prefix\"] == sys.argv[3], e[\"openssh_prefix\"]" "$run/result
 	# so per-source limits stay as configured: the kit writes no line of
 	# its own for them, and a 9.8+ build runs them (8.7, 9.2 have none).
 	test_expect "$bname: PerSourcePenalties as configured, not switched off by the kit" '
-		! grep -qi "^PerSourcePenalties" "$SSHD_CONFIG" &&
+		test_grep ! -i "^PerSourcePenalties" "$SSHD_CONFIG" &&
 		p=$("$TEST_DIR/lib/sshd-T.sh" "$SSHD_CONFIG" "$TEST_USER" "$mprefix" |
 			awk "tolower(\$1) == \"persourcepenalties\" { \$1 = \"\"; sub(/^ /, \"\"); print }") &&
 		echo "# $bname: persourcepenalties ${p:-(not known to this build)}" &&
@@ -366,13 +366,13 @@ life_cycle () {
 		[ "$("$KIT_DIR/start-ssh.sh" status | sed -n "s/^pid=//p")" = "$pid" ] &&
 		mkdir -p "$TEST_TMP/other/sbin" &&
 		expect_status 2 env OPENSSH_PREFIX="$TEST_TMP/other" "$KIT_DIR/test-ssh.sh" login &&
-		[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && grep -q "switch it first" "$TEST_TMP/out"
+		[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && test_grep "switch it first" "$TEST_TMP/out"
 	'
 	test_expect "$bname: back to the system OpenSSH restarts the server with it; cleanup leaves the host as before" '
 		pid=$("$KIT_DIR/start-ssh.sh" status | sed -n "s/^pid=//p") &&
 		OPENSSH_PREFIX= "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
-		"$KIT_DIR/start-ssh.sh" status >st && grep -qx "openssh_prefix=" st &&
-		! grep -qx "pid=$pid" st &&
+		"$KIT_DIR/start-ssh.sh" status >st && test_grep -x "openssh_prefix=" st &&
+		test_grep ! -x "pid=$pid" st &&
 		"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
 		host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after" &&
 		{ waits_for 5 eval "kit_processes >\"\$TEST_TMP/left\"; [ ! -s \"\$TEST_TMP/left\" ]" || true; } &&
@@ -411,7 +411,7 @@ while read -r sum file; do
 		t0=$SECONDS &&
 		"$TEST_DIR/openssh/build.sh" "$SOURCES/$file" "$sum" >"$TEST_TMP/prefix-$ver" &&
 		p=$(cat "$TEST_TMP/prefix-$ver") && [ -x "$p/sbin/sshd" ] &&
-		"$p/bin/ssh" -V 2>&1 | grep -q "^OpenSSH_$ver" &&
+		"$p/bin/ssh" -V >ssh-V 2>&1 && test_grep "^OpenSSH_$ver" ssh-V &&
 		echo "# $ver: build.sh took $((SECONDS - t0)) s" >>"$TEST_TMP/timings"
 	'
 	prefix=$(cat "$TEST_TMP/prefix-$ver" 2>/dev/null)
@@ -424,14 +424,14 @@ while read -r sum file; do
 	test_expect "$ver: bad input: an incomplete prefix is one line, exit 2, host unchanged" '
 		fake_prefix "$prefix" "$TEST_TMP/fake-$ver" bin/sftp &&
 		expect_status 2 env OPENSSH_PREFIX="$TEST_TMP/fake-$ver" "$KIT_DIR/start-ssh.sh" &&
-		[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && grep -q "missing bin/sftp" "$TEST_TMP/out" &&
+		[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && test_grep "missing bin/sftp" "$TEST_TMP/out" &&
 		if [ -x "$prefix/libexec/sshd-session" ]; then
 			fake_prefix "$prefix" "$TEST_TMP/fake2-$ver" libexec/sshd-session &&
 			expect_status 2 env OPENSSH_PREFIX="$TEST_TMP/fake2-$ver" "$KIT_DIR/start-ssh.sh" &&
-			[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && grep -q "libexec/sshd-session" "$TEST_TMP/out"
+			[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && test_grep "libexec/sshd-session" "$TEST_TMP/out"
 		fi &&
 		expect_status 2 env OPENSSH_PREFIX=relative/path "$KIT_DIR/start-ssh.sh" &&
-		[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && grep -q "OPENSSH_PREFIX" "$TEST_TMP/out" &&
+		[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && test_grep "OPENSSH_PREFIX" "$TEST_TMP/out" &&
 		host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
 	'
 
@@ -464,7 +464,7 @@ else
 		t0=$SECONDS &&
 		"$TEST_DIR/openssh/build-rhel9.sh" "$RHEL_SOURCES" "$SOURCES/openssh-8.7p1.tar.gz" "$rhel_tarball" >"$TEST_TMP/prefix-rhel9" &&
 		p=$(head -n 1 "$TEST_TMP/prefix-rhel9") && [ -x "$p/sbin/sshd" ] && [ -x "$p/libexec/openssh/sftp-server" ] &&
-		"$p/bin/ssh" -V 2>&1 | grep -q "^OpenSSH_8.7p1" &&
+		"$p/bin/ssh" -V >ssh-V 2>&1 && test_grep "^OpenSSH_8.7p1" ssh-V &&
 		echo "# rhel9: build-rhel9.sh took $((SECONDS - t0)) s" >>"$TEST_TMP/timings"
 	'
 	prefix=$(head -n 1 "$TEST_TMP/prefix-rhel9" 2>/dev/null)
@@ -474,14 +474,14 @@ else
 		test_skip 'rhel9: quick suite (kit, host, FIPS), life cycle' 'the build failed'
 	else
 		test_expect 'rhel9: RHEL s files below the prefix: sshd_config with its drop-in and policy, ssh_config, PAM with Debian s common-*' '
-			grep -qx "Include $prefix/etc/ssh/sshd_config.d/\*.conf" "$prefix/etc/ssh/sshd_config" &&
-			grep -qx "Include $prefix/etc/crypto-policies/back-ends/opensshserver.config" "$prefix/etc/ssh/sshd_config.d/50-redhat.conf" &&
+			test_grep -x "Include $prefix/etc/ssh/sshd_config.d/\*.conf" "$prefix/etc/ssh/sshd_config" &&
+			test_grep -x "Include $prefix/etc/crypto-policies/back-ends/opensshserver.config" "$prefix/etc/ssh/sshd_config.d/50-redhat.conf" &&
 			[ "$(readlink "$prefix/etc/crypto-policies/back-ends/opensshserver.config")" = "$prefix/share/crypto-policies/DEFAULT/opensshserver.txt" ] &&
 			[ "$(readlink "$fips/etc/crypto-policies/back-ends/opensshserver.config")" = "$prefix/share/crypto-policies/FIPS/opensshserver.txt" ] &&
-			grep -q "^Include $prefix/etc/ssh/ssh_config.d/\*.conf" "$prefix/etc/ssh/ssh_config" &&
-			grep -q "Include $prefix/etc/crypto-policies/back-ends/openssh.config" "$prefix/etc/ssh/ssh_config.d/50-redhat.conf" &&
+			test_grep "^Include $prefix/etc/ssh/ssh_config.d/\*.conf" "$prefix/etc/ssh/ssh_config" &&
+			test_grep "Include $prefix/etc/crypto-policies/back-ends/openssh.config" "$prefix/etc/ssh/ssh_config.d/50-redhat.conf" &&
 			! grep -E "^[^#].*(password-auth|postlogin)" "$prefix/etc/pam.d/sshd" &&
-			grep -qE "^auth[[:space:]]+substack[[:space:]]+common-auth$" "$prefix/etc/pam.d/sshd" &&
+			test_grep -E "^auth[[:space:]]+substack[[:space:]]+common-auth$" "$prefix/etc/pam.d/sshd" &&
 			for f in $(sed -n "s/^[a-z]*[[:space:]]*\(include\|substack\)[[:space:]]*//p" "$prefix/etc/pam.d/sshd"); do
 				[ -f "/etc/pam.d/$f" ] || { echo "/etc/pam.d/$f does not exist"; exit 1; }
 			done
@@ -491,10 +491,10 @@ else
 			ln -s "$prefix/sbin/sshd" "$TEST_TMP/fake-rhel/sbin/sshd" && ln -s "$prefix/bin/ssh" "$TEST_TMP/fake-rhel/bin/ssh" &&
 			ln -s "$prefix/bin/ssh-keygen" "$TEST_TMP/fake-rhel/bin/ssh-keygen" &&
 			expect_status 2 env OPENSSH_PREFIX="$TEST_TMP/fake-rhel" "$KIT_DIR/start-ssh.sh" &&
-			[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && grep -q "missing bin/sftp libexec/sftp-server (or libexec/openssh/sftp-server)" "$TEST_TMP/out" &&
+			[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && test_grep "missing bin/sftp libexec/sftp-server (or libexec/openssh/sftp-server)" "$TEST_TMP/out" &&
 			ln -s "$prefix/libexec/openssh/sftp-server" "$TEST_TMP/fake-rhel/libexec/openssh/sftp-server" &&
 			expect_status 2 env OPENSSH_PREFIX="$TEST_TMP/fake-rhel" "$KIT_DIR/start-ssh.sh" &&
-			[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && grep -q "missing bin/sftp (" "$TEST_TMP/out" &&
+			[ "$(wc -l <"$TEST_TMP/out")" -eq 1 ] && test_grep "missing bin/sftp (" "$TEST_TMP/out" &&
 			host_snapshot >"$TEST_TMP/after" && test_cmp "$TEST_TMP/before" "$TEST_TMP/after"
 		'
 		# Red Hat's audit patch ends a login whose audit record the
@@ -507,7 +507,7 @@ else
 			host_snapshot >"$TEST_TMP/before-audit" &&
 			expect_status 1 capsh --drop=cap_audit_write -- -c "OPENSSH_PREFIX=$prefix \"$KIT_DIR/start-ssh.sh\"" &&
 			grep -E "a login as $TEST_USER failed: .*sshd logged: .*(linux_audit_write_entry failed|cannot write into audit)" "$TEST_TMP/out" &&
-			grep -q "give it CAP_AUDIT_WRITE" "$TEST_TMP/out" &&
+			test_grep "give it CAP_AUDIT_WRITE" "$TEST_TMP/out" &&
 			"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null &&
 			host_snapshot >"$TEST_TMP/after-audit" && test_cmp "$TEST_TMP/before-audit" "$TEST_TMP/after-audit"
 		'
@@ -545,11 +545,11 @@ assert \"openssh_origin\" not in json.load(open(sys.argv[3]))[\"environment\"]" 
 		fi
 		measure "rhel9 host" "$prefix" 8.7p1 host
 		test_expect "rhel9 host: RHEL's drop-in and the crypto policy it includes are read in place; the report names the build's sshd_config" '
-			grep -qx "# ---- from $prefix/etc/ssh/sshd_config.d/50-redhat.conf" "$SSHD_CONFIG" &&
-			grep -qx "# ---- from $prefix/etc/crypto-policies/back-ends/opensshserver.config" "$SSHD_CONFIG" &&
-			[ -n "$run" ] && grep -qF "$prefix/etc/ssh/sshd_config (found through the build of OPENSSH_PREFIX" "$run/report.md" &&
-			grep -qx "sshd_gssapiauthentication=yes" "$run/data/environment.env" &&
-			grep -qx "realsshd_usepam=yes" "$run/data/environment.env"
+			test_grep -x "# ---- from $prefix/etc/ssh/sshd_config.d/50-redhat.conf" "$SSHD_CONFIG" &&
+			test_grep -x "# ---- from $prefix/etc/crypto-policies/back-ends/opensshserver.config" "$SSHD_CONFIG" &&
+			[ -n "$run" ] && test_grep -F "$prefix/etc/ssh/sshd_config (found through the build of OPENSSH_PREFIX" "$run/report.md" &&
+			test_grep -x "sshd_gssapiauthentication=yes" "$run/data/environment.env" &&
+			test_grep -x "realsshd_usepam=yes" "$run/data/environment.env"
 		'
 		# A RHEL host with the FIPS policy is in FIPS mode, which refuses
 		# Ed25519 keys: the kit's FIPS_FLAG_FILE takes that path here,
@@ -560,10 +560,10 @@ assert \"openssh_origin\" not in json.load(open(sys.argv[3]))[\"environment\"]" 
 		test_expect "rhel9 FIPS: the test server and the report have the FIPS policy's ciphers and key exchanges" '
 			[ -n "$run" ] &&
 			want=$(sed -n "s/^Ciphers //p" "$prefix/share/crypto-policies/FIPS/opensshserver.txt") && [ -n "$want" ] &&
-			grep -qx "sshd_ciphers=$want" "$run/data/environment.env" &&
+			test_grep -x "sshd_ciphers=$want" "$run/data/environment.env" &&
 			want=$(sed -n "s/^KexAlgorithms //p" "$prefix/share/crypto-policies/FIPS/opensshserver.txt") && [ -n "$want" ] &&
-			grep -qx "sshd_kexalgorithms=$want" "$run/data/environment.env" &&
-			! grep -q "chacha20" "$run/data/environment.env"
+			test_grep -x "sshd_kexalgorithms=$want" "$run/data/environment.env" &&
+			test_grep ! "chacha20" "$run/data/environment.env"
 		'
 		life_cycle "rhel9 FIPS" "$fips" host
 		unset FIPS_FLAG_FILE
@@ -576,7 +576,7 @@ if [ "$#" -ge 2 ]; then
 	export A=$1 B=$2
 	test_expect 'test-ssh.sh --compare of runs of two builds says so in its first line' '
 		out=$("$KIT_DIR/test-ssh.sh" --compare "$A" "$B") &&
-		head -n 1 "$out" | grep -q "^# Comparison of two sshd-perf-kit runs of different OpenSSH builds: OpenSSH_.* (A) and OpenSSH_.* (B)$"
+		head -n 1 "$out" >first && test_grep "^# Comparison of two sshd-perf-kit runs of different OpenSSH builds: OpenSSH_.* (A) and OpenSSH_.* (B)$" first
 	'
 else
 	test_skip 'test-ssh.sh --compare of runs of two builds says so in its first line' 'fewer than two builds were measured'
