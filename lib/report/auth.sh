@@ -79,6 +79,7 @@ report_auth () {
 		EOF
 	fi
 	auth_whose
+	part body
 	printf '\n**How to read this result:**\n\n'
 	awk -v e="${D[auth|ed25519_p50]-}" -v r="${D[auth|rsa_p50]-}" -v p="${D[auth|password_p50]-}" 'BEGIN {
 		if (e == "" || r == "" || p == "") { print "- A method has no successful login, so the methods cannot be compared."; exit }
@@ -91,6 +92,7 @@ report_auth () {
 	}'
 	auth_password_gap
 	auth_gap_interval_line
+	part advice
 	prose <<-'EOF'
 
 	**What to change when it is poor:** use ed25519 keys for people and automation; with central

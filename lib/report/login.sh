@@ -40,6 +40,7 @@ report_login () {
 	done
 	login_gssapi_note
 	login_whose
+	part body
 	printf '\n**How to read this result:**\n\n'
 	p50=${D[login|total_p50]-}
 	kex=${D[login|kex_p50]-}
@@ -98,6 +99,7 @@ report_login () {
 			print "- A phase of about 40 ms is usually not work but TCP waiting: Nagle on one side, delayed ACK (40 ms on Linux) on the other. Without a timeline the kit cannot show it."
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**What to change when it is slow:** re-use connections (ControlMaster/ControlPersist, the
