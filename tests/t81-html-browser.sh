@@ -6,9 +6,9 @@
 # sections, every chart is an inline <svg> with something plotted, no
 # element refers to anything outside the document and the run folder,
 # every #anchor and every relative link resolves. A PDF printed from it
-# has the sign-off block and the 14 rows on page 1, every section
-# starting a page of its own, and each metric's details, closed on
-# screen, printed open (pdftotext). A screenshot of the first page
+# has the sign-off block and the whole summary (its 14 rows and notes) on
+# page 1, every section starting a page of its own, and each metric's
+# details, closed on screen, printed open (pdftotext). A screenshot of the first page
 # is kept: the path is printed (build/test-artifacts/t81 unless
 # TEST_ARTIFACTS is set).
 #
@@ -149,7 +149,7 @@ test_expect 'DOM: 14 summary rows, 14 sections, inline charts with a plot, nothi
 '
 
 if command -v pdftotext >/dev/null 2>&1; then
-	test_expect 'the printed PDF: the sign-off block and 14 rows on page 1, every section on a page of its own, the details open' '
+	test_expect 'the printed PDF: the sign-off block and the summary on page 1, every section on a page of its own, the details open' '
 		browser --no-pdf-header-footer --print-to-pdf="$TEST_TMP/report.pdf" "file://$RUN/report.html" >/dev/null &&
 		pdftotext -layout -f 1 -l 1 "$TEST_TMP/report.pdf" page1.txt &&
 		for w in Verdict "What was tested" "What it is not" Kit "OpenSSH build" "Accepted by"; do
@@ -158,6 +158,7 @@ if command -v pdftotext >/dev/null 2>&1; then
 		for m in $METRICS; do
 			test_grep "($m)" page1.txt || return 1
 		done &&
+		test_grep "also a copy here" page1.txt &&
 		pdftotext "$TEST_TMP/report.pdf" all.txt &&
 		# The details, closed on screen, print open: each ends with its
 		# line on the raw samples.
