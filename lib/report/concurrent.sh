@@ -123,7 +123,7 @@ report_concurrent () {
 	part advice
 	prose <<-'EOF'
 
-	**What to change when sessions fail:** raise the limit that was reached (above). `MaxSessions`
+	**What to change when sessions fail:** raise the limit that was reached (its table is in the details). `MaxSessions`
 	is not it: it limits only sessions multiplexed over one connection, not users or connections.
 
 	EOF

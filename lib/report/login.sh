@@ -69,7 +69,7 @@ report_login () {
 			printf "- %.0f ms at p50, within the 100-300 ms the specification gives for a RHEL 9 login%s.\n", total, ref
 		else
 			printf "- %.0f ms at p50 is over the 100-300 ms the specification gives for a RHEL 9 login%s: %s where it goes.\n", \
-				total, ref, timeline == "yes" ? "the phase and whose-time tables above show" : "the phase table above shows"
+				total, ref, timeline == "yes" ? "the phase and whose-time tables of its details show" : "the phase table of its details shows"
 		# Key exchange over 100 ms: whose turn it was, from the packets.
 		slow = kex > 100 || kex95 > 100
 		if (timeline == "yes" && kex_s != "" && kex_c != "") {
