@@ -6,8 +6,9 @@
 # sections, every chart is an inline <svg> with something plotted, no
 # element refers to anything outside the document and the run folder,
 # every #anchor and every relative link resolves. A PDF printed from it
-# has the sign-off block and the 14 rows on page 1 and every section
-# starting a page of its own (pdftotext). A screenshot of the first page
+# has the sign-off block and the whole summary (its 14 rows and notes) on
+# page 1, the body from page 2 on, and the Details part and each metric's
+# details on pages of their own, closed on screen, printed open (pdftotext). A screenshot of the first page
 # is kept: the path is printed (build/test-artifacts/t81 unless
 # TEST_ARTIFACTS is set).
 #
@@ -148,7 +149,7 @@ test_expect 'DOM: 14 summary rows, 14 sections, inline charts with a plot, nothi
 '
 
 if command -v pdftotext >/dev/null 2>&1; then
-	test_expect 'the printed PDF: the sign-off block and 14 rows on page 1, every section on a page of its own' '
+	test_expect 'the printed PDF: the sign-off block and the summary on page 1, the body from page 2, the Details part and each metric'"'"'s details on a page of their own, open' '
 		browser --no-pdf-header-footer --print-to-pdf="$TEST_TMP/report.pdf" "file://$RUN/report.html" >/dev/null &&
 		pdftotext -layout -f 1 -l 1 "$TEST_TMP/report.pdf" page1.txt &&
 		for w in Verdict "What was tested" "What it is not" Kit "OpenSSH build" "Accepted by"; do
@@ -157,13 +158,26 @@ if command -v pdftotext >/dev/null 2>&1; then
 		for m in $METRICS; do
 			test_grep "($m)" page1.txt || return 1
 		done &&
+		test_grep "also a copy here" page1.txt &&
 		pdftotext "$TEST_TMP/report.pdf" all.txt &&
+		# The details, closed on screen, print open: each ends with its
+		# line on the raw samples.
+		n=$(grep -c "^<details>\$" "$RUN/report.md") && test "$n" -gt 0 &&
+		test "$(grep -cE "^(Raw samples:|No raw samples)" all.txt)" = "$n" &&
 		# The first line of each page (pages are split by form feeds).
 		awk "BEGIN { RS = \"\\f\" } { n = split(\$0, l, \"\\n\"); for (i = 1; i <= n; i++) if (l[i] != \"\") { print l[i]; break } }" all.txt >firsts.txt &&
+		# The body reads on from page 2; the Details part and each
+		# metric'"'"'s details start a page (report.css).
+		first=${METRICS%% *} &&
+		grep -qF "${METRIC_TITLE[$first]} ($first)" firsts.txt ||
+			{ echo "the body (its first section, $first) does not start page 2; first lines of the pages:"; cat firsts.txt; return 1; }
+		grep -qx "Details" firsts.txt ||
+			{ echo "the Details part does not start a page; first lines of the pages:"; cat firsts.txt; return 1; }
 		for m in $METRICS; do
-			grep -qF "${METRIC_TITLE[$m]} ($m)" firsts.txt ||
-				{ echo "section $m does not start a page; first lines of the pages:"; cat firsts.txt; return 1; }
-		done
+			grep -qF "${METRIC_TITLE[$m]} ($m): details" firsts.txt ||
+				{ echo "the details of $m do not start a page; first lines of the pages:"; cat firsts.txt; return 1; }
+		done &&
+		pages=$(grep -c . firsts.txt) && echo "# the printed report: $pages pages"
 	'
 else
 	test_skip 'the printed PDF has every section' 'no pdftotext (poppler-utils)'

@@ -336,4 +336,23 @@ test_expect 'the guidance of the specification is in the report' '
 	test_grep "^| 9 | .*(\`transfer\`) | .*chacha20-poly1305@openssh.com.* | about 640 MB/s, chacha20-poly1305 (4.9) |" "$RUN/report.md"
 '
 
+# The two layers (docs/metrics.md, "The report's parts"): the body, all
+# before "## Details", is what the administrator reads and signs, and a
+# default run's must stay short; every metric's analysis is in the
+# Details part, under an anchor of its own that its section links to.
+test_expect 'the body of a default run is under 3500 words; each metric has its details after it' '
+	words=$(awk "/^## Details\$/ { exit } { n += NF } END { print n + 0 }" "$RUN/report.md") &&
+	echo "body: $words words" &&
+	test "$words" -gt 1000 && test "$words" -lt 3500 &&
+	sed -n "/^## Details\$/,\$p" "$RUN/report.md" >details &&
+	test_grep -c "^<details>\$" details &&
+	for m in $(. "$KIT_DIR/lib/registry.sh" && printf "%s\n" "$METRICS"); do
+		[ -f "$RUN/data/$m.env" ] || continue
+		test_grep -Fx "<a id=\"details-$m\"></a>" details &&
+		test_grep -F "](#details-$m)" "$RUN/report.md" || return 1
+	done &&
+	test "$(grep -c "^<details>\$" details)" = "$(grep -c "^</details>\$" details)" &&
+	test_grep -F "<summary><h3 id=\"details-login\">" "$RUN/report.html"
+'
+
 test_done

@@ -3,7 +3,7 @@
 # Every FAIL and INCONCLUSIVE in a report says first what to do (its
 # action: accept it and why, change which setting, rerun with which
 # option), then what was seen (its reason, with the numbers): in the
-# summary row and in the section's "Why" line. The actions are recorded
+# summary row and in the "Why" line of the test's details. The actions are recorded
 # where the verdict is made (lib/measure.sh, lib/metrics/*.sh), so this
 # renders the stored runs of tests/data/runs and tests/data/fullrun, and
 # the case of issue 46: the password gap INCONCLUSIVE because sshd's
@@ -38,12 +38,14 @@ check_actions () {
 		status=$(last status "$f")
 		case $status in FAIL | INCONCLUSIVE) ;; *) continue ;; esac
 		cell=$(grep -F "(\`$name\`) |" "$run/report.md" | head -n 1 | sed -n "s/.* \*\*$status\*\*: \(.*\) |\$/\1/p")
-		why=$(awk -v id="<a id=\"$name\"></a>" '$0 == id { on = 1; next } on && /^<a id=/ { exit } on' "$run/report.md" |
+		# The Why line is in the test's details (docs/metrics.md, "The
+		# report's parts"); the section's body has what to change.
+		why=$(awk -v id="<a id=\"details-$name\"></a>" '$0 == id { on = 1; next } on && /^<\/details>/ { exit } on' "$run/report.md" |
 			sed -n "s/^\*\*Why $status:\*\* //p" | head -n 1)
 		printf '%s\n' "$cell" | grep -qE "^($ACTION_VERBS) " ||
 			{ printf '%s: the summary says %s without an action first: "%s"\n' "$name" "$status" "$cell"; bad=1; }
 		printf '%s\n' "$why" | grep -qE "^($ACTION_VERBS) " ||
-			{ printf '%s: its section says why %s without an action first: "%s"\n' "$name" "$status" "$why"; bad=1; }
+			{ printf '%s: its details say why %s without an action first: "%s"\n' "$name" "$status" "$why"; bad=1; }
 	done
 	return "$bad"
 }
@@ -58,7 +60,7 @@ test_expect 'the check finds a reason without an action' '
 	render planted &&
 	! check_actions planted >found &&
 	test_grep -F "login: the summary says FAIL without an action first: \"1 of 20 logins failed\"" found &&
-	test_grep -F "login: its section says why FAIL without an action first" found
+	test_grep -F "login: its details say why FAIL without an action first" found
 '
 
 test_expect 'every FAIL and INCONCLUSIVE of the stored runs starts with an action' '

@@ -476,7 +476,7 @@ mode_text () {
 # shell, and they run for every test, twice.
 
 # why_text VAR TEST: why TEST is not PASS, for the summary and its
-# section: first what to do (its action, lib/measure.sh), then what was
+# details: first what to do (its action, lib/measure.sh), then what was
 # seen (its reason, with the numbers); either alone when the other is
 # missing.
 why_text () {
@@ -488,10 +488,11 @@ why_text () {
 
 # why_short VAR TEST: why_text for the summary's cell. An INCONCLUSIVE's
 # reason is the interval and the samples it would need, several lines in
-# a table cell: there the cell holds what to do, and the section the rest.
+# a table cell: there the cell holds what to do, and the test's details
+# (where its Why line is) the rest.
 why_short () {
 	if [ "${D[$2|status]-}" = INCONCLUSIVE ] && [ -n "${D[$2|action]-}" ] && [ -n "${D[$2|reason]-}" ]; then
-		printf -v "$1" '%s (why: [its section](#%s))' "${D[$2|action]}" "$2"
+		printf -v "$1" '%s (why: [its details](#details-%s))' "${D[$2|action]}" "$2"
 	else
 		why_text "$1" "$2"
 	fi
@@ -599,34 +600,127 @@ own_raw () {
 	done
 }
 
+# ---- The two layers of a section ------------------------------------------
+# The report has two readers: the administrator who signs it wants, per
+# metric, the figure, the target, the verdict, what it means and what to
+# do; whoever checks a figure wants its method, tables and raw samples.
+# So a section is cut in two: its body stays in the metric's section, its
+# details go to the Details part after the body (report.html shows each
+# metric's collapsed, and prints it open). Nothing is left out: every
+# line a section prints lands in one of the two. A section's function
+# says with part NAME which its next lines are: body; advice (its "What
+# to change", in the body when the verdict is not PASS or a reading of
+# concern applies, lib/report/guidance.tab, else in the details); details.
+# A function starts in details, as its method comes first: a function
+# that names no part loses nothing, it only moves. An awk program of a
+# section that has readings for both parts prints part's line itself,
+# "${PART_MARK}NAME@@" alone on a line.
+PART_MARK='@@sshperf-part:'
+part () {
+	printf '\n%s%s@@\n' "$PART_MARK" "$1"
+}
+
+# tidy VAR: VAR's markdown without blank lines at its start and with one
+# blank line at most between two blocks; ends with one blank line when
+# not empty. Joining the pieces of a part can double them.
+tidy () {
+	local -n tidy_v=$1
+	tidy_v=${tidy_v#"${tidy_v%%[!$'\n']*}"}
+	while [[ $tidy_v == *$'\n\n\n'* ]]; do tidy_v=${tidy_v//$'\n\n\n'/$'\n\n'}; done
+	tidy_v=${tidy_v%"${tidy_v##*[!$'\n']}"}
+	[ -z "$tidy_v" ] || tidy_v+=$'\n\n'
+}
+
+# section_split TEXT: S_BODY, S_ADVICE and S_DETAILS get the lines of a
+# section function's output (TEXT) by the part they were printed in.
+section_split () {
+	local line to=details
+	S_BODY="" S_ADVICE="" S_DETAILS=""
+	while IFS= read -r line; do
+		case $line in
+		"$PART_MARK"*@@) to=${line#"$PART_MARK"}; to=${to%@@}; continue ;;
+		esac
+		case $to in
+		body) S_BODY+=$line$'\n' ;;
+		advice) S_ADVICE+=$line$'\n' ;;
+		*) S_DETAILS+=$line$'\n' ;;
+		esac
+	done <<<"$1"
+	tidy S_BODY
+	tidy S_ADVICE
+	tidy S_DETAILS
+}
+
+# result_line TEST: the body's first line: the figure and the target, as
+# the summary's row has them (the verdict is in the heading).
+result_line () {
+	local fig target
+	fig=${D[$1|figure]-}
+	if [ -n "$fig" ] && [ "$fig" != - ]; then
+		fig="$fig ${D[$1|unit]-} (${D[$1|figure_label]-})"
+	else
+		fig="no figure"
+	fi
+	target_text target "${D[$1|target_op]-}" "${D[$1|target]-}" "${D[$1|unit]-}"
+	printf '**Result:** %s; target %s.\n\n' "$fig" "$target"
+}
+
+# The Details part, filled by sections, printed after the body.
+DETAILS_MD=""
+
 sections () {
-	local name raw probes why
+	local name raw probes why out details
 	for name in $METRICS; do
 		[ -f "$DATA_DIR/$name.env" ] || continue
 		printf '<a id="%s"></a>\n\n## %s (`%s`): %s\n\n' "$name" "${METRIC_TITLE[$name]}" "$name" "${D[$name|status]-}"
-		why_text why "$name"
-		if [ -n "$why" ]; then
-			printf '**Why %s:** %s\n\n' "${D[$name|status]-}" "$why"
-		fi
-		interval_sentence "$name"
+		result_line "$name"
+		out=""
 		if declare -F "report_$name" >/dev/null; then
 			# A section that breaks on odd data must not cost the report.
-			( "report_$name" ) ||
-				printf '\n*This section could not be shown completely; its data is in `data/%s.env` and `raw/`.*\n\n' "$name"
+			out=$("report_$name") ||
+				out+=$(printf '\n\n*This section could not be shown completely; its data is in `data/%s.env` and `raw/`.*\n\n' "$name")
 		fi
+		section_split "$out"
+		printf '%s' "$S_BODY"
 		# The specification's readings that hold on this run (lib/report/guidance.tab).
 		guidance_for "$name"
-		chart_links "$name"
+		# Why it is not PASS: the summary's cell has it for the body.
+		why_text why "$name"
+		details=""
+		[ -z "$why" ] || details="**Why ${D[$name|status]-}:** $why"$'\n\n'
+		details+=$(interval_sentence "$name")$'\n\n'$S_DETAILS
+		if [ "${D[$name|status]-}" != PASS ] || [ -n "${GUIDANCE_CONCERN[$name]-}" ]; then
+			printf '%s' "$S_ADVICE"
+		else
+			details+=$S_ADVICE
+		fi
+		details+=$(chart_links "$name")$'\n\n'
 		own_raw raw "$name"
 		probe_raw probes "$name"
 		raw+=$probes
 		if [ -n "$raw" ]; then
-			printf 'Raw samples: %s. ' "${raw#, }"
+			details+="Raw samples: ${raw#, }. "
 		else
-			printf 'No raw samples of its own. '
+			details+='No raw samples of its own. '
 		fi
-		printf 'The test took %s s.\n\n' "${D[$name|seconds]-}"
+		details+="The test took ${D[$name|seconds]-} s."
+		tidy details
+		printf 'Details: [method, tables, raw samples](#details-%s).\n\n' "$name"
+		DETAILS_MD+=$(printf '<a id="details-%s"></a>\n\n<details>\n\n### %s (`%s`): details\n\n%s</details>' \
+			"$name" "${METRIC_TITLE[$name]}" "$name" "$details")$'\n\n'
 	done
+}
+
+# details_part: the second layer, after the body: each metric's details
+# (sections) under a heading of its own.
+details_part () {
+	[ -n "$DETAILS_MD" ] || return 0
+	printf '<a id="details"></a>\n\n## Details\n\n'
+	# A printf, not prose: prose with no argument here would be its only
+	# such call in this file, which shellcheck takes for a mistake.
+	printf '%s %s\n\n' 'The analysis behind each section above: how the figure was measured, its interval,' \
+		'the tables and charts, and where its raw samples are. The report above is complete without it.'
+	printf '%s' "$DETAILS_MD"
 }
 
 warnings () {
@@ -725,22 +819,28 @@ charts_write "$RUN_DIR" || printf 'render.sh: drawing the charts failed; the rep
 guidance_load || printf 'render.sh: lib/report/guidance.tab could not be judged (above); the report has none of its readings\n' >&2
 interval_bounds_load
 {
+	# The body: what the administrator signs.
 	header
 	summary
 	sections
 	# The distances, when the run had any (lib/report/distance.sh).
 	( report_distance ) || true
 	( report_distance_load ) || true	# MaxStartups, rate and burst at a distance (lib/report/distance-load.sh)
-	[ "$n_run" -eq 0 ] || ( report_capacity ) || true
-	[ "$n_run" -eq 0 ] || ( report_relations ) || true
 	# The specification's guidance for this run (lib/report/guidance.sh).
 	if [ "$n_run" -gt 0 ]; then
 		( report_uses ) || true
 		( report_offline ) || true
+	fi
+	warnings
+	# The details: each metric's analysis, then the figures of the whole
+	# run that explain more than they decide.
+	details_part
+	[ "$n_run" -eq 0 ] || ( report_capacity ) || true
+	[ "$n_run" -eq 0 ] || ( report_relations ) || true
+	if [ "$n_run" -gt 0 ]; then
 		( report_settings ) || true
 		( report_limits ) || true
 	fi
-	warnings
 	environment
 } >"$REPORT.tmp"
 mv -f "$REPORT.tmp" "$REPORT"

@@ -192,6 +192,7 @@ report_burst () {
 	done
 	rm -f "$model" "$rec"
 
+	part body
 	printf '\n**How to read this result:**\n\n'
 	oks=""
 	for n in $steps; do oks+="$n:${BURST_CELL[$n|ok]:-} "; done
@@ -227,6 +228,7 @@ report_burst () {
 			printf "- The target is %d clients at once: raise the first MaxStartups value to at least that.\n", target
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**What to set:** for hosts that automation or many users reach at the same moment (Ansible

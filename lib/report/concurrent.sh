@@ -51,6 +51,7 @@ report_concurrent () {
 	printf '| Open files per process (`ulimit -n`: session / server) | %s / %s | |\n\n' \
 		"${D[concurrent|limit_nofile]-}" "${D[concurrent|limit_server_nofile]-}"
 
+	part body
 	printf '**How to read this result:**\n\n'
 	if [ "${failed:-0}" -eq 0 ]; then
 
@@ -58,6 +59,8 @@ report_concurrent () {
 		- Every session opened and still carried data at the end: this server holds %s sessions at
 		once. A session stays open for as long as the client keeps it; nothing here times them out.
 		EOF
+		# The arithmetic of the limits table, with it in the details.
+		part details
 		awk -v tasks="${D[concurrent|user_tasks_open]-}" -v before="${D[concurrent|user_tasks_before]-}" \
 			-v nproc="${D[concurrent|limit_nproc]-}" -v pidmax="${D[concurrent|limit_pid_max]-}" -v n="$n" 'BEGIN {
 			per = (n > 0) ? (tasks - before) / n : 0
@@ -75,6 +78,7 @@ report_concurrent () {
 					" with `ulimit -u` = %d, about %d such sessions fit before the process limit is" \
 					" reached. A real login shell adds processes per user.\n", per, nproc, nproc / per
 		}'
+		part body
 	else
 
 		prose "$failed" "$n" "${D[concurrent|limit_text]-}" "$raw" "$raw" <<-'EOF'
@@ -116,9 +120,10 @@ report_concurrent () {
 	[ "${D[concurrent|clients_left]-}" = 0 ] ||
 		printf -- '- Some `ssh` clients did not end when their session was closed; the holder ended them.\n'
 
+	part advice
 	prose <<-'EOF'
 
-	**What to change when sessions fail:** raise the limit that was reached (above). `MaxSessions`
+	**What to change when sessions fail:** raise the limit that was reached (its table is in the details). `MaxSessions`
 	is not it: it limits only sessions multiplexed over one connection, not users or connections.
 
 	EOF

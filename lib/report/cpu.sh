@@ -70,9 +70,11 @@ report_cpu () {
 	printf '\n**Sizing with these figures:** cores needed ≈ logins/s x CPU per login + MB/s x CPU per GB / 1000. '
 	printf 'For 20 logins/s and 500 MB/s on this host: 20 x %s ms + 500 x %s s / 1000 ≈ **%s cores**%s.\n\n' \
 		"${D[cpu|sshd_cpu_ms_per_login]-}" "${gb:-0}" "${D[cpu|cores_for_example]-}" "$( [ -n "$gb" ] || printf ' (logins only; the per-GB part was not measured)')"
+	part body
 	printf '**How to read this result:**\n\n'
 	awk -v l="${D[cpu|sshd_cpu_ms_per_login]-}" -v c="${D[cpu|client_cpu_ms_per_login]-}" -v cores="${D[cpu|cores]-}" \
-		-v bound="${D[cpu|capacity_logins_per_s]-}" 'BEGIN {
+		-v bound="${D[cpu|capacity_logins_per_s]-}" \
+		-v to_details="${PART_MARK}details@@" -v to_body="${PART_MARK}body@@" 'BEGIN {
 		if (l == "") exit
 		if (bound != "" && bound != "-")
 			printf "- %s ms per login means these %d cores carry about %s logins/s when they do nothing else (%d x 1000 / %s).\n", l, cores, bound, cores, l
@@ -80,8 +82,12 @@ report_cpu () {
 			print "- Over 100 ms is a lot for a login: look at the PAM session stack (motd, lastlog, `pam_exec`), a heavy key exchange, or a slow CPU (no AES-NI, a crypto library built for the wrong CPU)."
 		else
 			print "- A login costs far more than its cryptography: sshd starts several processes, runs PAM and writes the login records."
+		# The CPU of the client, not of sshd: in the details.
+		printf "\n%s\n", to_details
 		if (c > 0)
 			printf "- The client used %.0f ms per login; in real use that is on the users'"'"' machines, here it shared the CPU with sshd.\n", c
+		printf "\n%s\n", to_body
 	}'
+	part advice
 	printf '\n**What to change when it is poor:** re-use connections so fewer logins are needed; trim PAM session modules; prefer AES-GCM for bulk data.\n\n'
 }

@@ -6,7 +6,9 @@
 # "section<TAB>metric<TAB>when<TAB>advice", then one row each; # starts
 # a comment. For each row whose condition `when` holds on the store, it
 # prints "section<TAB>metric<TAB>advice", each {EXPR} or {EXPR:N} of the
-# advice replaced by its value (N decimals).
+# advice replaced by its value (N decimals), and after it
+# "concern<TAB>metric" when the table has a column concern and the row's
+# is "yes".
 #
 # A condition is an expression over the store: TEST.KEY (a figure; a
 # figure the run does not have, or "-", makes the whole condition false:
@@ -178,5 +180,9 @@ NF < 4 { next }
 		next
 	}
 	if (text != "") printf "%s\t%s\t%s\n", $C["section"], $C["metric"], text
+	# A reading of concern (the optional column concern): one more line,
+	# "concern<TAB>METRIC", for the renderer, which then shows the
+	# section's "What to change" in the body.
+	if (text != "" && ("concern" in C) && $C["concern"] == "yes") printf "concern\t%s\n", $C["metric"]
 }
 END { exit bad }

@@ -49,13 +49,22 @@ guidance_store () {
 
 # guidance_load: GUIDANCE, the readings of lib/report/guidance.tab that
 # hold on this run, "SECTION<TAB>METRIC<TAB>ADVICE" each, in the table's
-# order. Once per report, in the renderer's main shell.
+# order; GUIDANCE_CONCERN[METRIC] set when a reading of concern (column
+# concern) holds for METRIC. Once per report, in the renderer's main
+# shell.
 GUIDANCE=()
+declare -A GUIDANCE_CONCERN=()
 guidance_load () {
 	local line
 	GUIDANCE=()
+	GUIDANCE_CONCERN=()
 	while IFS= read -r line; do
-		GUIDANCE+=("$line")
+		case $line in
+		concern$'\t'*)
+			# shellcheck disable=SC2034 # read by lib/bin/render.sh (sections)
+			GUIDANCE_CONCERN[${line#concern$'\t'}]=1 ;;
+		*) GUIDANCE+=("$line") ;;
+		esac
 	done < <(awk -F'\t' -f "$KIT_DIR/lib/report/guidance.awk" <(guidance_store) "$KIT_DIR/lib/report/guidance.tab")
 }
 

@@ -233,7 +233,7 @@ function emit_head(    line) {
 }
 
 BEGIN {
-	block = ""; pending_id = ""; h2 = 0; bad = 0; fence = 0; ntrow = 0
+	block = ""; pending_id = ""; h2 = 0; bad = 0; fence = 0; ntrow = 0; det = 0; summary_next = 0
 	emit_head()
 }
 
@@ -279,14 +279,38 @@ line ~ /^<a id="[A-Za-z0-9_-]+"><\/a>[ \t]*$/ {
 	next
 }
 
+# <details> and </details>, each on a line of its own: a part the reader
+# opens when wanted (the Details part of report.md: each metric's
+# analysis). The heading that comes first in it is its <summary>, what
+# shows while it is closed; an anchor line before <details> names that
+# heading. Printing shows it open (report.css).
+line ~ /^<details>[ \t]*$/ {
+	close_block()
+	if (det) warn("<details> inside <details>: close the first one")
+	else { print "<details>"; det = 1; summary_next = 1 }
+	next
+}
+
+line ~ /^<\/details>[ \t]*$/ {
+	close_block(); anchor_out()
+	if (!det) warn("</details> without its <details>")
+	else { print "</details>"; det = 0; summary_next = 0 }
+	next
+}
+
 line ~ /^##?#?#? / {
 	close_block()
 	level = index(line, " ") - 1
 	text = substr(line, level + 2)
+	if (det && level <= 2) { warn("a ## heading inside <details>: close it first"); print "</details>"; det = 0; summary_next = 0 }
 	if (level == 2 && ++h2 >= 2) section_open()
 	id = pending_id != "" ? pending_id : slug(text)
 	pending_id = ""
-	printf "<h%d id=\"%s\">%s</h%d>\n", level, id, mark(inl(text)), level
+	if (summary_next) printf "<summary>"
+	printf "<h%d id=\"%s\">%s</h%d>", level, id, mark(inl(text)), level
+	if (summary_next) printf "</summary>"
+	printf "\n"
+	summary_next = 0
 	next
 }
 
@@ -331,6 +355,7 @@ END {
 	if (fence) { print "</pre>"; warn("a code block without its closing ```") }
 	close_block()
 	anchor_out()
+	if (det) { print "</details>"; warn("<details> without its </details> at the end") }
 	print "</section>"
 	print "</body>"
 	print "</html>"

@@ -44,6 +44,7 @@ report_interactive () {
 	printf '\n\nDuring the test the %s CPUs were %s%% busy (the echo clients included), %s%% stolen by a hypervisor: CPU time from /proc/stat over the test, which the warning uses.\n' \
 		"${D[interactive|cores]-}" "${D[interactive|cpu_busy_pct]-}" "${D[interactive|cpu_steal_pct]-}"
 
+	part body
 	printf '\n**How to read this result:**\n\n'
 	p50=${D[interactive|${main}_p50]-}
 	p99=${D[interactive|${main}_p99]-}
@@ -73,6 +74,7 @@ report_interactive () {
 			printf "- The real ssh client adds %.2f ms at p50 over libssh (%.3f vs %.3f ms): its own terminal handling; both go through the same sshd.\n", sshp50 - lsp50, sshp50, lsp50
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**What to change when it is slow:** keep the server from running out of CPU (see the `cpu`

@@ -40,6 +40,7 @@ report_login () {
 	done
 	login_gssapi_note
 	login_whose
+	part body
 	printf '\n**How to read this result:**\n\n'
 	p50=${D[login|total_p50]-}
 	kex=${D[login|kex_p50]-}
@@ -68,7 +69,7 @@ report_login () {
 			printf "- %.0f ms at p50, within the 100-300 ms the specification gives for a RHEL 9 login%s.\n", total, ref
 		else
 			printf "- %.0f ms at p50 is over the 100-300 ms the specification gives for a RHEL 9 login%s: %s where it goes.\n", \
-				total, ref, timeline == "yes" ? "the phase and whose-time tables above show" : "the phase table above shows"
+				total, ref, timeline == "yes" ? "the phase and whose-time tables of its details show" : "the phase table of its details shows"
 		# Key exchange over 100 ms: whose turn it was, from the packets.
 		slow = kex > 100 || kex95 > 100
 		if (timeline == "yes" && kex_s != "" && kex_c != "") {
@@ -98,6 +99,7 @@ report_login () {
 			print "- A phase of about 40 ms is usually not work but TCP waiting: Nagle on one side, delayed ACK (40 ms on Linux) on the other. Without a timeline the kit cannot show it."
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**What to change when it is slow:** re-use connections (ControlMaster/ControlPersist, the

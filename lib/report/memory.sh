@@ -92,8 +92,12 @@ report_memory () {
 	# Runs from before the estimates were kept have none: no empty figure.
 	e500=${D[memory|estimate_500_mb]-}
 	e500_users=${D[memory|estimate_500_users_mb]-}
+	part body
 	printf '**How to read this result:**\n\n'
 	printf -- '- The listener alone uses %s MB. Each open session adds %s MB: the session'"'"'s privileged sshd, its unprivileged sshd and a small command.\n' "${listener:--}" "${per:--}"
+	# The estimates' arithmetic (the specification's reading has the
+	# figure for 500 sessions) and what the tables show: in the details.
+	part details
 	if [ "${mgr:-0}" != 0 ]; then
 
 		prose "${D[memory|manager_mb]-}" <<-'EOF'
@@ -124,6 +128,7 @@ report_memory () {
 		if (a != "" && a != "-" && n != "" && n != "-")
 			printf "- With %s MB available before the test, about %s such sessions would fit in memory; with a shell and programs per user, divide by the real per-user size instead.\n", a, n
 	}'
+	part body
 	awk -v per="${per:-0}" -v raw="$raw" 'BEGIN {
 		if (per + 0 > 6)
 
@@ -132,6 +137,7 @@ report_memory () {
 				" per-process rows are in `" raw "-one-session.tsv`."
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**What to change when it is high:** there is little to tune in sshd itself; plan RAM for the

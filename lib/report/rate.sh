@@ -58,6 +58,8 @@ report_rate () {
 	. It includes the processes that ended during the run and the `true` each login ran.%s
 
 	EOF
+	# Its readings are of the closed-loop table, in the details with it;
+	# the body has the specification's reading of the knee.
 	printf '**How to read this result:**\n\n'
 	awk -v rate="${D[rate|logins_per_s]-}" -v workers="${D[rate|workers]-}" -v p50="${D[rate|login_p50]-}" \
 		-v failed="${D[rate|failed]-}" -v gen="${D[rate|generator_limited]-}" \
@@ -85,6 +87,8 @@ report_rate () {
 
 	# (The command is an argument: tests/t03-settings-door.sh reads a
 	# setting's name after && in code as a variable set.)
+	part body
+	part advice
 	prose '`MAX_STARTUPS=100:30:200 ./start-ssh.sh && RATE_WORKERS=64 ./test-ssh.sh rate`' <<-'EOF'
 
 	**What to change when it is poor:** fewer logins (ControlMaster/ControlPersist for repeated

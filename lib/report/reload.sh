@@ -34,6 +34,7 @@ report_reload () {
 	reload_pid_note
 	printf 'Each time is one measurement (n = 1): a reload is an event, not a stream; run the test again to see the spread.\n\n'
 	reload_whose_table
+	part body
 	printf '**How to read this result:**\n\n'
 	awk -v g="${greeting:-}" -v l="${login:-}" -v alive="${alive:-0}" -v n="$n" 'BEGIN {
 		if (alive == n)
@@ -53,6 +54,7 @@ report_reload () {
 			printf "- The first complete login worked %.0f ms after the reload, about one login time after the greeting: users notice a reload only if they connect in that moment.\n", l
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**Be careful with reloads:** a configuration that `sshd -t` rejects stops the listener at the

@@ -30,6 +30,7 @@ report_session () {
 	printf ' The master connection was %s at the end and was closed with `ssh -O exit`.\n' \
 		"$( [ "${D[session|master_survived]-}" = yes ] && printf 'still the same' || printf '**not** the same (it ended or was replaced during the test)')"
 
+	part body
 	printf '\n**How to read this result:**\n\n'
 	awk -v p50="${p50:--1}" -v login="${login:-0}" -v speedup="${speedup:-0}" -v failed="${D[session|failed]-}" 'BEGIN {
 		if (p50 < 0) {
@@ -52,6 +53,7 @@ report_session () {
 			printf "- Over 100 ms for a command on an open connection is slow: a PAM session module (`pam_systemd`, `pam_sss`, `pam_exec`) or a start-up script of the shell is likely waiting for something.\n"
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**What to change:** use connection re-use in clients that run many commands (Ansible does by

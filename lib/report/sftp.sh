@@ -128,21 +128,26 @@ report_sftp () {
 
 	EOF
 
+	part body
 	printf '**How to read this result:**\n\n'
 	awk -v up="${D[sftp|large_up_mbs]-}" -v down="${D[sftp|large_down_mbs]-}" -v target="${D[sftp|target]-}" \
 		-v tup="$(compared sftp transfer default_up_mbs)" -v tdown="$(compared sftp transfer default_down_mbs)" \
-		-v fps="${fps:--}" -v msf="${ms_file:--}" -v ftarget="${D[sftp|target_files_per_s]-}" -v mb="$(awk -v b="${D[sftp|file_bytes]-}" 'BEGIN { print b / 1e6 }')" -v big="$big" 'BEGIN {
+		-v fps="${fps:--}" -v msf="${ms_file:--}" -v ftarget="${D[sftp|target_files_per_s]-}" -v mb="$(awk -v b="${D[sftp|file_bytes]-}" 'BEGIN { print b / 1e6 }')" -v big="$big" \
+		-v to_details="${PART_MARK}details@@" -v to_body="${PART_MARK}body@@" 'BEGIN {
 		if (up != "" && up != "-" && down != "" && down != "-") {
 			if (up + 0 >= target && down + 0 >= target)
 				printf "- The large file moves at %s MB/s up and %s MB/s down, above the target of %s MB/s.\n", up, down, target
 			else
 				printf "- The large file moves at %s MB/s up and %s MB/s down; the target is %s MB/s.\n", up, down, target
+			# The comparison with the transfer figures: in the details.
+			printf "\n%s\n", to_details
 			if (tup != "" && tup != "-" && tdown != "" && tdown != "-")
 
 				printf "- Without a disk and without SFTP'"'"'s requests, one SSH connection carried %s MB/s" \
 					" up and %s MB/s down (the `transfer` test). SFTP near those figures is limited by" \
 					" the cipher on one core; far below them, by the disk or by how many requests sftp" \
 					" keeps in flight.\n", tup, tdown
+			printf "\n%s\n", to_body
 			if (mb + 0 < 100)
 
 				printf "- With only %s the copy lasts a fraction of a second and the login subtracted" \
@@ -154,6 +159,8 @@ report_sftp () {
 			printf "- The small files went at %s files/s, %s ms each. Each file costs the client at" \
 				" least three request/answer round trips (open, write, close), and sftp sends the next" \
 				" file only after the last one was closed.\n", fps, msf
+			# What the round trips make of it on a network: in the details.
+			printf "\n%s\n", to_details
 
 			printf "- Over loopback a round trip takes a few microseconds, so this is the server'"'"'s and" \
 				" the client'"'"'s own work per file. Across a network the round trips add up: with 3" \
@@ -165,11 +172,13 @@ report_sftp () {
 			for (i = 1; i <= n; i++)
 				printf "| %s ms | %.0f |\n", rtt[i], 1000 / (3 * rtt[i] + msf)
 			printf "\n(1000 / (3 x RTT + the %s ms measured here)); from a client 1 ms away that is about %.0f files/s, whatever the server.\n\n", msf, 1000 / (3 + msf)
+			printf "%s\n", to_body
 			if (fps + 0 < ftarget)
 				printf "- Below the target of %s files/s already over loopback: look at the disk (many small writes, each file created and closed) and at the server'"'"'s CPU during the run.\n", ftarget
 		}
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**What to change when it is slow:** for many small files, send one archive instead (`tar c

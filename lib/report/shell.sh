@@ -98,8 +98,10 @@ report_shell () {
 		fi
 	fi
 
+	part body
 	printf '**How to read this result:**\n\n'
 	shell_advice "$parts"
+	part advice
 	prose <<-'EOF'
 
 	**What to change when it is slow:** find the file above, then make it quicker or skip it for

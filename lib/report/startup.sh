@@ -25,6 +25,7 @@ report_startup () {
 		"$(ms "${D[startup|first_login_min]-}")" "$(ms "${D[startup|first_login_p50]-}")" "$(ms "${D[startup|first_login_max]-}")"
 	printf 'Times in ms; every round is in `raw/startup-rounds.tsv` (a failed round is listed there with its message and counted above as not ok).\n\n'
 	startup_whose_table
+	part body
 	printf '**How to read this result:**\n\n'
 	awk -v g="${D[startup|greeting_max]-}" -v l="${D[startup|first_login_max]-}" -v lp="${D[startup|first_login_p50]-}" \
 		-v gp="${D[startup|greeting_p50]-}" -v failed="${D[startup|failed]-}" -v ok="${D[startup|ok]-}" -v unit="$(unit_text)" 'BEGIN {
@@ -51,6 +52,7 @@ report_startup () {
 		}
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**What to change when it is slow:** there is seldom anything to tune here. What matters more is

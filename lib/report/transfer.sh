@@ -93,16 +93,21 @@ report_transfer () {
 	[ -z "${D[transfer|cpu_note]-}" ] || printf 'Note: %s.\n\n' "${D[transfer|cpu_note]-}"
 	awk -v b="${D[transfer|cpu_bytes]-}" 'BEGIN { if (b + 0 < 500e6) print "With less than 500 MB the CPU figures rest on few clock ticks (10 ms each) and are rough.\n" }'
 
+	part body
 	printf '**How to read this result:**\n\n'
+	# The readings of the ceiling and CPU tables go to the details with
+	# them (to_details, to_body: the lines of part).
 	awk -v up="${D[transfer|default_up_mbs]-}" -v down="${D[transfer|default_down_mbs]-}" -v target="${D[transfer|target]-}" \
-		-v def="${D[transfer|default_cipher]-}" -v low="$low_pct" -v cpu="${D[transfer|cpu_sshd_s_per_gb]-}" 'BEGIN {
-		printf "- One connection does its encryption on one core at each end, so a single stream can never be faster than the ceiling column; parallel transfers use more cores.\n"
+		-v def="${D[transfer|default_cipher]-}" -v low="$low_pct" -v cpu="${D[transfer|cpu_sshd_s_per_gb]-}" \
+		-v to_details="${PART_MARK}details@@" -v to_body="${PART_MARK}body@@" 'BEGIN {
 		if (up != "" && up != "-" && down != "" && down != "-") {
 			if (up + 0 >= target && down + 0 >= target)
 				printf "- The default cipher `%s` carries %s MB/s up and %s MB/s down: enough for the target of %s MB/s (a 1 Gbit/s link carries about 115 MB/s).\n", def, up, down, target
 			else
 				printf "- The default cipher `%s` carries %s MB/s up and %s MB/s down, below the target of %s MB/s: a single SSH stream on this machine cannot fill that link.\n", def, up, down, target
 		}
+		printf "\n%s\n", to_details
+		printf "- One connection does its encryption on one core at each end, so a single stream can never be faster than the ceiling column; parallel transfers use more cores.\n"
 		if (low)
 
 			print "- Some figures are far below their ceiling (under 25%): the cipher is not the" \
@@ -112,8 +117,10 @@ report_transfer () {
 				" elsewhere."
 		if (cpu != "" && cpu != "-")
 			printf "- sshd needs about %s CPU seconds per GB: a server moving 100 MB/s spends about %.2f cores on it (client side not included).\n", cpu, cpu * 0.1
+		printf "\n%s\n", to_body
 	}'
 
+	part advice
 	prose <<-'EOF'
 
 	**What to change when it is slow:** keep the AES-GCM ciphers first on CPUs with AES
