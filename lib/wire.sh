@@ -686,19 +686,19 @@ wire_base_p50 () {
 # interval), divided by RTT_MS. Nothing when either side has no login.
 # shellcheck disable=SC2034,SC2154 # rt_row: the caller's associative array, set here
 wire_round_trips () {
-	local logins=$1 d=$2 dir k v
+	local logins=$1 d=$2 dir rt lo hi
 	local -n rt_row=$3
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-rt.XXXXXX") || return 0
-	tsv_select "$logins" exit total_ms 2>/dev/null | awk -F'\t' '$1 == 0 { print $2 }' >"$dir/far"
+	wire_ok_times "$logins" >"$dir/far"
 	wire_ok_times "$logins.base1" "$logins.base2" >"$dir/base"
 	if [ -s "$dir/far" ] && [ -s "$dir/base" ]; then
-		while IFS='=' read -r k v; do
-			case $k in
-			shift) rt_row[login_round_trips]=$(awk -v x="$v" -v d="$d" 'BEGIN { printf "%.1f", x / d }') ;;
-			shift_lo) rt_row[login_round_trips_low]=$(awk -v x="$v" -v d="$d" 'BEGIN { printf "%.1f", x / d }') ;;
-			shift_hi) rt_row[login_round_trips_high]=$(awk -v x="$v" -v d="$d" 'BEGIN { printf "%.1f", x / d }') ;;
-			esac
-		done < <(stats_rank compare "$dir/base" "$dir/far" 2>/dev/null)
+		read -r rt lo hi < <(stats_rank compare "$dir/base" "$dir/far" 2>/dev/null |
+			awk -F= -v d="$d" '{ v[$1] = $2 }
+				END { printf "%s %s %s\n", r("shift"), r("shift_lo"), r("shift_hi") }
+				function r(k) { return (k in v && v[k] != "") ? sprintf("%.1f", v[k] / d) : "-" }')
+		[ "${rt:--}" = - ] || rt_row[login_round_trips]=$rt
+		[ "${lo:--}" = - ] || rt_row[login_round_trips_low]=$lo
+		[ "${hi:--}" = - ] || rt_row[login_round_trips_high]=$hi
 	fi
 	rm -rf -- "$dir"
 }
@@ -881,10 +881,12 @@ wire_run_distances () {
 			# that both see the same load (the row for 0 was taken
 			# minutes earlier; on a busy machine a login's own time moved
 			# by more than a round trip in between).
-			wire_logins loopback "$(( (n + 1) / 2 ))" "$logins.base1" || true
+			wire_logins loopback "$(( (n + 1) / 2 ))" "$logins.base1" ||
+				row[warning]="${row[warning]:+${row[warning]}; }the base logins over loopback before those across the wire failed: $(tail -n 1 "$logins.base1.err" 2>/dev/null)"
 			wire_mark logins || true
 			wire_logins testhost "$n" "$logins" || row[warning]="${row[warning]:+${row[warning]}; }the logins across the wire failed: $(tail -n 1 "$logins.err" 2>/dev/null)"
-			wire_logins loopback "$(( n / 2 > 0 ? n / 2 : 1 ))" "$logins.base2" || true
+			wire_logins loopback "$(( n / 2 > 0 ? n / 2 : 1 ))" "$logins.base2" ||
+				row[warning]="${row[warning]:+${row[warning]}; }the base logins over loopback after those across the wire failed: $(tail -n 1 "$logins.base2.err" 2>/dev/null)"
 			row[login_n]=$(kv_get "$logins.env" n)
 			row[login_ms_p50]=$(kv_get "$logins.env" p50)
 			row[login_ms_p95]=$(kv_get "$logins.env" p95)
