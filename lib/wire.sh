@@ -211,7 +211,8 @@ wire_pid_is_ours () {
 wire_set () {
 	local rtt=$1 out=$2 one_way i rate burst limit dev
 	local -a record=()
-	one_way=$(awk -v r="$rtt" 'BEGIN { printf "%.3f", r / 2 }')
+	# The hold is the setting less WIRE_TRIM_MS (wire_trim), never below 0.
+	one_way=$(awk -v r="$rtt" -v t="${WIRE_TRIM_MS:-0}" 'BEGIN { h = (r - t) / 2; printf "%.3f", h < 0 ? 0 : h }')
 	WIRE_OUT=$out
 	WIRE_RECORD=${3:-}
 	WIRE_MARKS=0
@@ -312,6 +313,20 @@ wire_measure () {
 		d = m - s; if (d < 0) d = -d
 		if (d > tol) printf "wire_warning=the wire measures %.3f ms for a TCP connect, the setting is %s ms (more than %.2f ms off)\n", m, s, tol }'
 	return "$rc"
+}
+
+# wire_trim RTT_MS PROBE: how much less the wire should hold, in ms, so
+# that a TCP connect across it takes the setting: the excess of the
+# probe's connect p50 over RTT_MS, when it is more than WIRE_TRIM_FROM_MS;
+# nothing otherwise (a connect at or under the setting is left alone).
+# The excess is the wire's own cost, on top of what it holds: each
+# packet's trip through the queue to sshperf-wire and back, and the
+# helper's wake-ups (0.3-0.5 ms a round trip on an idle 2-core VM, most
+# of a 1 ms setting's tolerance of 0.2 ms).
+WIRE_TRIM_FROM_MS=0.05
+wire_trim () {
+	awk -v s="$1" -v m="$(kv_get "$2" connect_ms_p50)" -v from="$WIRE_TRIM_FROM_MS" \
+		'BEGIN { if (m == "" || m == "nan") exit; e = m - s; if (e > from) printf "%.3f\n", (e > s ? s : e) }'
 }
 
 # wire_ssh_opts WHERE: the options that send ssh (or sftp, which hands
@@ -686,19 +701,19 @@ wire_base_p50 () {
 # interval), divided by RTT_MS. Nothing when either side has no login.
 # shellcheck disable=SC2034,SC2154 # rt_row: the caller's associative array, set here
 wire_round_trips () {
-	local logins=$1 d=$2 dir k v
+	local logins=$1 d=$2 dir rt lo hi
 	local -n rt_row=$3
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/sshperf-rt.XXXXXX") || return 0
-	tsv_select "$logins" exit total_ms 2>/dev/null | awk -F'\t' '$1 == 0 { print $2 }' >"$dir/far"
+	wire_ok_times "$logins" >"$dir/far"
 	wire_ok_times "$logins.base1" "$logins.base2" >"$dir/base"
 	if [ -s "$dir/far" ] && [ -s "$dir/base" ]; then
-		while IFS='=' read -r k v; do
-			case $k in
-			shift) rt_row[login_round_trips]=$(awk -v x="$v" -v d="$d" 'BEGIN { printf "%.1f", x / d }') ;;
-			shift_lo) rt_row[login_round_trips_low]=$(awk -v x="$v" -v d="$d" 'BEGIN { printf "%.1f", x / d }') ;;
-			shift_hi) rt_row[login_round_trips_high]=$(awk -v x="$v" -v d="$d" 'BEGIN { printf "%.1f", x / d }') ;;
-			esac
-		done < <(stats_rank compare "$dir/base" "$dir/far" 2>/dev/null)
+		read -r rt lo hi < <(stats_rank compare "$dir/base" "$dir/far" 2>/dev/null |
+			awk -F= -v d="$d" '{ v[$1] = $2 }
+				END { printf "%s %s %s\n", r("shift"), r("shift_lo"), r("shift_hi") }
+				function r(k) { return (k in v && v[k] != "") ? sprintf("%.1f", v[k] / d) : "-" }')
+		[ "${rt:--}" = - ] || rt_row[login_round_trips]=$rt
+		[ "${lo:--}" = - ] || rt_row[login_round_trips_low]=$lo
+		[ "${hi:--}" = - ] || rt_row[login_round_trips_high]=$hi
 	fi
 	rm -rf -- "$dir"
 }
@@ -750,7 +765,7 @@ wire_far_packets () {
 # ---- A run at its distances (test-ssh.sh) ---------------------------------
 
 # raw/wire.tsv: one row per distance above 0 (docs/data.md).
-WIRE_COLUMNS="rtt_ms mbit loss_pct connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_base_ms_p50 login_round_trips login_round_trips_low login_round_trips_high login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
+WIRE_COLUMNS="rtt_ms mbit loss_pct wire_trim_ms connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_base_ms_p50 login_round_trips login_round_trips_low login_round_trips_high login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
 # The logins at each distance: LOGIN_SAMPLES, at most this many; the
 # keystroke echoes: ECHO_COUNT, at most this many.
 WIRE_LOGINS_MAX=50
@@ -865,6 +880,26 @@ wire_run_distances () {
 			continue
 		fi
 		wire_measure "$d" "$probe" >"$probe.out" 2>&1 || true
+		# The wire's own cost comes on top of its hold: hold that much
+		# less and measure the wire again (once). The row keeps what was
+		# taken off (wire_trim_ms) and the second measurement;
+		# raw/wire-N-probe.untrimmed keeps the first.
+		WIRE_TRIM_MS=$(wire_trim "$d" "$probe")
+		if [ -n "$WIRE_TRIM_MS" ]; then
+			row[wire_trim_ms]=$WIRE_TRIM_MS
+			mv -f "$probe" "$probe.untrimmed"
+			wire_clear_current
+			if ! wire_set "$d" "$RAW_DIR/wire-$d-helper.env" "$RAW_DIR/wire-$d-packets.tsv"; then
+				row[status]=ERROR
+				row[warning]="the wire's helper did not start again after its trim: $(head -n 1 "$WIRE_OUT" 2>/dev/null)"
+				wire_clear_current
+				WIRE_TRIM_MS=""
+				tsv_row row "$WIRE_COLUMNS" >>"$table"
+				continue
+			fi
+			wire_measure "$d" "$probe" >"$probe.out" 2>&1 || true
+		fi
+		WIRE_TRIM_MS=""
 		row[connect_n]=$(kv_get "$probe" connect_ms_n)
 		row[connect_ms_p50]=$(kv_get "$probe" connect_ms_p50)
 		row[connect_ms_p99]=$(kv_get "$probe" connect_ms_p99)
@@ -881,10 +916,12 @@ wire_run_distances () {
 			# that both see the same load (the row for 0 was taken
 			# minutes earlier; on a busy machine a login's own time moved
 			# by more than a round trip in between).
-			wire_logins loopback "$(( (n + 1) / 2 ))" "$logins.base1" || true
+			wire_logins loopback "$(( (n + 1) / 2 ))" "$logins.base1" ||
+				row[warning]="${row[warning]:+${row[warning]}; }the base logins over loopback before those across the wire failed: $(tail -n 1 "$logins.base1.err" 2>/dev/null)"
 			wire_mark logins || true
 			wire_logins testhost "$n" "$logins" || row[warning]="${row[warning]:+${row[warning]}; }the logins across the wire failed: $(tail -n 1 "$logins.err" 2>/dev/null)"
-			wire_logins loopback "$(( n / 2 > 0 ? n / 2 : 1 ))" "$logins.base2" || true
+			wire_logins loopback "$(( n / 2 > 0 ? n / 2 : 1 ))" "$logins.base2" ||
+				row[warning]="${row[warning]:+${row[warning]}; }the base logins over loopback after those across the wire failed: $(tail -n 1 "$logins.base2.err" 2>/dev/null)"
 			row[login_n]=$(kv_get "$logins.env" n)
 			row[login_ms_p50]=$(kv_get "$logins.env" p50)
 			row[login_ms_p95]=$(kv_get "$logins.env" p95)

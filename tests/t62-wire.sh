@@ -184,6 +184,20 @@ test_expect 'a run with a distance measures its wire before it and leaves no hel
 	test_grep -E "^[0-9.]+	[0-9]+[.][0-9]{2}	[0-9.]+	[0-9.]+	[0-9]+	(window|cipher)$" "$TEST_TMP/bounds" &&
 	test_grep "round trips per login: time / packets" "$run/report.md" &&
 	test_grep -E "\"login_rt_packets\": [0-9]" "$run/results.json" &&
+	# The wire trimmed by its own cost when its first connect was slower
+	# than the setting by more than 0.05 ms (lib/wire.sh wire_trim): by
+	# that excess (at most the setting), with the first measurement kept;
+	# untrimmed, the first connect was within 0.05 ms of it or faster.
+	trim=$(tsv_select "$run/raw/wire.tsv" rtt_ms wire_trim_ms | awk -F"\t" "\$1 == 5 { print \$2 }") &&
+	if [ -n "$trim" ] && [ "$trim" != - ]; then
+		first=$(kv_get "$run/raw/wire-5-probe.env.untrimmed" connect_ms_p50) &&
+		test_eq "$trim" "$(awk -v m="$first" "BEGIN { e = m - 5; printf \"%.3f\", (e > 5 ? 5 : e) }")" &&
+		test_grep "held $trim ms less" "$run/report.md"
+	else
+		test ! -e "$run/raw/wire-5-probe.env.untrimmed" &&
+		awk -v m="$(kv_get "$run/raw/wire-5-probe.env" connect_ms_p50)" "BEGIN { exit !(m - 5 <= 0.05) }" ||
+			{ echo "untrimmed, but the connect p50 was $(kv_get "$run/raw/wire-5-probe.env" connect_ms_p50) ms at 5 ms"; false; }
+	fi &&
 	test_eq "$(wire_procs)" "" &&
 	ip netns exec "$WIRE_NS" iptables -t mangle -S PREROUTING >"$TEST_TMP/rules" &&
 	! test_grep NFQUEUE "$TEST_TMP/rules"

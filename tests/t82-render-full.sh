@@ -141,7 +141,7 @@ export NEWER_THAN_STORED_RUN
 # distance in NETWORK_RTT_MS (t62 and t63 check them).
 test_expect 'every raw/ path the docs name exists in a full run' '
 	grep -oh "raw/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*/-]" "$KIT_DIR"/docs/*.md "$KIT_DIR/README.md" | sort -u |
-		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv(\.base1)?|wire-N-packets\.tsv|wire-load\.tsv|wire-maxstartups\.tsv|wire-N-rate-S-(logins|startups)\.tsv)" |
+		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv(\.base1)?|wire-N-packets\.tsv|wire-N-probe\.env\.untrimmed|wire-load\.tsv|wire-maxstartups\.tsv|wire-N-rate-S-(logins|startups)\.tsv)" |
 		grep -vxE "raw/($NEWER_THAN_STORED_RUN)" >named &&
 	test -s named &&
 	missing="" &&

@@ -50,7 +50,7 @@ distance_xfer () {
 }
 
 report_distance () {
-	local table="$RUN_DIR/raw/wire.tsv" rtt mbit loss cn cp50 en ep50 ep99 helper ln lp50 rt rtlo rthi rtp kn kp50 kp99 \
+	local table="$RUN_DIR/raw/wire.tsv" rtt mbit loss trim cn cp50 en ep50 ep99 helper ln lp50 rt rtlo rthi rtp kn kp50 kp99 \
 		sf skb sfps srt sbound scheck xmb xmbs xp50 xwin xflight xbmbs xbound xcheck status warning
 	[ -f "$table" ] || return 0
 	printf '<a id="distance"></a>\n\n## At your users'"'"' distance\n\n'
@@ -59,7 +59,10 @@ report_distance () {
 	wire with the round-trip time of `NETWORK_RTT_MS` (held by `sshperf-wire` on the receiving
 	side of each direction; [metrics.md](metrics.md), section 10). Before each distance the
 	wire itself was measured: TCP connects (one round trip each) and one-byte echoes from the
-	test host to the test server's end of the wire. The logins are `ssh HOST true`, one after
+	test host to the test server's end of the wire. The wire's own cost (each packet's trip to
+	`sshperf-wire` and back, its wake-ups) comes on top of what it holds: where a connect took
+	longer than the setting, the wire held that much less and was measured again ("held ... ms
+	less"; the first measurement in `raw/wire-N-probe.env.untrimmed`). The logins are `ssh HOST true`, one after
 	another, timed from the start of ssh to its exit; at 0 from this host over loopback. Round
 	trips per login, two ways: from the time, what the distance added to a login (the shift of
 	the logins across the wire against as many over loopback, half taken just before and half
@@ -83,12 +86,13 @@ report_distance () {
 	printf '\n| RTT setting | wire: TCP connect p50 (n) | wire: one-byte echo p50 / p99 (n) | wire helper | login p50 (n) '
 	printf '| round trips per login: time / packets | keystroke echo p50 / p99 (n) | sftp small files | transfer up | status |\n'
 	printf '|---|---|---|---|---|---|---|---|---|---|\n'
-	while IFS=$'\t' read -r rtt mbit loss cn cp50 en ep50 ep99 helper ln lp50 rt rtlo rthi rtp kn kp50 kp99 \
+	while IFS=$'\t' read -r rtt mbit loss trim cn cp50 en ep50 ep99 helper ln lp50 rt rtlo rthi rtp kn kp50 kp99 \
 		sf skb sfps srt sbound scheck xmb xmbs xp50 xwin xflight xbmbs xbound xcheck status warning; do
 		printf '| %s ms%s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$rtt" \
 			"$([ "$mbit" = none ] || [ "$mbit" = - ] || printf ', %s Mbit/s' "$mbit")" \
 			"$([ "$loss" = 0 ] || [ "$loss" = - ] || printf ', %s %% loss' "$loss")" \
-			"$( [ "$rtt" = 0 ] && printf 'loopback, no wire' || printf '%s (%s)' "$(distance_cell "$cp50" ' ms')" "$(distance_cell "$cn")")" \
+			"$( [ "$rtt" = 0 ] && printf 'loopback, no wire' || printf '%s (%s)%s' "$(distance_cell "$cp50" ' ms')" "$(distance_cell "$cn")" \
+				"$([ -z "$trim" ] || [ "$trim" = - ] || printf '; held %s ms less' "$trim")")" \
 			"$( [ "$rtt" = 0 ] && printf -- - || printf '%s / %s (%s)' "$(distance_cell "$ep50" ' ms')" "$(distance_cell "$ep99" ' ms')" "$(distance_cell "$en")")" \
 			"$(distance_cell "$helper")" \
 			"$(distance_cell "$lp50" ' ms') ($(distance_cell "$ln"))" \
@@ -97,7 +101,7 @@ report_distance () {
 			"$(distance_sftp "$sfps" "$sbound" "$srt" "$scheck" "$sf" "$skb")" \
 			"$(distance_xfer "$xmbs" "$xmb" "$xbmbs" "$xbound" "$xwin" "$xflight" "$xcheck" "$xp50")" \
 			"$status$([ -z "$warning" ] || [ "$warning" = - ] || printf ': %s' "$warning")"
-	done < <(TSV_ABSENT=- tsv_select "$table" rtt_ms mbit loss_pct connect_n connect_ms_p50 echo_n echo_ms_p50 \
+	done < <(TSV_ABSENT=- tsv_select "$table" rtt_ms mbit loss_pct wire_trim_ms connect_n connect_ms_p50 echo_n echo_ms_p50 \
 		echo_ms_p99 helper login_n login_ms_p50 login_round_trips login_round_trips_low login_round_trips_high login_rt_packets keyecho_n keyecho_ms_p50 \
 		keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check \
 		xfer_mb xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning)
