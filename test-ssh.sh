@@ -28,6 +28,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/wire.sh"
 # shellcheck source=lib/wire-load.sh
 . "$KIT_DIR/lib/wire-load.sh"
+# shellcheck source=lib/rundir.sh
+. "$KIT_DIR/lib/rundir.sh"
 
 # The tests this copy of the kit has: one lib/metrics/NAME.sh each.
 available_tests () {
@@ -81,26 +83,6 @@ Exit status (the report's verdict):
        not sshd; its reason in the report says what to do
   130  interrupted; a partial report was written
 EOF
-}
-
-# Creates RESULTS_DIR/<date-time> (a new one, never reused).
-make_run_dir () {
-	local stamp dir n=1
-	if [ ! -d "${SETTING[RESULTS_DIR]}" ]; then
-		[ -d "$(dirname "${SETTING[RESULTS_DIR]}")" ] ||
-			die "RESULTS_DIR=${SETTING[RESULTS_DIR]}: its parent folder does not exist; create it or set RESULTS_DIR to an existing folder"
-		mkdir -m 0755 "${SETTING[RESULTS_DIR]}" 2>/dev/null || die "RESULTS_DIR=${SETTING[RESULTS_DIR]} cannot be created; set RESULTS_DIR to a writable folder"
-	fi
-	[ -w "${SETTING[RESULTS_DIR]}" ] || die "RESULTS_DIR=${SETTING[RESULTS_DIR]} is not writable; set RESULTS_DIR to a writable folder"
-	stamp=$(date +%Y-%m-%d_%H%M%S)
-	dir="${SETTING[RESULTS_DIR]}/$stamp"
-	while [ -e "$dir" ]; do
-		n=$((n + 1))
-		dir="${SETTING[RESULTS_DIR]}/$stamp-$n"
-	done
-	mkdir -m 0755 "$dir" "$dir/raw" "$dir/data" 2>/dev/null ||
-		die "cannot create $dir (file system full or read-only?); free space there or set RESULTS_DIR to a writable folder"
-	printf '%s\n' "$dir"
 }
 
 # run_probe NAME: runs the probe lib/probes/NAME.sh once per run, as a job
