@@ -45,6 +45,7 @@ usage: $PROG [-q] [TEST ...]
        $PROG --report RUN
        $PROG --compare RUN_A RUN_B
        $PROG --fleet DIR [--baseline RUN] [--factor F]
+       $PROG --load --target HOST[:PORT] --key FILE [--start-at EPOCH] TEST ...
 
 Runs the named tests (default: all) against the test server set up by
 ./start-ssh.sh, and writes RESULTS_DIR/<date-time>/report.md and its
@@ -73,6 +74,12 @@ Tests: $(available_tests)
        DIR/fleet.json and prints the report's path; hosts worse than F
        (1.5) times the fleet median stand out; with --baseline every
        host is compared with RUN. Needs no root. docs/fleet.md.
+  --load --target HOST[:PORT] --key FILE [--user NAME] [--start-at EPOCH] TEST ...
+       on a load host: the client side of TEST (login, rate) against
+       the test server of another machine, with the test user's key it
+       made; writes a run folder of its own (data/load.env) and prints
+       its path. Never touches a test server of this host; needs no
+       root. See $PROG --load --help and docs/load-hosts.md.
 
 Exit status (the report's verdict):
   0    PASS: every test that ran passed (or was skipped)
@@ -376,6 +383,12 @@ while [ "$#" -gt 0 ]; do
 		shift
 		case $PROG in *" fleet") ;; *) PROG="$PROG --fleet" ;; esac
 		PROG=$PROG exec "$KIT_DIR/lib/bin/fleet.sh" "$@"
+		;;
+	--load)
+		# The load mode is a program of its own: it shares the run
+		# folder and the drivers, not the test server's checks.
+		shift
+		SSHPERF_PROG="$PROG --load" exec "$KIT_DIR/lib/bin/load.sh" "$@"
 		;;
 	-h | --help) usage; exit 0 ;;
 	--version) print_version; exit 0 ;;
