@@ -95,5 +95,6 @@ load_key_problem () {
 		return 0
 	fi
 	out=$("$SSH_KEYGEN" -y -P '' -f "$1" 2>&1 >/dev/null </dev/null) && return 0
-	printf 'ssh-keygen -y cannot load it without a passphrase (%s)\n' "$(printf '%s\n' "$out" | grep . | tail -n 1)"
+	# ssh-keygen ends its lines with a carriage return, as ssh does.
+	printf 'ssh cannot use it (ssh-keygen -y: %s)\n' "$(printf '%s\n' "$out" | tr -d '\r' | grep . | tail -n 1)"
 }

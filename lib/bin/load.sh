@@ -88,7 +88,7 @@ load_test () {
 	if ! "load_$name" "$CLIENT_CONFIG_LOAD"; then
 		load_set "${name}_end_wall_ns" "$(date +%s%N)"
 		load_set "${name}_status" ERROR
-		load_set "${name}_reason" "its driver did not run: $(cat "$RAW_DIR/$name"-*errors.txt 2>/dev/null | grep . | tail -n 1)"
+		load_set "${name}_reason" "its driver did not run: $(cat "$RAW_DIR/$name"-*errors.txt 2>/dev/null | tr -d '\r' | grep . | tail -n 1)"
 		progress "$name: -> ERROR"
 		return 0
 	fi
@@ -154,7 +154,7 @@ case $KEY in *'"'* | *$'\n'*) die "--key $KEY: a file name with a quote or a new
 # Absolute: the client configuration names it wherever ssh runs from.
 if abs=$(readlink -f -- "$KEY" 2>/dev/null); then KEY=$abs; fi
 problem=$(load_key_problem "$KEY")
-[ -z "$problem" ] || die "--key $KEY: $problem; give the private key the target made (its state folder's client/id_*), readable by this user only"
+[ -z "$problem" ] || die "--key $KEY: $problem; give the private key the target made (its state folder's client/id_*), without a passphrase and readable by this user only"
 if [ -n "$START_AT" ]; then
 	[[ $START_AT =~ ^[1-9][0-9]{0,11}$ ]] || die "--start-at $START_AT is not a time in whole seconds since the epoch (date +%s)"
 	now=$(date +%s)
@@ -221,9 +221,10 @@ if load_clock_offset "$CLIENT_CONFIG_LOAD" "$RAW_DIR/load-clock.tsv" >"$RAW_DIR/
 else
 	load_set clock_status ERROR
 	# ssh's own last word says why (refused, denied, no route); the
-	# helper's line only when ssh said nothing.
-	said=$(grep -v '^sshperf-offset: ' "$RAW_DIR/load-clock-errors.txt" | grep . | tail -n 1)
-	[ -n "$said" ] || said=$(grep . "$RAW_DIR/load-clock-errors.txt" | tail -n 1)
+	# helper's line only when ssh said nothing. ssh ends its lines with
+	# a carriage return.
+	said=$(tr -d '\r' <"$RAW_DIR/load-clock-errors.txt" | grep -v '^sshperf-offset: ' | grep . | tail -n 1)
+	[ -n "$said" ] || said=$(tr -d '\r' <"$RAW_DIR/load-clock-errors.txt" | grep . | tail -n 1)
 	load_set clock_reason "the target did not answer: $said"
 	load_set status ERROR
 	load_set reason "the target's test server could not be reached as $USER_NAME with the key: $(kv_get "$LOAD_ENV" clock_reason)"
