@@ -12,7 +12,14 @@ LOAD_ALIAS=sshperf-load-target
 LOAD_CLOCK_SAMPLES=10
 # The target's clock, read by the test user's shell there on each line
 # that sshperf-offset sends; the loop ends when the load host closes it.
-LOAD_CLOCK_COMMAND='while read -r _; do date +%s.%N; done'
+# bash (the kit's test user's shell) has the clock in EPOCHREALTIME, read
+# without starting a process: the round trip, and so the uncertainty, is
+# then the network's and ssh's (tens of microseconds on one host, against
+# 2 to 6 ms with date, most of it the start of date after the clock's
+# bracket opened). Another shell has no EPOCHREALTIME and runs date; C
+# numbers keep the decimal point a point.
+# shellcheck disable=SC2016 # expanded by the target's shell, not here
+LOAD_CLOCK_COMMAND='LC_ALL=C; while read -r _; do if [ -n "${EPOCHREALTIME:-}" ]; then echo "$EPOCHREALTIME"; else date +%s.%N; fi; done'
 
 # load_parse_target SPEC DEFAULT_PORT: SPEC is HOST, HOST:PORT, an IPv6
 # address alone, or [IPV6]:PORT; sets LOAD_HOST and LOAD_PORT. False (and
