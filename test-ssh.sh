@@ -75,11 +75,12 @@ Tests: $(available_tests)
        (1.5) times the fleet median stand out; with --baseline every
        host is compared with RUN. Needs no root. docs/fleet.md.
   --load --target HOST[:PORT] --key FILE [--user NAME] [--start-at EPOCH] TEST ...
-       on a load host: the client side of TEST (login, rate) against
-       the test server of another machine, with the test user's key it
-       made; writes a run folder of its own (data/load.env) and prints
-       its path. Never touches a test server of this host; needs no
-       root. See $PROG --load --help and docs/load-hosts.md.
+       on a load host: the client side of each TEST (those --load
+       --help lists) against the test server of another machine, with
+       the test user's key it made; writes a run folder of its own
+       (data/load.env) and prints its path. Never touches a test
+       server of this host; needs no root. See $PROG --load --help
+       and docs/load-hosts.md.
 
 Exit status (the report's verdict):
   0    PASS: every test that ran passed (or was skipped)
@@ -386,9 +387,12 @@ while [ "$#" -gt 0 ]; do
 		;;
 	--load)
 		# The load mode is a program of its own: it shares the run
-		# folder and the drivers, not the test server's checks.
+		# folder and the helpers, not the test server's checks. Its
+		# messages name the command as it was called (sshd-perf-kit
+		# load hands over to here).
 		shift
-		SSHPERF_PROG="$PROG --load" exec "$KIT_DIR/lib/bin/load.sh" "$@"
+		case $PROG in *" load") ;; *) PROG="$PROG --load" ;; esac
+		SSHPERF_PROG=$PROG exec "$KIT_DIR/lib/bin/load.sh" "$@"
 		;;
 	-h | --help) usage; exit 0 ;;
 	--version) print_version; exit 0 ;;

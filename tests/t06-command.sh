@@ -105,6 +105,15 @@ test_expect 'fleet DIR: the same fleet report and exit code as test-ssh.sh --fle
 	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && test_grep "^sshd-perf-kit fleet: fl/nosuch is not a folder" err
 '
 
+test_expect 'load: hands over to test-ssh.sh --load, named as it was called' '
+	"$CMD" load --help >help.txt && test_grep "^usage: sshd-perf-kit load --target HOST" help.txt &&
+	rc=0 && "$CMD" load login >out 2>err || rc=$? &&
+	test_eq "$rc" 2 && test_eq "$(wc -l <err)" 1 &&
+	test_grep -x "sshd-perf-kit load: no target: give the target.s test server as --target HOST\[:PORT\]" err &&
+	rc=0 && "$KIT_DIR/test-ssh.sh" --load login >out 2>err2 || rc=$? &&
+	test_eq "$rc" 2 && test_eq "$(sed "s/^test-ssh.sh --load: //" err2)" "$(sed "s/^sshd-perf-kit load: //" err)"
+'
+
 # ---- Man pages ------------------------------------------------------------
 
 test_expect 'both man pages render without a warning (groff -ww)' '
