@@ -332,26 +332,6 @@ $extra}"
 	say "wrote $SSHD_CONFIG (sshd -t accepts it)"
 }
 
-# The system part of the client configuration: all of /etc/ssh/ssh_config
-# for the system's ssh; for a build of its own only the crypto policy.
-client_include () {
-	local policy=/etc/crypto-policies/back-ends/openssh.config
-	[ -z "$OPENSSH_BUILD_PREFIX" ] || [ ! -f "$OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/openssh.config" ] ||
-		policy=$OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/openssh.config
-	if [ -z "$OPENSSH_BUILD_PREFIX" ]; then
-		printf 'Include /etc/ssh/ssh_config\n'
-	elif [ -f "$OPENSSH_BUILD_PREFIX/etc/ssh/ssh_config" ]; then
-		# A build in RHEL's layout has a client configuration of its
-		# own (RHEL's, with its 50-redhat.conf: the build's crypto
-		# policy and GSSAPIAuthentication yes): the client as shipped.
-		printf 'Include %s\n' "$OPENSSH_BUILD_PREFIX/etc/ssh/ssh_config"
-	elif [ -f "$policy" ]; then
-		printf 'Include %s\n' "$policy"
-	else
-		printf '# No system crypto policy on this host: OpenSSH defaults apply.\n'
-	fi
-}
-
 make_client_config () {
 	local t
 	render "$TEMPLATE_DIR/ssh_config.in" ALIAS="$HOST_ALIAS" \

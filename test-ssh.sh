@@ -28,6 +28,8 @@ KIT_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$KIT_DIR/lib/wire.sh"
 # shellcheck source=lib/wire-load.sh
 . "$KIT_DIR/lib/wire-load.sh"
+# shellcheck source=lib/rundir.sh
+. "$KIT_DIR/lib/rundir.sh"
 
 # The tests this copy of the kit has: one lib/metrics/NAME.sh each.
 available_tests () {
@@ -43,6 +45,7 @@ usage: $PROG [-q] [TEST ...]
        $PROG --report RUN
        $PROG --compare RUN_A RUN_B
        $PROG --fleet DIR [--baseline RUN] [--factor F]
+       $PROG --load --target HOST[:PORT] --key FILE [--start-at EPOCH] TEST ...
 
 Runs the named tests (default: all) against the test server set up by
 ./start-ssh.sh, and writes RESULTS_DIR/<date-time>/report.md and its
@@ -71,6 +74,13 @@ Tests: $(available_tests)
        DIR/fleet.json and prints the report's path; hosts worse than F
        (1.5) times the fleet median stand out; with --baseline every
        host is compared with RUN. Needs no root. docs/fleet.md.
+  --load --target HOST[:PORT] --key FILE [--user NAME] [--start-at EPOCH] TEST ...
+       on a load host: the client side of each TEST (those --load
+       --help lists) against the test server of another machine, with
+       the test user's key it made; writes a run folder of its own
+       (data/load.env) and prints its path. Never touches a test
+       server of this host; needs no root. See $PROG --load --help
+       and docs/load-hosts.md.
 
 Exit status (the report's verdict):
   0    PASS: every test that ran passed (or was skipped)
@@ -81,26 +91,6 @@ Exit status (the report's verdict):
        not sshd; its reason in the report says what to do
   130  interrupted; a partial report was written
 EOF
-}
-
-# Creates RESULTS_DIR/<date-time> (a new one, never reused).
-make_run_dir () {
-	local stamp dir n=1
-	if [ ! -d "${SETTING[RESULTS_DIR]}" ]; then
-		[ -d "$(dirname "${SETTING[RESULTS_DIR]}")" ] ||
-			die "RESULTS_DIR=${SETTING[RESULTS_DIR]}: its parent folder does not exist; create it or set RESULTS_DIR to an existing folder"
-		mkdir -m 0755 "${SETTING[RESULTS_DIR]}" 2>/dev/null || die "RESULTS_DIR=${SETTING[RESULTS_DIR]} cannot be created; set RESULTS_DIR to a writable folder"
-	fi
-	[ -w "${SETTING[RESULTS_DIR]}" ] || die "RESULTS_DIR=${SETTING[RESULTS_DIR]} is not writable; set RESULTS_DIR to a writable folder"
-	stamp=$(date +%Y-%m-%d_%H%M%S)
-	dir="${SETTING[RESULTS_DIR]}/$stamp"
-	while [ -e "$dir" ]; do
-		n=$((n + 1))
-		dir="${SETTING[RESULTS_DIR]}/$stamp-$n"
-	done
-	mkdir -m 0755 "$dir" "$dir/raw" "$dir/data" 2>/dev/null ||
-		die "cannot create $dir (file system full or read-only?); free space there or set RESULTS_DIR to a writable folder"
-	printf '%s\n' "$dir"
 }
 
 # run_probe NAME: runs the probe lib/probes/NAME.sh once per run, as a job
@@ -394,6 +384,15 @@ while [ "$#" -gt 0 ]; do
 		shift
 		case $PROG in *" fleet") ;; *) PROG="$PROG --fleet" ;; esac
 		PROG=$PROG exec "$KIT_DIR/lib/bin/fleet.sh" "$@"
+		;;
+	--load)
+		# The load mode is a program of its own: it shares the run
+		# folder and the helpers, not the test server's checks. Its
+		# messages name the command as it was called (sshd-perf-kit
+		# load hands over to here).
+		shift
+		case $PROG in *" load") ;; *) PROG="$PROG --load" ;; esac
+		SSHPERF_PROG=$PROG exec "$KIT_DIR/lib/bin/load.sh" "$@"
 		;;
 	-h | --help) usage; exit 0 ;;
 	--version) print_version; exit 0 ;;

@@ -11,6 +11,13 @@
 /* CLOCK_MONOTONIC in nanoseconds: the only clock used for intervals. */
 uint64_t now_ns(void);
 
+/*
+ * CLOCK_REALTIME in nanoseconds since the epoch. Never for an interval:
+ * only where two machines must agree on a moment (the load mode's common
+ * start, sshperf-clock -u) or compare their clocks (sshperf-offset).
+ */
+uint64_t wall_ns(void);
+
 /* Nanoseconds to milliseconds as a double, for printing. */
 double ns_to_ms(uint64_t ns);
 

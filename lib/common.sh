@@ -132,7 +132,7 @@ need_root () {
 # ---- Helpers and tools ----------------------------------------------------
 
 # The C helpers; in a checkout they are built on first use.
-HELPERS="settings connect login passgen summary selinux seport unit sampler rate burst gate echo repeat hold clock xfer ceiling capture hashcost rank wire wireprobe startups"
+HELPERS="settings connect login passgen summary selinux seport unit sampler rate burst gate echo repeat hold clock xfer ceiling capture hashcost rank wire wireprobe startups offset"
 
 helpers_ready () {
 	local h
@@ -213,6 +213,28 @@ find_tools () {
 		[ -x "$p" ] && { SFTP_SERVER=$p; break; }
 	done
 	OPENSSH_BUILD=$(openssh_build "$SSH")
+}
+
+# The system part of the client configuration (the kit's own clients',
+# start-ssh.sh, and the load mode's, lib/load-client.sh): all of
+# /etc/ssh/ssh_config for the system's ssh; for a build of its own only
+# the crypto policy.
+client_include () {
+	local policy=/etc/crypto-policies/back-ends/openssh.config
+	[ -z "$OPENSSH_BUILD_PREFIX" ] || [ ! -f "$OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/openssh.config" ] ||
+		policy=$OPENSSH_BUILD_PREFIX/etc/crypto-policies/back-ends/openssh.config
+	if [ -z "$OPENSSH_BUILD_PREFIX" ]; then
+		printf 'Include /etc/ssh/ssh_config\n'
+	elif [ -f "$OPENSSH_BUILD_PREFIX/etc/ssh/ssh_config" ]; then
+		# A build in RHEL's layout has a client configuration of its
+		# own (RHEL's, with its 50-redhat.conf: the build's crypto
+		# policy and GSSAPIAuthentication yes): the client as shipped.
+		printf 'Include %s\n' "$OPENSSH_BUILD_PREFIX/etc/ssh/ssh_config"
+	elif [ -f "$policy" ]; then
+		printf 'Include %s\n' "$policy"
+	else
+		printf '# No system crypto policy on this host: OpenSSH defaults apply.\n'
+	fi
 }
 
 # runs FILE: true when FILE can be executed at all (its loader finds its

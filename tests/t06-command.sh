@@ -105,6 +105,15 @@ test_expect 'fleet DIR: the same fleet report and exit code as test-ssh.sh --fle
 	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && test_grep "^sshd-perf-kit fleet: fl/nosuch is not a folder" err
 '
 
+test_expect 'load: hands over to test-ssh.sh --load, named as it was called' '
+	"$CMD" load --help >help.txt && test_grep "^usage: sshd-perf-kit load --target HOST" help.txt &&
+	rc=0 && "$CMD" load login >out 2>err || rc=$? &&
+	test_eq "$rc" 2 && test_eq "$(wc -l <err)" 1 &&
+	test_grep -x "sshd-perf-kit load: no target: give the target.s test server as --target HOST\[:PORT\]" err &&
+	rc=0 && "$KIT_DIR/test-ssh.sh" --load login >out 2>err2 || rc=$? &&
+	test_eq "$rc" 2 && test_eq "$(sed "s/^test-ssh.sh --load: //" err2)" "$(sed "s/^sshd-perf-kit load: //" err)"
+'
+
 # ---- Man pages ------------------------------------------------------------
 
 test_expect 'both man pages render without a warning (groff -ww)' '
@@ -119,7 +128,7 @@ test_expect 'sshd-perf-kit(8) has the commands, host changes, exit codes, files 
 	for s in NAME SYNOPSIS DESCRIPTION COMMANDS "WHAT IT CHANGES ON THE HOST" "EXIT STATUS" FILES EXAMPLES "SEE ALSO"; do
 		test_grep -x "\.SH \"\?$s\"\?" "$MAN8" || { echo "no section $s"; return 1; }
 	done &&
-	for c in start status stop cleanup test report compare fleet version help; do
+	for c in start status stop cleanup test report compare fleet load version help; do
 		test_grep "^\.B.* $c\b\|^\.B $c$" "$MAN8" || { echo "command $c not described"; return 1; }
 	done
 '
@@ -192,7 +201,7 @@ complete_words () {
 test_expect 'bash completion: loads; commands, test names, settings as NAME=, help topics' '
 	bash -ic ". \"$KIT_DIR/completion/sshd-perf-kit\" && complete -p sshd-perf-kit" 2>/dev/null >complete.txt &&
 	test_grep -x "complete -F _sshd_perf_kit sshd-perf-kit" complete.txt &&
-	test_eq "$(complete_words "$CMD" "" | tr "\n" " ")" "start status stop cleanup test report compare fleet version help " &&
+	test_eq "$(complete_words "$CMD" "" | tr "\n" " ")" "start status stop cleanup test report compare fleet load version help " &&
 	test_eq "$(complete_words "$CMD" st | tr "\n" " ")" "start status stop " &&
 	[ "$(complete_words "$CMD" test "" | tr "\n" " ")" = "$("$CMD" help tests | tr "\n" " ")" ] &&
 	test_eq "$(complete_words "$CMD" test -q bu)" burst &&
@@ -201,6 +210,8 @@ test_expect 'bash completion: loads; commands, test names, settings as NAME=, he
 	[ "$(complete_words "$CMD" start "" | wc -w)" -eq 0 ] &&
 	test_eq "$(complete_words "$CMD" help "" | tr "\n" " ")" "tests settings " &&
 	test_eq "$(complete_words "$CMD" fleet -- | tr "\n" " ")" "--baseline --factor --help " &&
+	test_eq "$(complete_words "$CMD" load -- | tr "\n" " ")" "--target --key --user --start-at --help " &&
+	test_eq "$(complete_words "$CMD" load --target x ra)" rate &&
 	[ "$(complete_words "$CMD" fleet x --factor "" | wc -w)" -eq 0 ]
 '
 

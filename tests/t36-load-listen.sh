@@ -17,12 +17,8 @@
 . "$TEST_DIR/lib/procs.sh"
 
 host_kit_test 'load hosts'
-if ! command -v ip >/dev/null || ! unshare --net true 2>/dev/null; then
-	test_skip 'load hosts' 'needs ip and network namespaces (unshare --net)'
-	test_done
-	exit 0
-fi
-. "$TEST_DIR/lib/netsnap.sh"
+LOAD_HOST_WHAT='load hosts'
+. "$TEST_DIR/lib/loadhost.sh"
 
 # This instance's own /24 in 198.18.0.0/15, apart from the ones t62 and
 # t63 take (their + 20); its own namespace and veth names (spl: load).
@@ -36,8 +32,6 @@ LOAD_ADDR=$P.2
 OTHER_ADDR=$P.3
 export SSHPERF_FIREWALL_CMD="$TEST_TMP/fw/firewall-cmd"
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
-
-net_snapshot >"$TEST_TMP/net.before"
 
 # A recording stand-in for firewall-cmd: each call's arguments on a line
 # of fw/log; --state answers what fw/state holds; policies made and
@@ -75,21 +69,7 @@ fw_changes () {
 
 # The load host: a namespace with a veth to the host; the host's end
 # has SERVER_ADDR, the namespace's end LOAD_ADDR and OTHER_ADDR.
-test_atexit 'ip netns del "$NS" 2>/dev/null; ip link del "$DEV" 2>/dev/null; :'
-ip netns add "$NS" &&
-	ip link add "$DEV" type veth peer name "$PEER" netns "$NS" &&
-	ip addr add "$SERVER_ADDR/24" dev "$DEV" && ip link set "$DEV" up &&
-	ip -n "$NS" addr add "$LOAD_ADDR/24" dev "$PEER" &&
-	ip -n "$NS" addr add "$OTHER_ADDR/24" dev "$PEER" &&
-	ip -n "$NS" link set "$PEER" up && ip -n "$NS" link set lo up ||
-	{ echo "Bail out! cannot make the load host's namespace $NS"; exit 1; }
-# The veth's carrier on both ends (IPv4 addresses need no duplicate
-# address detection).
-link_up () {
-	case $(ip -o link show "$DEV") in *LOWER_UP*) ;; *) return 1 ;; esac
-	case $(ip -n "$NS" -o link show "$PEER") in *LOWER_UP*) ;; *) return 1 ;; esac
-}
-waits_for 20 link_up >/dev/null || { echo "Bail out! the veth $DEV to $NS has no carrier"; exit 1; }
+load_host_make "$NS" "$DEV" "$PEER" "$SERVER_ADDR" "$LOAD_ADDR" "$OTHER_ADDR"
 
 host_snapshot_save
 
@@ -255,9 +235,7 @@ test_expect 'cleanup removes exactly that policy and its rule, then reloads' '
 '
 
 test_expect 'the test removes its namespace: the host'"'"'s network as before the test' '
-	ip netns del "$NS" && { ip link del "$DEV" 2>/dev/null || :; } &&
-	waits_for 20 sh -c "! ip link show $DEV >/dev/null 2>&1" &&
-	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
+	load_host_gone "$NS" "$DEV"
 '
 
 test_done

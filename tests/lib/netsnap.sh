@@ -5,11 +5,12 @@
 # The other instances of tests running beside this one (run.sh's lanes,
 # another run's TEST_OTHER_INSTANCES) have their own namespaces (named
 # after the instance) and veths (spwN and a letter, N the instance's
-# number, lib/names.sh; t36's load host splNh and splNc); they come and
+# number, lib/names.sh; t36's load host splNh and splNc, t37's spmNh and
+# spmNc); they come and
 # go, and are theirs to check.
 # shellcheck disable=SC2086 # lists of instance names
 NET_OTHERS=$(printf '%s\n' ${TEST_LANE_INSTANCES:-} ${TEST_OTHER_INSTANCES:-} | grep -vx "$TEST_INSTANCE" | sort -u |
-	while read -r o; do [ -z "$o" ] || printf '%s\nspw%s[habc]\nspl%s[hc]\n' "$o" "$(instance_port_offset "$o")" "$(instance_port_offset "$o")"; done | paste -sd'|')
+	while read -r o; do [ -z "$o" ] || printf '%s\nspw%s[habc]\nspl%s[hc]\nspm%s[hc]\n' "$o" "$(instance_port_offset "$o")" "$(instance_port_offset "$o")" "$(instance_port_offset "$o")"; done | paste -sd'|')
 NET_OTHERS=${NET_OTHERS:-^$}
 
 # net_snapshot: namespaces, links, addresses, routes, rules, the kit's

@@ -1,0 +1,54 @@
+# shellcheck shell=bash
+# A load host for the tests of load from other machines (t36: the
+# target's side, t37: the load mode): a network namespace of the test's
+# own with a veth pair to the host, the host's end SERVER_ADDR (the
+# target's LISTEN_ADDRESS), the namespace's end the load host's
+# addresses, all in one /24. Sourced after harness.sh (test_atexit),
+# procs.sh (waits_for) and host_kit_test (TEST_INSTANCE is the file's instance).
+# Sourcing it skips the whole file, and exits, where namespaces cannot be
+# made; it takes the host's network as it was (net.before, netsnap.sh).
+
+if ! command -v ip >/dev/null || ! unshare --net true 2>/dev/null; then
+	test_skip "${LOAD_HOST_WHAT:-a load host}" 'needs ip and network namespaces (unshare --net)'
+	test_done
+	exit 0
+fi
+. "$TEST_DIR/lib/netsnap.sh"
+net_snapshot >"$TEST_TMP/net.before"
+
+# load_host_make NS DEV PEER SERVER_ADDR LOAD_ADDR...: the namespace NS,
+# the veth DEV (the host's end, SERVER_ADDR) to PEER in NS (each
+# LOAD_ADDR), up and with their carrier; removed when the file ends.
+# Bails out of the file when it cannot be made.
+load_host_make () {
+	local ns=$1 dev=$2 peer=$3 server=$4 a
+	shift 4
+	test_atexit "ip netns del '$ns' 2>/dev/null; ip link del '$dev' 2>/dev/null; :"
+	{ ip netns add "$ns" &&
+		ip link add "$dev" type veth peer name "$peer" netns "$ns" &&
+		ip addr add "$server/24" dev "$dev" && ip link set "$dev" up; } ||
+		{ echo "Bail out! cannot make the load host's namespace $ns"; exit 1; }
+	for a in "$@"; do
+		ip -n "$ns" addr add "$a/24" dev "$peer" || { echo "Bail out! cannot give $ns the address $a"; exit 1; }
+	done
+	{ ip -n "$ns" link set "$peer" up && ip -n "$ns" link set lo up; } ||
+		{ echo "Bail out! cannot bring $ns's link up"; exit 1; }
+	# The veth's carrier on both ends (IPv4 addresses need no duplicate
+	# address detection).
+	waits_for 20 load_host_link_up "$ns" "$dev" "$peer" >/dev/null ||
+		{ echo "Bail out! the veth $dev to $ns has no carrier"; exit 1; }
+}
+
+# load_host_link_up NS DEV PEER: both ends of the veth have a carrier.
+load_host_link_up () {
+	case $(ip -o link show "$2") in *LOWER_UP*) ;; *) return 1 ;; esac
+	case $(ip -n "$1" -o link show "$3") in *LOWER_UP*) ;; *) return 1 ;; esac
+}
+
+# load_host_gone NS DEV: removes the namespace and its veth, and the
+# host's network is as the file found it; else the difference.
+load_host_gone () {
+	ip netns del "$1" && { ip link del "$2" 2>/dev/null || :; } &&
+	waits_for 20 sh -c "! ip link show $2 >/dev/null 2>&1" &&
+	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
+}
