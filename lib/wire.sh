@@ -279,6 +279,10 @@ wire_clear () {
 # max(5 %, 0.2 ms).
 wire_measure () {
 	local rtt=$1 raw=$2 server client port i p50 rc=0
+	# The ready line must be this server's: a file left by an earlier
+	# measurement of the distance (before its trim) would end the wait at
+	# once, before the new server has written its port.
+	rm -f -- "$raw.server"
 	"$HELPER_DIR/sshperf-wireprobe" -l "$(wire_server_addr)" -p 0 -t 120 >"$raw.server" 2>&1 </dev/null 9>&- &
 	server=$!
 	WIRE_PROBES="$server"
