@@ -455,7 +455,7 @@ wire_mark () {
 	return 1
 }
 
-# wire_turns RECORD FROM TO RTT_MS: the TCP connections to the test server
+# wire_turns RECORD FROM TO RTT_MS [HOLD_MS]: the TCP connections to the test server
 # that began (SYN from the test host) between marks FROM and TO of a
 # packets' record (0: its start), one line each: "client legs round_trips
 # client_bytes server_bytes flight_bytes".
@@ -472,11 +472,13 @@ wire_mark () {
 # it as the ACK arrives): a turn there and back. round_trips
 # is half the legs up to the server's last data: what the client sends
 # after it (its close) waits for nothing. flight_bytes: the most payload
-# the test host sent within one RTT (an upload's data in flight).
+# the test host sent within one RTT (an upload's data in flight). HOLD_MS
+# (default RTT_MS) is the round trip the wire held, RTT_MS less its trim
+# (wire_trim): the release comes HOLD_MS/2 after the arrival.
 wire_turns () {
 	[ -s "$1" ] || return 0
 	tsv_select "$1" ms src sport dst dport flags payload |
-	awk -F'\t' -v from="$2" -v to="$3" -v d="$4" -v srv="$(wire_server_addr)" -v port="${SETTING[TEST_PORT]}" '
+	awk -F'\t' -v from="$2" -v to="$3" -v d="$4" -v h="${5:-$4}" -v srv="$(wire_server_addr)" -v port="${SETTING[TEST_PORT]}" '
 		$2 == "mark" { m = $3 + 0; next }
 		m < from || m >= to { next }
 		{
@@ -488,15 +490,15 @@ wire_turns () {
 			if (b == 0 && $6 !~ /S/) {
 				# A pure ACK that answers the leg: it may release data
 				# that TCP held back (Nagle) on the other side.
-				if ((k in leg) && dir != cur[k] && t >= t0[k] + d / 2 - 0.01) ack[k] = t
+				if ((k in leg) && dir != cur[k] && t >= t0[k] + h / 2 - 0.01) ack[k] = t
 				next
 			}
 			if (!(k in leg)) {
 				if ($6 !~ /S/ || dir != "c") { skip[k] = 1; next }
 				leg[k] = 1; cur[k] = dir; t0[k] = t; keys[++n] = k; last[k] = 0; ack[k] = ""
-			} else if (dir != cur[k] && t >= t0[k] + d / 2 - 0.01) {
+			} else if (dir != cur[k] && t >= t0[k] + h / 2 - 0.01) {
 				leg[k]++; cur[k] = dir; t0[k] = t; ack[k] = ""
-			} else if (dir == cur[k] && ack[k] != "" && t >= ack[k] + d / 2 - 0.01 && t <= ack[k] + d / 2 + 1) {
+			} else if (dir == cur[k] && ack[k] != "" && t >= ack[k] + h / 2 - 0.01 && t <= ack[k] + h / 2 + 1) {
 				# Data that left as that ACK arrived: it waited for it,
 				# a turn there and back.
 				leg[k] += 2; t0[k] = t; ack[k] = ""
@@ -737,7 +739,7 @@ wire_ok_times () {
 wire_part () {
 	local m=${WIRE_MARK_OF[$1]:-}
 	[ -n "$m" ] || return 0
-	wire_turns "$WIRE_RECORD" "$m" "$((m + 1))" "$2"
+	wire_turns "$WIRE_RECORD" "$m" "$((m + 1))" "$2" "${WIRE_HOLD_MS:-$2}"
 }
 
 # wire_far_packets RTT_MS CIPHER_MBS ROW: what the packets of a distance
@@ -903,6 +905,8 @@ wire_run_distances () {
 			fi
 			wire_measure "$d" "$probe" >"$probe.out" 2>&1 || true
 		fi
+		# What the wire holds: the round trip the packets' turns are read by.
+		WIRE_HOLD_MS=$(awk -v d="$d" -v t="${WIRE_TRIM_MS:-0}" 'BEGIN { h = d - t; print (h < 0 ? 0 : h) }')
 		WIRE_TRIM_MS=""
 		row[connect_n]=$(kv_get "$probe" connect_ms_n)
 		row[connect_ms_p50]=$(kv_get "$probe" connect_ms_p50)

@@ -81,6 +81,23 @@ test_expect 'the turns of a connection are counted from its packets, the answers
 	test_cmp "$TEST_TMP/want" "$TEST_TMP/turns"
 '
 
+# A trimmed wire (wire_trim) holds less than its setting: the answers
+# come half the hold after the arrival, not half the setting. Read with
+# the setting 10.4 and the hold 10, the record gives the turns it gives
+# at 10; with the setting alone, answers 5 ms after a leg are too early
+# to be answers, and turns are lost.
+test_expect 'the turns of a trimmed wire are read by what it held, not by its setting' '
+	(
+		declare -A SETTING=([NETWORK_RANGE]=198.18.99.0/24 [TEST_PORT]=2222)
+		. "$KIT_DIR/lib/wire.sh"
+		wire_turns "$TEST_TMP/record.tsv" 1 2 10.4 10 | cut -d" " -f1-3 >"$TEST_TMP/held" &&
+		wire_turns "$TEST_TMP/record.tsv" 1 2 10.4 | cut -d" " -f1-3 >"$TEST_TMP/setting"
+	) &&
+	printf "%s\n" "198.18.99.129:40000 9 4.0" "198.18.99.129:40002 6 3.0" >"$TEST_TMP/want" &&
+	test_cmp "$TEST_TMP/want" "$TEST_TMP/held" &&
+	! test_cmp "$TEST_TMP/want" "$TEST_TMP/setting" >/dev/null
+'
+
 # refused SETTING=VALUE...: start with these settings exits 2 with one
 # line and changes nothing.
 refused () {
