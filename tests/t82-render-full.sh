@@ -138,10 +138,11 @@ test_expect 'every raw/ path the report names exists' '
 NEWER_THAN_STORED_RUN='auth-METHOD-(packets|parts|whose)\.tsv|startup-(logins|packets|parts|whose)\.tsv|reload-(logins|packets|parts|whose)\.tsv|login-gssapi\.tsv|login-pad\.tsv|probe-loginload-windows\.tsv|burst-one-source-steps\.tsv|burst-one-step-N(-class)?\.tsv|sftp-parts\.tsv|shell-(whole|floor|traced|split|floor-split|files|motd|net|parts)\.tsv'
 export NEWER_THAN_STORED_RUN
 # Not in a default run: the wire's tables are written only with a
-# distance in NETWORK_RTT_MS (t62 and t63 check them).
+# distance in NETWORK_RTT_MS (t62 and t63 check them), the load mode's
+# only by test-ssh.sh --load on a load host (t37 checks them).
 test_expect 'every raw/ path the docs name exists in a full run' '
 	grep -oh "raw/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*/-]" "$KIT_DIR"/docs/*.md "$KIT_DIR/README.md" | sort -u |
-		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv(\.base1)?|wire-N-packets\.tsv|wire-N-probe\.env\.untrimmed|wire-load\.tsv|wire-maxstartups\.tsv|wire-N-rate-S-(logins|startups)\.tsv)" |
+		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv(\.base1)?|wire-N-packets\.tsv|wire-N-probe\.env\.untrimmed|wire-load\.tsv|wire-maxstartups\.tsv|wire-N-rate-S-(logins|startups)\.tsv|load-(clock-errors\.txt|clock\.env|clock\.tsv|known_hosts|ssh_config|start\.env)|rate-driver(-errors\.txt|\.env)|rate-logins\.tsv)" |
 		grep -vxE "raw/($NEWER_THAN_STORED_RUN)" >named &&
 	test -s named &&
 	missing="" &&
