@@ -264,6 +264,31 @@ probe_echo(struct link *l, uint64_t deadline_ns, uint64_t *echoed_ns)
 }
 
 /*
+ * Matches n bytes that came back at now to the bytes sent, in order, from
+ * *pos on (run_timer).
+ */
+static void
+take_echoes(struct echo_run *r, const char *buf, ssize_t n, uint64_t now,
+    uint64_t start_ns, uint64_t *pos)
+{
+	uint64_t seq, want = r->count * r->echo_bytes;
+	ssize_t i;
+
+	for (i = 0; i < n && *pos < want; i++, (*pos)++) {
+		seq = *pos / r->echo_bytes;
+		if (seq >= r->sent || (r->echo_bytes == 1 &&
+		    buf[i] != byte_for(seq))) {
+			r->mismatched++;
+			continue;
+		}
+		if (*pos % r->echo_bytes == r->echo_bytes - 1) {
+			r->echo_ns[seq] = now - (start_ns + r->sched_ns[seq]);
+			r->echoed++;
+		}
+	}
+}
+
+/*
  * The timer: byte seq is due at start + seq / rate and sent then (late
  * if the timer was busy); whatever comes back is matched to the bytes in
  * order, echo_bytes per byte, and each echo is timed from its byte's
@@ -276,8 +301,8 @@ static void
 run_timer(struct link *l, struct echo_run *r)
 {
 	char buf[4096];
-	uint64_t start_ns, now, until, end_ns, pos = 0, seq, want;
-	ssize_t n, i;
+	uint64_t start_ns, now, until, end_ns, pos = 0, want;
+	ssize_t n;
 
 	want = r->count * r->echo_bytes;
 	start_ns = now_ns() + START_LEAD_NS;
@@ -286,6 +311,15 @@ run_timer(struct link *l, struct echo_run *r)
 		now = now_ns();
 		if (r->sent < r->count && now >= start_ns + r->sched_ns[r->sent]) {
 			if (link_write(l, byte_for(r->sent)) != 0) {
+				/*
+				 * The far end went away; what it echoed
+				 * before, and this timer had not read yet
+				 * (it was late), still counts.
+				 */
+				while ((n = link_read(l, buf, sizeof(buf),
+				    now_ns())) > 0)
+					take_echoes(r, buf, n, now_ns(),
+					    start_ns, &pos);
 				r->closed = 1;
 				break;
 			}
@@ -302,20 +336,7 @@ run_timer(struct link *l, struct echo_run *r)
 			r->closed = 1;
 			break;
 		}
-		now = now_ns();
-		for (i = 0; i < n && pos < want; i++, pos++) {
-			seq = pos / r->echo_bytes;
-			if (seq >= r->sent || (r->echo_bytes == 1 &&
-			    buf[i] != byte_for(seq))) {
-				r->mismatched++;
-				continue;
-			}
-			if (pos % r->echo_bytes == r->echo_bytes - 1) {
-				r->echo_ns[seq] = now - (start_ns +
-				    r->sched_ns[seq]);
-				r->echoed++;
-			}
-		}
+		take_echoes(r, buf, n, now_ns(), start_ns, &pos);
 	}
 }
 
