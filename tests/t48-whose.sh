@@ -239,7 +239,13 @@ diff_se () {
 # the program's own figure); OTHER's turns in PHASE grew by less than 5 ms,
 # or, on a host busy enough that 12 logins a set move them more, less
 # than three standard errors of that difference (diff_se), and never as
-# much as half the delay; and SIDE's by at least half the delay. (A
+# much as half the delay; and SIDE's by at least half the delay. OTHER's
+# turns may shrink, by no more than the delay: work OTHER does after its
+# last packet (sshd after its key exchange reply) counts in its next turn
+# when the answer comes at once, and is done within the pause when the
+# answer waits (beside t58 on 2 cores, sshd's kex turns -8.5 ms for a
+# 30 ms sleep in the client). A delay put on the wrong side would show
+# as growth, which stays bounded. (A
 # second test lane beside this one once moved sshd's kex turns by
 # -8.3 ms between the sets of a client-side delay.) A phase's parts add up to it
 # (added), so the rest of what it grew is its TCP waits: a pause can make
@@ -249,12 +255,15 @@ diff_se () {
 # turns +26.3 ms and the kex's TCP waits +8.1 ms of a kex that grew
 # 36.3 ms; asking SIDE's turns for all of it failed there.
 found () {
-	local grew side d
+	local grew side d other tol
 	grew=$(added "$1" "$2")
 	d=$(cat "$TEST_TMP/$1-delay")
 	awk -v g="$grew" -v d="$d" 'BEGIN { exit !(g >= d / 2) }' ||
 		{ echo "$2 grew $grew ms, not even half the delay"; return 1; }
-	within "$(added "$1" "$2_$4")" 0 "$(awk -v se="$(diff_se "$1" "$2_$4")" -v d="$d" 'BEGIN { t = 3 * se; if (t > d / 2) t = d / 2; if (t < 4.999) t = 4.999; printf "%.3f\n", t }')" || return 1
+	other=$(added "$1" "$2_$4")
+	tol=$(awk -v se="$(diff_se "$1" "$2_$4")" -v d="$d" 'BEGIN { t = 3 * se; if (t > d / 2) t = d / 2; if (t < 4.999) t = 4.999; printf "%.3f\n", t }')
+	awk -v o="$other" -v t="$tol" -v d="$d" 'BEGIN { exit !(o <= t && o >= -d) }' ||
+		{ echo "$4's turns in $2 grew $other ms: expected at most +$tol, and no less than -$d (the delay)"; return 1; }
 	side=$(added "$1" "$2_$3")
 	awk -v s="$side" -v d="$d" 'BEGIN { exit !(s >= d / 2) }' ||
 		{ echo "$3's turns in $2 grew $side ms, not even half the delay"; return 1; }
@@ -278,9 +287,13 @@ test_expect 'a 50 ms sleep in sshd (AuthorizedKeysCommand) goes to sshd'"'"'s tu
 # by -19 to +4 ms for 30 ms). The side names the run (client-%I), so the
 # count of runs is per reason. (A LocalCommand would not do: it runs
 # while Nagle holds the client's last packet for a delayed ACK, which
-# hides it.)
-test_expect 'a 30 ms sleep in the client'"'"'s key exchange (KnownHostsCommand) goes to the client'"'"'s turns' '
-	N=24 alternating khc client-HOSTNAME 30 1 ssh -v -F "$CLIENT_CONFIG" -o "KnownHostsCommand=$DELAY_PROGRAM client-%I" "$HOST_ALIAS" true &&
+# hides it.) The sleep is 100 ms: the kex is the CPU's part of a login,
+# and on a busy host its pairs move by tens of ms (beside make
+# stress-unit and two other test files, a 30 ms sleep came out as
+# +8.5 ms of kex and +14.0 of the client's turns in one run, +4.9 and
+# -4.3 in another: under half the delay).
+test_expect 'a 100 ms sleep in the client'"'"'s key exchange (KnownHostsCommand) goes to the client'"'"'s turns' '
+	N=24 alternating khc client-HOSTNAME 100 1 ssh -v -F "$CLIENT_CONFIG" -o "KnownHostsCommand=$DELAY_PROGRAM client-%I" "$HOST_ALIAS" true &&
 	shows khc kex &&
 	test_eq "$(cat "$TEST_TMP/khc-runs")" 1.00 &&
 	found khc kex client server
