@@ -458,7 +458,7 @@ wire_mark () {
 # wire_turns RECORD FROM TO RTT_MS [HOLD_MS]: the TCP connections to the test server
 # that began (SYN from the test host) between marks FROM and TO of a
 # packets' record (0: its start), one line each: "client legs round_trips
-# client_bytes server_bytes flight_bytes".
+# client_bytes server_bytes flight_bytes wait_ms".
 #
 # A leg is a run of data-carrying segments (payload, or SYN) in one
 # direction; a segment in the other direction starts the next leg only
@@ -472,13 +472,25 @@ wire_mark () {
 # it as the ACK arrives): a turn there and back. round_trips
 # is half the legs up to the server's last data: what the client sends
 # after it (its close) waits for nothing. flight_bytes: the most payload
-# the test host sent within one RTT (an upload's data in flight). HOLD_MS
+# the test host sent within one RTT (an upload's data in flight). wait_ms:
+# the time the data that left as an ACK arrived waited for that ACK beyond
+# its round trip: from the leg's last data's arrival at the other end to
+# that end's ACK, summed over the connection (a delayed ACK holds about
+# 40 ms; one sent at once, well under 1). A login's time counts these
+# waits, its turns do not (wire_wait_trips). HOLD_MS
 # (default RTT_MS) is the round trip the wire held, RTT_MS less its trim
 # (wire_trim): the release comes HOLD_MS/2 after the arrival.
 wire_turns () {
 	[ -s "$1" ] || return 0
 	tsv_select "$1" ms src sport dst dport flags payload |
-	awk -F'\t' -v from="$2" -v to="$3" -v d="$4" -v h="${5:-$4}" -v srv="$(wire_server_addr)" -v port="${SETTING[TEST_PORT]}" '
+	wire_turns_of "$2" "$3" "$4" "${5:-$4}" "$(wire_server_addr)"
+}
+
+# wire_turns_of FROM TO RTT_MS HOLD_MS SERVER: wire_turns of the rows on
+# stdin (ms src sport dst dport flags payload, no header), SERVER the test
+# server's address in them.
+wire_turns_of () {
+	awk -F'\t' -v from="$1" -v to="$2" -v d="$3" -v h="$4" -v srv="$5" -v port="${SETTING[TEST_PORT]}" '
 		$2 == "mark" { m = $3 + 0; next }
 		m < from || m >= to { next }
 		{
@@ -490,7 +502,10 @@ wire_turns () {
 			if (b == 0 && $6 !~ /S/) {
 				# A pure ACK that answers the leg: it may release data
 				# that TCP held back (Nagle) on the other side.
-				if ((k in leg) && dir != cur[k] && t >= t0[k] + h / 2 - 0.01) ack[k] = t
+				if ((k in leg) && dir != cur[k] && t >= t0[k] + h / 2 - 0.01) {
+					ack[k] = t; held[k] = t - (ld[k] + h / 2)
+					if (held[k] < 0) held[k] = 0
+				}
 				next
 			}
 			if (!(k in leg)) {
@@ -501,8 +516,9 @@ wire_turns () {
 			} else if (dir == cur[k] && ack[k] != "" && t >= ack[k] + h / 2 - 0.01 && t <= ack[k] + h / 2 + 1) {
 				# Data that left as that ACK arrived: it waited for it,
 				# a turn there and back.
-				leg[k] += 2; t0[k] = t; ack[k] = ""
+				leg[k] += 2; t0[k] = t; ack[k] = ""; wait[k] += held[k]
 			}
+			if (dir == cur[k]) ld[k] = t
 			if (cur[k] == "s") last[k] = leg[k]
 			bytes[k, dir] += b
 			if (dir == "c" && b > 0) { np[k]++; pt[k, np[k]] = t; pb[k, np[k]] = b }
@@ -512,10 +528,10 @@ wire_turns () {
 				k = keys[i]; f = 0; sum = 0; lo = 1
 				for (j = 1; j <= np[k]; j++) {
 					sum += pb[k, j]
-					while (pt[k, j] - pt[k, lo] >= d) { sum -= pb[k, lo]; lo++ }
+					while (lo <= j && pt[k, j] - pt[k, lo] >= d) { sum -= pb[k, lo]; lo++ }
 					if (sum > f) f = sum
 				}
-				printf "%s %d %.1f %d %d %d\n", k, leg[k], last[k] / 2, bytes[k, "c"], bytes[k, "s"], f
+				printf "%s %d %.1f %d %d %d %.1f\n", k, leg[k], last[k] / 2, bytes[k, "c"], bytes[k, "s"], f, wait[k]
 			}
 		}'
 }
@@ -733,6 +749,34 @@ wire_ok_times () {
 	done
 }
 
+# wire_lo_turns PACKETS: wire_turns of the logins over loopback that
+# sshperf-capture recorded (t_ns client_port dir flags seq ack len): no
+# wire, so no hold; for their TCP waits (wait_ms).
+wire_lo_turns () {
+	[ -s "$1" ] || return 0
+	tsv_select "$1" t_ns client_port dir flags len |
+		awk -F'\t' -v port="${SETTING[TEST_PORT]}" '{
+			if ($3 == "c2s") printf "%.3f\tclient\t%s\tserver\t%s\t%s\t%s\n", $1 / 1e6, $2, port, $4, $5
+			else printf "%.3f\tserver\t%s\tclient\t%s\t%s\t%s\n", $1 / 1e6, port, $2, $4, $5
+		}' | wire_turns_of 0 1 0 0 server
+}
+
+# wire_wait_trips ROW RTT_MS: the round trips per login from the time
+# without the TCP waits (wait_ms of wire_turns): what a login across the
+# wire waited for ACKs beyond their round trips, less what one over
+# loopback waited (the medians per login, login_wait_ms and
+# login_base_wait_ms), taken from login_round_trips. Delayed ACKs meet
+# the logins where Nagle holds a small segment back; when they meet more
+# of them across the wire than over loopback, the time counts about
+# 40 ms a wait that is no turn of the wire.
+# shellcheck disable=SC2154 # wt_row: the caller's associative array
+wire_wait_trips () {
+	local -n wt_row=$1
+	[ -n "${wt_row[login_round_trips]:-}" ] && [ -n "${wt_row[login_wait_ms]:-}" ] && [ -n "${wt_row[login_base_wait_ms]:-}" ] || return 0
+	wt_row[login_rt_less_waits]=$(awk -v r="${wt_row[login_round_trips]}" -v w="${wt_row[login_wait_ms]}" -v b="${wt_row[login_base_wait_ms]}" -v d="$2" \
+		'BEGIN { printf "%.1f", r - (w - b) / d }')
+}
+
 # wire_part NAME RTT_MS: wire_turns of the part NAME of the distance in
 # WIRE_RECORD (from its wire_mark to the next one); nothing when it had
 # no mark.
@@ -750,6 +794,9 @@ wire_far_packets () {
 	local d=$1 cipher=$2 a b
 	local -n pk_row=$3
 	pk_row[login_rt_packets]=$(wire_part logins "$d" | awk '{ print $3 }' | wire_median)
+	pk_row[login_wait_ms]=$(wire_part logins "$d" | awk '{ print $7 }' | wire_median)
+	pk_row[login_base_wait_ms]=$(wire_lo_turns "$RAW_DIR/wire-$d-base-packets.tsv" | awk '{ print $7 }' | wire_median)
+	wire_wait_trips pk_row "$d"
 	a=$(wire_part sftp-login "$d" | awk 'NR == 1 { print $3 }')
 	b=$(wire_part sftp-files "$d" | awk 'NR == 1 { print $3 }')
 	if [ -n "$a" ] && [ -n "$b" ] && [ "${pk_row[sftp_check]}" = ok ]; then
@@ -771,7 +818,7 @@ wire_far_packets () {
 # ---- A run at its distances (test-ssh.sh) ---------------------------------
 
 # raw/wire.tsv: one row per distance above 0 (docs/data.md).
-WIRE_COLUMNS="rtt_ms mbit loss_pct wire_trim_ms connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_base_ms_p50 login_round_trips login_round_trips_low login_round_trips_high login_rt_packets keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
+WIRE_COLUMNS="rtt_ms mbit loss_pct wire_trim_ms connect_n connect_ms_p50 connect_ms_p99 echo_n echo_ms_p50 echo_ms_p99 probe_failed helper packets lost helper_cpu_ms login_n login_ms_p50 login_ms_p95 login_base_ms_p50 login_round_trips login_round_trips_low login_round_trips_high login_rt_packets login_wait_ms login_base_wait_ms login_rt_less_waits keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check xfer_mb xfer_bytes xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning"
 # The logins at each distance: LOGIN_SAMPLES, at most this many; the
 # keystroke echoes: ECHO_COUNT, at most this many.
 WIRE_LOGINS_MAX=50
@@ -834,7 +881,7 @@ wire_far_status () {
 # is said so (fail-closed: its packets were dropped, nothing crossed the
 # wire at 0).
 wire_run_distances () {
-	local d table="$RAW_DIR/wire.tsv" probe n login0="" logins ne keyecho cipher0="" files
+	local d cap table="$RAW_DIR/wire.tsv" probe n login0="" logins ne keyecho cipher0="" files
 	local -A row
 	n=${SETTING[LOGIN_SAMPLES]}
 	[ "$n" -le "$WIRE_LOGINS_MAX" ] || n=$WIRE_LOGINS_MAX
@@ -924,12 +971,17 @@ wire_run_distances () {
 			# that both see the same load (the row for 0 was taken
 			# minutes earlier; on a busy machine a login's own time moved
 			# by more than a round trip in between).
+			# Their packets too, for the TCP waits (wire_wait_trips); the
+			# logins go on without them when the capture cannot run.
+			cap=""
+			! capture_start "wire-$d-base" "$(( 2 * n * SETTING[LOGIN_TIMEOUT] + 60 ))" || cap=yes
 			wire_logins loopback "$(( (n + 1) / 2 ))" "$logins.base1" ||
 				row[warning]="${row[warning]:+${row[warning]}; }the base logins over loopback before those across the wire failed: $(tail -n 1 "$logins.base1.err" 2>/dev/null)"
 			wire_mark logins || true
 			wire_logins testhost "$n" "$logins" || row[warning]="${row[warning]:+${row[warning]}; }the logins across the wire failed: $(tail -n 1 "$logins.err" 2>/dev/null)"
 			wire_logins loopback "$(( n / 2 > 0 ? n / 2 : 1 ))" "$logins.base2" ||
 				row[warning]="${row[warning]:+${row[warning]}; }the base logins over loopback after those across the wire failed: $(tail -n 1 "$logins.base2.err" 2>/dev/null)"
+			[ -z "$cap" ] || at_exit_pop
 			row[login_n]=$(kv_get "$logins.env" n)
 			row[login_ms_p50]=$(kv_get "$logins.env" p50)
 			row[login_ms_p95]=$(kv_get "$logins.env" p95)

@@ -39,7 +39,8 @@ net_snapshot >"$TEST_TMP/net.before"
 # leg could have reached it (no turn), pure ACKs and the client's close
 # after the server's last data (no round trip); a second login whose
 # client holds its second message until the server's ACK of the first
-# arrives (Nagle: a round trip); before mark 1 a connection of another
+# arrives (Nagle: a round trip), an ACK the server delayed 20 ms (a TCP
+# wait of 20 ms, which no turn counts); before mark 1 a connection of another
 # part, on the port of the test server, and a probe on another port
 # inside the part.
 q_to_tab >"$TEST_TMP/record.tsv" <<-EOF
@@ -64,10 +65,10 @@ q_to_tab >"$TEST_TMP/record.tsv" <<-EOF
 	52.000Q198.18.99.129Q40002Q198.18.99.1Q2222QSQ0
 	57.000Q198.18.99.1Q2222Q198.18.99.129Q40002QSQ0
 	62.000Q198.18.99.129Q40002Q198.18.99.1Q2222Q-Q16
-	67.000Q198.18.99.1Q2222Q198.18.99.129Q40002Q-Q0
-	72.200Q198.18.99.129Q40002Q198.18.99.1Q2222Q-Q44
-	77.300Q198.18.99.1Q2222Q198.18.99.129Q40002Q-Q44
-	82.000Q198.18.99.129Q40002Q198.18.99.1Q2222QFQ0
+	87.000Q198.18.99.1Q2222Q198.18.99.129Q40002Q-Q0
+	92.200Q198.18.99.129Q40002Q198.18.99.1Q2222Q-Q44
+	97.300Q198.18.99.1Q2222Q198.18.99.129Q40002Q-Q44
+	98.000Q198.18.99.129Q40002Q198.18.99.1Q2222QFQ0
 	100.000QmarkQ2Q-Q-Q-Q-
 	101.000Q198.18.99.129Q40001Q198.18.99.1Q2222QSQ0
 EOF
@@ -77,8 +78,35 @@ test_expect 'the turns of a connection are counted from its packets, the answers
 		. "$KIT_DIR/lib/wire.sh"
 		wire_turns "$TEST_TMP/record.tsv" 1 2 10
 	) >"$TEST_TMP/turns" &&
-	printf "%s\n" "198.18.99.129:40000 9 4.0 1857 1710 1600" "198.18.99.129:40002 6 3.0 60 44 44" >"$TEST_TMP/want" &&
+	printf "%s\n" "198.18.99.129:40000 9 4.0 1857 1710 1600 0.0" "198.18.99.129:40002 6 3.0 60 44 44 20.0" >"$TEST_TMP/want" &&
 	test_cmp "$TEST_TMP/want" "$TEST_TMP/turns"
+'
+
+# The logins over loopback, as sshperf-capture records them (t_ns
+# client_port dir flags seq ack len): no wire, so an answer may come at
+# once; the server delays its ACK of the client's 16 bytes by 40 ms, and
+# the client's next 44 bytes leave as it arrives: a TCP wait of 40 ms.
+# (The clock is the machine's since boot, in ns: 14.6 hours here, whose
+# ms need more than awk's 6 digits.)
+q_to_tab >"$TEST_TMP/lo.tsv" <<-EOF
+	t_nsQclient_portQdirQflagsQseqQackQlen
+	52482978000000Q40000Qc2sQSQ1Q0Q0
+	52482978050000Q40000Qs2cQSAQ1Q2Q0
+	52482978100000Q40000Qc2sQAQ2Q2Q0
+	52482979000000Q40000Qc2sQPAQ2Q2Q16
+	52483019000000Q40000Qs2cQAQ2Q18Q0
+	52483019050000Q40000Qc2sQPAQ18Q2Q44
+	52483020000000Q40000Qs2cQPAQ2Q62Q44
+	52483021000000Q40000Qc2sQFAQ62Q46Q0
+EOF
+test_expect 'the TCP waits of logins over loopback are read from their capture' '
+	(
+		declare -A SETTING=([NETWORK_RANGE]=198.18.99.0/24 [TEST_PORT]=2222)
+		. "$KIT_DIR/lib/wire.sh"
+		wire_lo_turns "$TEST_TMP/lo.tsv"
+	) >"$TEST_TMP/lo-turns" &&
+	echo "client:40000 6 3.0 60 44 0 40.0" >"$TEST_TMP/want" &&
+	test_cmp "$TEST_TMP/want" "$TEST_TMP/lo-turns"
 '
 
 # A trimmed wire (wire_trim) holds less than its setting: the answers
@@ -201,6 +229,15 @@ test_expect 'a run with a distance measures its wire before it and leaves no hel
 	test_grep -E "^[0-9.]+	[0-9]+[.][0-9]{2}	[0-9.]+	[0-9.]+	[0-9]+	(window|cipher)$" "$TEST_TMP/bounds" &&
 	test_grep "round trips per login: time / packets" "$run/report.md" &&
 	test_grep -E "\"login_rt_packets\": [0-9]" "$run/results.json" &&
+	# The TCP waits of the logins both ways, and the round trips from
+	# the time without them: that figure less the waits'"'"' difference.
+	test -s "$run/raw/wire-5-base-packets.tsv" &&
+	tsv_select "$run/raw/wire.tsv" rtt_ms login_round_trips login_wait_ms login_base_wait_ms login_rt_less_waits |
+		awk -F"\t" "\$1 == 5" >"$TEST_TMP/waits" &&
+	test_grep -E "^5	-?[0-9.]+	[0-9]+[.][0-9]	[0-9]+[.][0-9]	-?[0-9]+[.][0-9]$" "$TEST_TMP/waits" &&
+	awk -F"\t" "{ d = \$2 - (\$3 - \$4) / 5 - \$5; exit !(d < 0.051 && d > -0.051) }" "$TEST_TMP/waits" ||
+		{ cat "$TEST_TMP/waits"; false; } &&
+	test_grep "time without the TCP waits" "$run/report.md" &&
 	# The wire trimmed by its own cost when its first connect was slower
 	# than the setting by more than 0.05 ms (lib/wire.sh wire_trim): by
 	# that excess (at most the setting), with the first measurement kept;

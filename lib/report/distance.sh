@@ -9,12 +9,15 @@ distance_cell () {
 	if [ -z "$1" ] || [ "$1" = - ] || [ "$1" = nan ]; then printf '%s' -; else printf '%s%s' "$1" "${2:-}"; fi
 }
 
-# distance_rt TIME LOW HIGH PACKETS: the round trips per login, from the
-# time (with its 95 % interval when the run has one) and from the packets.
+# distance_rt TIME LOW HIGH PACKETS LESS_WAITS WAIT BASE_WAIT: the round
+# trips per login, from the time (with its 95 % interval when the run has
+# one) and from the packets; and the time's without the TCP waits, with
+# the waits across the wire and over loopback, when the run has them.
 distance_rt () {
 	printf '%s' "$(distance_cell "$1")"
 	[ "$2" = - ] || [ "$3" = - ] || printf ' (95 %% %s-%s)' "$2" "$3"
 	printf ' / %s' "$(distance_cell "$4")"
+	[ "$5" = - ] || [ -z "$5" ] || printf '; time without the TCP waits %s (waits %s ms a login across the wire, %s over loopback)' "$5" "$6" "$7"
 }
 
 # distance_sftp FPS BOUND RT CHECK FILES KB: the sftp cell: files/s and the
@@ -69,7 +72,11 @@ report_distance () {
 	just after them so that both see the same load; Hodges-Lehmann, with its 95 % interval) /
 	RTT; and from the packets, the turns of each login's connection on the wire (a turn: data
 	in one direction that answers data in the other), half their number, the median over the
-	logins. The verdicts above are given at 0 only. The wire is not a real network: no network
+	logins. The time counts what TCP's delayed ACKs hold a login up (a small segment that
+	Nagle holds back until the other side's ACK, which that side delays by about 40 ms), the
+	turns do not: where a login across the wire meets more such waits than one over loopback,
+	the time gives more round trips than the packets, and the table gives the time's figure
+	without the waits as well (the waits from the packets, both ways). The verdicts above are given at 0 only. The wire is not a real network: no network
 	card, no switch or router queues, and its packets cross the same CPUs as the server and
 	the clients. The keystroke echo is the interactive test's (`ssh -tt HOST cat`, ECHO_RATE
 	keystrokes a second, each timed from its scheduled send), beside the wire's own one-byte
@@ -86,7 +93,7 @@ report_distance () {
 	printf '\n| RTT setting | wire: TCP connect p50 (n) | wire: one-byte echo p50 / p99 (n) | wire helper | login p50 (n) '
 	printf '| round trips per login: time / packets | keystroke echo p50 / p99 (n) | sftp small files | transfer up | status |\n'
 	printf '|---|---|---|---|---|---|---|---|---|---|\n'
-	while IFS=$'\t' read -r rtt mbit loss trim cn cp50 en ep50 ep99 helper ln lp50 rt rtlo rthi rtp kn kp50 kp99 \
+	while IFS=$'\t' read -r rtt mbit loss trim cn cp50 en ep50 ep99 helper ln lp50 rt rtlo rthi rtp wait bwait rtw kn kp50 kp99 \
 		sf skb sfps srt sbound scheck xmb xmbs xp50 xwin xflight xbmbs xbound xcheck status warning; do
 		printf '| %s ms%s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$rtt" \
 			"$([ "$mbit" = none ] || [ "$mbit" = - ] || printf ', %s Mbit/s' "$mbit")" \
@@ -96,14 +103,14 @@ report_distance () {
 			"$( [ "$rtt" = 0 ] && printf -- - || printf '%s / %s (%s)' "$(distance_cell "$ep50" ' ms')" "$(distance_cell "$ep99" ' ms')" "$(distance_cell "$en")")" \
 			"$(distance_cell "$helper")" \
 			"$(distance_cell "$lp50" ' ms') ($(distance_cell "$ln"))" \
-			"$(distance_rt "$rt" "$rtlo" "$rthi" "$rtp")" \
+			"$(distance_rt "$rt" "$rtlo" "$rthi" "$rtp" "$rtw" "$wait" "$bwait")" \
 			"$(distance_cell "$kp50" ' ms') / $(distance_cell "$kp99" ' ms') ($(distance_cell "$kn"))" \
 			"$(distance_sftp "$sfps" "$sbound" "$srt" "$scheck" "$sf" "$skb")" \
 			"$(distance_xfer "$xmbs" "$xmb" "$xbmbs" "$xbound" "$xwin" "$xflight" "$xcheck" "$xp50")" \
 			"$status$([ -z "$warning" ] || [ "$warning" = - ] || printf ': %s' "$warning")"
 	done < <(TSV_ABSENT=- tsv_select "$table" rtt_ms mbit loss_pct wire_trim_ms connect_n connect_ms_p50 echo_n echo_ms_p50 \
-		echo_ms_p99 helper login_n login_ms_p50 login_round_trips login_round_trips_low login_round_trips_high login_rt_packets keyecho_n keyecho_ms_p50 \
-		keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check \
+		echo_ms_p99 helper login_n login_ms_p50 login_round_trips login_round_trips_low login_round_trips_high login_rt_packets \
+		login_wait_ms login_base_wait_ms login_rt_less_waits keyecho_n keyecho_ms_p50 keyecho_ms_p99 sftp_files sftp_file_kb sftp_files_per_s sftp_rt_per_file sftp_bound_files_per_s sftp_check \
 		xfer_mb xfer_mbs xfer_mbs_parts_p50 xfer_window_bytes xfer_flight_bytes xfer_bound_mbs xfer_bound xfer_check status warning)
 	printf '\nRaw: `raw/wire.tsv`, `raw/wire-*` (the packets of each distance: `raw/wire-N-packets.tsv`).'
 	printf ' Rate and burst at a distance are in the next part; the phases of a login and the other tests ran at 0 only.\n\n'
