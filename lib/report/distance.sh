@@ -15,7 +15,7 @@ distance_cell () {
 # the waits across the wire and over loopback, when the run has them.
 distance_rt () {
 	printf '%s' "$(distance_cell "$1")"
-	[ "$2" = - ] || [ "$3" = - ] || printf ' (95 %% %s-%s)' "$2" "$3"
+	[ "$2" = - ] || [ "$3" = - ] || printf ' (95 %% %s to %s)' "$2" "$3"
 	printf ' / %s' "$(distance_cell "$4")"
 	[ "$5" = - ] || [ -z "$5" ] || printf '; time without the TCP waits %s (waits %s ms a login across the wire, %s over loopback)' "$5" "$6" "$7"
 }
