@@ -795,7 +795,9 @@ wire_far_packets () {
 	local -n pk_row=$3
 	pk_row[login_rt_packets]=$(wire_part logins "$d" | awk '{ print $3 }' | wire_median)
 	pk_row[login_wait_ms]=$(wire_part logins "$d" | awk '{ print $7 }' | wire_median)
-	pk_row[login_base_wait_ms]=$(wire_lo_turns "$RAW_DIR/wire-$d-base-packets.tsv" | awk '{ print $7 }' | wire_median)
+	# wire_turns' lines are words, not a table (as wire_part's above).
+	a=$RAW_DIR/wire-$d-base-packets.tsv
+	pk_row[login_base_wait_ms]=$(wire_lo_turns "$a" | awk '{ print $7 }' | wire_median)
 	wire_wait_trips pk_row "$d"
 	a=$(wire_part sftp-login "$d" | awk 'NR == 1 { print $3 }')
 	b=$(wire_part sftp-files "$d" | awk 'NR == 1 { print $3 }')
