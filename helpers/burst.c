@@ -117,6 +117,7 @@ struct burst {
 	uint64_t	 spawn_ns;	/* when the first client was started */
 	uint64_t	 release_ns;	/* 0 until released */
 	uint64_t	 release_at_wall_ns;	/* -R, 0: when all are ready */
+	int		 wall_set_back;	/* -R's wait gave up: release at once */
 	uint64_t	 release_wall_ns;	/* the release, by the wall clock */
 	uint64_t	 n_ready;
 	uint64_t	 n_live;	/* not yet reaped */
@@ -681,6 +682,17 @@ release(struct burst *b)
 
 	(void)unlink(b->go_path);
 	raised = sched_setscheduler(0, SCHED_FIFO, &rt) == 0;
+	/* -R's last RELEASE_FINE_NS on the wall clock itself (TIMER_ABSTIME),
+	 * at real-time priority where allowed: the wake-up is that moment's. */
+	if (b->release_at_wall_ns != 0 && !b->stop && !b->wall_set_back) {
+		struct timespec ts;
+
+		ts.tv_sec = (time_t)(b->release_at_wall_ns / NS_PER_S);
+		ts.tv_nsec = (long)(b->release_at_wall_ns % NS_PER_S);
+		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts,
+		    NULL) == EINTR)
+			;
+	}
 	b->release_ns = now_ns();
 	b->release_wall_ns = wall_ns();
 	close(b->go_fd);
@@ -690,17 +702,16 @@ release(struct burst *b)
 }
 
 /*
- * -R: once the clients are ready, waits until the wall clock reads
- * release_at_wall_ns (at once when that has passed), still reading the
- * clients' output and exits. A stop ends the wait; so does the monotonic
- * deadline, RELEASE_SLACK_S after the moment was due, when the wall clock
- * was set back meanwhile. The last RELEASE_FINE_NS sleep on the wall
- * clock itself (TIMER_ABSTIME), so that the release is that moment's.
+ * -R: once the clients are ready, waits until the wall clock is
+ * RELEASE_FINE_NS short of release_at_wall_ns, still reading the
+ * clients' output and exits; release() sleeps the rest. A stop ends the
+ * wait; so does the monotonic deadline, RELEASE_SLACK_S after the moment
+ * was due, when the wall clock was set back meanwhile (and then the
+ * release is at once).
  */
 static void
 wait_release(struct burst *b)
 {
-	struct timespec ts;
 	uint64_t now, left, deadline_ns;
 
 	if (b->release_at_wall_ns == 0 || (now = wall_ns()) >=
@@ -715,17 +726,11 @@ wait_release(struct burst *b)
 		if (now_ns() >= deadline_ns) {
 			warnx("the wall clock was set back while waiting for "
 			    "the release; releasing now");
+			b->wall_set_back = 1;
 			return;
 		}
 		(void)wait_events(b, now_ns() + left - RELEASE_FINE_NS);
 	}
-	if (b->stop)
-		return;
-	ts.tv_sec = (time_t)(b->release_at_wall_ns / NS_PER_S);
-	ts.tv_nsec = (long)(b->release_at_wall_ns % NS_PER_S);
-	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) ==
-	    EINTR)
-		;
 }
 
 static double

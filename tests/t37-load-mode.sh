@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The load mode (issue 47, docs/load-hosts.md): `test-ssh.sh --load` on a
-# load host drives the client side of login, rate and burst against the
-# test server of a target. A load host is played by a network namespace
+# load host drives the client side of login, rate, burst and concurrent
+# against the test server of a target. A load host is played by a network namespace
 # of this test with a veth to the host (198.19.0.0/16, the other half of
 # the benchmark block t36, t62 and t63 take theirs from), a second load
 # host by a second one; the target is this host's test server, started
@@ -15,8 +15,9 @@
 # before any test; a burst from both load hosts at one start is
 # released at that start, every client's outcome agrees with sshd's log
 # (burst_classify, as the burst test classifies its steps) and each
-# host's release spread is recorded; the local test server is left as
-# it was.
+# host's release spread is recorded; the concurrent sessions of both are
+# held open on the target together (its connections and processes, as
+# the test sees them); the local test server is left as it was.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
 . "$TEST_DIR/lib/procs.sh"
@@ -41,9 +42,10 @@ DEV2=spm${N}h2
 PEER2=spm${N}c2
 GATEWAY2=$P.129
 LOAD_ADDR2=$P.130
-# The clients of each load host's burst.
+# The clients of each load host's burst, its concurrent sessions and
+# how long they are held open (DURATION).
 # shellcheck disable=SC2034 # read in the test bodies (test_expect evaluates them)
-BURST_CLIENTS=20
+BURST_CLIENTS=20 SESSIONS=20 HOLD_S=4
 # shellcheck disable=SC2034 # read in the test bodies (test_expect evaluates them)
 LOAD_SAMPLES=8
 RESULTS="$TEST_TMP/load-results"
@@ -103,9 +105,8 @@ test_expect 'bad input: a key that cannot be read, or is no key' '
 	refused "--key $TEST_TMP/no-such-key: it is not a readable file" --target "$SERVER_ADDR" --key "$TEST_TMP/no-such-key" login &&
 	refused "--key $TEST_TMP/stranger-key.pub: ssh cannot use it (ssh-keygen -y: " --target "$SERVER_ADDR" --key "$TEST_TMP/stranger-key.pub" login
 '
-test_expect 'bad input: a test a load host cannot drive, or not yet' '
+test_expect 'bad input: a test a load host cannot drive' '
 	refused "the test '"'"'auth'"'"' cannot be driven from a load host" --target "$SERVER_ADDR" --key "$TEST_TMP/stranger-key" login auth &&
-	refused "the test '"'"'concurrent'"'"' has no load mode yet" --target "$SERVER_ADDR" --key "$TEST_TMP/stranger-key" concurrent &&
 	refused "no test named" --target "$SERVER_ADDR" --key "$TEST_TMP/stranger-key"
 '
 test_expect 'bad input: a burst size that is not a number of clients from 1 to 2000' '
@@ -235,17 +236,43 @@ test_expect 'data/load.env holds only keys docs/data.md declares' '
 	test_eq "$(undeclared_keys "$ENV")" ""
 '
 
-test_expect 'burst from two load hosts at one start, each released then by the target'"'"'s clock' '
+# held_here ADDR...: "established cats" on the target now: the
+# established connections to the test port from each ADDR, one count
+# each, and the test user's cat processes (one per open session).
+held_here () {
+	local a
+	for a in "$@"; do
+		ss -tnH state established "( sport = :$TEST_PORT )" | awk -v a="$a" "\$4 ~ \"^\" a \":\" { n++ } END { printf \"%d \", n }"
+	done
+	pgrep -u "$TEST_USER" -x cat | wc -l
+}
+# watch_held FILE PID...: while any PID runs (at most 120 s), the most
+# sessions the target held at once, as held_here counts them, into FILE.
+watch_held () {
+	local file=$1 deadline=$(( $(date +%s) + 120 )) now best=-1 sum
+	shift
+	: >"$file"
+	while kill -0 "$@" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
+		now=$(held_here "$LOAD_ADDR" "$LOAD_ADDR2")
+		sum=$(printf "%s\n" "$now" | awk "{ print \$1 + \$2 + \$3 }")
+		[ "$sum" -le "$best" ] || { best=$sum; printf "%s\n" "$now" >"$file"; }
+		sleep 0.2
+	done
+}
+
+test_expect 'burst and concurrent from two load hosts at one start, the burst released then by the target'"'"'s clock' '
 	from=$(( $(log_lines) + 1 )) &&
-	start=$(( $(date +%s) + 5 )) &&
+	start=$(( $(date +%s) + 8 )) &&
 	printf "%s\n" "$start" >"$TEST_TMP/burst-start" &&
 	pids="" &&
 	for h in 1 2; do
 		ns=$NS && [ "$h" = 1 ] || ns=$NS2
-		{ load_on "$ns" "host$h" "$TEST_TMP/results-host$h" -- --target "$SERVER_ADDR:$TEST_PORT" --key "$TEST_TMP/key" \
-			--user "$TEST_USER" --start-at "$start" --burst-clients "$BURST_CLIENTS" burst; echo "$?" >"$TEST_TMP/host$h.rc"; } &
+		{ load_on "$ns" "host$h" "$TEST_TMP/results-host$h" CONCURRENT_SESSIONS="$SESSIONS" DURATION="$HOLD_S" -- \
+			--target "$SERVER_ADDR:$TEST_PORT" --key "$TEST_TMP/key" --user "$TEST_USER" --start-at "$start" \
+			--burst-clients "$BURST_CLIENTS" burst concurrent; echo "$?" >"$TEST_TMP/host$h.rc"; } &
 		pids="$pids $!"
 	done &&
+	watch_held "$TEST_TMP/held" $pids &&
 	wait $pids &&
 	server_log_from "$from" >"$TEST_TMP/burst.log" &&
 	for h in 1 2; do
@@ -254,7 +281,8 @@ test_expect 'burst from two load hosts at one start, each released then by the t
 		run=$(tail -n 1 "$TEST_TMP/host$h.out") && [ -d "$run" ] &&
 		printf "%s\n" "$run" >"$TEST_TMP/host$h.run" &&
 		test_kv "$run/data/load.env" status ok &&
-		test_kv "$run/data/load.env" burst_status ok || return 1
+		test_kv "$run/data/load.env" burst_status ok &&
+		test_kv "$run/data/load.env" concurrent_status ok || return 1
 	done
 '
 
@@ -295,7 +323,7 @@ test_expect 'burst: each host'"'"'s release spread, clock offset and release by 
 		spread=$(sed -n "s/^burst_release_spread_ms=//p" "$env") &&
 		off=$(sed -n "s/^clock_offset_ms=//p" "$env") &&
 		late=$(sed -n "s/^burst_release_late_ms=//p" "$env") &&
-		echo "$(sed -n "s/^load_host=//p" "$env"): release spread $spread ms, clock offset $off ms, release $late ms after the start" &&
+		echo "$(sed -n "s/^load_host=//p" "$env"): release spread $spread ms, clock offset $off ms, clients ready in $(sed -n "s/^burst_ready_ms=//p" "$env") ms, release $late ms after the start" &&
 		awk -v s="$spread" "BEGIN { exit !(s ~ /^[0-9]+(\.[0-9]+)?\$/) }" &&
 		test_grep -E "^burst_spread_wide=(yes|no)\$" "$env" &&
 		test_kv "$env" burst_spread_goal_ms 5 &&
@@ -312,9 +340,43 @@ test_expect 'burst: each host'"'"'s release spread, clock offset and release by 
 	r2=$(sed -n "s/^burst_release_target_wall_ns=//p" "$RUN2/data/load.env") &&
 	apart=$(( r1 > r2 ? r1 - r2 : r2 - r1 )) &&
 	echo "the two hosts released $((apart / 1000)) us apart by the target'"'"'s clock" &&
-	[ "$apart" -lt 100000000 ]
+	late1=$(sed -n "s/^burst_release_late_ms=//p" "$RUN1/data/load.env") &&
+	late2=$(sed -n "s/^burst_release_late_ms=//p" "$RUN2/data/load.env") &&
+	if awk -v a="$late1" -v b="$late2" "BEGIN { exit !(a < 50 && b < 50) }"; then
+		[ "$apart" -lt 100000000 ] || { echo "both released on time, yet $apart ns apart"; false; }
+	else
+		echo "a host released late (its clients were not ready by the start): no common release to compare"
+	fi
 '
-test_expect 'burst: the load hosts'"'"' load.env hold only keys docs/data.md declares' '
+test_expect 'concurrent: the target held every session of both load hosts at once (its connections, its cat processes)' '
+	echo "held at once (from $LOAD_ADDR, from $LOAD_ADDR2, cat processes): $(cat "$TEST_TMP/held")" &&
+	test_eq "$(cat "$TEST_TMP/held")" "$SESSIONS $SESSIONS $((2 * SESSIONS))"
+'
+test_expect 'concurrent: each load host found every session alive, held as long as asked, and closed them all' '
+	for run in "$RUN1" "$RUN2"; do
+		env=$run/data/load.env &&
+		test_kv "$env" concurrent_sessions "$SESSIONS" &&
+		test_kv "$env" concurrent_opened "$SESSIONS" &&
+		test_kv "$env" concurrent_alive "$SESSIONS" &&
+		test_kv "$env" concurrent_dead 0 &&
+		test_kv "$env" concurrent_held_s "$HOLD_S" &&
+		test_kv "$env" concurrent_clients_left 0 &&
+		test_kv "$env" concurrent_children_left 0 &&
+		opened=$(sed -n "s/^concurrent_open_wall_ns=//p" "$env") &&
+		checked=$(sed -n "s/^concurrent_check_wall_ns=//p" "$env") &&
+		{ [ "$((checked - opened))" -ge "$((HOLD_S * 1000000000))" ] ||
+			{ echo "$run: the sessions were held $((checked - opened)) ns, not $HOLD_S s"; false; }; } &&
+		test_eq "$(tail -n +2 "$run/raw/concurrent-sessions.tsv" | wc -l)" "$SESSIONS" || return 1
+	done &&
+	test_eq "$(pgrep -u "$TEST_USER" -x cat | wc -l)" 0
+'
+test_expect 'every login of the two load hosts in sshd'"'"'s log: the clock'"'"'s, the burst'"'"'s and the sessions'"'"'' '
+	for h in 1 2; do
+		run=$RUN1 addr=$LOAD_ADDR && [ "$h" = 1 ] || run=$RUN2 addr=$LOAD_ADDR2
+		test_eq "$(grep -c "Accepted publickey for $TEST_USER from $addr port " "$TEST_TMP/burst.log")" "$((1 + BURST_CLIENTS + SESSIONS))" || return 1
+	done
+'
+test_expect 'burst and concurrent: the load hosts'"'"' load.env hold only keys docs/data.md declares' '
 	for run in "$RUN1" "$RUN2"; do
 		test_eq "$(undeclared_keys "$run/data/load.env")" "" || return 1
 	done
