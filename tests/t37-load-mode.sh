@@ -179,7 +179,8 @@ test_expect 'login and rate from the load host, at a common start' '
 	test_kv "$run/data/load.env" status ok &&
 	test_kv "$run/data/load.env" start_at "$start" &&
 	test_kv "$run/data/load.env" target "$SERVER_ADDR:$TEST_PORT" &&
-	test_kv "$run/data/load.env" user "$TEST_USER"
+	test_kv "$run/data/load.env" user "$TEST_USER" &&
+	test_grep -x "Include /etc/ssh/ssh_config" "$run/raw/load-ssh_config"
 '
 
 RUN=$(cat "$TEST_TMP/run" 2>/dev/null || echo "$TEST_TMP/no-run")

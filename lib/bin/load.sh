@@ -164,6 +164,9 @@ load_parse_target "$TARGET" "${SETTING[TEST_PORT]}" || die "--target $TARGET: $L
 SSH=${SETTING[OPENSSH_PREFIX]:+${SETTING[OPENSSH_PREFIX]%/}/bin/ssh}
 SSH_KEYGEN=${SETTING[OPENSSH_PREFIX]:+${SETTING[OPENSSH_PREFIX]%/}/bin/ssh-keygen}
 SSH=${SSH:-$(program ssh)} SSH_KEYGEN=${SSH_KEYGEN:-$(program ssh-keygen)}
+# The build's prefix, as find_tools sets it: the client configuration's
+# system part comes from there (client_include).
+OPENSSH_BUILD_PREFIX=${SETTING[OPENSSH_PREFIX]}
 { [ -x "$SSH" ] && [ -x "$SSH_KEYGEN" ]; } ||
 	die "ssh or ssh-keygen not found${SETTING[OPENSSH_PREFIX]:+ in OPENSSH_PREFIX=${SETTING[OPENSSH_PREFIX]}}; install them: dnf install openssh-clients (Debian: apt-get install openssh-client)"
 case $KEY in *'"'* | *$'\n'*) die "--key $KEY: a file name with a quote or a newline cannot go into ssh's configuration; copy the key to a plain name" ;; esac
