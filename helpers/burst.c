@@ -41,6 +41,13 @@ extern char **environ;
 #define MESSAGE_BYTES		256
 #define MAX_CLIENTS		2000		/* hard cap on children, all runs */
 #define PIPE_BYTES		(1024 * 1024)	/* DIR/ready, best effort */
+/* -R: a release at most this far ahead of the wall clock (the load mode's
+ * start is at most an hour ahead); the wait ends this much later by the
+ * monotonic clock at the latest, if the wall clock is set back meanwhile. */
+#define RELEASE_AHEAD_MAX_S	7200
+#define RELEASE_SLACK_S		60
+/* The last of the wait for -R sleeps on the wall clock alone. */
+#define RELEASE_FINE_NS		(20 * NS_PER_MS)
 
 enum outcome {
 	OUTCOME_OK,
@@ -109,6 +116,9 @@ struct burst {
 	struct client	*c;
 	uint64_t	 spawn_ns;	/* when the first client was started */
 	uint64_t	 release_ns;	/* 0 until released */
+	uint64_t	 release_at_wall_ns;	/* -R, 0: when all are ready */
+	int		 wall_set_back;	/* -R's wait gave up: release at once */
+	uint64_t	 release_wall_ns;	/* the release, by the wall clock */
 	uint64_t	 n_ready;
 	uint64_t	 n_live;	/* not yet reaped */
 	int		 stop;		/* a signal asked us to stop */
@@ -672,11 +682,55 @@ release(struct burst *b)
 
 	(void)unlink(b->go_path);
 	raised = sched_setscheduler(0, SCHED_FIFO, &rt) == 0;
+	/* -R's last RELEASE_FINE_NS on the wall clock itself (TIMER_ABSTIME),
+	 * at real-time priority where allowed: the wake-up is that moment's. */
+	if (b->release_at_wall_ns != 0 && !b->stop && !b->wall_set_back) {
+		struct timespec ts;
+
+		ts.tv_sec = (time_t)(b->release_at_wall_ns / NS_PER_S);
+		ts.tv_nsec = (long)(b->release_at_wall_ns % NS_PER_S);
+		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts,
+		    NULL) == EINTR)
+			;
+	}
 	b->release_ns = now_ns();
+	b->release_wall_ns = wall_ns();
 	close(b->go_fd);
 	b->go_fd = -1;
 	if (raised && sched_setscheduler(0, SCHED_OTHER, &normal) == -1)
 		err(2, "sched_setscheduler SCHED_OTHER");
+}
+
+/*
+ * -R: once the clients are ready, waits until the wall clock is
+ * RELEASE_FINE_NS short of release_at_wall_ns, still reading the
+ * clients' output and exits; release() sleeps the rest. A stop ends the
+ * wait; so does the monotonic deadline, RELEASE_SLACK_S after the moment
+ * was due, when the wall clock was set back meanwhile (and then the
+ * release is at once).
+ */
+static void
+wait_release(struct burst *b)
+{
+	uint64_t now, left, deadline_ns;
+
+	if (b->release_at_wall_ns == 0 || (now = wall_ns()) >=
+	    b->release_at_wall_ns)
+		return;
+	deadline_ns = now_ns() + (b->release_at_wall_ns - now) +
+	    RELEASE_SLACK_S * NS_PER_S;
+	while (!b->stop && (now = wall_ns()) < b->release_at_wall_ns) {
+		left = b->release_at_wall_ns - now;
+		if (left <= RELEASE_FINE_NS)
+			break;
+		if (now_ns() >= deadline_ns) {
+			warnx("the wall clock was set back while waiting for "
+			    "the release; releasing now");
+			b->wall_set_back = 1;
+			return;
+		}
+		(void)wait_events(b, now_ns() + left - RELEASE_FINE_NS);
+	}
 }
 
 static double
@@ -788,6 +842,14 @@ print_summary(const struct burst *b, FILE *out)
 		    (unsigned long long)count[i]);
 	fprintf(out, "release_mono_ns=%llu\n",
 	    (unsigned long long)b->release_ns);
+	fprintf(out, "release_wall_ns=%llu\n",
+	    (unsigned long long)b->release_wall_ns);
+	if (b->release_at_wall_ns != 0 && b->release_wall_ns != 0)
+		fprintf(out, "release_at_wall_ns=%llu\nrelease_late_ms=%.3f\n",
+		    (unsigned long long)b->release_at_wall_ns,
+		    ms_after(b->release_at_wall_ns, b->release_wall_ns));
+	else
+		fprintf(out, "release_at_wall_ns=-\nrelease_late_ms=-\n");
 	if (last_ready != 0)
 		fprintf(out, "ready_ms=%.3f\n", ms_after(b->spawn_ns,
 		    last_ready));
@@ -836,9 +898,10 @@ usage(void)
 	fprintf(stderr,
 	    "usage: sshperf-burst [-H] -n clients [-g gate] [-S source | -M "
 	    "first_source]\n"
-	    "                     [-s summary_file] [-t timeout_s] "
-	    "[-w ready_timeout_s]\n"
-	    "                     -- command [arg ...]\n");
+	    "                     [-R release_wall_ns] [-s summary_file] "
+	    "[-t timeout_s]\n"
+	    "                     [-w ready_timeout_s] "
+	    "-- command [arg ...]\n");
 	exit(2);
 }
 
@@ -849,13 +912,17 @@ usage(void)
  * command's name. -S ADDR: every gate connects from ADDR (one source, as
  * an Ansible controller or a NAT); -M ADDR: client i from ADDR + i - 1
  * (IPv4: many sources, as a fleet); SSHPERF_GATE_SOURCE tells the gate. Waits (at most -w s) until every client's gate reports
- * ready, releases all at once, waits (at most -t s after the release; then
+ * ready, releases all at once (with -R NS: not before the wall clock
+ * reads NS, nanoseconds since the epoch, so that load hosts release
+ * together; the clients wait at their gates meanwhile), waits (at most -t s after the release; then
  * TERM, and KILL 2 s later) until all exited, and prints one TSV row per
  * client: outcome (ok, refused by MaxStartups, failed, timeout), exit code,
  * when its gate woke, when its TCP connect completed and when it exited,
  * in ms after the release, and its last message. The summary (key=value:
- * counts, release_mono_ns, ready_ms, release_spread_ms = release to the
- * last TCP connect) goes to -s FILE, or to stderr.
+ * counts, release_mono_ns, release_wall_ns, release_at_wall_ns and
+ * release_late_ms (-R's moment and how late the release came), ready_ms,
+ * release_spread_ms = release to the last TCP connect) goes to -s FILE,
+ * or to stderr.
  * Exit 0 when every client exited 0, 1 when not, 2 on a usage or setup
  * error, 126/127 when the command cannot be run.
  * Guards against runaway process creation: at most MAX_CLIENTS children
@@ -869,14 +936,14 @@ main(int argc, char *argv[])
 	struct burst b;
 	sigset_t mask;
 	FILE *summary = stderr;
-	uint64_t deadline_ns, i, all_ok = 1;
+	uint64_t deadline_ns, i, all_ok = 1, wait_ns = 0, now;
 	char **cargv;
 	int ch, argi, k;
 
 	memset(&b, 0, sizeof(b));
 	b.timeout_ns = DEFAULT_TIMEOUT_S * NS_PER_S;
 	b.ready_timeout_ns = DEFAULT_READY_S * NS_PER_S;
-	while ((ch = getopt(argc, argv, "+HM:S:g:n:s:t:w:")) != -1) {
+	while ((ch = getopt(argc, argv, "+HM:R:S:g:n:s:t:w:")) != -1) {
 		switch (ch) {
 		case 'H':
 			b.header = 1;
@@ -890,6 +957,10 @@ main(int argc, char *argv[])
 				errx(2, "-S and -M: one source option only");
 			b.source = optarg;
 			b.many = ch == 'M';
+			break;
+		case 'R':
+			b.release_at_wall_ns = opt_u64("-R release_wall_ns",
+			    optarg, 1, UINT64_MAX);
 			break;
 		case 'n':
 			b.n = opt_u64("-n clients", optarg, 1, MAX_CLIENTS);
@@ -918,6 +989,15 @@ main(int argc, char *argv[])
 		errx(2, "-n clients is required");
 	if (argc == 0)
 		errx(2, "no command given: put it after --");
+	now = wall_ns();
+	if (b.release_at_wall_ns > now) {
+		wait_ns = b.release_at_wall_ns - now;
+		if (wait_ns > RELEASE_AHEAD_MAX_S * NS_PER_S)
+			errx(2, "-R %llu is %llu s ahead of the wall clock, more "
+			    "than %d s", (unsigned long long)b.release_at_wall_ns,
+			    (unsigned long long)(wait_ns / NS_PER_S),
+			    RELEASE_AHEAD_MAX_S);
+	}
 	if (b.summary_path != NULL &&
 	    (summary = fopen(b.summary_path, "we")) == NULL)
 		err(2, "-s %s", b.summary_path);
@@ -944,8 +1024,10 @@ main(int argc, char *argv[])
 	cargv[argi++] = argv[0];
 	if (b.gate != NULL) {
 		cargv[argi++] = "-o";
+		/* The gate waits for the ready clients, -R's moment, its
+		 * connect. */
 		cargv[argi++] = proxy_command(b.gate, (b.ready_timeout_ns +
-		    b.timeout_ns) / NS_PER_MS);
+		    wait_ns + b.timeout_ns) / NS_PER_MS);
 		cargv[argi++] = "-o";
 		cargv[argi++] = "ProxyUseFdpass=yes";
 	}
@@ -982,6 +1064,7 @@ main(int argc, char *argv[])
 		    "releasing those", (unsigned long long)b.n_ready,
 		    (unsigned long long)b.n,
 		    (unsigned long long)(b.ready_timeout_ns / NS_PER_S));
+	wait_release(&b);
 	release(&b);
 	wait_all(&b, b.release_ns + b.timeout_ns);
 	remove_barrier(&b);

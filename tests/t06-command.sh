@@ -210,8 +210,9 @@ test_expect 'bash completion: loads; commands, test names, settings as NAME=, he
 	[ "$(complete_words "$CMD" start "" | wc -w)" -eq 0 ] &&
 	test_eq "$(complete_words "$CMD" help "" | tr "\n" " ")" "tests settings " &&
 	test_eq "$(complete_words "$CMD" fleet -- | tr "\n" " ")" "--baseline --factor --help " &&
-	test_eq "$(complete_words "$CMD" load -- | tr "\n" " ")" "--target --key --user --start-at --help " &&
+	test_eq "$(complete_words "$CMD" load -- | tr "\n" " ")" "--target --key --user --start-at --burst-clients --help " &&
 	test_eq "$(complete_words "$CMD" load --target x ra)" rate &&
+	test_eq "$(complete_words "$CMD" load --target x co)" concurrent &&
 	[ "$(complete_words "$CMD" fleet x --factor "" | wc -w)" -eq 0 ]
 '
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # load.sh --target HOST[:PORT] --key FILE [--user NAME] [--start-at EPOCH]
-#         [-q] TEST...
+#         [--burst-clients N] [-q] TEST...
 # The load mode (issue 47, docs/load-hosts.md): on a load host, the
 # client side of the kit's tests against the test server of another
 # machine, the target, with the test user's key the target made. Called
@@ -31,11 +31,13 @@ LOAD_TESTS="login rate burst concurrent"
 LOAD_START_LATE_S=5
 # A start further ahead than this is refused: a typing error, not a plan.
 LOAD_START_AHEAD_S=3600
+# The most clients of a burst: sshperf-burst's own cap.
+LOAD_BURST_MAX=2000
 
 usage () {
 	cat <<EOF
 usage: $PROG --target HOST[:PORT] --key FILE [--user NAME]
-           [--start-at EPOCH_SECONDS] [-q] TEST ...
+           [--start-at EPOCH_SECONDS] [--burst-clients N] [-q] TEST ...
 
 Runs the client side of the tests on this machine, a load host, against
 the test server of the target HOST (port PORT, default TEST_PORT), as
@@ -50,7 +52,12 @@ Tests: $(load_drivers)
   --start-at EPOCH_SECONDS
        begin the first test when this host's clock reads that second
        (date +%s), so that several load hosts start together; at most
-       $LOAD_START_LATE_S s past and $LOAD_START_AHEAD_S s ahead. Without it, at once.
+       $LOAD_START_LATE_S s past and $LOAD_START_AHEAD_S s ahead. Without it, at once. When
+       burst is the first test, its release is that moment by the
+       target's clock (this host's corrected by the measured offset).
+  --burst-clients N
+       the clients burst releases at once from this host, 1 to $LOAD_BURST_MAX
+       (default: the last step of BURST_STEPS).
   -q   no progress lines; only the run folder's path at the end.
 
 The target's clock is read through one ssh session before the tests: its
@@ -108,16 +115,17 @@ load_test () {
 # ---- Input: refused before anything happens ---------------------------------
 
 QUIET=""
-TARGET="" KEY="" USER_NAME="" START_AT=""
+TARGET="" KEY="" USER_NAME="" START_AT="" BURST_CLIENTS=""
 while [ "$#" -gt 0 ]; do
 	case $1 in
-	--target | --key | --user | --start-at)
+	--target | --key | --user | --start-at | --burst-clients)
 		{ [ "$#" -ge 2 ] && [ -n "$2" ]; } || die "$1 needs a value; see $PROG --help"
 		case $1 in
 		--target) TARGET=$2 ;;
 		--key) KEY=$2 ;;
 		--user) USER_NAME=$2 ;;
 		--start-at) START_AT=$2 ;;
+		--burst-clients) BURST_CLIENTS=$2 ;;
 		esac
 		shift ;;
 	-q) QUIET=1 ;;
@@ -139,15 +147,26 @@ for t in "$@"; do
 	*) die "the test '$t' cannot be driven from a load host; give one or more of: $(load_drivers)" ;;
 	esac
 done
+if [ -n "$BURST_CLIENTS" ]; then
+	{ [[ $BURST_CLIENTS =~ ^[1-9][0-9]{0,5}$ ]] && [ "$BURST_CLIENTS" -le "$LOAD_BURST_MAX" ]; } ||
+		die "--burst-clients $BURST_CLIENTS is not a number of clients from 1 to $LOAD_BURST_MAX"
+fi
 ensure_helpers
 load_settings
 [ -n "$USER_NAME" ] || USER_NAME=${SETTING[TEST_USER]}
+# The burst's clients: as given, or the burst test's last step.
+LOAD_BURST_CLIENTS=${BURST_CLIENTS:-${SETTING[BURST_STEPS]##* }}
+[ "$LOAD_BURST_CLIENTS" -le "$LOAD_BURST_MAX" ] ||
+	die "BURST_STEPS' last step, $LOAD_BURST_CLIENTS clients, is more than a burst can release ($LOAD_BURST_MAX); give --burst-clients N"
 [[ $USER_NAME =~ ^[a-z_][a-z0-9_.-]*$ ]] || die "--user $USER_NAME is not a user name"
 load_parse_target "$TARGET" "${SETTING[TEST_PORT]}" || die "--target $TARGET: $LOAD_TARGET_PROBLEM; give HOST, HOST:PORT or [IPV6]:PORT"
 # The client: the system's, or the build of OPENSSH_PREFIX (its bin/).
 SSH=${SETTING[OPENSSH_PREFIX]:+${SETTING[OPENSSH_PREFIX]%/}/bin/ssh}
 SSH_KEYGEN=${SETTING[OPENSSH_PREFIX]:+${SETTING[OPENSSH_PREFIX]%/}/bin/ssh-keygen}
 SSH=${SSH:-$(program ssh)} SSH_KEYGEN=${SSH_KEYGEN:-$(program ssh-keygen)}
+# The build's prefix, as find_tools sets it: the client configuration's
+# system part comes from there (client_include).
+OPENSSH_BUILD_PREFIX=${SETTING[OPENSSH_PREFIX]}
 { [ -x "$SSH" ] && [ -x "$SSH_KEYGEN" ]; } ||
 	die "ssh or ssh-keygen not found${SETTING[OPENSSH_PREFIX]:+ in OPENSSH_PREFIX=${SETTING[OPENSSH_PREFIX]}}; install them: dnf install openssh-clients (Debian: apt-get install openssh-client)"
 case $KEY in *'"'* | *$'\n'*) die "--key $KEY: a file name with a quote or a newline cannot go into ssh's configuration; copy the key to a plain name" ;; esac
@@ -236,7 +255,17 @@ else
 fi
 
 # The common start: this host's clock, the one the offset is measured to.
-if [ -n "$START_AT" ]; then
+# A burst that comes first is released at it by the target's clock
+# instead: its clients are started at once and wait at their barrier
+# until this host's clock, corrected by the offset, reads the start
+# (lib/load/burst.sh; issue 47: the hosts' releases must agree within a
+# few ms, closer than their clocks may).
+LOAD_RELEASE_AT_NS=""
+if [ -n "$START_AT" ] && [ "$1" = burst ]; then
+	offset_ns=$(awk -v o="$(kv_get "$LOAD_ENV" clock_offset_ms)" 'BEGIN { printf "%.0f", o * 1e6 }')
+	LOAD_RELEASE_AT_NS=$((START_AT * 1000000000 - offset_ns))
+	progress "the burst is released at the start, $START_AT ($(date -u -d "@$START_AT" +%H:%M:%SZ)) by the target's clock"
+elif [ -n "$START_AT" ]; then
 	progress "waiting for the start at $START_AT ($(date -u -d "@$START_AT" +%H:%M:%SZ))"
 	# Its deadline: the start itself (checked above); sshperf-clock
 	# gives up when the clock is set back meanwhile.
@@ -257,6 +286,9 @@ for t in "$@"; do
 	load_test "$t"
 done
 current=""
+# A burst released at the start: its lateness is the start's.
+late=$(kv_get "$LOAD_ENV" burst_release_late_ms)
+[ -z "$LOAD_RELEASE_AT_NS" ] || [ -z "$late" ] || load_set start_late_ms "$late"
 
 status=ok
 for t in "$@"; do

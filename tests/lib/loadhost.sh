@@ -3,7 +3,10 @@
 # target's side, t37: the load mode): a network namespace of the test's
 # own with a veth pair to the host, the host's end SERVER_ADDR (the
 # target's LISTEN_ADDRESS), the namespace's end the load host's
-# addresses, all in one /24. Sourced after harness.sh (test_atexit),
+# addresses, all in one /24 (or the network SERVER_ADDR/LEN names). A
+# second load host is a second namespace and veth on another part of
+# the network, which reaches the target's address through the host
+# (load_host_route). Sourced after harness.sh (test_atexit),
 # procs.sh (waits_for) and host_kit_test (TEST_INSTANCE is the file's instance).
 # Sourcing it skips the whole file, and exits, where namespaces cannot be
 # made; it takes the host's network as it was (net.before, netsnap.sh).
@@ -16,20 +19,22 @@ fi
 . "$TEST_DIR/lib/netsnap.sh"
 net_snapshot >"$TEST_TMP/net.before"
 
-# load_host_make NS DEV PEER SERVER_ADDR LOAD_ADDR...: the namespace NS,
-# the veth DEV (the host's end, SERVER_ADDR) to PEER in NS (each
-# LOAD_ADDR), up and with their carrier; removed when the file ends.
-# Bails out of the file when it cannot be made.
+# load_host_make NS DEV PEER SERVER_ADDR[/LEN] LOAD_ADDR...: the
+# namespace NS, the veth DEV (the host's end, SERVER_ADDR) to PEER in NS
+# (each LOAD_ADDR), all in the network of length LEN (24 when left out),
+# up and with their carrier; removed when the file ends. Bails out of the
+# file when it cannot be made.
 load_host_make () {
-	local ns=$1 dev=$2 peer=$3 server=$4 a
+	local ns=$1 dev=$2 peer=$3 server=$4 len=24 a
 	shift 4
+	case $server in */*) len=${server#*/} server=${server%/*} ;; esac
 	test_atexit "ip netns del '$ns' 2>/dev/null; ip link del '$dev' 2>/dev/null; :"
 	{ ip netns add "$ns" &&
 		ip link add "$dev" type veth peer name "$peer" netns "$ns" &&
-		ip addr add "$server/24" dev "$dev" && ip link set "$dev" up; } ||
+		ip addr add "$server/$len" dev "$dev" && ip link set "$dev" up; } ||
 		{ echo "Bail out! cannot make the load host's namespace $ns"; exit 1; }
 	for a in "$@"; do
-		ip -n "$ns" addr add "$a/24" dev "$peer" || { echo "Bail out! cannot give $ns the address $a"; exit 1; }
+		ip -n "$ns" addr add "$a/$len" dev "$peer" || { echo "Bail out! cannot give $ns the address $a"; exit 1; }
 	done
 	{ ip -n "$ns" link set "$peer" up && ip -n "$ns" link set lo up; } ||
 		{ echo "Bail out! cannot bring $ns's link up"; exit 1; }
@@ -37,6 +42,14 @@ load_host_make () {
 	# address detection).
 	waits_for 20 load_host_link_up "$ns" "$dev" "$peer" >/dev/null ||
 		{ echo "Bail out! the veth $dev to $ns has no carrier"; exit 1; }
+}
+
+# load_host_route NS ADDR GATEWAY: the load host NS reaches ADDR, an
+# address of the host outside its own network, through GATEWAY (the
+# host's end of its veth). Bails out of the file when it cannot.
+load_host_route () {
+	ip -n "$1" route add "$2/32" via "$3" ||
+		{ echo "Bail out! cannot route $1 to $2 through $3"; exit 1; }
 }
 
 # load_host_link_up NS DEV PEER: both ends of the veth have a carrier.

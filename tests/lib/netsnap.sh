@@ -6,7 +6,7 @@
 # another run's TEST_OTHER_INSTANCES) have their own namespaces (named
 # after the instance) and veths (spwN and a letter, N the instance's
 # number, lib/names.sh; t36's load host splNh and splNc, t37's spmNh and
-# spmNc); they come and
+# spmNc, and its second load host's spmNh2 and spmNc2); they come and
 # go, and are theirs to check.
 # shellcheck disable=SC2086 # lists of instance names
 NET_OTHERS=$(printf '%s\n' ${TEST_LANE_INSTANCES:-} ${TEST_OTHER_INSTANCES:-} | grep -vx "$TEST_INSTANCE" | sort -u |

@@ -376,6 +376,54 @@ test_all_released(void)
 }
 
 /*
+ * -R: the clients wait at their gates until the wall clock reads the
+ * moment given (the load mode's common start), and not a moment less;
+ * one too far ahead is refused before any client starts.
+ */
+static void
+test_release_at(void)
+{
+	char out[65536], port_s[16], summary[PATH_MAX], at_s[32];
+	unsigned long long at, released;
+	double late;
+	pid_t lpid;
+	int port, rc;
+
+	lpid = start_listener(1000, &port);
+	snprintf(port_s, sizeof(port_s), "%d", port);
+	snprintf(summary, sizeof(summary), "%s/s-at", tmp_dir);
+	at = (unsigned long long)wall_ns() + 700 * NS_PER_MS;
+	snprintf(at_s, sizeof(at_s), "%llu", at);
+	rc = run_burst(out, sizeof(out), (char *[]){ "-H", "-n", "5", "-g",
+	    gate_path, "-R", at_s, "-s", summary, "-t", HANG_S, "-w", HANG_S,
+	    "--", self_path, "fake-ssh", "-p", port_s, NULL });
+	released = strtoull(summary_value(summary, "release_wall_ns"), NULL,
+	    10);
+	late = strtod(summary_value(summary, "release_late_ms"), NULL);
+	ok(rc == 0 && count_rows(out, "ok") == 5 && released >= at &&
+	    strcmp(summary_value(summary, "release_at_wall_ns"), at_s) == 0,
+	    "-R 0.7 s ahead: 5 clients released when the wall clock read it, "
+	    "not before (exit %d, %.3f ms late)", rc, late);
+	if (rc != 0)
+		diag(out);
+	/* How late depends on the machine: a guard, not a figure. */
+	ok(late >= 0 && late < 500, "release_late_ms %.3f: >= 0, and not "
+	    "seconds", late);
+	snprintf(at_s, sizeof(at_s), "%llu", (unsigned long long)wall_ns() +
+	    3 * 3600 * NS_PER_S);
+	rc = run_burst(out, sizeof(out), (char *[]){ "-n", "2", "-R", at_s,
+	    "--", "true", NULL });
+	ok(rc == 2 && out[0] == '\0', "-R 3 h ahead: exit 2 before any "
+	    "client starts (got %d)", rc);
+	rc = run_burst(out, sizeof(out), (char *[]){ "-n", "2", "-s", summary,
+	    "--", "true", NULL });
+	ok(rc == 0 && strcmp(summary_value(summary, "release_late_ms"), "-")
+	    == 0, "without -R: release_late_ms is - (exit %d)", rc);
+	kill(lpid, SIGKILL);
+	waitpid(lpid, NULL, 0);
+}
+
+/*
  * -S: every client connects from one source address (a controller, a
  * NAT); -M: client i from first + i - 1 (a fleet). Loopback 127/8 is all
  * local on Linux: no address to configure.
@@ -565,10 +613,11 @@ main(int argc, char *argv[])
 	test_failures();
 	test_gate_alone();
 	test_sources();
+	test_release_at();
 	test_no_recursion();
 
 	{
-		const char *const files[] = { "s1", "s2", "s3", "s-src" };
+		const char *const files[] = { "s1", "s2", "s3", "s-src", "s-at" };
 		char path[PATH_MAX + 8];
 		size_t i;
 
