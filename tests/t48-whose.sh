@@ -270,9 +270,14 @@ found () {
 }
 
 # sshd checks the key twice a login (its query, then its signature); the
-# first check of each login sleeps.
-test_expect 'a 50 ms sleep in sshd (AuthorizedKeysCommand) goes to sshd'"'"'s turns, not the client'"'"'s' '
-	N=24 alternating akc server 50 2 $SSH_CMD &&
+# first check of each login sleeps. Every delay of this file is 150 ms:
+# on a busy host (load 8-20 beside make stress-unit and other test
+# files) the pairs of logins move by tens of ms in the phases with CPU
+# work, and a 50 ms sleep in auth came out as +15.5 ms once, a 30 ms
+# sleep in the kex as +8.5 and +4.9 ms, a 30 ms hold of the first packet
+# as +22.9 ms of connect: too close to half the delay.
+test_expect 'a 150 ms sleep in sshd (AuthorizedKeysCommand) goes to sshd'"'"'s turns, not the client'"'"'s' '
+	N=24 alternating akc server 150 2 $SSH_CMD &&
 	shows akc auth &&
 	test_eq "$(cat "$TEST_TMP/akc-runs")" 2.00 &&
 	found akc auth server client
@@ -287,20 +292,16 @@ test_expect 'a 50 ms sleep in sshd (AuthorizedKeysCommand) goes to sshd'"'"'s tu
 # by -19 to +4 ms for 30 ms). The side names the run (client-%I), so the
 # count of runs is per reason. (A LocalCommand would not do: it runs
 # while Nagle holds the client's last packet for a delayed ACK, which
-# hides it.) The sleep is 100 ms: the kex is the CPU's part of a login,
-# and on a busy host its pairs move by tens of ms (beside make
-# stress-unit and two other test files, a 30 ms sleep came out as
-# +8.5 ms of kex and +14.0 of the client's turns in one run, +4.9 and
-# -4.3 in another: under half the delay).
-test_expect 'a 100 ms sleep in the client'"'"'s key exchange (KnownHostsCommand) goes to the client'"'"'s turns' '
-	N=24 alternating khc client-HOSTNAME 100 1 ssh -v -F "$CLIENT_CONFIG" -o "KnownHostsCommand=$DELAY_PROGRAM client-%I" "$HOST_ALIAS" true &&
+# hides it.)
+test_expect 'a 150 ms sleep in the client'"'"'s key exchange (KnownHostsCommand) goes to the client'"'"'s turns' '
+	N=24 alternating khc client-HOSTNAME 150 1 ssh -v -F "$CLIENT_CONFIG" -o "KnownHostsCommand=$DELAY_PROGRAM client-%I" "$HOST_ALIAS" true &&
 	shows khc kex &&
 	test_eq "$(cat "$TEST_TMP/khc-runs")" 1.00 &&
 	found khc kex client server
 '
 
-test_expect 'a client whose first packet is held 30 ms: 30 ms more of the client'"'"'s turns' '
-	N=24 alternating wrap start 30 1 "$DELAY_PROGRAM" start -- $SSH_CMD &&
+test_expect 'a client whose first packet is held 150 ms: 150 ms more of the client'"'"'s turns' '
+	N=24 alternating wrap start 150 1 "$DELAY_PROGRAM" start -- $SSH_CMD &&
 	shows wrap connect &&
 	test_eq "$(cat "$TEST_TMP/wrap-runs")" 1.00 &&
 	found wrap connect client server
