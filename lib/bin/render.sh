@@ -135,21 +135,26 @@ num () {
 }
 
 # INTERVAL_BOUNDS[TEST]: "LO<TAB>HI", the bounds of every test's interval
-# as num writes them ("?" for a missing one); one awk for all the tests
-# (interval_bounds_load), where num was two per test, twice.
+# with the digits of its figure (figure_fig, lib/report/units.sh), "?"
+# for a missing one.
 declare -A INTERVAL_BOUNDS=()
 interval_bounds_load () {
-	local name lo hi
-	# The awk reads no table: the two keys of each test, NAME|LO|HI.
-	while IFS=$'\t' read -r name lo hi; do
-		INTERVAL_BOUNDS[$name]=$lo$'\t'$hi
-	done < <(for name in $METRICS; do
-			printf '%s|%s|%s\n' "$name" "${D[$name|figure_lo]-}" "${D[$name|figure_hi]-}"
-		done | awk -F'|' '
-		# num, for a field.
-		function num(v,    a) { a = v < 0 ? -v : v
-			if (a >= 10) return sprintf("%.1f", v); else if (a >= 1) return sprintf("%.2f", v); else return sprintf("%.3g", v) }
-		{ printf "%s\t%s\t%s\n", $1, ($2 == "" || $2 == "-") ? "?" : num($2), ($3 == "" || $3 == "-") ? "?" : num($3) }')
+	local name lo hi u lo_t hi_t
+	for name in $METRICS; do
+		lo=${D[$name|figure_lo]-} hi=${D[$name|figure_hi]-} u=${D[$name|unit]-}
+		# A model's bounds are counts of the unit; a measured interval
+		# rounds its bounds as it rounds its figure.
+		if [ "${D[$name|figure_method]-}" = model ]; then
+			fig lo_t "$u" "$lo"
+			fig hi_t "$u" "$hi"
+		else
+			fig lo_t "$u" "$lo" "$lo" "$hi"
+			fig hi_t "$u" "$hi" "$lo" "$hi"
+		fi
+		[ "$lo_t" != - ] || lo_t="?"
+		[ "$hi_t" != - ] || hi_t="?"
+		INTERVAL_BOUNDS[$name]=$lo_t$'\t'$hi_t
+	done
 }
 
 # interval_text VAR TEST: VAR gets the figure's 95 % interval for the
@@ -175,7 +180,8 @@ interval_sentence () {
 	m=${D[$1|figure_method]-} note=${D[$1|figure_interval_note]-} stages=${D[$1|stages]-}
 	[ -n "$m" ] || return 0
 	case ${D[$1|figure]-} in '' | -) return 0 ;; esac
-	printf '**Figure:** %s %s' "${D[$1|figure]-}" "${D[$1|unit]-}"
+	figure_fig it "$1"
+	printf '**Figure:** %s' "$it"
 	interval_text it "$1"
 	if [ -n "$it" ]; then
 		case $m in
@@ -544,10 +550,10 @@ EOF
 			continue
 		fi
 		status=${D[$name|status]-}
-		fig=${D[$name|figure]-}
-		if [ -n "$fig" ] && [ "$fig" != - ]; then
+		figure_fig fig "$name"
+		if [ -n "$fig" ]; then
 			interval_text it "$name"
-			fig="$fig ${D[$name|unit]-}$it (${D[$name|figure_label]-})"
+			fig="$fig$it (${D[$name|figure_label]-})"
 		fi
 		if [ -n "$PREV_DIR" ]; then
 			change=$(test_change "$PREV_DIR" "$RUN_DIR" "$name")
@@ -655,9 +661,9 @@ section_split () {
 # the summary's row has them (the verdict is in the heading).
 result_line () {
 	local fig target
-	fig=${D[$1|figure]-}
-	if [ -n "$fig" ] && [ "$fig" != - ]; then
-		fig="$fig ${D[$1|unit]-} (${D[$1|figure_label]-})"
+	figure_fig fig "$1"
+	if [ -n "$fig" ]; then
+		fig="$fig (${D[$1|figure_label]-})"
 	else
 		fig="no figure"
 	fi
