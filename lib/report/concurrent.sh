@@ -44,10 +44,16 @@ report_concurrent () {
 		"$( [ -n "${D[concurrent|limit_nproc_files]-}" ] && printf '`%s`' "${D[concurrent|limit_nproc_files]-}" || printf 'none')" \
 		"${D[concurrent|limit_nproc]-}" "${D[concurrent|user_tasks_open]-}" "${D[concurrent|user_tasks_before]-}"
 	printf '| `TasksMax` of the user'"'"'s slice (systemd) | %s | same |\n' "${D[concurrent|limit_tasksmax]-}"
-	# (Runs from before these figures were kept: no row.)
+	# (Runs from before these figures were kept: no row.) The figure
+	# before the sessions is the one the memory section prints: the
+	# shared measurement's KiB, in whole MB (fig_mb_of_kb); the probe's
+	# own MB figure of an older run was cut, not rounded, from another read.
+	local before
+	fig_mb_of_kb before "${D[probe-hold|mem_available_kb]-}"
+	[ "$before" != - ] || before=${D[concurrent|mem_available_mb_before]-}
 	[ -z "${D[concurrent|mem_available_mb_before]-}" ] ||
 		printf '| Memory (MemAvailable) | %s MB before | %s MB left |\n' \
-			"${D[concurrent|mem_available_mb_before]-}" "${D[concurrent|mem_available_mb_open]-}"
+			"$before" "${D[concurrent|mem_available_mb_open]-}"
 	printf '| Open files per process (`ulimit -n`: session / server) | %s / %s | |\n\n' \
 		"${D[concurrent|limit_nofile]-}" "${D[concurrent|limit_server_nofile]-}"
 
