@@ -68,21 +68,27 @@ report_concurrent () {
 		# The arithmetic of the limits table, with it in the details.
 		part details
 		awk -v tasks="${D[concurrent|user_tasks_open]-}" -v before="${D[concurrent|user_tasks_before]-}" \
-			-v nproc="${D[concurrent|limit_nproc]-}" -v pidmax="${D[concurrent|limit_pid_max]-}" -v n="$n" 'BEGIN {
+			-v nproc="${D[concurrent|limit_nproc]-}" -v pidmax="${D[concurrent|limit_pid_max]-}" -v n="$n" \
+			-v all="${D[probe-hold|one_processes]-}" 'BEGIN {
 			per = (n > 0) ? (tasks - before) / n : 0
 			if (per <= 0 || nproc !~ /^[0-9]+$/)
 				exit
+			# The test user counts its own processes; the memory table counts
+			# a session whole, with its privileged sshd (root): say both.
+			whose = "its unprivileged sshd and `cat`"
+			if (all ~ /^[0-9]+$/)
+				whose = whose "; with its privileged sshd, which runs as root, " all " in all, as the memory section counts one session"
 			if (pidmax ~ /^[0-9]+$/ && pidmax + 0 < nproc + 0)
 
-				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`)." \
+				printf "- Each session cost about %.1f processes of the test user (%s)." \
 					" `ulimit -u` (%d) is above the whole machine'"'"'s `kernel.pid_max` (%d), so the" \
 					" latter is the ceiling: about %d such sessions if nothing else ran. A real login" \
-					" shell adds processes per user.\n", per, nproc, pidmax, pidmax / per
+					" shell adds processes per user.\n", per, whose, nproc, pidmax, pidmax / per
 			else
 
-				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`);" \
+				printf "- Each session cost about %.1f processes of the test user (%s);" \
 					" with `ulimit -u` = %d, about %d such sessions fit before the process limit is" \
-					" reached. A real login shell adds processes per user.\n", per, nproc, nproc / per
+					" reached. A real login shell adds processes per user.\n", per, whose, nproc, nproc / per
 		}'
 		part body
 	else
