@@ -84,4 +84,17 @@ test_expect 'case 13: transfer-ciphers.svg draws no ceiling the table marks not 
 	test_grep -F "<title>chacha20-poly1305@openssh.com single-core ceiling (OpenSSL): 1749.6 MB/s</title>" "$RUN/charts/transfer-ciphers.svg"
 '
 
+# Case 14: the burst's model printed as "[model 10.0-10.0, P(10)=0.983]",
+# like a measured interval. The stored run is older than the model: a
+# copy with its keys (as lib/metrics/burst.sh writes them).
+test_expect 'case 14: what the MaxStartups model expects is said in words, in whole clients' '
+	cp -R "$RUN" model &&
+	printf "%s\n" figure_lo=10 figure_hi=10 figure_n=5 figure_method=model figure_probability=0.983 >>model/data/burst.env &&
+	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/model" >out 2>err &&
+	test_cmp /dev/null err &&
+	test_grep -F "| 10 clients (the MaxStartups model expects 10; this result 98.3 % likely) (most clients" model/report.md &&
+	test_grep -F "**Figure:** 10 clients (the MaxStartups model expects 10; this result 98.3 % likely)" model/report.md &&
+	test_grep ! -F "[model" model/report.md
+'
+
 test_done

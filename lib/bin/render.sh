@@ -159,8 +159,8 @@ interval_bounds_load () {
 
 # interval_text VAR TEST: VAR gets the figure's 95 % interval for the
 # summary, compact: "[229.1-251.0, n=30]", "[229.1-?, n=30]" without an
-# upper bound, "[model 10-10, P(20)=0.0168]" for a model; nothing
-# without one. Needs interval_bounds_load.
+# upper bound, "(the MaxStartups model expects 10; this result 98.3 %
+# likely)" for a model; nothing without one. Needs interval_bounds_load.
 interval_text () {
 	local lo hi n m
 	lo=${D[$2|figure_lo]-} hi=${D[$2|figure_hi]-} n=${D[$2|figure_n]-} m=${D[$2|figure_method]-}
@@ -168,7 +168,13 @@ interval_text () {
 	{ [ -n "$lo" ] && [ "$lo" != - ]; } || { [ -n "$hi" ] && [ "$hi" != - ]; } || return 0
 	lo=${INTERVAL_BOUNDS[$2]%%$'\t'*} hi=${INTERVAL_BOUNDS[$2]#*$'\t'}
 	if [ "$m" = model ]; then
-		printf -v "$1" ' [model %s-%s, P(%s)=%s]' "$lo" "$hi" "${D[$2|figure]-}" "${D[$2|figure_probability]-}"
+		# What a model expects is no measured interval: said in words,
+		# never in the brackets of one (issue 46, case 14).
+		local range=$lo-$hi pct
+		[ "$lo" != "$hi" ] || range=$lo
+		pct=${D[$2|figure_probability]-}
+		case $pct in '' | - | *[!0-9.e+-]*) pct="" ;; *) fig pct % "$(awk -v p="$pct" 'BEGIN { print p * 100 }')" ;; esac
+		printf -v "$1" ' (the MaxStartups model expects %s%s)' "$range" "${pct:+; this result $pct % likely}"
 	else
 		printf -v "$1" ' [%s-%s, n=%s]' "$lo" "$hi" "${n:-0}"
 	fi
@@ -186,7 +192,7 @@ interval_sentence () {
 	if [ -n "$it" ]; then
 		case $m in
 		order) printf ', 95 %% interval%s from order statistics of the samples' "$it" ;;
-		model) printf ', what the MaxStartups model expects%s' "$it" ;;
+		model) printf '%s' "$it" ;;
 		chunks) printf ', 95 %% interval%s from the parts of the copy (Student t)' "$it" ;;
 		steps) printf ', bracket%s from the sweep'"'"'s steps' "$it" ;;
 		*) printf ', 95 %% interval%s (%s)' "$it" "$m" ;;
