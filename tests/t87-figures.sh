@@ -72,6 +72,10 @@ test_expect 'cases 2 and 5: the password gap and the closed loop.s CPU shares, o
 	figures 2-password-gap 5-cpu-shares
 '
 
+test_expect 'memory per session: one figure, in hundredths of MB, wherever printed' '
+	figures memory-per-session
+'
+
 # Case 13: the chart drew the ceilings of ciphers whose MAC OpenSSL could
 # not time, that the table marks "not timed (too high)".
 test_expect 'case 13: transfer-ciphers.svg draws no ceiling the table marks not timed' '

@@ -35,6 +35,7 @@ report_capacity () {
 	per_gb=${D[cpu|cpu_sshd_s_per_gb]-}
 	[ -n "$per_gb" ] && [ "$per_gb" != - ] || per_gb=${D[transfer|cpu_sshd_s_per_gb]-}
 	mem_mb=${D[memory|per_session_mb]-}
+	[ -z "$mem_mb" ] || fig mem_mb MB "$mem_mb"
 	spec=${KV_CACHE[$env|sshd_maxstartups]-}
 	start=$(maxstartups_parse "$spec" | cut -d' ' -f1)
 	mbs=${D[transfer|figure]-}

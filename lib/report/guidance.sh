@@ -207,6 +207,7 @@ report_uses () {
 	g_fig sess session
 	g_fig conc concurrent
 	mem=${D[memory|per_session_mb]-}
+	[ -z "$mem" ] || fig mem MB "$mem"
 	g_fig echo interactive
 	echo_cell='echo not measured'
 	[ -z "$echo" ] || echo_cell="keystroke echo $echo (p99)"
