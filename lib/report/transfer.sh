@@ -81,8 +81,13 @@ report_transfer () {
 
 	EOF
 
-	printf '**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s%s bytes, n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms; measured once, alone, on a connection of its own: not the `cpu` section'"'"'s CPU per login, a mean over logins under load) subtracted:\n\n' \
-		"${D[transfer|cpu_cipher]-}" "$cpu_size" "${D[transfer|cpu_bytes]-}" "${D[transfer|cpu_login_sshd_ms]-}" "${D[transfer|cpu_login_client_ms]-}"
+	prose "${D[transfer|cpu_cipher]-}" "$cpu_size" "${D[transfer|cpu_bytes]-}" "${D[transfer|cpu_login_sshd_ms]-}" "${D[transfer|cpu_login_client_ms]-}" <<-'EOF'
+	**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s%s bytes,
+	n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms; measured once,
+	alone, on a connection of its own: not the `cpu` section's CPU per login, a mean over logins
+	under load) subtracted:
+
+	EOF
 	printf '| | CPU seconds per GB |\n|---|---:|\n'
 	# A missing figure is "-" (an empty **** is no markdown).
 	local su ss st sc
