@@ -34,6 +34,8 @@ report_capacity () {
 	fig cores_ex cores "${D[cpu|cores_for_example]-}"
 	per_gb=${D[cpu|cpu_sshd_s_per_gb]-}
 	[ -n "$per_gb" ] && [ "$per_gb" != - ] || per_gb=${D[transfer|cpu_sshd_s_per_gb]-}
+	[ "$cores_ex" != - ] || [ -z "$ms_login" ] ||
+		cores_ex=$(awk -v m="$ms_login" -v g="$per_gb" 'BEGIN { printf "%.1f", 20 * m / 1000 + 500 * g / 1000 }')
 	mem_mb=${D[memory|per_session_mb]-}
 	[ -z "$mem_mb" ] || fig mem_mb MB "$mem_mb"
 	spec=${KV_CACHE[$env|sshd_maxstartups]-}
@@ -78,8 +80,7 @@ report_capacity () {
 	fi
 	if [ -n "$ms_login" ] && [ "$ms_login" != - ] && [ -n "$per_gb" ] && [ "$per_gb" != - ]; then
 		printf '| Cores for 20 logins/s and 500 MB/s | about %s | 20 x %s ms + 500 MB/s x %s s per GB / 1000 |\n' \
-			"$( [ "$cores_ex" != - ] && printf '%s' "$cores_ex" ||
-				awk -v m="$ms_login" -v g="$per_gb" 'BEGIN { printf "%.1f", 20 * m / 1000 + 500 * g / 1000 }')" "$ms_login" "$per_gb"
+			"$cores_ex" "$ms_login" "$per_gb"
 		rows=$((rows + 1))
 	fi
 	[ "$rows" -gt 0 ] || printf '| (none: run `cpu`, `memory` and `transfer` for these figures) | - | - |\n'
