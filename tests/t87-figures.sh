@@ -88,17 +88,38 @@ test_expect 'case 13: transfer-ciphers.svg draws no ceiling the table marks not 
 	test_grep -F "<title>chacha20-poly1305@openssh.com single-core ceiling (OpenSSL): 1749.6 MB/s</title>" "$RUN/charts/transfer-ciphers.svg"
 '
 
-# Case 14: the burst's model printed as "[model 10.0-10.0, P(10)=0.983]",
-# like a measured interval. The stored run is older than the model: a
-# copy with its keys (as lib/metrics/burst.sh writes them).
+# Cases 14, 1 and 3, on one copy of the stored run with the keys of a
+# newer kit, as lib/metrics/burst.sh and lib/metrics/auth.sh write them
+# (the stored run is older than both), rendered once:
+# - 14: the burst's model printed as "[model 10.0-10.0, P(10)=0.983]",
+#   like a measured interval;
+# - 1: the rest of the password gap was called "the Hodges-Lehmann shift
+#   ... 39.241 ms, less the hash check 11.328 ms" but printed as 28.4 ms,
+#   the p50s' difference (the shift less the check is 27.9);
+# - 3: the glossary named the p50 difference alone where the verdict is
+#   judged on the interval.
+test_expect 'a copy with the model.s and the password gap.s keys renders without a message' '
+	cp -R "$RUN" newer &&
+	printf "%s\n" figure_lo=10 figure_hi=10 figure_n=5 figure_method=model figure_probability=0.983 >>newer/data/burst.env &&
+	printf "%s\n" gap_judged=rest gap_password_ms=39.7 gap_password_fast=ed25519 gap_hash_ms=11.328 gap_rest_ms=28.4 \
+		gap_shift_ms=39.241 gap_judged_lo_ms=2.5 gap_judged_hi_ms=28.9 gap_slow=password gap_fast=ed25519 gap_target=20 \
+		gap_p50_ms=39.7 >>newer/data/auth.env &&
+	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/newer" >out 2>err &&
+	test_cmp /dev/null err
+'
+
 test_expect 'case 14: what the MaxStartups model expects is said in words, in whole clients' '
-	cp -R "$RUN" model &&
-	printf "%s\n" figure_lo=10 figure_hi=10 figure_n=5 figure_method=model figure_probability=0.983 >>model/data/burst.env &&
-	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/model" >out 2>err &&
-	test_cmp /dev/null err &&
-	test_grep -F "| 10 clients (the MaxStartups model expects 10; this result 98.3 % likely) (most clients" model/report.md &&
-	test_grep -F "**Figure:** 10 clients (the MaxStartups model expects 10; this result 98.3 % likely)" model/report.md &&
-	test_grep ! -F "[model" model/report.md
+	test_grep -F "| 10 clients (the MaxStartups model expects 10; this result 98.3 % likely) (most clients" newer/report.md &&
+	test_grep -F "**Figure:** 10 clients (the MaxStartups model expects 10; this result 98.3 % likely)" newer/report.md &&
+	test_grep ! -F "[model" newer/report.md
+'
+
+test_expect 'cases 1 and 3: the judged gap and the shift of its interval, each named; the glossary says what is judged' '
+	test_grep -F "is 28.4 ms as the difference of the p50s; its 95 % interval, 2.5-28.9 ms, is that of the Hodges-Lehmann shift" newer/report.md &&
+	test_grep -F "(the median of all their differences, 39.2 ms, less the hash check 11.3 ms: 27.9 ms)" newer/report.md &&
+	sed -n "/^\*\*auth gap\.\*\*/,/^\$/p" newer/glossary.md >entry &&
+	test_grep -F "p50 minus the fastest one" entry &&
+	test_grep -F "judged on the gap" entry && test_grep -F "95 % interval" entry
 '
 
 test_done
