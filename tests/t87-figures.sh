@@ -98,14 +98,16 @@ test_expect 'case 13: transfer-ciphers.svg draws no ceiling the table marks not 
 #   the p50s' difference (the shift less the check is 27.9);
 # - 3: the glossary named the p50 difference alone where the verdict is
 #   judged on the interval;
-# - 9: "30 of 30 logins tried" GSSAPI, of a test that made 72 logins.
-test_expect 'a copy with the model.s, the password gap.s and GSSAPI.s keys renders without a message' '
+# - 9: "30 of 30 logins tried" GSSAPI, of a test that made 72 logins;
+# - 8: transfer said "One run (n = 1)" where the summary said n=16.
+test_expect 'a copy with the model.s, the password gap.s, GSSAPI.s and the transfer interval.s keys renders without a message' '
 	cp -R "$RUN" newer &&
 	printf "%s\n" figure_lo=10 figure_hi=10 figure_n=5 figure_method=model figure_probability=0.983 >>newer/data/burst.env &&
 	printf "%s\n" gap_judged=rest gap_password_ms=39.7 gap_password_fast=ed25519 gap_hash_ms=11.328 gap_rest_ms=28.4 \
 		gap_shift_ms=39.241 gap_judged_lo_ms=2.5 gap_judged_hi_ms=28.9 gap_slow=password gap_fast=ed25519 gap_target=20 \
 		gap_p50_ms=39.7 >>newer/data/auth.env &&
 	printf "%s\n" client_gssapi=yes gssapi_logins=30 gssapi_tried=30 gssapi_n=30 gssapi_p50=2.1 gssapi_max=4.0 total_n=72 >>newer/data/login.env &&
+	printf "%s\n" figure_lo=150.1 figure_hi=154.9 figure_n=16 figure_method=chunks >>newer/data/transfer.env &&
 	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/newer" >out 2>err &&
 	test_cmp /dev/null err
 '
@@ -126,6 +128,11 @@ test_expect 'cases 1 and 3: the judged gap and the shift of its interval, each n
 
 test_expect 'case 9: the GSSAPI tries counted of the logins the kit kept, beside the logins the test made' '
 	test_grep -F "so 30 of the 30 logins whose \`ssh -v\` the kit kept (of the 72 the test made) tried \`gssapi-with-mic\`" newer/report.md
+'
+
+test_expect 'case 8: the transfer.s one run per cipher and the n of its headline.s interval, said together' '
+	test_grep -F "| 152.4 MB/s [150.1-154.9, n=16] (chacha20" newer/report.md &&
+	test_grep -F "One run (n = 1) per cipher and direction. The headline'"'"'s 95 % interval (n = 16 in the summary) comes from the 16 parts of its one copy" newer/report.md
 '
 
 test_done
