@@ -135,4 +135,10 @@ test_expect 'case 8: the transfer.s one run per cipher and the n of its headline
 	test_grep -F "One run (n = 1) per cipher and direction. The headline'"'"'s 95 % interval (n = 16 in the summary) comes from the 16 parts of its one copy" newer/report.md
 '
 
+# Case 10: "p95 needs 20" in the summary's note against "it needs at
+# least 72" in the login section: two counts, for two purposes.
+test_expect 'case 10: the summary.s note says what its sample counts are for' '
+	test_grep -F "Figures marked * rest on too few samples to state that percentile (p95 needs 20, p99 needs 100); a 95 % interval around one needs more" "$RUN/report.md"
+'
+
 test_done

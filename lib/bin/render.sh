@@ -577,7 +577,9 @@ EOF
 		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "$name" \
 			"${fig:--}" "$target" "$ref" "$status" "$why_cell" "$prev_cell"
 	done
-	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
+	# Two counts of samples, each named for what it is for (issue 46,
+	# case 10): to state a percentile at all, and to bound it at 95 %.
+	printf '\nFigures marked * rest on too few samples to state that percentile (p95 needs 20, p99 needs 100); a 95 %% interval around one needs more, which its details name when a run has too few.\n'
 	printf 'Reference: the example values of the validation run in the kit'"'"'s specification (a 32-core machine, OpenSSH 9.9p1 on AlmaLinux 9; in brackets the section), a point of comparison, not a target: your numbers will differ with the machine.\n'
 	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder (and at the end of report.html); the method behind each figure in [metrics.md](metrics.md), also a copy here.\n' 
 	if [ -n "$PREV_DIR" ]; then
