@@ -99,8 +99,10 @@ test_expect 'case 13: transfer-ciphers.svg draws no ceiling the table marks not 
 # - 3: the glossary named the p50 difference alone where the verdict is
 #   judged on the interval;
 # - 9: "30 of 30 logins tried" GSSAPI, of a test that made 72 logins;
-# - 8: transfer said "One run (n = 1)" where the summary said n=16.
-test_expect 'a copy with the model.s, the password gap.s, GSSAPI.s and the transfer interval.s keys renders without a message' '
+# - 8: transfer said "One run (n = 1)" where the summary said n=16;
+# - 5: the CPU shares over the windows (cpu) and over the closed loop
+#   (rate, warnings) side by side with nothing to tell them apart.
+test_expect 'a copy with the model.s, the password gap.s, GSSAPI.s, the transfer interval.s and the CPU windows keys renders without a message' '
 	cp -R "$RUN" newer &&
 	printf "%s\n" figure_lo=10 figure_hi=10 figure_n=5 figure_method=model figure_probability=0.983 >>newer/data/burst.env &&
 	printf "%s\n" gap_judged=rest gap_password_ms=39.7 gap_password_fast=ed25519 gap_hash_ms=11.328 gap_rest_ms=28.4 \
@@ -108,6 +110,7 @@ test_expect 'a copy with the model.s, the password gap.s, GSSAPI.s and the trans
 		gap_p50_ms=39.7 >>newer/data/auth.env &&
 	printf "%s\n" client_gssapi=yes gssapi_logins=30 gssapi_tried=30 gssapi_n=30 gssapi_p50=2.1 gssapi_max=4.0 total_n=72 >>newer/data/login.env &&
 	printf "%s\n" figure_lo=150.1 figure_hi=154.9 figure_n=16 figure_method=chunks >>newer/data/transfer.env &&
+	printf "%s\n" window_busy_pct=97.7 window_sshd_pct=25.0 window_client_pct=67.2 window_other_pct=5.5 window_steal_pct=0.0 >>newer/data/cpu.env &&
 	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/newer" >out 2>err &&
 	test_cmp /dev/null err
 '
@@ -139,6 +142,12 @@ test_expect 'case 8: the transfer.s one run per cipher and the n of its headline
 # least 72" in the login section: two counts, for two purposes.
 test_expect 'case 10: the summary.s note says what its sample counts are for' '
 	test_grep -F "Figures marked * rest on too few samples to state that percentile (p95 needs 20, p99 needs 100); a 95 % interval around one needs more" "$RUN/report.md"
+'
+
+test_expect 'case 5: the CPU shares over the windows named beside the closed loop.s, which the rate section and the warning print' '
+	test_grep -F "over the windows; the \`rate\` section" newer/report.md &&
+	test_grep -F "63.3 % (clients) and 99.8 % (machine) are over the closed loop" newer/report.md &&
+	figures 5-cpu-shares
 '
 
 test_done

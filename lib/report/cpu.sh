@@ -36,8 +36,15 @@ report_cpu () {
 			"${D[cpu|figure_n]-}" "${D[cpu|figure_lo]-}" "${D[cpu|figure_hi]-}" ;;
 	esac
 	case ${D[cpu|window_busy_pct]-} in '' | -) ;; *)
-		printf '| the CPUs meanwhile (all cores, `/proc/stat`): busy / sshd / its clients / other processes / steal | %s %% / %s %% / %s %% / %s %% / %s %% | - |\n' \
-			"${D[cpu|window_busy_pct]-}" "${D[cpu|window_sshd_pct]-}" "${D[cpu|window_client_pct]-}" "${D[cpu|window_other_pct]-}" "${D[cpu|window_steal_pct]-}" ;;
+		# The closed loop's own shares (rate section, warnings) are of
+		# another span and source: named beside these, so that two
+		# figures of the clients' and the machine's CPU are not read as
+		# one (issue 46, case 5).
+		local other=""
+		[ -z "${D[probe-loginload|client_cpu_pct]-}" ] ||
+			other="; the \`rate\` section's ${D[probe-loginload|client_cpu_pct]-} % (clients) and ${D[probe-loginload|machine_busy_pct]-} % (machine) are over the closed loop's whole run"
+		printf '| the CPUs meanwhile (all cores, `/proc/stat`, over the windows%s): busy / sshd / its clients / other processes / steal | %s %% / %s %% / %s %% / %s %% / %s %% | - |\n' \
+			"$other" "${D[cpu|window_busy_pct]-}" "${D[cpu|window_sshd_pct]-}" "${D[cpu|window_client_pct]-}" "${D[cpu|window_other_pct]-}" "${D[cpu|window_steal_pct]-}" ;;
 	esac
 	case ${D[cpu|speed_spawn_us]-} in '' | -) ;; *)
 		prose <<-'EOF' \
