@@ -68,7 +68,7 @@ test_expect 'the knee, the closed loop and sshd CPU per login: one figure each w
 	figures rate-knee closed-loop cpu-per-login
 '
 
-test_expect 'cases 2 and 5: the password gap and the closed loop.s CPU shares, one figure each' '
+test_expect 'case 2 (consistent in the stored run) and the closed loop.s CPU shares: one figure each' '
 	figures 2-password-gap 5-cpu-shares
 '
 
