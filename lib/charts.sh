@@ -29,7 +29,7 @@
 #   burst-accepted.svg   raw/burst-steps.tsv, columns clients and ok, next to
 #                        the MaxStartups model (lib/maxstartups.sh)
 #   transfer-ciphers.svg raw/transfer-runs.tsv, columns cipher, direction,
-#                        mbs; raw/transfer-ceiling.tsv, columns cipher, mbs
+#                        mbs; raw/transfer-ceiling.tsv, columns cipher, mbs, mac_timed
 #   rate-sweep-achieved.svg, rate-sweep-latency.svg
 #                        raw/rate-sweep.tsv, columns offered_per_s,
 #                        achieved_per_s, p50_ms, p95_ms
@@ -502,16 +502,19 @@ chart_burst () {
 	} | REF_SERIES="2 3" svg_lines "$run/charts/burst-accepted.svg" "Burst: clients logged in when released at once" "clients released at once" "clients logged in"
 }
 
-# One bar group per cipher: a bar per direction, and the cipher's ceiling.
+# One bar group per cipher: a bar per direction, and the cipher's ceiling;
+# no ceiling where OpenSSL could not time the cipher's MAC (mac_timed no):
+# the table marks that one "not timed (too high)", and the chart draws
+# only what the table stands by (issue 46, case 13).
 chart_transfer () {
 	local run=$1 rows ceil
 	rows=$(tsv_select "$run/raw/transfer-runs.tsv" cipher direction mbs) || return 0
-	ceil=$(tsv_select "$run/raw/transfer-ceiling.tsv" cipher mbs) || ceil=""
+	ceil=$(tsv_select "$run/raw/transfer-ceiling.tsv" cipher mbs mac_timed) || ceil=""
 	{
 		printf '%s\n' "$ceil" | sed 's/^/C\t/'
 		printf '%s\n' "$rows" | sed 's/^/T\t/'
 	} | awk -F'\t' '
-	$1 == "C" && $2 != "" { ceil[$2] = $3; next }
+	$1 == "C" && $2 != "" { if ($4 != "no") ceil[$2] = $3; next }
 	$1 == "T" && $2 != "" {
 		c = $2; if (!(c in seen)) { seen[c] = 1; order[++n] = c }
 		d = $3; if (!(d in dseen)) { dseen[d] = 1; dirs[++nd] = d }

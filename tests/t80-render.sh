@@ -954,6 +954,7 @@ test_expect 'one CPU-bound capacity at the clients key exchange: the same string
 	"$KIT_DIR/lib/bin/render.sh" "$TEST_TMP/cap/$C" "" &&
 	r="$TEST_TMP/cap/$C/report.md" &&
 	b=$(kv_get "$TEST_TMP/cap/$C/data/cpu.env" capacity_logins_per_s) && m=$(kv_get "$TEST_TMP/cap/$C/data/cpu.env" sshd_cpu_ms_per_login) &&
+	m=$(awk -v v="$m" "BEGIN { printf \"%.1f\", v }") &&
 	test_eq "$b" "$(kv_get "$TEST_TMP/cap/$C/data/rate.env" capacity_logins_per_s)" &&
 	test_grep "^| CPU bound at the clients. key exchange: 2 cores x 1000 / $m ms (the closed-loop run) | $b logins/s |" "$r" &&
 	test_grep "^- $m ms per login means these 2 cores carry about $b logins/s" "$r" &&
@@ -968,6 +969,8 @@ test_expect 'the capacity at the clients key exchange: the knee scaled by the tw
 	k=$(kv_get "$e" knee_per_s) d=$(kv_get "$e" sweep_sshd_cpu_ms_per_login) c=$(kv_get "$e" sshd_cpu_ms_per_login) &&
 	s=$(awk -v k="$k" -v d="$d" -v c="$c" "BEGIN { printf \"%.1f\", k * d / c }") &&
 	test_eq "$(kv_get "$e" knee_clients_kex_per_s)" "$s" &&
+	# The report prints each of them by its unit: tenths (docs/data.md, "Rounding").
+	set -- $(awk -v k="$k" -v d="$d" -v c="$c" "BEGIN { printf \"%.1f %.1f %.1f\", k, d, c }") && k=$1 d=$2 c=$3 &&
 	test_grep "scaled: the knee $k x $d ms / $c ms sshd CPU per login | \*\*$s logins/s\*\* |" "$r" &&
 	test_grep "^| Complete logins per second at the clients. key exchange (.sntrup761x25519-sha512.) | $s | the knee $k x $d ms / $c ms" "$r"
 '

@@ -135,27 +135,32 @@ num () {
 }
 
 # INTERVAL_BOUNDS[TEST]: "LO<TAB>HI", the bounds of every test's interval
-# as num writes them ("?" for a missing one); one awk for all the tests
-# (interval_bounds_load), where num was two per test, twice.
+# with the digits of its figure (figure_fig, lib/report/units.sh), "?"
+# for a missing one.
 declare -A INTERVAL_BOUNDS=()
 interval_bounds_load () {
-	local name lo hi
-	# The awk reads no table: the two keys of each test, NAME|LO|HI.
-	while IFS=$'\t' read -r name lo hi; do
-		INTERVAL_BOUNDS[$name]=$lo$'\t'$hi
-	done < <(for name in $METRICS; do
-			printf '%s|%s|%s\n' "$name" "${D[$name|figure_lo]-}" "${D[$name|figure_hi]-}"
-		done | awk -F'|' '
-		# num, for a field.
-		function num(v,    a) { a = v < 0 ? -v : v
-			if (a >= 10) return sprintf("%.1f", v); else if (a >= 1) return sprintf("%.2f", v); else return sprintf("%.3g", v) }
-		{ printf "%s\t%s\t%s\n", $1, ($2 == "" || $2 == "-") ? "?" : num($2), ($3 == "" || $3 == "-") ? "?" : num($3) }')
+	local name lo hi u lo_t hi_t
+	for name in $METRICS; do
+		lo=${D[$name|figure_lo]-} hi=${D[$name|figure_hi]-} u=${D[$name|unit]-}
+		# A model's bounds are counts of the unit; a measured interval
+		# rounds its bounds as it rounds its figure.
+		if [ "${D[$name|figure_method]-}" = model ]; then
+			fig lo_t "$u" "$lo"
+			fig hi_t "$u" "$hi"
+		else
+			fig lo_t "$u" "$lo" "$lo" "$hi"
+			fig hi_t "$u" "$hi" "$lo" "$hi"
+		fi
+		[ "$lo_t" != - ] || lo_t="?"
+		[ "$hi_t" != - ] || hi_t="?"
+		INTERVAL_BOUNDS[$name]=$lo_t$'\t'$hi_t
+	done
 }
 
 # interval_text VAR TEST: VAR gets the figure's 95 % interval for the
 # summary, compact: "[229.1-251.0, n=30]", "[229.1-?, n=30]" without an
-# upper bound, "[model 10-10, P(20)=0.0168]" for a model; nothing
-# without one. Needs interval_bounds_load.
+# upper bound, "(the MaxStartups model expects 10; this result 98.3 %
+# likely)" for a model; nothing without one. Needs interval_bounds_load.
 interval_text () {
 	local lo hi n m
 	lo=${D[$2|figure_lo]-} hi=${D[$2|figure_hi]-} n=${D[$2|figure_n]-} m=${D[$2|figure_method]-}
@@ -163,7 +168,13 @@ interval_text () {
 	{ [ -n "$lo" ] && [ "$lo" != - ]; } || { [ -n "$hi" ] && [ "$hi" != - ]; } || return 0
 	lo=${INTERVAL_BOUNDS[$2]%%$'\t'*} hi=${INTERVAL_BOUNDS[$2]#*$'\t'}
 	if [ "$m" = model ]; then
-		printf -v "$1" ' [model %s-%s, P(%s)=%s]' "$lo" "$hi" "${D[$2|figure]-}" "${D[$2|figure_probability]-}"
+		# What a model expects is no measured interval: said in words,
+		# never in the brackets of one (issue 46, case 14).
+		local range=$lo-$hi pct
+		[ "$lo" != "$hi" ] || range=$lo
+		pct=${D[$2|figure_probability]-}
+		case $pct in '' | - | *[!0-9.e+-]*) pct="" ;; *) fig pct % "$(awk -v p="$pct" 'BEGIN { print p * 100 }')" ;; esac
+		printf -v "$1" ' (the MaxStartups model expects %s%s)' "$range" "${pct:+; this result $pct % likely}"
 	else
 		printf -v "$1" ' [%s-%s, n=%s]' "$lo" "$hi" "${n:-0}"
 	fi
@@ -175,12 +186,13 @@ interval_sentence () {
 	m=${D[$1|figure_method]-} note=${D[$1|figure_interval_note]-} stages=${D[$1|stages]-}
 	[ -n "$m" ] || return 0
 	case ${D[$1|figure]-} in '' | -) return 0 ;; esac
-	printf '**Figure:** %s %s' "${D[$1|figure]-}" "${D[$1|unit]-}"
+	figure_fig it "$1"
+	printf '**Figure:** %s' "$it"
 	interval_text it "$1"
 	if [ -n "$it" ]; then
 		case $m in
 		order) printf ', 95 %% interval%s from order statistics of the samples' "$it" ;;
-		model) printf ', what the MaxStartups model expects%s' "$it" ;;
+		model) printf '%s' "$it" ;;
 		chunks) printf ', 95 %% interval%s from the parts of the copy (Student t)' "$it" ;;
 		steps) printf ', bracket%s from the sweep'"'"'s steps' "$it" ;;
 		*) printf ', 95 %% interval%s (%s)' "$it" "$m" ;;
@@ -544,10 +556,10 @@ EOF
 			continue
 		fi
 		status=${D[$name|status]-}
-		fig=${D[$name|figure]-}
-		if [ -n "$fig" ] && [ "$fig" != - ]; then
+		figure_fig fig "$name"
+		if [ -n "$fig" ]; then
 			interval_text it "$name"
-			fig="$fig ${D[$name|unit]-}$it (${D[$name|figure_label]-})"
+			fig="$fig$it (${D[$name|figure_label]-})"
 		fi
 		if [ -n "$PREV_DIR" ]; then
 			change=$(test_change "$PREV_DIR" "$RUN_DIR" "$name")
@@ -565,7 +577,9 @@ EOF
 		printf '| %d | [%s](#%s) (`%s`) | %s | %s | %s | **%s**%s |%s\n' "$i" "${METRIC_TITLE[$name]}" "$name" "$name" \
 			"${fig:--}" "$target" "$ref" "$status" "$why_cell" "$prev_cell"
 	done
-	printf '\nFigures marked * rest on too few samples for that percentile (p95 needs 20, p99 needs 100).\n'
+	# Two counts of samples, each named for what it is for (issue 46,
+	# case 10): to state a percentile at all, and to bound it at 95 %.
+	printf '\nFigures marked * rest on too few samples to state that percentile (p95 needs 20, p99 needs 100); a 95 %% interval around one needs more, which its details name when a run has too few.\n'
 	printf 'Reference: the example values of the validation run in the kit'"'"'s specification (a 32-core machine, OpenSSH 9.9p1 on AlmaLinux 9; in brackets the section), a point of comparison, not a target: your numbers will differ with the machine.\n'
 	printf 'The words this report uses (knee, CPU bound, PSS, greeting, INCONCLUSIVE, ...) are explained in the glossary: [glossary.md](glossary.md), a copy in this run folder (and at the end of report.html); the method behind each figure in [metrics.md](metrics.md), also a copy here.\n' 
 	if [ -n "$PREV_DIR" ]; then
@@ -655,9 +669,9 @@ section_split () {
 # the summary's row has them (the verdict is in the heading).
 result_line () {
 	local fig target
-	fig=${D[$1|figure]-}
-	if [ -n "$fig" ] && [ "$fig" != - ]; then
-		fig="$fig ${D[$1|unit]-} (${D[$1|figure_label]-})"
+	figure_fig fig "$1"
+	if [ -n "$fig" ]; then
+		fig="$fig (${D[$1|figure_label]-})"
 	else
 		fig="no figure"
 	fi

@@ -34,21 +34,28 @@ hold_user_tasks () {
 		/proc/[0-9]*/task/[0-9]*/status 2>/dev/null
 }
 
-# MemAvailable in MB (10^6 bytes).
+# hold_mem_available_mb [KB]: MemAvailable (KB KiB, else now) in whole MB
+# (10^6 bytes), rounded as the report rounds it (docs/data.md, "Rounding").
 hold_mem_available_mb () {
-	awk '/^MemAvailable:/ { printf "%d", $2 * 1024 / 1e6 }' /proc/meminfo
+	if [ -n "${1:-}" ]; then
+		awk -v k="$1" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }'
+	else
+		awk '/^MemAvailable:/ { printf "%.0f", $2 * 1024 / 1e6 }' /proc/meminfo
+	fi
 }
 
 probe_hold () {
 	local p=probe-hold raw="$RAW_DIR/probe-hold" n=${SETTING[CONCURRENT_SESSIONS]} par=${SETTING[CONCURRENT_LOGIN_PARALLEL]}
-	local mem="$RAW_DIR/probe-hold-memory.env" opened=0 root mark k
+	local mem="$RAW_DIR/probe-hold-memory.env" opened=0 root mark k kb
 	result_set "$p" sessions "$n"
 	result_set "$p" parallel "$par"
-	result_set "$p" mem_available_mb_before "$(hold_mem_available_mb)"
+	# One read of MemAvailable before the sessions, for both its figures.
+	kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+	result_set "$p" mem_available_mb_before "$(hold_mem_available_mb "$kb")"
 	result_set "$p" user_tasks_before "$(hold_user_tasks)"
 	# The memory at rest, before any session.
 	{
-		printf 'mem_available_kb=%s\n' "$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)"
+		printf 'mem_available_kb=%s\n' "$kb"
 		server_memory rest_
 	} >"$mem" 2>>"$raw-hold-errors.txt" || true
 	server_memory_rows >"$raw-memory-rest.tsv" 2>>"$raw-hold-errors.txt" || true

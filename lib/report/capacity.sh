@@ -4,7 +4,7 @@
 # computed from this run's own figures; sourced by lib/bin/render.sh.
 
 report_capacity () {
-	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail avail_from fit spec start mbs bound rows=0
+	local env="$DATA_DIR/environment.env" cores ms_login per_gb mem_mb avail avail_from fit spec start mbs bound knee cores_ex rows=0
 	cores=${KV_CACHE[$env|cores]-}
 	# The memory section's figure (MB = 10^6 bytes, just before the
 	# sessions opened), so the report gives one available-RAM figure;
@@ -27,9 +27,17 @@ report_capacity () {
 		ms_login=${D[rate|sshd_cpu_ms_per_login]-}
 		bound=${D[rate|capacity_logins_per_s]-}
 	fi
+	fig ms_login ms "$ms_login"
+	[ "$ms_login" != - ] || ms_login=""
+	fig knee logins/s "${D[rate|knee_per_s]-}"
+	# The cpu section's own sizing figure when it has one, with its digits.
+	fig cores_ex cores "${D[cpu|cores_for_example]-}"
 	per_gb=${D[cpu|cpu_sshd_s_per_gb]-}
 	[ -n "$per_gb" ] && [ "$per_gb" != - ] || per_gb=${D[transfer|cpu_sshd_s_per_gb]-}
+	[ "$cores_ex" != - ] || [ -z "$ms_login" ] ||
+		cores_ex=$(awk -v m="$ms_login" -v g="$per_gb" 'BEGIN { printf "%.1f", 20 * m / 1000 + 500 * g / 1000 }')
 	mem_mb=${D[memory|per_session_mb]-}
+	[ -z "$mem_mb" ] || fig mem_mb MB "$mem_mb"
 	spec=${KV_CACHE[$env|sshd_maxstartups]-}
 	start=$(maxstartups_parse "$spec" | cut -d' ' -f1)
 	mbs=${D[transfer|figure]-}
@@ -44,12 +52,12 @@ report_capacity () {
 	printf '| What | Estimate | From |\n|---|---:|---|\n'
 	if [ -n "${D[rate|knee_step]-}" ]; then
 		printf '| Complete logins per second, measured | %s | the knee of the `rate` sweep (p95 %s ms, %s driver) |\n' \
-			"${D[rate|knee_per_s]-}" "${D[rate|knee_p95_ms]-}" "${D[rate|sweep_driver]-}"
+			"$knee" "$(ms "${D[rate|knee_p95_ms]-}")" "${D[rate|sweep_driver]-}"
 		rows=$((rows + 1))
 	fi
 	if [ -n "${D[rate|knee_clients_kex_per_s]-}" ] && [ "${D[rate|knee_clients_kex_per_s]-}" != - ]; then
 		printf '| Complete logins per second at the clients'"'"' key exchange (`%s`) | %s | the knee %s x %s ms / %s ms sshd CPU per login (the `rate` section) |\n' \
-			"${D[rate|ssh_kex]-}" "${D[rate|knee_clients_kex_per_s]-}" "${D[rate|knee_per_s]-}" "${D[rate|sweep_sshd_cpu_ms_per_login]-}" "${D[rate|sshd_cpu_ms_per_login]-}"
+			"${D[rate|ssh_kex]-}" "${D[rate|knee_clients_kex_per_s]-}" "$knee" "$(ms "${D[rate|sweep_sshd_cpu_ms_per_login]-}")" "$ms_login"
 		rows=$((rows + 1))
 	fi
 	if [ -n "$bound" ] && [ "$bound" != - ] && [ -n "$ms_login" ] && [ "$ms_login" != - ]; then
@@ -72,7 +80,7 @@ report_capacity () {
 	fi
 	if [ -n "$ms_login" ] && [ "$ms_login" != - ] && [ -n "$per_gb" ] && [ "$per_gb" != - ]; then
 		printf '| Cores for 20 logins/s and 500 MB/s | about %s | 20 x %s ms + 500 MB/s x %s s per GB / 1000 |\n' \
-			"$(awk -v m="$ms_login" -v g="$per_gb" 'BEGIN { printf "%.1f", 20 * m / 1000 + 500 * g / 1000 }')" "$ms_login" "$per_gb"
+			"$cores_ex" "$ms_login" "$per_gb"
 		rows=$((rows + 1))
 	fi
 	[ "$rows" -gt 0 ] || printf '| (none: run `cpu`, `memory` and `transfer` for these figures) | - | - |\n'

@@ -44,10 +44,16 @@ report_concurrent () {
 		"$( [ -n "${D[concurrent|limit_nproc_files]-}" ] && printf '`%s`' "${D[concurrent|limit_nproc_files]-}" || printf 'none')" \
 		"${D[concurrent|limit_nproc]-}" "${D[concurrent|user_tasks_open]-}" "${D[concurrent|user_tasks_before]-}"
 	printf '| `TasksMax` of the user'"'"'s slice (systemd) | %s | same |\n' "${D[concurrent|limit_tasksmax]-}"
-	# (Runs from before these figures were kept: no row.)
+	# (Runs from before these figures were kept: no row.) The figure
+	# before the sessions is the one the memory section prints: the
+	# shared measurement's KiB, in whole MB (fig_mb_of_kb); the probe's
+	# own MB figure of an older run was cut, not rounded, from another read.
+	local before
+	fig_mb_of_kb before "${D[probe-hold|mem_available_kb]-}"
+	[ "$before" != - ] || before=${D[concurrent|mem_available_mb_before]-}
 	[ -z "${D[concurrent|mem_available_mb_before]-}" ] ||
 		printf '| Memory (MemAvailable) | %s MB before | %s MB left |\n' \
-			"${D[concurrent|mem_available_mb_before]-}" "${D[concurrent|mem_available_mb_open]-}"
+			"$before" "${D[concurrent|mem_available_mb_open]-}"
 	printf '| Open files per process (`ulimit -n`: session / server) | %s / %s | |\n\n' \
 		"${D[concurrent|limit_nofile]-}" "${D[concurrent|limit_server_nofile]-}"
 
@@ -62,21 +68,27 @@ report_concurrent () {
 		# The arithmetic of the limits table, with it in the details.
 		part details
 		awk -v tasks="${D[concurrent|user_tasks_open]-}" -v before="${D[concurrent|user_tasks_before]-}" \
-			-v nproc="${D[concurrent|limit_nproc]-}" -v pidmax="${D[concurrent|limit_pid_max]-}" -v n="$n" 'BEGIN {
+			-v nproc="${D[concurrent|limit_nproc]-}" -v pidmax="${D[concurrent|limit_pid_max]-}" -v n="$n" \
+			-v all="${D[probe-hold|one_processes]-}" 'BEGIN {
 			per = (n > 0) ? (tasks - before) / n : 0
 			if (per <= 0 || nproc !~ /^[0-9]+$/)
 				exit
+			# The test user counts its own processes; the memory table counts
+			# a session whole, with its privileged sshd (root): say both.
+			whose = "its unprivileged sshd and `cat`"
+			if (all ~ /^[0-9]+$/)
+				whose = whose "; with its privileged sshd, which runs as root, " all " in all, as the memory section counts one session"
 			if (pidmax ~ /^[0-9]+$/ && pidmax + 0 < nproc + 0)
 
-				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`)." \
+				printf "- Each session cost about %.1f processes of the test user (%s)." \
 					" `ulimit -u` (%d) is above the whole machine'"'"'s `kernel.pid_max` (%d), so the" \
 					" latter is the ceiling: about %d such sessions if nothing else ran. A real login" \
-					" shell adds processes per user.\n", per, nproc, pidmax, pidmax / per
+					" shell adds processes per user.\n", per, whose, nproc, pidmax, pidmax / per
 			else
 
-				printf "- Each session cost about %.1f processes of the test user (its sshd and `cat`);" \
+				printf "- Each session cost about %.1f processes of the test user (%s);" \
 					" with `ulimit -u` = %d, about %d such sessions fit before the process limit is" \
-					" reached. A real login shell adds processes per user.\n", per, nproc, nproc / per
+					" reached. A real login shell adds processes per user.\n", per, whose, nproc, nproc / per
 		}'
 		part body
 	else

@@ -3,9 +3,18 @@
 # The report's section for `cpu`; sourced by lib/bin/render.sh.
 
 report_cpu () {
-	local gb
+	local gb login user system client cores_ex alone
 	gb=${D[cpu|cpu_sshd_s_per_gb]-}
 	[ "$gb" != - ] || gb=""
+	# The figures as every section prints them (lib/report/units.sh).
+	fig login ms "${D[cpu|sshd_cpu_ms_per_login]-}"
+	fig user ms "${D[cpu|sshd_user_ms_per_login]-}"
+	fig system ms "${D[cpu|sshd_system_ms_per_login]-}"
+	fig client ms "${D[cpu|client_cpu_ms_per_login]-}"
+	fig cores_ex cores "${D[cpu|cores_for_example]-}"
+	# The bulk measurement's login-only connection, whose cost the per-GB
+	# figures leave out (the transfer section names it too).
+	fig alone ms "${D[probe-bulk|cpu_login_sshd_ms]-}"
 
 	prose "${D[cpu|cpu_source]-}" "${D[cpu|login_from]-}" "${D[cpu|ok]-}" "${D[cpu|per_gb_from]-}" <<-'EOF'
 	CPU time of the test server: the listener, the per-connection processes, the session and the
@@ -20,15 +29,22 @@ report_cpu () {
 
 	EOF
 	printf '| Figure | Value | Target |\n|---|---:|---|\n'
-	printf '| sshd CPU per login (user + system) | %s ms (%s + %s) | <= %s ms |\n' "${D[cpu|sshd_cpu_ms_per_login]-}" \
-		"${D[cpu|sshd_user_ms_per_login]-}" "${D[cpu|sshd_system_ms_per_login]-}" "$(get "$DATA_DIR/settings.env" TARGET_CPU_MS_PER_LOGIN | tr -d "'")"
+	printf '| sshd CPU per login (user + system) | %s ms (%s + %s) | <= %s ms |\n' "$login" \
+		"$user" "$system" "$(get "$DATA_DIR/settings.env" TARGET_CPU_MS_PER_LOGIN | tr -d "'")"
 	case ${D[cpu|figure_lo]-} in '' | -) ;; *)
 		printf '| its 95 %% interval over the run'"'"'s %s windows (`raw/probe-loginload-windows.tsv`) | %s - %s ms | - |\n' \
 			"${D[cpu|figure_n]-}" "${D[cpu|figure_lo]-}" "${D[cpu|figure_hi]-}" ;;
 	esac
 	case ${D[cpu|window_busy_pct]-} in '' | -) ;; *)
-		printf '| the CPUs meanwhile (all cores, `/proc/stat`): busy / sshd / its clients / other processes / steal | %s %% / %s %% / %s %% / %s %% / %s %% | - |\n' \
-			"${D[cpu|window_busy_pct]-}" "${D[cpu|window_sshd_pct]-}" "${D[cpu|window_client_pct]-}" "${D[cpu|window_other_pct]-}" "${D[cpu|window_steal_pct]-}" ;;
+		# The closed loop's own shares (rate section, warnings) are of
+		# another span and source: named beside these, so that two
+		# figures of the clients' and the machine's CPU are not read as
+		# one (issue 46, case 5).
+		local other=""
+		[ -z "${D[probe-loginload|client_cpu_pct]-}" ] ||
+			other="; the \`rate\` section's ${D[probe-loginload|client_cpu_pct]-} % (clients) and ${D[probe-loginload|machine_busy_pct]-} % (machine) are over the closed loop's whole run"
+		printf '| the CPUs meanwhile (all cores, `/proc/stat`, over the windows%s): busy / sshd / its clients / other processes / steal | %s %% / %s %% / %s %% / %s %% / %s %% | - |\n' \
+			"$other" "${D[cpu|window_busy_pct]-}" "${D[cpu|window_sshd_pct]-}" "${D[cpu|window_client_pct]-}" "${D[cpu|window_other_pct]-}" "${D[cpu|window_steal_pct]-}" ;;
 	esac
 	case ${D[cpu|speed_spawn_us]-} in '' | -) ;; *)
 		prose <<-'EOF' \
@@ -51,7 +67,7 @@ report_cpu () {
 		printf '| of it: the test user'"'"'s systemd manager (`user@UID.service`, once per user) | %s ms (%s ms in all) | - |\n' \
 			"${D[cpu|sshd_manager_ms_per_login]-}" "${D[cpu|sshd_manager_cpu_ms]-}" ;;
 	esac
-	printf '| ssh client CPU per login | %s ms | - |\n' "${D[cpu|client_cpu_ms_per_login]-}"
+	printf '| ssh client CPU per login | %s ms | - |\n' "$client"
 	case ${D[cpu|sshd_per_client_cpu]-} in '' | -) ;; *)
 		prose <<-'EOF' \
 			"${D[cpu|sshd_per_client_cpu]-}"
@@ -64,15 +80,17 @@ report_cpu () {
 	if [ -n "$gb" ]; then
 		printf '| sshd CPU per GB (default cipher) | %s s | <= %s s |\n' "$gb" "$(get "$DATA_DIR/settings.env" TARGET_CPU_S_PER_GB | tr -d "'")"
 		printf '| ssh client CPU per GB | %s s | - |\n' "${D[cpu|cpu_client_s_per_gb]-}"
+		[ "$alone" = - ] || printf '| sshd CPU of one login-only connection, alone (left out of the per-GB figures; not the CPU per login above, which is a mean over %s logins under load) | %s ms | - |\n' \
+			"${D[cpu|ok]-}" "$alone"
 	else
 		printf '| sshd CPU per GB | %s | - |\n' "$(t cpu per_gb_from | sed 's/^$/not measured/')"
 	fi
 	printf '\n**Sizing with these figures:** cores needed ≈ logins/s x CPU per login + MB/s x CPU per GB / 1000. '
 	printf 'For 20 logins/s and 500 MB/s on this host: 20 x %s ms + 500 x %s s / 1000 ≈ **%s cores**%s.\n\n' \
-		"${D[cpu|sshd_cpu_ms_per_login]-}" "${gb:-0}" "${D[cpu|cores_for_example]-}" "$( [ -n "$gb" ] || printf ' (logins only; the per-GB part was not measured)')"
+		"$login" "${gb:-0}" "$cores_ex" "$( [ -n "$gb" ] || printf ' (logins only; the per-GB part was not measured)')"
 	part body
 	printf '**How to read this result:**\n\n'
-	awk -v l="${D[cpu|sshd_cpu_ms_per_login]-}" -v c="${D[cpu|client_cpu_ms_per_login]-}" -v cores="${D[cpu|cores]-}" \
+	awk -v l="$login" -v c="${D[cpu|client_cpu_ms_per_login]-}" -v cores="${D[cpu|cores]-}" \
 		-v bound="${D[cpu|capacity_logins_per_s]-}" \
 		-v to_details="${PART_MARK}details@@" -v to_body="${PART_MARK}body@@" 'BEGIN {
 		if (l == "") exit

@@ -105,9 +105,7 @@ guidance_for () {
 # else nothing. Into a variable, not printed: a $(...) is a fork of the
 # renderer's shell, and these helpers run for every cell of the tables.
 g_fig () {
-	local f=${D[$2|figure]-}
-	case $f in '' | -) printf -v "$1" '' ; return 0 ;; esac
-	printf -v "$1" '%s %s' "$f" "${D[$2|unit]-}"
+	figure_fig "$1" "$2"
 }
 
 # g_ran TEST: true when TEST has a result in this run.
@@ -171,7 +169,7 @@ g_burst_texts () {
 # logins/s (NEED a whole number).
 g_rate_text () {
 	local -n g_rate_to=$1
-	local need=$2 knee cpu
+	local need=$2 knee knee_t cpu
 	knee=${D[rate|figure]-}
 	case $knee in
 	'' | -)
@@ -179,10 +177,11 @@ g_rate_text () {
 		else g_rate_to='login capacity not measured (`rate` did not run)'; fi
 		return 0 ;;
 	esac
+	fig knee_t logins/s "$knee"
 	if g_at_least "$knee" "$need"; then
-		g_rate_to="capacity $knee logins/s (the \`rate\` knee): enough for about $need per second"
+		g_rate_to="capacity $knee_t logins/s (the \`rate\` knee): enough for about $need per second"
 	else
-		g_rate_to="capacity $knee logins/s (the \`rate\` knee): **below** about $need per second"
+		g_rate_to="capacity $knee_t logins/s (the \`rate\` knee): **below** about $need per second"
 	fi
 	g_fig cpu cpu
 	[ -z "$cpu" ] || g_rate_to+="; sshd CPU per login $cpu"
@@ -208,6 +207,7 @@ report_uses () {
 	g_fig sess session
 	g_fig conc concurrent
 	mem=${D[memory|per_session_mb]-}
+	[ -z "$mem" ] || fig mem MB "$mem"
 	g_fig echo interactive
 	echo_cell='echo not measured'
 	[ -z "$echo" ] || echo_cell="keystroke echo $echo (p99)"

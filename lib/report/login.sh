@@ -201,17 +201,22 @@ login_pad () {
 # time-outs. Nothing for a run made before the kit recorded it.
 login_gssapi_note () {
 	local cell_1 cell_2
-	local client tried
+	local client tried kept all
 	client=${D[login|client_gssapi]-}
 	[ -n "$client" ] || return 0
 	tried=${D[login|gssapi_tried]-}
 	if [ "${tried:-0}" -gt 0 ]; then
 		ms_to cell_1 "${D[login|gssapi_p50]-}"
 		ms_to cell_2 "${D[login|gssapi_max]-}"
-		prose "$tried" "${D[login|gssapi_logins]-}" "$cell_1" "$cell_2" "${D[login|gssapi_n]-}" <<-'EOF'
+		# The logins whose `ssh -v` the kit kept, not all the test made
+		# (issue 46, case 9): said when they differ.
+		kept=${D[login|gssapi_logins]-} all=${D[login|total_n]-}
+		if [ -z "$all" ] || [ "$all" = "$kept" ]; then kept="$kept logins"
+		else kept="the $kept logins whose \`ssh -v\` the kit kept (of the $all the test made)"; fi
+		prose "$tried" "$kept" "$cell_1" "$cell_2" "${D[login|gssapi_n]-}" <<-'EOF'
 
 		**GSSAPI.** The kit's client is measured as it is configured, with `GSSAPIAuthentication yes`
-		(RHEL's client sets it in `ssh_config.d/50-redhat.conf`), so %s of %s logins tried
+		(RHEL's client sets it in `ssh_config.d/50-redhat.conf`), so %s of %s tried
 		`gssapi-with-mic` before the key. The try took %s ms at p50 (max %s ms, n = %s) of the
 		authentication phase: from `Next authentication method: gssapi-with-mic` to the next method
 		in `ssh -v`, per login in `raw/login-gssapi.tsv`. Without a Kerberos ticket it fails locally;

@@ -14,6 +14,7 @@ report_memory () {
 	local n per src listener mgr has_mgr raw e500 e500_users mgr_note sampled reason
 	n=${D[memory|sessions_open]-}
 	per=${D[memory|per_session_mb]-}
+	[ -z "$per" ] || fig per MB "$per"
 	listener=${D[memory|listener_mb]-}
 	# Runs from before the split: all of the at-rest figure.
 	[ -n "$listener" ] || listener=$(memory_kb_mb "${D[memory|rest_pss_kb]-}")

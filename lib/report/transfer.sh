@@ -43,14 +43,21 @@ report_transfer () {
 	cpu_size=""
 	[ -z "${D[transfer|cpu_bytes]-}" ] || cpu_size="$(size_text "${D[transfer|cpu_bytes]-}"), "
 
-	prose "$(size_text "$bytes")" "${bytes:--}" "32768" <<-'EOF'
+	# One copy per cipher and direction; the headline's interval (the
+	# summary's n) is of the parts of its one copy: said together, so
+	# that n = 1 and n = 16 are not two counts of one thing (issue 46,
+	# case 8).
+	local parts=""
+	[ "${D[transfer|figure_method]-}" != chunks ] || [ -z "${D[transfer|figure_n]-}" ] ||
+		parts=" The headline's 95 % interval (n = ${D[transfer|figure_n]-} in the summary) comes from the ${D[transfer|figure_n]-} parts of its one copy, not from more runs."
+	prose "$(size_text "$bytes")" "${bytes:--}" "$parts" "32768" <<-'EOF'
 	Bulk data through **one** SSH connection, no disk: %s (%s bytes) per cipher and direction.
 	Rates are in **MB/s = 10^6 bytes per second**, everywhere in this section. Up: zeros from the kit's
 	source into `ssh -c CIPHER sshperf-test 'wc -c'`, timed from the moment the remote command is
 	running until the server's byte count arrives; down: `head -c` of `/dev/zero` on the server
 	into the kit's sink, timed from the first to the last byte. Every byte is counted at the
 	receiving end; a transfer that lost bytes counts as failed and shows no speed. One run (n = 1)
-	per cipher and direction. The ceiling is the speed of the same algorithm on one core through
+	per cipher and direction.%s The ceiling is the speed of the same algorithm on one core through
 	OpenSSL (in-process, %s-byte packets, no SSH, no pipes, no network).
 
 	EOF
@@ -81,8 +88,13 @@ report_transfer () {
 
 	EOF
 
-	printf '**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s%s bytes, n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms) subtracted:\n\n' \
-		"${D[transfer|cpu_cipher]-}" "$cpu_size" "${D[transfer|cpu_bytes]-}" "${D[transfer|cpu_login_sshd_ms]-}" "${D[transfer|cpu_login_client_ms]-}"
+	prose "${D[transfer|cpu_cipher]-}" "$cpu_size" "${D[transfer|cpu_bytes]-}" "${D[transfer|cpu_login_sshd_ms]-}" "${D[transfer|cpu_login_client_ms]-}" <<-'EOF'
+	**CPU per GB** (GB = 10^9 bytes), during the upload of the default cipher `%s` (%s%s bytes,
+	n = 1), with the cost of one login-only connection (sshd %s ms, client %s ms; measured once,
+	alone, on a connection of its own: not the `cpu` section's CPU per login, a mean over logins
+	under load) subtracted:
+
+	EOF
 	printf '| | CPU seconds per GB |\n|---|---:|\n'
 	# A missing figure is "-" (an empty **** is no markdown).
 	local su ss st sc
