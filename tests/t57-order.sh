@@ -50,7 +50,9 @@ run_all () {
 }
 
 # Keys that say something happened, present only when it did: a warning,
-# a counter a helper lost, why a step or transfer failed, which step of
+# a verdict's reason and action (an INCONCLUSIVE in one order and a PASS
+# in the other agree, above; the PASS has neither: CI once saw burst's
+# action in one order only), a counter a helper lost, why a step or transfer failed, which step of
 # the rate sweep was the knee and which broke (none breaks in a slow
 # machine's first step, none is the knee when it does). The two padding
 # steps of a method's authentication (METHOD_auth_server_low_n ...
@@ -58,7 +60,7 @@ run_all () {
 # those keys whether its logins fell on one step or on both (empty
 # then), which depends on the machine's speed at the time, not on the
 # order.
-OUTCOME_KEYS='warning|reason|[a-z_]*_lost|kex_differs|not_run|not_measured|cpu_note|cipher_[0-9]+_(up|down)_message|knee_[a-z0-9_]+|break_[a-z0-9_]+|cpu_bound_per_s|knee_of_cpu_bound_pct'
+OUTCOME_KEYS='warning|reason|action|[a-z_]*_lost|kex_differs|not_run|not_measured|cpu_note|cipher_[0-9]+_(up|down)_message|knee_[a-z0-9_]+|break_[a-z0-9_]+|cpu_bound_per_s|knee_of_cpu_bound_pct'
 
 # verdicts RUN: "test status" per test that ran.
 verdicts () {
