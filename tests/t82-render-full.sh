@@ -142,7 +142,7 @@ export NEWER_THAN_STORED_RUN
 # only by test-ssh.sh --load on a load host (t37 checks them).
 test_expect 'every raw/ path the docs name exists in a full run' '
 	grep -oh "raw/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*/-]" "$KIT_DIR"/docs/*.md "$KIT_DIR/README.md" | sort -u |
-		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv(\.base1)?|wire-N-packets\.tsv|wire-N-probe\.env\.untrimmed|wire-load\.tsv|wire-maxstartups\.tsv|wire-N-rate-S-(logins|startups)\.tsv|load-(clock-errors\.txt|clock\.env|clock\.tsv|known_hosts|ssh_config|start\.env)|rate-driver(-errors\.txt|\.env)|rate-logins\.tsv)" |
+		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv(\.base1)?|wire-N-packets\.tsv|wire-N-base-(packets\.tsv|capture\.env|capture-errors\.txt)|wire-N-probe\.env\.untrimmed|wire-load\.tsv|wire-maxstartups\.tsv|wire-N-rate-S-(logins|startups)\.tsv|load-(clock-errors\.txt|clock\.env|clock\.tsv|known_hosts|ssh_config|start\.env)|burst-load(-errors\.txt|\.env|\.tsv)|concurrent-(hold-errors\.txt|hold\.txt|sessions\.tsv|ssh-errors\.txt)|rate-driver(-errors\.txt|\.env)|rate-logins\.tsv)" |
 		grep -vxE "raw/($NEWER_THAN_STORED_RUN)" >named &&
 	test -s named &&
 	missing="" &&
