@@ -791,11 +791,12 @@ wire_part () {
 # bounds that follow, into the row.
 # shellcheck disable=SC2154 # pk_row: the caller's associative array
 wire_far_packets () {
-	local d=$1 cipher=$2 a b
+	local d=$1 cipher=$2 a b turns
 	local -n pk_row=$3
-	pk_row[login_rt_packets]=$(wire_part logins "$d" | awk '{ print $3 }' | wire_median)
-	pk_row[login_wait_ms]=$(wire_part logins "$d" | awk '{ print $7 }' | wire_median)
-	# wire_turns' lines are words, not a table (as wire_part's above).
+	# wire_turns' lines are words, not a table; the logins' read once.
+	turns=$(wire_part logins "$d")
+	pk_row[login_rt_packets]=$(awk '{ print $3 }' <<<"$turns" | wire_median)
+	pk_row[login_wait_ms]=$(awk '{ print $7 }' <<<"$turns" | wire_median)
 	a=$RAW_DIR/wire-$d-base-packets.tsv
 	pk_row[login_base_wait_ms]=$(wire_lo_turns "$a" | awk '{ print $7 }' | wire_median)
 	wire_wait_trips pk_row "$d"
