@@ -193,13 +193,6 @@ added () {
 		}' "$TEST_TMP/$1-on.tsv" "$TEST_TMP/$1-off.tsv"
 }
 
-# within GOT WANT TOL: |GOT - WANT| <= TOL, else what it saw.
-within () {
-	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }' && return 0
-	echo "got $1 ms, expected $2 +- $3 ms"
-	return 1
-}
-
 test_expect 'the test server starts, sshd running the delay program for every key it checks' '
 	SSHD_OPTIONS=$DELAY_SSHD_OPTIONS "$KIT_DIR/start-ssh.sh" -q >/dev/null &&
 	runs=$(delay_runs server) &&
