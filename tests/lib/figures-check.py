@@ -118,21 +118,18 @@ def main():
     if not cases or "sweep" in cases:
         tests = results.get("tests", {})
         for w, text in texts.items():
+            # Each test's headline where it is printed: its summary row
+            # and the Result line of its section.
             seen = {"summary": set(), "result": set()}
-            for name, printed, unit in re.findall(
-                    r"^\| \d+ \| \[[^\]]*\]\(#(\w+)\) \(`\w+`\) \| (-?[0-9.]+) (\S+)", text, re.M):
-                seen["summary"].add(name)
-                t = tests.get(name, {})
-                lo, hi = (None, None) if t.get("figure_method") == "model" else (t.get("figure_lo"), t.get("figure_hi"))
-                check("report." + w, "sweep (summary, %s)" % unit, printed, "tests.%s.figure" % name,
-                      t.get("figure"), t.get("unit", unit), lo, hi)
-            for name, printed, unit in re.findall(
-                    r"^## .*\(`(\w+)`\): \w+ ?\n+\*\*Result:\*\* (-?[0-9.]+) (\S+)", text, re.M):
-                seen["result"].add(name)
-                t = tests.get(name, {})
-                lo, hi = (None, None) if t.get("figure_method") == "model" else (t.get("figure_lo"), t.get("figure_hi"))
-                check("report." + w, "sweep (Result line, %s)" % unit, printed, "tests.%s.figure" % name,
-                      t.get("figure"), t.get("unit", unit), lo, hi)
+            for part, label, where_re in (
+                    ("summary", "summary", r"^\| \d+ \| \[[^\]]*\]\(#(\w+)\) \(`\w+`\) \| (-?[0-9.]+) (\S+)"),
+                    ("result", "Result line", r"^## .*\(`(\w+)`\): \w+ ?\n+\*\*Result:\*\* (-?[0-9.]+) (\S+)")):
+                for name, printed, unit in re.findall(where_re, text, re.M):
+                    seen[part].add(name)
+                    t = tests.get(name, {})
+                    lo, hi = (None, None) if t.get("figure_method") == "model" else (t.get("figure_lo"), t.get("figure_hi"))
+                    check("report." + w, "sweep (%s, %s)" % (label, unit), printed, "tests.%s.figure" % name,
+                          t.get("figure"), t.get("unit", unit), lo, hi)
             with_figure = {n for n, t in tests.items() if isinstance(t.get("figure"), (int, float))}
             for part, names in seen.items():
                 if with_figure - names:
