@@ -110,6 +110,15 @@ alone () {
 	case $1 in *.sh) sed -n '1,40p' "$1" | grep -qx '# run\.sh alone' ;; *) return 1 ;; esac
 }
 
+# failures_of FILE LOG: each "not ok" line of the file with the lines
+# that follow it up to the next test (at most 20), for the recap at the
+# end: a long run's output may be cut where CI shows it.
+failures_of () {
+	printf '# --- %s\n' "$1"
+	awk '/^(not )?ok / { shown = 0; on = /^not ok / }
+		on && shown < 21 { print; shown++ }' "$2"
+}
+
 # run_lane N: runs files from the queue as instance names[N - 1]. Every
 # file runs holding the lanes' lock: shared, or exclusive for a file
 # that runs alone. The gate keeps the other lanes from taking the shared
@@ -148,6 +157,7 @@ run_lane () {
 			cat "$log"
 			printf '# %s: %d passed, %d failed, %d skipped in %ds\n' "$f" "$p" "$n" "$s" "$(( $(date +%s) - start ))"
 			printf '%d %d %d\n' "$p" "$n" "$s" >>"$work/tally"
+			[ "$n" -eq 0 ] || failures_of "$f" "$log" >>"$work/failures"
 		} 9>"$work/out.lock"
 	done
 }
@@ -161,4 +171,8 @@ done
 run_lane 1
 for pid in "${pids[@]}"; do wait "$pid"; done
 
+if [ -s "$work/failures" ]; then
+	echo '# the failures again, each with what it printed:'
+	cat "$work/failures"
+fi
 awk '{ p += $1; f += $2; s += $3 } END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' "$work/tally"
