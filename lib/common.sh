@@ -37,6 +37,8 @@ KIT_RELEASE=${KIT_RELEASE:-unknown}
 . "$KIT_DIR/lib/data.sh"
 # shellcheck source=lib/atexit.sh
 . "$KIT_DIR/lib/atexit.sh"
+# shellcheck source=lib/units.sh
+. "$KIT_DIR/lib/units.sh"
 if [ -f "$KIT_DIR/lib/paths.sh" ]; then
 	# shellcheck source=/dev/null
 	. "$KIT_DIR/lib/paths.sh"

@@ -108,7 +108,7 @@ result_verdict () {
 	case $status in
 	HOLDS | NEAR)
 		result_set "$test" status INCONCLUSIVE
-		result_set "$test" reason "$(noise_reason "$status" "$lo" "$hi" "$target")"
+		result_set "$test" reason "$(noise_reason "$status" "$lo" "$hi" "$target" "$5")"
 		result_set "$test" action "$(noise_action)"
 		return 0
 		;;
@@ -270,11 +270,23 @@ repeat_hint () {
 	printf 'REPEAT=6 would judge the median of 6 runs instead'
 }
 
-# noise_reason HOLDS|NEAR LO HI TARGET: the reason of an INCONCLUSIVE
+# noise_reason HOLDS|NEAR LO HI TARGET [UNIT]: the reason of an INCONCLUSIVE
 # verdict on an interval: it holds the target, or it is on one side but
 # within VERDICT_MARGIN_PCT of it.
 noise_reason () {
 	local lo=$2 hi=$3
+	# The bounds of a headline (UNIT given) with the digits its interval
+	# supports, as the report prints them beside the figure; a second
+	# figure's (result_second) in tenths (fig, lib/units.sh).
+	if [ "$lo" != - ] && [ "$hi" != - ]; then
+		if [ -n "${5:-}" ]; then
+			fig lo "$5" "$2" "$2" "$3"
+			fig hi "$5" "$3" "$2" "$3"
+		else
+			fig lo "" "$2"
+			fig hi "" "$3"
+		fi
+	fi
 	[ "$lo" != - ] || lo="no lower bound"
 	[ "$hi" != - ] || hi="no upper bound"
 	if [ "$1" = HOLDS ]; then

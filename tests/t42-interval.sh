@@ -100,6 +100,21 @@ test_expect 'borderline targets: stages, then INCONCLUSIVE or a verdict its inte
 	done
 '
 
+# A FAIL's reason says the figure as the report prints it (one rounding
+# per unit, lib/units.sh), not with the 3 decimals of the data.
+test_expect 'a target far below the figure: FAIL, its reason with the figure in tenths, as the report' '
+	rc=0; TARGET_LOGIN_P95_MS=1 TARGET_SESSION_P95_MS=1 \
+		"$KIT_DIR/test-ssh.sh" -q login session >"$TEST_TMP/low.out" 2>&1 || rc=$? &&
+	test_eq "$rc" 1 &&
+	run=$(dirname "$(tail -n 1 "$TEST_TMP/low.out")") &&
+	for t in login session; do
+		test_kv "$run/data/$t.env" status FAIL &&
+		p95=$(printf "%.1f" "$(v "$run/data/$t.env" figure)") &&
+		test_eq "$(v "$run/data/$t.env" reason)" "p95 $p95 ms is above the target of 1 ms" &&
+		test_grep -F "(seen: p95 $p95 ms is above the target of 1 ms)" "$run/report.md" || return 1
+	done
+'
+
 # The stages append to the same raw table, numbered on (session from 1,
 # the echo from 0), and the figure and its interval are over all of it.
 test_expect 'the staged samples are in the raw tables the intervals name' '

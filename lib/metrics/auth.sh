@@ -524,7 +524,7 @@ measure_auth () {
 	result_set auth slowest "${slowest:--}"
 	result_verdict auth "${slowest:+$slowest_p95}" "<=" "${SETTING[TARGET_AUTH_P95_MS]}" ms \
 		"p95 of the slowest method${slowest:+ ($slowest)}" \
-		"$slowest p95 $slowest_p95 ms is above the target of ${SETTING[TARGET_AUTH_P95_MS]} ms" "$(auth_p95_action "$slowest")"
+		"$slowest p95 $(figs ms "$slowest_p95") ms is above the target of ${SETTING[TARGET_AUTH_P95_MS]} ms" "$(auth_p95_action "$slowest")"
 	result_noise_hint auth LOGIN_SAMPLES "$(noise_samples "$(result_or_dash auth figure_n)" "$(result_or_dash auth figure_lo)" \
 		"$(result_or_dash auth figure_hi)" "${slowest_p95:-0}" "${SETTING[TARGET_AUTH_P95_MS]}")"
 	if [ "$failed" -gt 0 ]; then

@@ -315,7 +315,7 @@ burst_undecided () {
 	result_set burst deciding_step "$deciding"
 	case $spread in '' | -) return 0 ;; esac
 	awk -v s="$spread" -v g="$BURST_SPREAD_GOAL_MS" 'BEGIN { exit !(s > g) }' || return 0
-	result_status burst INCONCLUSIVE "all $deciding clients of the deciding step logged in, but they reached the server over $spread ms (goal $BURST_SPREAD_GOAL_MS ms), so the burst was gentler than a real one and MaxStartups $spec may have let through more than it would at once; run the burst again on a quieter machine (\`./test-ssh.sh burst\`), with nothing else running" \
+	result_status burst INCONCLUSIVE "all $deciding clients of the deciding step logged in, but they reached the server over $(figs ms "$spread") ms (goal $BURST_SPREAD_GOAL_MS ms), so the burst was gentler than a real one and MaxStartups $spec may have let through more than it would at once; run the burst again on a quieter machine (\`./test-ssh.sh burst\`), with nothing else running" \
 		"Rerun ./test-ssh.sh burst on a quiet machine, with nothing else running: this one let the clients arrive too far apart to prove the PASS"
 }
 
@@ -421,7 +421,7 @@ measure_burst () {
 		"Raise the first value of MaxStartups to at least ${SETTING[TARGET_BURST_MIN]} (automation and jump hosts: MaxStartups 100:30:200; try it with MAX_STARTUPS=100:30:200 ./start-ssh.sh), or lower TARGET_BURST_MIN if fewer logins ever come at once"
 	burst_undecided "$spec"
 	[ -z "$over" ] ||
-		result_warn burst "release spread over the ${BURST_SPREAD_GOAL_MS} ms goal at${over} clients (up to $worst ms): the clients did not reach the server at quite the same moment, so fewer may be refused than in a real burst"
+		result_warn burst "release spread over the ${BURST_SPREAD_GOAL_MS} ms goal at${over} clients (up to $(figs ms "$worst") ms): the clients did not reach the server at quite the same moment, so fewer may be refused than in a real burst"
 	[ -z "$unconfirmed" ] ||
 		result_set burst log_unconfirmed_steps "${unconfirmed# }"
 	# The server's log decides; where the clients' own messages say

@@ -50,7 +50,7 @@ measure_cpu () {
 	result_interval cpu "$(kv_get "$probe" sshd_cpu_ms_per_login_lo)" \
 		"$(kv_get "$probe" sshd_cpu_ms_per_login_hi)" "$(kv_get "$probe" cpu_windows)" windows
 	result_verdict cpu "$per_login" "<=" "${SETTING[TARGET_CPU_MS_PER_LOGIN]}" ms "sshd CPU per login" \
-		"sshd used $per_login ms CPU per login, above ${SETTING[TARGET_CPU_MS_PER_LOGIN]} ms" \
+		"sshd used $(figs ms "$per_login") ms CPU per login, above ${SETTING[TARGET_CPU_MS_PER_LOGIN]} ms" \
 		"Make each login lighter (the PAM session modules: pam_motd scripts, pam_lastlog, pam_exec hooks) or need fewer logins (ControlPersist); raise TARGET_CPU_MS_PER_LOGIN if the capacity section shows enough logins per second for your use"
 	if [ -z "$per_login" ] || [ "$(result_get cpu ok)" = 0 ]; then
 		result_status cpu FAIL "no login succeeded, so there is no CPU per login" \
@@ -58,7 +58,7 @@ measure_cpu () {
 		return 0
 	fi
 	if [ -n "$per_gb" ] && [ "$(verdict "$per_gb" "<=" "${SETTING[TARGET_CPU_S_PER_GB]}")" != PASS ]; then
-		result_fail cpu "sshd used $per_gb s CPU per GB, above ${SETTING[TARGET_CPU_S_PER_GB]} s" \
+		result_fail cpu "sshd used $(figs s "$per_gb") s CPU per GB, above ${SETTING[TARGET_CPU_S_PER_GB]} s" \
 			"Use an AES-GCM cipher on CPUs with AES-NI (the transfer section shows each cipher), or raise TARGET_CPU_S_PER_GB if this machine has no AES-NI"
 	fi
 	result_set cpu summary "sshd $per_login ms per login (user $(result_get cpu sshd_user_ms_per_login), system $(result_get cpu sshd_system_ms_per_login)), client $(result_get cpu client_cpu_ms_per_login) ms; per GB: ${per_gb:-not measured}${per_gb:+ s}"

@@ -147,7 +147,7 @@ measure_interactive () {
 	lost=$(result_get interactive "${main}_lost")
 	n=$(result_get interactive "${main}_n")
 	result_verdict interactive "$p99" "<=" "${SETTING[TARGET_ECHO_P99_MS]}" ms "p99 of the echo through $main, n=${n:-0}" \
-		"p99 $p99 ms is above the target of ${SETTING[TARGET_ECHO_P99_MS]} ms" \
+		"p99 $(figs ms "$p99") ms is above the target of ${SETTING[TARGET_ECHO_P99_MS]} ms" \
 		"Keep the server from running out of CPU (the cpu and warnings sections say whether it did) and look at what it writes to disk per keystroke (shell history, logging); raise TARGET_ECHO_P99_MS only if this echo is acceptable for your users"
 	result_noise_hint interactive ECHO_COUNT "$(noise_samples "${n:-0}" "$(result_or_dash interactive figure_lo)" \
 		"$(result_or_dash interactive figure_hi)" "${p99:-0}" "${SETTING[TARGET_ECHO_P99_MS]}")"

@@ -144,7 +144,7 @@ measure_login () {
 	result_set login failed "$failed"
 	p95=$(result_get login total_p95)
 	result_verdict login "$p95" "<=" "${SETTING[TARGET_LOGIN_P95_MS]}" ms "p95 of the complete login" \
-		"p95 $p95 ms is above the target of ${SETTING[TARGET_LOGIN_P95_MS]} ms" \
+		"p95 $(figs ms "$p95") ms is above the target of ${SETTING[TARGET_LOGIN_P95_MS]} ms" \
 		"Find the slow phase in the section's table and follow its reading (key exchange: the CPU and the algorithms; authentication or session over 1 s: DNS, GSSAPI or PAM time-outs), or raise TARGET_LOGIN_P95_MS if this login time is acceptable for your use"
 	result_noise_hint login LOGIN_SAMPLES "$(noise_samples "$(result_get login samples_final)" \
 		"$(result_or_dash login figure_lo)" "$(result_or_dash login figure_hi)" "${p95:-0}" "${SETTING[TARGET_LOGIN_P95_MS]}")"

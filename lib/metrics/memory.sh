@@ -83,7 +83,7 @@ measure_memory () {
 	result_set memory sessions_fit "$(awk -v a="${avail:-0}" -v p="$per_kb" 'BEGIN { if (p > 0) printf "%d", a / p; else print "-" }')"
 	result_interval memory - - "$sessions" - "" "one slope between the server at rest and with $sessions sessions open: no interval from it"
 	result_verdict memory "$per_mb" "<=" "${SETTING[TARGET_MEMORY_PER_SESSION_MB]}" MB "PSS per open session" \
-		"$per_mb MB per session is above the target of ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB" \
+		"$(figs MB "$per_mb") MB per session is above the target of ${SETTING[TARGET_MEMORY_PER_SESSION_MB]} MB" \
 		"Plan RAM for the sessions at this size (the capacity section computes how many fit), or raise TARGET_MEMORY_PER_SESSION_MB: memory per session is hardly tunable; look for PAM session modules that start programs per session"
 	awk -v p="$per_kb" 'BEGIN { exit !(p <= 0) }' &&
 		result_status memory ERROR "the memory with $sessions sessions open ($open kB) was not above the memory at rest ($rest kB): the sample missed the sessions' processes" \

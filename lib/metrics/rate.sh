@@ -461,25 +461,25 @@ measure_rate () {
 		# Even with every core to itself and a tenth of the CPU per login
 		# measured here, sshd could not reach the target: decided,
 		# whoever else used the machine.
-		result_status rate FAIL "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(result_get rate cpu_bound_per_s) logins/s ($(result_get rate sweep_sshd_cpu_ms_per_login) ms CPU per login, $(if [ "${SETTING[RATE_CLIENT]}" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target" \
+		result_status rate FAIL "the knee is $(figs logins/s "$knee") logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, and the target is out of reach on this machine: with all $(nproc) cores to itself sshd could do about $(figs logins/s "$(result_get rate cpu_bound_per_s)") logins/s ($(figs ms "$(result_get rate sweep_sshd_cpu_ms_per_login)") ms CPU per login, $(if [ "${SETTING[RATE_CLIENT]}" = libssh ]; then result_get rate libssh_kex; else result_get rate ssh_kex; fi) key exchange), less than a tenth of the target" \
 			"Lower TARGET_RATE_MIN to what this machine can carry, or make each login cheaper (a lighter PAM session stack, connection re-use with ControlPersist): the target is out of reach for this machine's CPUs"
 	elif [ "$(result_get rate status)" = INCONCLUSIVE ]; then
 		: # the target lies between the knee and the step that broke
 	elif [ "$limit" = machine ]; then
-		result_status rate INCONCLUSIVE "the knee is $knee logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, but at $(result_get rate break_offered_per_s) logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine" \
+		result_status rate INCONCLUSIVE "the knee is $(figs logins/s "$knee") logins/s, below the target of ${SETTING[TARGET_RATE_MIN]}, but at $(figs logins/s "$(result_get rate break_offered_per_s)") logins/s offered the machine was $(result_get rate break_machine_busy_pct) % busy and sshd had only $(result_get rate break_sshd_cpu_pct) % of it (the driver $(result_get rate break_client_cpu_pct) %): this machine, not sshd, ran out. $(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Use the lighter driver (RATE_CLIENT=libssh), or'; else printf 'Stop other work on the machine, or'; fi) run the clients on another machine" \
 			"$(if [ "${SETTING[RATE_CLIENT]}" = ssh ]; then printf 'Rerun with the lighter driver (RATE_CLIENT=libssh)'; else printf 'Rerun with nothing else on the machine'; fi), or accept that this machine, not sshd, ran out first: the clients share its CPUs"
 	else
-		result_status rate FAIL "the knee is $knee logins/s$( [ -z "$(result_get rate knee_p95_ms)" ] || printf ' (p95 %s ms)' "$(result_get rate knee_p95_ms)"), below the target of ${SETTING[TARGET_RATE_MIN]}; the next step, $(result_get rate break_offered_per_s) logins/s offered, broke: $(result_get rate break_why), with sshd using $(result_get rate break_sshd_cpu_pct) % of all CPUs" \
+		result_status rate FAIL "the knee is $(figs logins/s "$knee") logins/s$( [ -z "$(result_get rate knee_p95_ms)" ] || printf ' (p95 %s ms)' "$(figs ms "$(result_get rate knee_p95_ms)")"), below the target of ${SETTING[TARGET_RATE_MIN]}; the next step, $(figs logins/s "$(result_get rate break_offered_per_s)") logins/s offered, broke: $(result_get rate break_why), with sshd using $(result_get rate break_sshd_cpu_pct) % of all CPUs" \
 			"Make each login cheaper (a lighter PAM stack, fewer logins through ControlPersist), or lower TARGET_RATE_MIN to the knee if that rate is enough for your use"
 	fi
 	if [ "$(result_get rate generator_limited)" = yes ]; then
-		warn_text="the closed-loop figure (${SETTING[RATE_WORKERS]} ssh clients, $rate logins/s) was limited by its own clients: they used ${client_pct}% of the machine's CPU and the machine was ${busy_pct}% busy; the verdict uses the sweep's knee instead"
+		warn_text="the closed-loop figure (${SETTING[RATE_WORKERS]} ssh clients, $(figs logins/s "$rate") logins/s) was limited by its own clients: they used ${client_pct}% of the machine's CPU and the machine was ${busy_pct}% busy; the verdict uses the sweep's knee instead"
 		result_warn rate "$warn_text"
 	fi
 	if [ -n "$(result_get rate knee_step)" ]; then
-		knee_text="knee $knee logins/s (p95 $(result_get rate knee_p95_ms) ms, sshd $(result_get rate knee_sshd_cpu_pct) % of the CPUs, ${SETTING[RATE_CLIENT]} driver; CPU bound $(result_get rate cpu_bound_per_s | sed 's/^$/-/') logins/s at its key exchange$( [ -z "$(result_get rate knee_clients_kex_per_s)" ] || printf '; %s logins/s at the clients'"'"' key exchange, scaled' "$(result_get rate knee_clients_kex_per_s)"))"
+		knee_text="knee $(figs logins/s "$knee") logins/s (p95 $(figs ms "$(result_get rate knee_p95_ms)") ms, sshd $(result_get rate knee_sshd_cpu_pct) % of the CPUs, ${SETTING[RATE_CLIENT]} driver; CPU bound $(result_get rate cpu_bound_per_s | sed 's/^$/-/') logins/s at its key exchange$( [ -z "$(result_get rate knee_clients_kex_per_s)" ] || printf '; %s logins/s at the clients'"'"' key exchange, scaled' "$(result_get rate knee_clients_kex_per_s)"))"
 	else
-		knee_text="no knee: the first step, $(result_get rate break_offered_per_s) logins/s offered, broke ($(result_get rate break_why))"
+		knee_text="no knee: the first step, $(figs logins/s "$(result_get rate break_offered_per_s)") logins/s offered, broke ($(result_get rate break_why))"
 	fi
 	result_set rate summary "$knee_text; closed loop $rate logins/s with ${SETTING[RATE_WORKERS]} ssh clients, sshd $(result_get rate sshd_cpu_ms_per_login) ms CPU per login"
 }

@@ -155,7 +155,7 @@ measure_reload () {
 	reload_check_sessions "$n"
 	result_interval reload - - "${login_ms:+1}" - "" "one login after one reload: one measurement, no interval"
 	result_verdict reload "$login_ms" "<=" "${SETTING[TARGET_RELOAD_MS]}" ms "$label" \
-		"a new login worked only $login_ms ms after the reload (target ${SETTING[TARGET_RELOAD_MS]} ms)" \
+		"a new login worked only $(figs ms "$login_ms") ms after the reload (target ${SETTING[TARGET_RELOAD_MS]} ms)" \
 		"Look for what makes sshd slow to start again (large Include files, many host keys, AuthorizedKeysCommand), or raise TARGET_RELOAD_MS if this pause is acceptable"
 	if [ -z "$login_ms" ]; then
 		result_status reload FAIL "no new login worked within $deadline_s s of the reload ($attempts tries); see raw/reload-login-errors.txt" \

@@ -190,7 +190,7 @@ measure_session () {
 		result_set session speedup "$(awk -v l="$login_p50" -v p="$p50" 'BEGIN { printf "%.1f", l / p }')"
 	fi
 	result_verdict session "$p95" "<=" "${SETTING[TARGET_SESSION_P95_MS]}" ms "p95 of a command over the open connection, n=${ok:-0}" \
-		"p95 $p95 ms is above the target of ${SETTING[TARGET_SESSION_P95_MS]} ms" \
+		"p95 $(figs ms "$p95") ms is above the target of ${SETTING[TARGET_SESSION_P95_MS]} ms" \
 		"Make the PAM session stack and the user's shell start faster (what remains of a command over an open connection), or raise TARGET_SESSION_P95_MS if this time is acceptable"
 	result_noise_hint session SESSION_COMMANDS "$(noise_samples "${ok:-0}" "$(result_or_dash session figure_lo)" \
 		"$(result_or_dash session figure_hi)" "${p95:-0}" "${SETTING[TARGET_SESSION_P95_MS]}")"

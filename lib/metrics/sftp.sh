@@ -528,8 +528,8 @@ measure_sftp () {
 	# The figure is the slower direction; the small files have a target too.
 	# Each target's miss says its own figures: both misses, when both
 	# missed, follow one another in the reason, each once.
-	missed="large file $up MB/s up and $down MB/s down (target >= ${SETTING[TARGET_SFTP_MBS]})"
-	missed_small="small files $fps files/s (target >= ${SETTING[TARGET_SFTP_FILES_PER_S]})"
+	missed="large file $(figs MB/s "$up") MB/s up and $(figs MB/s "$down") MB/s down (target >= ${SETTING[TARGET_SFTP_MBS]})"
+	missed_small="small files $(figs files/s "$fps") files/s (target >= ${SETTING[TARGET_SFTP_FILES_PER_S]})"
 	sftp_figure_interval
 	result_verdict sftp "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
 		">=" "${SETTING[TARGET_SFTP_MBS]}" "MB/s" "$label" "$missed" \

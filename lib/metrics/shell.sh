@@ -354,7 +354,7 @@ measure_shell () {
 	p95=$(result_get shell whole_ready_p95)
 	result_interval_order shell "$RAW_DIR/shell-whole.tsv" ready_ms 95
 	result_verdict shell "$p95" "<=" "${SETTING[TARGET_SHELL_P95_MS]}" ms "p95 of the time to a usable shell, n=${ok:-0}" \
-		"p95 $p95 ms is above the target of ${SETTING[TARGET_SHELL_P95_MS]} ms" \
+		"p95 $(figs ms "$p95") ms is above the target of ${SETTING[TARGET_SHELL_P95_MS]} ms" \
 		"Find the slow start file or motd script in the section's split and make it local and fast, or raise TARGET_SHELL_P95_MS if this wait is acceptable"
 	result_noise_hint shell SHELL_SAMPLES "$(noise_samples "${ok:-0}" "$(result_or_dash shell figure_lo)" \
 		"$(result_or_dash shell figure_hi)" "${p95:-0}" "${SETTING[TARGET_SHELL_P95_MS]}")"

@@ -182,7 +182,7 @@ measure_startup () {
 	result_interval startup - - "$ok" order "raw/$(basename "$tsv") first_login_ms" \
 		"the slowest of $ok starts is what those starts did, not an estimate: no interval; the verdict is on the starts seen (STARTUP_ROUNDS=$ok)"
 	result_verdict startup "$max" "<=" "${SETTING[TARGET_STARTUP_MS]}" ms "slowest first login after a start (n = $ok)" \
-		"the slowest first login took $max ms, over the target of ${SETTING[TARGET_STARTUP_MS]} ms" \
+		"the slowest first login took $(figs ms "$max") ms, over the target of ${SETTING[TARGET_STARTUP_MS]} ms" \
 		"Look for slow Include files, an AuthorizedKeysCommand or a slow disk (the server's log of the start), or raise TARGET_STARTUP_MS if this time is acceptable"
 	if [ -z "$(server_pid)" ]; then
 		result_status startup ERROR "the test server is not running after the test; run ./start-ssh.sh"
@@ -196,7 +196,7 @@ measure_startup () {
 		# The greeting is judged too: the slowest one after a start.
 		result_set startup greeting_target "${SETTING[TARGET_GREETING_MS]}"
 		[ "$(verdict "$(result_get startup greeting_max)" "<=" "${SETTING[TARGET_GREETING_MS]}")" = PASS ] ||
-			result_fail startup "the slowest greeting came $(result_get startup greeting_max) ms after the start command, over TARGET_GREETING_MS=${SETTING[TARGET_GREETING_MS]} ms" \
+			result_fail startup "the slowest greeting came $(figs ms "$(result_get startup greeting_max)") ms after the start command, over TARGET_GREETING_MS=${SETTING[TARGET_GREETING_MS]} ms" \
 				"Look for what delays sshd before it listens (host keys made at start, a slow disk), or raise TARGET_GREETING_MS if this is acceptable"
 	fi
 	result_set startup summary "greeting p50 $(result_or_dash startup greeting_p50) ms; first login p50 ${p50:--} ms, max ${max:--} ms over $ok of ${SETTING[STARTUP_ROUNDS]} restarts, target max <= ${SETTING[TARGET_STARTUP_MS]} ms (greeting <= ${SETTING[TARGET_GREETING_MS]} ms)"

@@ -163,7 +163,7 @@ measure_transfer () {
 		fi
 		result_verdict transfer "$(awk -v u="$up" -v d="$down" 'BEGIN { if (u == "-" || d == "-") print "-"; else print (u + 0 < d + 0) ? u : d }')" \
 			">=" "${SETTING[TARGET_TRANSFER_MBS]}" "MB/s" "$default, ${SETTING[TRANSFER_MB]} MiB, slower direction, MB/s = 10^6 bytes/s" \
-			"the default cipher $default reached $up MB/s up and $down MB/s down, below ${SETTING[TARGET_TRANSFER_MBS]} MB/s" \
+			"the default cipher $default reached $(figs MB/s "$up") MB/s up and $(figs MB/s "$down") MB/s down, below ${SETTING[TARGET_TRANSFER_MBS]} MB/s" \
 			"Use an AES-GCM cipher on a CPU with AES-NI (the table shows each cipher), run several transfers in parallel, or lower TARGET_TRANSFER_MBS to what one core of this machine can do"
 		[ "$failed" -eq 0 ] ||
 			result_status transfer FAIL "$failed of $((i * 2)) transfers did not deliver every byte or failed; first: $first_fail${stopped:+; $stopped}" \
