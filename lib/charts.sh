@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # SVG charts of a run, drawn by the kit itself (bash and awk; no network, no
-# extra package). Sourced by lib/bin/render.sh: charts_write RUN_DIR draws every
+# extra package), their figures rounded as the tables' (lib/units.sh).
+# Sourced by lib/bin/render.sh: charts_write RUN_DIR draws every
 # chart whose data exists into RUN_DIR/charts/, chart_links NAME prints the
 # markdown image links of the charts that belong to the report section NAME.
 #
@@ -45,6 +46,8 @@
 
 # shellcheck source=lib/maxstartups.sh
 . "$KIT_DIR/lib/maxstartups.sh"
+# shellcheck source=lib/units.sh
+. "$KIT_DIR/lib/units.sh"
 
 CHART_PALETTE="#4477aa #ee6677 #228833 #ccbb44 #66ccee #aa3377 #bbbbbb"
 
@@ -56,8 +59,16 @@ function esc(s) {
 	return s
 }
 function num(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
-# A value as printed on a chart: 3 significant digits, at least integers.
-function fmt(v,   a) {
+# A value as printed on a chart: the decimals of its unit (dec, from
+# unit_decimals, lib/units.sh), as the tables of the report print it
+# (612.0 ms, not 612); fmt3 without a unit.
+function fmt(v) {
+	if (dec != "") return sprintf("%." dec "f", v)
+	return fmt3(v)
+}
+# 3 significant digits, a whole number as one: a value on the axis (the
+# offered rate of a step, a round-trip setting).
+function fmt3(v,   a) {
 	a = v < 0 ? -v : v
 	if (v == int(v)) return sprintf("%d", v)
 	if (a >= 100) return sprintf("%.0f", v)
@@ -124,7 +135,7 @@ BEGIN {
 # svg_bars OUT TITLE UNIT: horizontal bars, one group per row, one bar per
 # series (column); the value is written at the end of each bar.
 svg_bars () {
-	awk -v title="$2" -v unit="$3" -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	awk -v title="$2" -v unit="$3" -v dec="$(unit_decimals "$3")" -v palette="$CHART_PALETTE" "$CHART_AWK"'
 	NR == 1 { ns = NF - 1; for (i = 2; i <= NF; i++) series[i - 1] = $i; next }
 	NF >= 2 {
 		nr++; label[nr] = $1
@@ -159,7 +170,7 @@ svg_bars () {
 				val = v[r, s]
 				if (num(val)) {
 					bw = plotw * val / end
-					printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %s: %s %s</title></rect>", left, y, bw, bh - 2, COLOR[(s - 1) % NCOLOR + 1], esc(label[r]), esc(series[s]), esc(val), esc(unit)
+					printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %s: %s %s</title></rect>", left, y, bw, bh - 2, COLOR[(s - 1) % NCOLOR + 1], esc(label[r]), esc(series[s]), fmt(val), esc(unit)
 					printf "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + bw + 4, y + bh - 5, fmt(val)
 				}
 				y += bh
@@ -178,7 +189,7 @@ svg_bars () {
 # "=NAME", that column's value (a total measured on its own, such as a p50
 # of the whole, which the parts' p50s need not add up to).
 svg_stacked () {
-	awk -v title="$2" -v unit="$3" -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	awk -v title="$2" -v unit="$3" -v dec="$(unit_decimals "$3")" -v palette="$CHART_PALETTE" "$CHART_AWK"'
 	NR == 1 {
 		ns = NF - 1; for (i = 2; i <= NF; i++) part[i - 1] = $i
 		if ($NF ~ /^=/) { given = 1; ns-- }
@@ -204,7 +215,7 @@ svg_stacked () {
 				val = v[r, s]
 				if (!num(val)) continue
 				bw = plotw * val / end
-				printf "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" stroke=\"#ffffff\"><title>%s: %s %s</title></rect>", x, y, bw, bh, COLOR[(s - 1) % NCOLOR + 1], esc(part[s]), esc(val), esc(unit)
+				printf "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" stroke=\"#ffffff\"><title>%s: %s %s</title></rect>", x, y, bw, bh, COLOR[(s - 1) % NCOLOR + 1], esc(part[s]), fmt(val), esc(unit)
 				if (bw >= 7 * length(fmt(val)) + 4)
 					printf "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#ffffff\">%s</text>", x + bw / 2, y + bh / 2 + 4, fmt(val)
 				printf "\n"
@@ -224,7 +235,7 @@ svg_stacked () {
 # the parts, stacked in the order of the columns. The row's length at its
 # end; each part's value in its tooltip ("LABEL, PART: VALUE UNIT").
 svg_waterfall () {
-	awk -v title="$2" -v unit="$3" -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	awk -v title="$2" -v unit="$3" -v dec="$(unit_decimals "$3")" -v palette="$CHART_PALETTE" "$CHART_AWK"'
 	NR == 1 { ns = NF - 2; for (i = 3; i <= NF; i++) part[i - 2] = $i; next }
 	NF >= 3 && num($2) {
 		nr++; label[nr] = $1; start[nr] = $2 + 0; sum = 0
@@ -244,7 +255,7 @@ svg_waterfall () {
 				val = v[r, s]
 				if (!num(val)) continue
 				bw = plotw * val / end
-				printf "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s, %s: %s %s</title></rect>\n", x, y, bw, bh, COLOR[(s - 1) % NCOLOR + 1], esc(label[r]), esc(part[s]), esc(val), esc(unit)
+				printf "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s, %s: %s %s</title></rect>\n", x, y, bw, bh, COLOR[(s - 1) % NCOLOR + 1], esc(label[r]), esc(part[s]), fmt(val), esc(unit)
 				x += bw
 			}
 			printf "<text x=\"%.1f\" y=\"%d\">%s</text>\n", x + 4, y + bh / 2 + 4, fmt(len[r])
@@ -259,7 +270,7 @@ svg_waterfall () {
 # svg_lines OUT TITLE XLABEL YLABEL: one line per series (column) over the
 # numeric x of the first column, each point marked and labelled.
 svg_lines () {
-	awk -v title="$2" -v xlabel="$3" -v ylabel="$4" -v refs=" ${REF_SERIES:-} " -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	awk -v title="$2" -v xlabel="$3" -v ylabel="$4" -v dec="$(unit_decimals "$4")" -v refs=" ${REF_SERIES:-} " -v palette="$CHART_PALETTE" "$CHART_AWK"'
 	NR == 1 { ns = NF - 1; for (i = 2; i <= NF; i++) series[i - 1] = $i; next }
 	num($1) {
 		nr++; xv[nr] = $1 + 0; if ($1 + 0 > xmax) xmax = $1 + 0
@@ -299,7 +310,7 @@ svg_lines () {
 			if (pts != "") printf "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", pts, c, ref ? " stroke-dasharray=\"6 4\"" : ""
 			for (r = 1; r <= nr; r++) if (num(v[r, s])) {
 				x = left + pw * xv[r] / xend; y = top + ph - ph * v[r, s] / yend
-				printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s at %s: %s</title></circle>", x, y, c, esc(series[s]), fmt(xv[r]), esc(v[r, s])
+				printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s at %s: %s</title></circle>", x, y, c, esc(series[s]), fmt3(xv[r]), fmt(v[r, s])
 				if (!ref) printf "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" fill=\"%s\">%s</text>", x, (s % 2 == 1) ? y - 7 : y + 15, c, fmt(v[r, s])
 				printf "\n"
 			}

@@ -13,6 +13,9 @@ run prints against its results.json, each rounded by the rule of its unit
   with one, in the summary's Result column and in its section's
   "**Result:**" line, in report.md and report.html, against
   tests.NAME.figure by its unit (and its interval, when it has one).
+- The case "charts": every value named in a chart's bar titles with no
+  more decimals than its unit's, and the login chart's percentiles (label
+  and title of each bar) against tests.login.total_pNN.
 
 report.html is read as the markdown it came from (cells between "|",
 <strong> as **, <code> as backticks, <li> as "- ", links as [text](href)), so one
@@ -135,6 +138,33 @@ def main():
                 if with_figure - names:
                     problems.append("report.%s: sweep: no %s figure found for %s"
                                     % (w, part, " ".join(sorted(with_figure - names))))
+    if not cases or "charts" in cases:
+        # Every value a chart names in its bars' titles has the decimals
+        # of its unit at most, as the tables print it; and the login
+        # chart's percentiles are the login's, each label and title.
+        import glob
+        import os
+        for svg in sorted(glob.glob(run + "/charts/*.svg")):
+            with open(svg) as f:
+                drawing = f.read()
+            name = os.path.basename(svg)
+            for printed, unit in re.findall(r"<title>[^<]*: (-?[0-9.]+) ([^<]+)</title>", drawing):
+                if "." in printed and len(printed.split(".")[1]) > decimals(unit):
+                    problems.append("charts/%s: charts: prints %s %s, finer than the unit's %d decimals"
+                                    % (name, printed, unit, decimals(unit)))
+        svg = run + "/charts/login-latency.svg"
+        login = results.get("tests", {}).get("login", {})
+        if os.path.exists(svg):
+            with open(svg) as f:
+                drawing = f.read()
+            for p in ("p50", "p90", "p95", "p99", "max"):
+                m = re.search(r"<title>%s login: (-?[0-9.]+) ms</title></rect>\s*<text[^>]*>(-?[0-9.]+)</text>" % p, drawing)
+                if not m:
+                    problems.append("charts/login-latency.svg: charts: no bar of the %s login" % p)
+                    continue
+                for printed in m.groups():
+                    check("charts/login-latency.svg", "charts", printed, "tests.login.total_" + p,
+                          login.get("total_" + p), "ms")
     for p in problems:
         print(p)
     return 1 if problems else 0
