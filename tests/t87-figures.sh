@@ -76,6 +76,16 @@ test_expect 'memory per session: one figure, in hundredths of MB, wherever print
 	figures memory-per-session
 '
 
+test_expect 'sftp: the time per small file, in tenths of ms wherever printed' '
+	figures sftp-ms-per-file
+'
+
+# The charts printed their own rounding (3 significant digits: 152 where
+# the table has 152.4) and the raw figure in their bars' titles.
+test_expect 'the charts: every value in the units of the tables, the login chart.s bars the login.s percentiles' '
+	figures charts
+'
+
 # Case 13: the chart drew the ceilings of ciphers whose MAC OpenSSL could
 # not time, that the table marks "not timed (too high)".
 test_expect 'case 13: transfer-ciphers.svg draws no ceiling the table marks not timed' '

@@ -59,22 +59,19 @@ compared () {
 	esac
 }
 
-# ms VALUE: a time for a table, one decimal ("-" when missing).
+# ms VALUE: a time for a table, in the digits of ms (fig, lib/units.sh;
+# "-" when missing).
 ms () {
-	case $1 in
-	'' | -) printf -- '-' ;;
-	*) printf '%.1f' "$1" ;;
-	esac
+	local f
+	fig f ms "$1"
+	printf '%s' "$f"
 }
 
 # ms_to VAR VALUE, n_note_to VAR N PERCENTILE: ms and n_note into VAR,
 # for the cells of a table row (cell_1, cell_2, ...), set before its
 # printf: a "$(ms ...)" per cell is a fork of the renderer's shell.
 ms_to () {
-	case $2 in
-	'' | -) printf -v "$1" -- '-' ;;
-	*) printf -v "$1" '%.1f' "$2" || true ;;
-	esac
+	fig "$1" ms "$2"
 }
 
 n_note_to () {
@@ -126,12 +123,6 @@ whose_rows () {
 		printf '| %s | %s | %s | %s | %s |\n' "$(whose_label "$part")" "$cell_1" \
 			"$cell_2" "$cell_3" "$cell_4"
 	done
-}
-
-# num VALUE: an interval bound as compact as the figure needs.
-num () {
-	awk -v v="$1" 'BEGIN { a = v < 0 ? -v : v
-		if (a >= 10) printf "%.1f", v; else if (a >= 1) printf "%.2f", v; else printf "%.3g", v }'
 }
 
 # INTERVAL_BOUNDS[TEST]: "LO<TAB>HI", the bounds of every test's interval

@@ -20,15 +20,19 @@ sftp_s () {
 	case $1 in '' | -) printf -- '-' ;; *) printf '%.3f' "$1" ;; esac
 }
 
-# sftp_interval KEY: the interval of a result from its parts, "lo-hi
-# (n parts)", ? for a bound not known; "-" without one (a run made before
-# the parts were timed, or a copy that failed).
+# sftp_interval KEY UNIT: the interval of a result from its parts, "lo-hi
+# (n parts)" in the digits the interval supports (fig), ? for a bound not
+# known; "-" without one (a run made before the parts were timed, or a
+# copy that failed).
 sftp_interval () {
 	local lo hi n
 	lo=${D[sftp|${1}_lo]-} hi=${D[sftp|${1}_hi]-} n=${D[sftp|${1}_parts]-}
 	case $lo in '' | -) printf -- '-'; return 0 ;; esac
-	case $hi in '' | -) hi="?" ;; *) hi=$(num "$hi") ;; esac
-	printf '%s-%s (%s parts)' "$(num "$lo")" "$hi" "$n"
+	case $hi in
+	'' | -) fig lo "$2" "$lo"; hi="?" ;;
+	*) fig lo "$2" "$lo" "$lo" "$hi"; fig hi "$2" "$hi" "$lo" "$hi" ;;
+	esac
+	printf '%s-%s (%s parts)' "$lo" "$hi" "$n"
 }
 
 # sftp_row LABEL PREFIX UNIT: one row of the table.
@@ -45,14 +49,14 @@ sftp_row () {
 	all=${D[sftp|${p}_seconds]-}
 	net=${D[sftp|${p}_net_seconds]-}
 	if [ -n "$value" ] && [ "$value" != - ]; then
-		value="**$value $unit**"
+		value="**$(figs "$unit" "$value") $unit**"
 	else
 		value=$(sftp_cell "$value" "${D[sftp|${p}_status]-}" "${D[sftp|${p}_check]-}")
 	fi
 	printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$(sftp_s "$all")" \
 		"$(awk -v a="$all" -v n="$net" 'BEGIN { if (a == "" || n == "" || n == "-") print "-"; else printf "%.0f", (a - n) * 1000 }')" \
-		"$(sftp_s "$net")" "$value" "$(sftp_interval "$key")" \
-		"$( [ -n "$sub" ] && [ "$sub" != - ] && printf '%s %s' "$sub" "$unit" || printf -- '-')" "${D[sftp|${p}_check]-}"
+		"$(sftp_s "$net")" "$value" "$(sftp_interval "$key" "$unit")" \
+		"$( [ -n "$sub" ] && [ "$sub" != - ] && printf '%s %s' "$(figs "$unit" "$sub")" "$unit" || printf -- '-')" "${D[sftp|${p}_check]-}"
 }
 
 report_sftp () {
@@ -132,7 +136,7 @@ report_sftp () {
 	printf '**How to read this result:**\n\n'
 	awk -v up="${D[sftp|large_up_mbs]-}" -v down="${D[sftp|large_down_mbs]-}" -v target="${D[sftp|target]-}" \
 		-v tup="$(compared sftp transfer default_up_mbs)" -v tdown="$(compared sftp transfer default_down_mbs)" \
-		-v fps="${fps:--}" -v msf="${ms_file:--}" -v ftarget="${D[sftp|target_files_per_s]-}" -v mb="$(awk -v b="${D[sftp|file_bytes]-}" 'BEGIN { print b / 1e6 }')" -v big="$big" \
+		-v fps="${fps:--}" -v msf="${ms_file:--}" -v msf_t="$(figs ms "${ms_file:--}")" -v ftarget="${D[sftp|target_files_per_s]-}" -v mb="$(awk -v b="${D[sftp|file_bytes]-}" 'BEGIN { print b / 1e6 }')" -v big="$big" \
 		-v to_details="${PART_MARK}details@@" -v to_body="${PART_MARK}body@@" 'BEGIN {
 		if (up != "" && up != "-" && down != "" && down != "-") {
 			if (up + 0 >= target && down + 0 >= target)
@@ -158,7 +162,7 @@ report_sftp () {
 
 			printf "- The small files went at %s files/s, %s ms each. Each file costs the client at" \
 				" least three request/answer round trips (open, write, close), and sftp sends the next" \
-				" file only after the last one was closed.\n", fps, msf
+				" file only after the last one was closed.\n", fps, msf_t
 			# What the round trips make of it on a network: in the details.
 			printf "\n%s\n", to_details
 
@@ -171,7 +175,7 @@ report_sftp () {
 			n = split("0.2 1 10 50", rtt, " ")
 			for (i = 1; i <= n; i++)
 				printf "| %s ms | %.0f |\n", rtt[i], 1000 / (3 * rtt[i] + msf)
-			printf "\n(1000 / (3 x RTT + the %s ms measured here)); from a client 1 ms away that is about %.0f files/s, whatever the server.\n\n", msf, 1000 / (3 + msf)
+			printf "\n(1000 / (3 x RTT + the %s ms measured here)); from a client 1 ms away that is about %.0f files/s, whatever the server.\n\n", msf_t, 1000 / (3 + msf)
 			printf "%s\n", to_body
 			if (fps + 0 < ftarget)
 				printf "- Below the target of %s files/s already over loopback: look at the disk (many small writes, each file created and closed) and at the server'"'"'s CPU during the run.\n", ftarget
