@@ -136,7 +136,8 @@ report_sftp () {
 	printf '**How to read this result:**\n\n'
 	awk -v up="${D[sftp|large_up_mbs]-}" -v down="${D[sftp|large_down_mbs]-}" -v target="${D[sftp|target]-}" \
 		-v tup="$(compared sftp transfer default_up_mbs)" -v tdown="$(compared sftp transfer default_down_mbs)" \
-		-v fps="${fps:--}" -v msf="${ms_file:--}" -v msf_t="$(figs ms "${ms_file:--}")" -v ftarget="${D[sftp|target_files_per_s]-}" -v mb="$(awk -v b="${D[sftp|file_bytes]-}" 'BEGIN { print b / 1e6 }')" -v big="$big" \
+		-v fps="${fps:--}" -v msf="${ms_file:--}" -v msf_t="$(figs ms "${ms_file:--}")" \
+		-v ftarget="${D[sftp|target_files_per_s]-}" -v mb="$(awk -v b="${D[sftp|file_bytes]-}" 'BEGIN { print b / 1e6 }')" -v big="$big" \
 		-v to_details="${PART_MARK}details@@" -v to_body="${PART_MARK}body@@" 'BEGIN {
 		if (up != "" && up != "-" && down != "" && down != "-") {
 			if (up + 0 >= target && down + 0 >= target)
