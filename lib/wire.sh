@@ -761,6 +761,15 @@ wire_lo_turns () {
 		}' | wire_turns_of 0 1 0 0 server
 }
 
+# wire_base_wait_ms RTT_MS: the median TCP wait of the base logins over
+# loopback (their capture, raw/wire-N-base-packets.tsv); nothing when
+# the kernel dropped packets of that capture (its dropped=): it would
+# miss waits.
+wire_base_wait_ms () {
+	[ "$(kv_get "$RAW_DIR/wire-$1-base-capture.env" dropped)" -gt 0 ] 2>/dev/null && return 0
+	wire_lo_turns "$RAW_DIR/wire-$1-base-packets.tsv" | awk '{ print $7 }' | wire_median
+}
+
 # wire_wait_trips ROW RTT_MS: the round trips per login from the time
 # without the TCP waits (wait_ms of wire_turns): what a login across the
 # wire waited for ACKs beyond their round trips, less what one over
@@ -797,8 +806,7 @@ wire_far_packets () {
 	turns=$(wire_part logins "$d")
 	pk_row[login_rt_packets]=$(awk '{ print $3 }' <<<"$turns" | wire_median)
 	pk_row[login_wait_ms]=$(awk '{ print $7 }' <<<"$turns" | wire_median)
-	a=$RAW_DIR/wire-$d-base-packets.tsv
-	pk_row[login_base_wait_ms]=$(wire_lo_turns "$a" | awk '{ print $7 }' | wire_median)
+	pk_row[login_base_wait_ms]=$(wire_base_wait_ms "$d")
 	wire_wait_trips pk_row "$d"
 	a=$(wire_part sftp-login "$d" | awk 'NR == 1 { print $3 }')
 	b=$(wire_part sftp-files "$d" | awk 'NR == 1 { print $3 }')
