@@ -20,12 +20,19 @@ about_load_concurrent () {
 }
 
 # load_concurrent_hold SECONDS: waits SECONDS with the sessions open, or
-# until the holder ends.
+# until the holder ends. The time is a sleep's (a relative sleep, which a
+# wall clock set back does not stretch), looked at every 0.2 s.
 load_concurrent_hold () {
-	local deadline=$(( $(date +%s%N) + $1 * 1000000000 ))
-	while [ "$(date +%s%N)" -lt "$deadline" ] && kill -0 "$HOLD_PID" 2>/dev/null; do
+	local timer
+	sleep "$1" &
+	timer=$!
+	at_exit end_pids 1 "$timer"
+	while kill -0 "$timer" 2>/dev/null && kill -0 "$HOLD_PID" 2>/dev/null; do
 		sleep 0.2
 	done
+	at_exit_pop
+	end_pids 1 "$timer"
+	wait "$timer" 2>/dev/null || true
 }
 
 # load_concurrent CONFIG: the sessions through the client configuration
