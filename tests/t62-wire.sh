@@ -112,18 +112,18 @@ test_expect 'the TCP waits of logins over loopback are read from their capture' 
 # The base's median wait, and none from a capture the kernel dropped
 # packets of: it would miss waits.
 test_expect 'the base logins.s wait: from their capture, none when it lost packets' '
-	mkdir -p "$TEST_TMP/base" &&
-	cp "$TEST_TMP/lo.tsv" "$TEST_TMP/base/wire-7-base-packets.tsv" &&
-	echo dropped=0 >"$TEST_TMP/base/wire-7-base-capture.env" &&
+	mkdir -p "$TEST_TMP/basecap" &&
+	cp "$TEST_TMP/lo.tsv" "$TEST_TMP/basecap/wire-7-base-packets.tsv" &&
+	echo dropped=0 >"$TEST_TMP/basecap/wire-7-base-capture.env" &&
 	base () (
 		declare -A SETTING=([NETWORK_RANGE]=198.18.99.0/24 [TEST_PORT]=2222)
-		RAW_DIR=$TEST_TMP/base
+		RAW_DIR=$TEST_TMP/basecap
 		. "$KIT_DIR/lib/data.sh"
 		. "$KIT_DIR/lib/wire.sh"
 		wire_base_wait_ms 7
 	) &&
 	test_eq "$(base)" 40.0 &&
-	echo dropped=2 >"$TEST_TMP/base/wire-7-base-capture.env" &&
+	echo dropped=2 >"$TEST_TMP/basecap/wire-7-base-capture.env" &&
 	test_eq "$(base)" ""
 '
 
