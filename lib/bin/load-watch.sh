@@ -75,9 +75,8 @@ watch_set () {
 # sampler's sample of the server (lib/sampler.sh) and the established
 # connections to the test port. False when the server could not be
 # sampled.
-# A row is written whole or not at all: a signal that ends the window
-# may cut a command substitution short (bash then runs the trap in the
-# substitution's copy, which fails), and a row with a gap would count.
+# A row is written whole or not at all: the signal that ends the window
+# may end the sampling copy mid-sample, and a row with a gap would count.
 watch_sample () {
 	local f="$RUN_TMP/sample.env" wall sessions row v
 	wall=$(date +%s%N)
@@ -258,33 +257,49 @@ STARTUPS_PID=$!
 at_exit watch_stop_startups
 progress "watching the test server (pid $listener) until $(date -u -d "@$END_AT" +%H:%M:%SZ), a sample every $WATCH_SAMPLE_MS ms"
 
+# The samples are taken by a copy of this shell in the background, and
+# this one only waits for it: a TERM or INT while it samples ends the
+# window there (the play, or a test, ends it when every load host has
+# ended): the copy is ended, the sessions settle, a last sample is taken
+# and the log read, as at the window's end. The trap runs here, in
+# `wait`, never in the copy: bash 5.2 fails ("unexpected EOF while
+# looking for matching `)'", exit 2) when a trap runs while it parses a
+# command substitution, as the copy does all the time. A row is
+# written whole (watch_sample), so a copy ended mid-sample leaves none.
 status=ok reason=""
-# A TERM or INT while it samples ends the window there (the play, or a
-# test, ends it when every load host has ended): the sessions settle, a
-# last sample is taken and the log read, as at the window's end.
 ENDED=window
-trap 'ENDED=signal' INT TERM
-k=1 t0=$EPOCHREALTIME
-t0_us=${t0/./}
-while [ "$ENDED" = window ]; do
-	if ! watch_sample "$k"; then
-		# Cut short by the signal that ends the window: the last
-		# sample, after it, stands for this one.
-		[ "$ENDED" = window ] || break
-		status=ERROR reason="the test server could not be sampled: $(tail -n 1 "$RAW_DIR/watch-errors.txt")"
-		break
-	fi
-	[ "${EPOCHSECONDS}" -lt "$END_AT" ] && [ "$ENDED" = window ] || break
-	# Each sample at its due time from the first: a slow one must not
-	# shift the rest (in microseconds, without a command substitution).
-	now_us=${EPOCHREALTIME/./}
-	due_us=$(( t0_us + k * WATCH_SAMPLE_MS * 1000 - now_us ))
-	[ "$due_us" -gt 0 ] || due_us=0
-	printf -v pause '%d.%06d' "$((due_us / 1000000))" "$((due_us % 1000000))"
-	sleep "$pause" || true
-	k=$((k + 1))
-done
+: >"$RUN_TMP/loop-reason"
+(
+	k=1 t0=$EPOCHREALTIME
+	t0_us=${t0/./}
+	while :; do
+		if ! watch_sample "$k"; then
+			printf 'the test server could not be sampled: %s\n' "$(tail -n 1 "$RAW_DIR/watch-errors.txt")" >"$RUN_TMP/loop-reason"
+			exit 1
+		fi
+		[ "${EPOCHSECONDS}" -lt "$END_AT" ] || exit 0
+		# Each sample at its due time from the first: a slow one
+		# must not shift the rest.
+		now_us=${EPOCHREALTIME/./}
+		due_us=$(( t0_us + k * WATCH_SAMPLE_MS * 1000 - now_us ))
+		[ "$due_us" -gt 0 ] || due_us=0
+		printf -v pause '%d.%06d' "$((due_us / 1000000))" "$((due_us % 1000000))"
+		sleep "$pause"
+		k=$((k + 1))
+	done
+) 9>&- &
+LOOP_PID=$!
+trap 'ENDED=signal; kill -TERM "$LOOP_PID" 2>/dev/null || :' INT TERM
+rc=0
+wait "$LOOP_PID" || rc=$?
+# A wait that the signal cut short: the copy's own end.
+while kill -0 "$LOOP_PID" 2>/dev/null; do wait "$LOOP_PID" || :; done
 trap on_interrupt INT TERM
+if [ "$ENDED" = window ] && [ "$rc" -ne 0 ]; then
+	status=ERROR reason=$(cat "$RUN_TMP/loop-reason")
+	[ -n "$reason" ] || reason="the sampling ended with status $rc"
+fi
+k=$(wc -l <"$SAMPLES")
 watch_set ended "$ENDED"
 if [ "$status" = ok ]; then
 	# The sessions still open end first, so that their CPU is counted.
