@@ -46,6 +46,8 @@ usage: $PROG [-q] [TEST ...]
        $PROG --compare RUN_A RUN_B
        $PROG --fleet DIR [--baseline RUN] [--factor F]
        $PROG --load --target HOST[:PORT] --key FILE [--start-at EPOCH] TEST ...
+       $PROG --load-watch --seconds N [--start-at EPOCH]
+       $PROG --load-merge WATCH_RUN
 
 Runs the named tests (default: all) against the test server set up by
 ./start-ssh.sh, and writes RESULTS_DIR/<date-time>/report.md and its
@@ -81,6 +83,16 @@ Tests: $(available_tests)
        (data/load.env) and prints its path. Never touches a test
        server of this host; needs no root. See $PROG --load --help
        and docs/load-hosts.md.
+  --load-watch --seconds N [--start-at EPOCH]
+       on the target, while load hosts load its test server: samples
+       sshd's CPU, memory, sessions and listener from now until N s
+       after the start, and reads sshd's log of that window; writes a
+       run folder of its own (data/watch.env) and prints its path.
+  --load-merge WATCH_RUN
+       the load run's report: WATCH_RUN is the watch's run folder with
+       each load host's run folder copied into WATCH_RUN/hosts/NAME/;
+       writes WATCH_RUN/load-report.md and data/load-merge.env and
+       prints the report's path. Needs no root.
 
 Exit status (the report's verdict):
   0    PASS: every test that ran passed (or was skipped)
@@ -393,6 +405,14 @@ while [ "$#" -gt 0 ]; do
 		shift
 		case $PROG in *" load") ;; *) PROG="$PROG --load" ;; esac
 		SSHPERF_PROG=$PROG exec "$KIT_DIR/lib/bin/load.sh" "$@"
+		;;
+	--load-watch | --load-merge)
+		# The target's side of a load run (docs/load-hosts.md):
+		# programs of their own, as the load mode is.
+		w=${1#--load-}
+		shift
+		case $PROG in *" load-$w") ;; *) PROG="$PROG --load-$w" ;; esac
+		SSHPERF_PROG=$PROG exec "$KIT_DIR/lib/bin/load-$w.sh" "$@"
 		;;
 	-h | --help) usage; exit 0 ;;
 	--version) print_version; exit 0 ;;

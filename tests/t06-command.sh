@@ -128,8 +128,9 @@ test_expect 'sshd-perf-kit(8) has the commands, host changes, exit codes, files 
 	for s in NAME SYNOPSIS DESCRIPTION COMMANDS "WHAT IT CHANGES ON THE HOST" "EXIT STATUS" FILES EXAMPLES "SEE ALSO"; do
 		test_grep -x "\.SH \"\?$s\"\?" "$MAN8" || { echo "no section $s"; return 1; }
 	done &&
-	for c in start status stop cleanup test report compare fleet load version help; do
-		test_grep "^\.B.* $c\b\|^\.B $c$" "$MAN8" || { echo "command $c not described"; return 1; }
+	sed "s/\\\\-/-/g" "$MAN8" >man8.txt &&
+	for c in start status stop cleanup test report compare fleet load load-watch load-merge version help; do
+		test_grep "^\.B.* $c\b\|^\.B $c$" man8.txt || { echo "command $c not described"; return 1; }
 	done
 '
 
@@ -201,7 +202,7 @@ complete_words () {
 test_expect 'bash completion: loads; commands, test names, settings as NAME=, help topics' '
 	bash -ic ". \"$KIT_DIR/completion/sshd-perf-kit\" && complete -p sshd-perf-kit" 2>/dev/null >complete.txt &&
 	test_grep -x "complete -F _sshd_perf_kit sshd-perf-kit" complete.txt &&
-	test_eq "$(complete_words "$CMD" "" | tr "\n" " ")" "start status stop cleanup test report compare fleet load version help " &&
+	test_eq "$(complete_words "$CMD" "" | tr "\n" " ")" "start status stop cleanup test report compare fleet load load-watch load-merge version help " &&
 	test_eq "$(complete_words "$CMD" st | tr "\n" " ")" "start status stop " &&
 	[ "$(complete_words "$CMD" test "" | tr "\n" " ")" = "$("$CMD" help tests | tr "\n" " ")" ] &&
 	test_eq "$(complete_words "$CMD" test -q bu)" burst &&

@@ -139,10 +139,11 @@ NEWER_THAN_STORED_RUN='auth-METHOD-(packets|parts|whose)\.tsv|startup-(logins|pa
 export NEWER_THAN_STORED_RUN
 # Not in a default run: the wire's tables are written only with a
 # distance in NETWORK_RTT_MS (t62 and t63 check them), the load mode's
-# only by test-ssh.sh --load on a load host (t37 checks them).
+# only by test-ssh.sh --load on a load host (t37 checks them), the
+# target's watch and merge only by --load-watch and --load-merge (t39).
 test_expect 'every raw/ path the docs name exists in a full run' '
 	grep -oh "raw/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*/-]" "$KIT_DIR"/docs/*.md "$KIT_DIR/README.md" | sort -u |
-		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv(\.base1)?|wire-N-packets\.tsv|wire-N-base-(packets\.tsv|capture\.env|capture-errors\.txt)|wire-N-probe\.env\.untrimmed|wire-load\.tsv|wire-maxstartups\.tsv|wire-N-rate-S-(logins|startups)\.tsv|load-(clock-errors\.txt|clock\.env|clock\.tsv|known_hosts|ssh_config|start\.env)|burst-load(-errors\.txt|\.env|\.tsv)|concurrent-(hold-errors\.txt|hold\.txt|sessions\.tsv|ssh-errors\.txt)|rate-driver(-errors\.txt|\.env)|rate-logins\.tsv)" |
+		grep -vxE "raw/(banner-samples\.tsv|repeat-figures\.tsv|wire\.tsv|wire-N-logins\.tsv(\.base1)?|wire-N-packets\.tsv|wire-N-base-(packets\.tsv|capture\.env|capture-errors\.txt)|wire-N-probe\.env\.untrimmed|wire-load\.tsv|wire-maxstartups\.tsv|wire-N-rate-S-(logins|startups)\.tsv|load-(clock-errors\.txt|clock\.env|clock\.tsv|known_hosts|ssh_config|start\.env)|burst-load(-errors\.txt|\.env|\.tsv)|concurrent-(hold-errors\.txt|hold\.txt|sessions\.tsv|ssh-errors\.txt)|rate-driver(-errors\.txt|\.env)|rate-logins\.tsv|watch-(samples\.tsv|server\.log|sources\.tsv|startups\.env|startups\.tsv)|load-merge-(HOST-burst-class\.(env|tsv)|hosts\.tsv|login-samples\.tsv|rate-logins\.tsv))" |
 		grep -vxE "raw/($NEWER_THAN_STORED_RUN)" >named &&
 	test -s named &&
 	missing="" &&
