@@ -766,8 +766,10 @@ wire_lo_turns () {
 # the kernel dropped packets of that capture (its dropped=): it would
 # miss waits.
 wire_base_wait_ms () {
+	local packets=$RAW_DIR/wire-$1-base-packets.tsv
 	[ "$(kv_get "$RAW_DIR/wire-$1-base-capture.env" dropped)" -gt 0 ] 2>/dev/null && return 0
-	wire_lo_turns "$RAW_DIR/wire-$1-base-packets.tsv" | awk '{ print $7 }' | wire_median
+	# wire_turns' lines are words, not a table (wire_far_packets).
+	wire_lo_turns "$packets" | awk '{ print $7 }' | wire_median
 }
 
 # wire_wait_trips ROW RTT_MS: the round trips per login from the time
