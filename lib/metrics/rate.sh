@@ -239,7 +239,12 @@ rate_step_again () {
 # is one draw, and two tries show how firm it is.
 rate_sweep_interval () {
 	local lo hi row note tries=0 k_off
-	[ -n "$knee" ] || return 0
+	# Without a knee (the first step broke) the same keys, with no bounds:
+	# a run's keys do not depend on what the machine managed (t57).
+	if [ -z "$knee" ]; then
+		result_interval rate - - 0 steps - "no step of the sweep kept up, so there is no knee to bracket"
+		return 0
+	fi
 	k_off=$(rate_cell "$knee" offered_per_s)
 	lo=$(rate_cell "$knee" achieved_per_s)
 	tries=1
