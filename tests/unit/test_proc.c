@@ -221,8 +221,13 @@ test_ladder_child(void)
 		terms += sig == SIGTERM;
 		kills += sig == SIGKILL;
 	}
-	ok(terms == 1 && kills == 1, "ladder: the child took one SIGTERM and "
-	    "one SIGKILL (%d, %d)", terms, kills);
+	/*
+	 * One SIGTERM; a SIGKILL, and again each grace until the child is
+	 * reaped (under nice -n 19 beside load a killed child once took
+	 * longer than the grace to go: 5 of them).
+	 */
+	ok(terms == 1 && kills >= 1, "ladder: the child took one SIGTERM and "
+	    "at least one SIGKILL (%d, %d)", terms, kills);
 	ok(WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL,
 	    "ladder: it ended by the SIGKILL");
 	ok(now_ns() - t0 >= 100 * NS_PER_MS + grace, "ladder: not before "
