@@ -123,7 +123,7 @@ status=ok reasons=""
 [ "$(kv_get "$WATCH_ENV" status)" = ok ] || { status=partial reasons="the watch: $(kv_get "$WATCH_ENV" status) $(kv_get "$WATCH_ENV" reason)"; }
 
 declare -A ROW=()
-rows=""
+rows="" release_min=""
 for h in "${HOSTS[@]}"; do
 	dir="$WATCH_RUN/hosts/$h"
 	ROW=([host]=$h)
@@ -155,6 +155,12 @@ for h in "${HOSTS[@]}"; do
 		ROW[burst_penalty]=$(kv_get "$RAW/load-merge-$h-burst-class.env" penalty)
 	fi
 	ROW[burst_release_target_wall_ns]=$(host_get "$h" burst_release_target_wall_ns)
+	# The earliest release, in ns (bash's 64-bit integers hold them).
+	case ${ROW[burst_release_target_wall_ns]} in
+	'' | - | *[!0-9]*) ;;
+	*) [ -n "$release_min" ] && [ "${ROW[burst_release_target_wall_ns]}" -ge "$release_min" ] ||
+		release_min=${ROW[burst_release_target_wall_ns]} ;;
+	esac
 	# Its first test's start and its last test's end, by the target's clock.
 	first="" last=""
 	for t in ${ROW[tests]}; do
@@ -182,10 +188,9 @@ done
 # The burst releases side by side: each one's distance from the earliest.
 {
 	tsv_header "$MERGE_HOSTS_COLUMNS"
-	printf '%s' "$rows" | awk -F'\t' -v OFS='\t' -v cols="$MERGE_HOSTS_COLUMNS" '
+	printf '%s' "$rows" | awk -F'\t' -v OFS='\t' -v cols="$MERGE_HOSTS_COLUMNS" -v min="$release_min" '
 		BEGIN { n = split(cols, c, " "); for (i = 1; i <= n; i++) if (c[i] == "burst_release_target_wall_ns") r = i; else if (c[i] == "burst_release_apart_ms") d = i }
-		{ line[NR] = $0; if ($r != "-" && (min == "" || $r + 0 < min)) min = $r + 0 }
-		END { for (k = 1; k <= NR; k++) { $0 = line[k]; if ($r != "-") $d = sprintf("%.3f", ($r - min) / 1e6); print } }'
+		{ if ($r != "-" && min != "") $d = sprintf("%.3f", ($r - min) / 1e6); print }'
 } >"$HOSTS_TSV"
 
 merge_set status "$status"
