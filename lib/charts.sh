@@ -9,7 +9,7 @@
 # rows; an empty cell or "-" is a missing value and is not drawn):
 #   svg_bars OUT TITLE UNIT     label, series...  horizontal grouped bars
 #   svg_stacked OUT TITLE UNIT  label, part...    horizontal stacked bars
-#   svg_lines OUT TITLE XLABEL YLABEL  x, series...  lines with points
+#   svg_lines OUT TITLE XLABEL YLABEL [UNIT]  x, series...  lines with points
 #     (REF_SERIES="2 3": those series are references: dashed, no labels)
 #
 # The charts and the data they read (a chart whose data is absent is not
@@ -267,10 +267,12 @@ svg_waterfall () {
 	mv -f "$1.tmp" "$1"
 }
 
-# svg_lines OUT TITLE XLABEL YLABEL: one line per series (column) over the
-# numeric x of the first column, each point marked and labelled.
+# svg_lines OUT TITLE XLABEL YLABEL [UNIT]: one line per series (column)
+# over the numeric x of the first column, each point marked and labelled;
+# the points' figures rounded for UNIT (unit_decimals), by default the
+# label's own words (a label that is a unit, as "ms").
 svg_lines () {
-	awk -v title="$2" -v xlabel="$3" -v ylabel="$4" -v dec="$(unit_decimals "$4")" -v refs=" ${REF_SERIES:-} " -v palette="$CHART_PALETTE" "$CHART_AWK"'
+	awk -v title="$2" -v xlabel="$3" -v ylabel="$4" -v dec="$(unit_decimals "${5:-$4}")" -v refs=" ${REF_SERIES:-} " -v palette="$CHART_PALETTE" "$CHART_AWK"'
 	NR == 1 { ns = NF - 1; for (i = 2; i <= NF; i++) series[i - 1] = $i; next }
 	num($1) {
 		nr++; xv[nr] = $1 + 0; if ($1 + 0 > xmax) xmax = $1 + 0
@@ -510,7 +512,7 @@ chart_burst () {
 		join -t "$(printf '\t')" -a 1 <(printf '%s\n' "$data" | sort -k1,1) \
 			<(maxstartups_expected "$spec" "$steps" | sort -k1,1) | sort -n |
 			awk -F'\t' -v OFS='\t' '{ print $1, $2, $1, $3 }'
-	} | REF_SERIES="2 3" svg_lines "$run/charts/burst-accepted.svg" "Burst: clients logged in when released at once" "clients released at once" "clients logged in"
+	} | REF_SERIES="2 3" svg_lines "$run/charts/burst-accepted.svg" "Burst: clients logged in when released at once" "clients released at once" "clients logged in" clients
 }
 
 # One bar group per cipher: a bar per direction, and the cipher's ceiling;

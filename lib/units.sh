@@ -13,8 +13,6 @@ unit_decimals () {
 	case $1 in
 	MB) printf 2 ;;
 	clients | sessions | processes | count) printf 0 ;;
-	# A chart's axis that counts them ("clients logged in").
-	'clients '* | 'sessions '* | 'processes '*) printf 0 ;;
 	*) printf 1 ;;
 	esac
 }
