@@ -497,14 +497,9 @@ export RUN_DIR RAW_DIR DATA_DIR
 	printf 'tests=%s\n' "$selected"
 	printf 'all_tests=%s\n' "$([ "$#" -eq 0 ] && echo yes || echo no)"
 	printf 'kit_dir=%s\n' "$KIT_DIR"
-	# Which kit made the run: its version and release, and in a source
-	# checkout its commit (results.json's "kit", the report's header).
-	printf 'kit_version=%s\nkit_release=%s\n' "$KIT_VERSION" "$KIT_RELEASE"
-	commit=$(kit_commit)
-	[ -z "$commit" ] || printf 'kit_commit=%s\n' "$commit"
 } >"$DATA_DIR/run.env"
-# Every setting used in this run.
-helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE" >"$DATA_DIR/settings.env"
+# Which kit made the run, and every setting used in it.
+run_provenance "$DATA_DIR/run.env"
 
 # An interrupted run still gets its report, with the test marked.
 current=""

@@ -23,3 +23,18 @@ make_run_dir () {
 		die "cannot create $dir (file system full or read-only?); free space there or set RESULTS_DIR to a writable folder"
 	printf '%s\n' "$dir"
 }
+
+# run_provenance ENV: which kit made the run, appended to the run's ENV
+# file (kit_version and kit_release, and in a source checkout kit_commit:
+# results.json's "kit", the report's header), and every setting in use
+# into DATA_DIR/settings.env. A run of test-ssh.sh, a load host's run and
+# the target's watch record it the same way.
+run_provenance () {
+	local commit
+	{
+		printf 'kit_version=%s\nkit_release=%s\n' "$KIT_VERSION" "$KIT_RELEASE"
+		commit=$(kit_commit)
+		[ -z "$commit" ] || printf 'kit_commit=%s\n' "$commit"
+	} >>"$1"
+	helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE" >"$DATA_DIR/settings.env"
+}

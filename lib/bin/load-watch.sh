@@ -221,10 +221,7 @@ watch_set end_at "$END_AT"
 watch_set server_mode "$(server_get MODE)"
 watch_set openssh_server "$(server_get BUILD)"
 watch_set max_startups "$(server_effective maxstartups | head -n 1)"
-watch_set kit_version "$KIT_VERSION"
-commit=$(kit_commit)
-[ -z "$commit" ] || watch_set kit_commit "$commit"
-helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE" >"$DATA_DIR/settings.env"
+run_provenance "$WATCH_ENV"
 
 STARTUPS_PID=""
 # shellcheck disable=SC2317 # run at the exit and by the trap below
@@ -269,15 +266,21 @@ progress "watching the test server (pid $listener) until $(date -u -d "@$END_AT"
 status=ok reason=""
 ENDED=window
 : >"$RUN_TMP/loop-reason"
+# The window's end is END_AT by the wall clock, read once here and then
+# kept on CLOCK_MONOTONIC (the samples' mono_ns): a clock set back or
+# forward during the watch neither stretches nor cuts it.
 (
 	k=1 t0=$EPOCHREALTIME
 	t0_us=${t0/./}
+	mono_end=""
 	while :; do
 		if ! watch_sample "$k"; then
 			printf 'the test server could not be sampled: %s\n' "$(tail -n 1 "$RAW_DIR/watch-errors.txt")" >"$RUN_TMP/loop-reason"
 			exit 1
 		fi
-		[ "${EPOCHSECONDS}" -lt "$END_AT" ] || exit 0
+		mono=$(kv_get "$RUN_TMP/sample.env" mono_ns)
+		[ -n "$mono_end" ] || mono_end=$(( mono + END_AT * 1000000000 - $(date +%s%N) ))
+		[ "$mono" -lt "$mono_end" ] || exit 0
 		# Each sample at its due time from the first: a slow one
 		# must not shift the rest.
 		now_us=${EPOCHREALTIME/./}

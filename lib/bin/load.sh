@@ -212,10 +212,7 @@ load_set key_fingerprint "$("$SSH_KEYGEN" -l -f "$KEY" 2>/dev/null | cut -d' ' -
 load_set tests "$*"
 load_set start_at "${START_AT:--}"
 load_set openssh_client "$(openssh_build "$SSH")"
-load_set kit_version "$KIT_VERSION"
-commit=$(kit_commit)
-[ -z "$commit" ] || load_set kit_commit "$commit"
-helper settings -s "$SCHEMA_FILE" -f "$SETTINGS_FILE" >"$DATA_DIR/settings.env"
+run_provenance "$LOAD_ENV"
 
 # An interrupt ends the run with what it has: the test that ran is marked.
 current=""
