@@ -26,22 +26,6 @@ host_kit_test 'load mode'
 LOAD_HOST_WHAT='load mode'
 . "$TEST_DIR/lib/loadhost.sh"
 
-# This instance's own /24 in 198.19.0.0/16, and its own namespaces and
-# veth names (spm: load mode; netsnap.sh leaves other instances' out):
-# the first load host in its lower half, the second in its upper half,
-# which reaches SERVER_ADDR through the host.
-N=$(instance_port_offset "$TEST_INSTANCE")
-P=198.19.$((N % 200 + 20))
-NS=sshperf-loadmode-$TEST_INSTANCE
-DEV=spm${N}h
-PEER=spm${N}c
-SERVER_ADDR=$P.1
-LOAD_ADDR=$P.2
-NS2=sshperf-loadmode2-$TEST_INSTANCE
-DEV2=spm${N}h2
-PEER2=spm${N}c2
-GATEWAY2=$P.129
-LOAD_ADDR2=$P.130
 # The clients of each load host's burst, its concurrent sessions and
 # how long they are held open (DURATION).
 # shellcheck disable=SC2034 # read in the test bodies (test_expect evaluates them)
@@ -51,11 +35,9 @@ LOAD_SAMPLES=8
 RESULTS="$TEST_TMP/load-results"
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-# The load hosts: the namespaces' ends of the veths have LOAD_ADDR and
-# LOAD_ADDR2.
-load_host_make "$NS" "$DEV" "$PEER" "$SERVER_ADDR/25" "$LOAD_ADDR"
-load_host_make "$NS2" "$DEV2" "$PEER2" "$GATEWAY2/25" "$LOAD_ADDR2"
-load_host_route "$NS2" "$SERVER_ADDR" "$GATEWAY2"
+# The two load hosts (spm: load mode): the namespaces' ends of the veths
+# have LOAD_ADDR and LOAD_ADDR2.
+load_hosts_two spm loadmode
 
 host_snapshot_save
 

@@ -22,28 +22,14 @@ host_kit_test 'load merge'
 LOAD_HOST_WHAT='load merge'
 . "$TEST_DIR/lib/loadhost.sh"
 
-# t37's /24 of this instance (one instance runs one file at a time), with
-# namespaces and veths of this file's own names (spl: load merge).
-N=$(instance_port_offset "$TEST_INSTANCE")
-P=198.19.$((N % 200 + 20))
-NS=sshperf-loadmerge-$TEST_INSTANCE
-DEV=spl${N}h
-PEER=spl${N}c
-SERVER_ADDR=$P.1
-LOAD_ADDR=$P.2
-NS2=sshperf-loadmerge2-$TEST_INSTANCE
-DEV2=spl${N}h2
-PEER2=spl${N}c2
-GATEWAY2=$P.129
-LOAD_ADDR2=$P.130
 # shellcheck disable=SC2034 # read in the test bodies (test_expect evaluates them)
 BURST_CLIENTS=10
 RESULTS="$TEST_TMP/watch-results"
 test_atexit '"$KIT_DIR/start-ssh.sh" -q cleanup >/dev/null 2>&1'
 
-load_host_make "$NS" "$DEV" "$PEER" "$SERVER_ADDR/25" "$LOAD_ADDR"
-load_host_make "$NS2" "$DEV2" "$PEER2" "$GATEWAY2/25" "$LOAD_ADDR2"
-load_host_route "$NS2" "$SERVER_ADDR" "$GATEWAY2"
+# t37's layout, with namespaces and veths of this file's own names
+# (spl: load merge).
+load_hosts_two spl loadmerge
 
 host_snapshot_save
 

@@ -65,3 +65,23 @@ load_host_gone () {
 	waits_for 20 sh -c "! ip link show $2 >/dev/null 2>&1" &&
 	net_snapshot >"$TEST_TMP/net.now" && test_cmp "$TEST_TMP/net.before" "$TEST_TMP/net.now"
 }
+
+# load_hosts_two TAG NAME: the two load hosts of the load mode's tests
+# (t37, t39) in the /24 of this instance in 198.19.0.0/16 (one instance
+# runs one file at a time), with namespaces sshperf-NAME-INSTANCE and
+# sshperf-NAME2-INSTANCE and veths TAG<N>h/c and TAG<N>h2/c2 (netsnap.sh
+# knows the tags and leaves other instances' out). The first host in the
+# lower half of the /24, the second in its upper half, which reaches the
+# target's address through the host. Sets N P NS DEV PEER SERVER_ADDR
+# LOAD_ADDR NS2 DEV2 PEER2 GATEWAY2 LOAD_ADDR2.
+load_hosts_two () {
+	N=$(instance_port_offset "$TEST_INSTANCE")
+	P=198.19.$((N % 200 + 20))
+	NS=sshperf-$2-$TEST_INSTANCE DEV=$1${N}h PEER=$1${N}c
+	SERVER_ADDR=$P.1 LOAD_ADDR=$P.2
+	NS2=sshperf-${2}2-$TEST_INSTANCE DEV2=$1${N}h2 PEER2=$1${N}c2
+	GATEWAY2=$P.129 LOAD_ADDR2=$P.130
+	load_host_make "$NS" "$DEV" "$PEER" "$SERVER_ADDR/25" "$LOAD_ADDR"
+	load_host_make "$NS2" "$DEV2" "$PEER2" "$GATEWAY2/25" "$LOAD_ADDR2"
+	load_host_route "$NS2" "$SERVER_ADDR" "$GATEWAY2"
+}
