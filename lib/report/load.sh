@@ -60,8 +60,17 @@ report_load_merge () {
 	printf '| sshd'"'"'s log: drops by MaxStartups / for another reason (penalties) / rate-limited | %s / %s / %s |\n' "$a" "$b" "$c"
 	printf '| the watch covered the load (its first sample before the first host'"'"'s start, its last after the last end) | %s |\n\n' \
 		"$(kv_get "$LOAD_MERGE_ENV" window_covers)"
-	printf 'The capacity shown: %s of the closed loops with sshd at %s of this machine'"'"'s CPUs.\n\n' \
-		"$(load_fig logins/s rate_logins_per_s)" "$(load_fig % rate_sshd_cpu_pct)"
+	if [ "$(kv_get "$LOAD_MERGE_ENV" rate_hosts)" = 0 ]; then
+		printf 'No capacity shown: no load host ran rate.\n\n'
+	elif [ "$(kv_get "$LOAD_MERGE_ENV" rate_logins_per_s)" = - ]; then
+		# A host whose earlier test (burst) ended late starts its loop
+		# after another's has ended.
+		printf 'No capacity shown: the hosts'"'"' closed loops did not run at the same time (no common window). '
+		printf 'Run rate first, or alone, on every host.\n\n'
+	else
+		printf 'The capacity shown: %s of the closed loops with sshd at %s of this machine'"'"'s CPUs.\n\n' \
+			"$(load_fig logins/s rate_logins_per_s)" "$(load_fig % rate_sshd_cpu_pct)"
+	fi
 	printf '## The load hosts\n\n'
 	printf '| Host | address | status | clock offset | logins (own / sshd'"'"'s log) | logins/s | login p50 / p95 '
 	printf '| burst: clients, ok, refused (log), penalty | release apart | release spread | sessions alive |\n'
