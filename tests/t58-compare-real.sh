@@ -5,7 +5,8 @@
 # stability, tests/bench/stability.sh STABILITY_REAL=1):
 # - a 300 ms sleep in sshd's AuthorizedKeysCommand (tests/lib/delay.sh,
 #   once per login) against the same program sleeping 0 ms: login
-#   significantly worse, and every login of the delayed run spends at
+#   significantly worse where the runs' interval can show it (sees), and
+#   every login of the delayed run spends at
 #   least the 300 ms in its authentication phase (by construction). A
 #   change is significant when all of its interval is past 10 % of the
 #   median; on a loaded CI machine a login takes 300-600 ms, and 50 ms
@@ -162,6 +163,27 @@ delay_seen () {
 	return 1
 }
 
+# sees DECISION SLEEP: the decision (from the samples) calls a change of
+# SLEEP ms worse: 0. Only where the two runs could show it: when half the
+# shift's interval is wider than SLEEP less the threshold (a machine so
+# loaded that the logins' own spread and the drift between the runs hide
+# the sleep; seen beside stress-unit and a second lane of host tests:
+# 95 % -317 to +367 ms around logins of 1.1 s), the rule cannot call it
+# significant and must not: it may only not call it better; that is
+# said, and 2. How often the sleep is seen is make stability's to
+# measure. 1, with the decision, when neither holds.
+sees () {
+	local w
+	w=$(awk -v lo="$(key "$1" shift_lo)" -v hi="$(key "$1" shift_hi)" -v m="$(key "$1" median_a)" -v th="$(key "$1" threshold)" -v s="$2" \
+		"BEGIN { if (lo == \"-\" || hi == \"-\" || m == \"-\") exit; if ((hi - lo) / 2 > s - m * th / 100) print \"wide\" }")
+	if [ "$w" = wide ] && [ "$(key "$1" word)" != better ]; then
+		echo "# not asserted: the interval $(key "$1" shift_lo) to $(key "$1" shift_hi) ms is too wide to show $2 ms past the threshold of $(key "$1" threshold) % of $(key "$1" median_a) ms; the answer: $(key "$1" word)"
+		return 2
+	fi
+	is "$1" word worse && is "$1" how samples && return 0
+	return 1
+}
+
 # itself RUN TEST: a run against itself is no change, with a zero shift.
 itself () {
 	local d
@@ -193,9 +215,9 @@ test_expect 'a 300 ms sleep in sshd once per login: login significantly worse, t
 	runs0=$(delay_runs server) spent0=$(delay_spent server) &&
 	kit_run delay1 login &&
 	d=$(decided nodelay delay1 login) &&
-	{ { is "$d" word worse && is "$d" how samples; } || delay_seen delay1 "$runs0" "$spent0" nodelay; } && by_rule "$d" &&
+	{ r=0; sees "$d" 300 || r=$?; [ "$r" -ne 1 ] || delay_seen delay1 "$runs0" "$spent0" nodelay; } && by_rule "$d" &&
 	s=$(key "$d" shift) &&
-	{ awk -v s="$s" "BEGIN { exit !(s > 0) }" || { echo "shift ${s:-none}: $(key "$d" cell)"; false; }; } &&
+	{ [ "$r" -eq 2 ] || awk -v s="$s" "BEGIN { exit !(s > 0) }" || { echo "shift ${s:-none}: $(key "$d" cell)"; false; }; } &&
 	# What the code does bound: the sleep is inside every login of the
 	# delayed run, in its authentication phase. (Each check says only
 	# its own failure: grouped, an earlier one does not fall through.)
