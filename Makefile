@@ -117,8 +117,10 @@ check-openssh: all
 # The Ansible role and playbook against booted systemd containers (minutes).
 # A busy machine makes it slow: 30 minutes before run.sh gives up on it
 # (its "# run.sh timeout" line).
+# check-loadtest.sh (ansible/loadtest.yml) pins its containers to the two
+# CPUs: one file at a time.
 check-fleet: all
-	tests/run.sh tests/check-fleet.sh
+	TEST_LANES=1 tests/run.sh tests/check-fleet.sh tests/check-loadtest.sh
 
 # The benchmarks' own fixtures (tests/bench/NAME.c -> build/bench-NAME),
 # such as the plain TCP echo server the echo timer's floor is measured

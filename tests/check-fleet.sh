@@ -222,20 +222,13 @@ skip_rest () {
 [ "$(id -u)" -eq 0 ] || skip_rest 'needs root (containers, network namespace)'
 command -v rpmbuild >/dev/null 2>&1 || skip_rest 'rpmbuild is not installed (apt-get install rpm)'
 
-# shellcheck source=lib/container.sh
-. "$TEST_DIR/lib/container.sh"
+# shellcheck source=tests/lib/fleet.sh
+. "$TEST_DIR/lib/fleet.sh"
 N=3
-NSPAWN=() CPID=() MAINPID=()
-HOLDER=""
-use () { CONTAINER_NSPAWN_PID=${NSPAWN[$1]:-} CONTAINER_PID=${CPID[$1]:-}; }
-stop_all () {
-	local i
-	for ((i = 1; i <= N; i++)); do use "$i"; container_stop; done
-	if [ -n "$HOLDER" ]; then kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null; HOLDER=""; fi
-}
+FLEET_N=$N
 # The harness's one cleanup path: it runs this at the end of the file
 # (INT and TERM included) and removes TEST_TMP after it.
-test_atexit stop_all
+test_atexit fleet_stop_all
 
 t0=$(date +%s)
 # The RPM: built here unless FLEET_RPM names one (to try a change quickly).
@@ -261,72 +254,15 @@ CTL="$TEST_TMP/ctl/usr/share/sshd-perf-kit"
 CTL_EXEC="$TEST_TMP/ctl/usr/libexec/sshd-perf-kit"
 [ -f "$CTL/ansible/fleet.yml" ] || skip_rest "the RPM has no ansible/fleet.yml (built from an older HEAD? commit first)"
 
-# python3 for Ansible's modules inside the containers: the packages the
-# container root lacks, fetched once into the cache's debs folder.
-DEBS="$CONTAINER_CACHE/debs-python3"
-# (order: apt's, in which each one's pre-dependencies come first)
-fetch_debs () {
-	local root="$CONTAINER_CACHE/$CONTAINER_SUITE" pkgs p
-	container_root || return 1
-	[ ! -f "$DEBS/.complete" ] || return 0
-	rm -rf "$DEBS"
-	pkgs=$(apt-get -s -o Dir::State::status="$root/var/lib/dpkg/status" install --no-install-recommends python3 |
-		awk '$1 == "Inst" { print $2 }') || return 1
-	[ -n "$pkgs" ] || { echo "apt-get finds nothing to install for python3" >&2; return 1; }
-	mkdir -p "$DEBS.new" || return 1
-	# shellcheck disable=SC2086 # a list of package names
-	(cd "$DEBS.new" && apt-get download -q $pkgs) >"$TEST_TMP/debs.log" 2>&1 ||
-		{ tail -n 3 "$TEST_TMP/debs.log" >&2; rm -rf "$DEBS.new"; return 1; }
-	for p in $pkgs; do ls "$DEBS.new/${p}_"*.deb; done >"$DEBS.new/order" || return 1
-	touch "$DEBS.new/.complete" && mv "$DEBS.new" "$DEBS"
-}
-fetch_debs 2>"$TEST_TMP/debs.err" || skip_rest "python3 .deb files for the containers: $(tail -n 1 "$TEST_TMP/debs.err")"
-mkdir "$TEST_TMP/debs"
-while read -r f; do
-	cp "$DEBS/$(basename "$f")" "$TEST_TMP/debs/" && basename "$f"
-done <"$DEBS/order" >"$TEST_TMP/debs/order" || skip_rest "$DEBS is incomplete; remove it and run again"
+fleet_debs 2>"$TEST_TMP/debs.err" || skip_rest "python3 .deb files for the containers: $(tail -n 1 "$TEST_TMP/debs.err")"
+fleet_controller 2>"$TEST_TMP/ctl.err" || skip_rest "$(tail -n 1 "$TEST_TMP/ctl.err")"
 
-# The controller's network namespace, held by a sleeping process.
-unshare --net sleep 100000 &
-HOLDER=$!
-holder_ns () {
-	local ns
-	ns=$(readlink "/proc/$HOLDER/ns/net" 2>/dev/null) && [ "$ns" != "$(readlink /proc/self/ns/net)" ]
-}
-container_wait 60 holder_ns || skip_rest "unshare --net sleep (pid $HOLDER) made no network namespace within 60 s"
-nsenter -t "$HOLDER" -n ip link set lo up
-
-boot () {
-	local i=$1
-	CONTAINER_NSPAWN_PID="" CONTAINER_PID=""
-	container_start "fleet$i" || return 1
-	NSPAWN[i]=$CONTAINER_NSPAWN_PID CPID[i]=$CONTAINER_PID
-	# One at a time: dpkg wants a pre-dependency configured, not only unpacked.
-	container_exec sh -c "cd $TEST_TMP/debs && while read -r f; do dpkg -i \"\$f\" || exit 1; done <order" >"$TEST_TMP/dpkg.$i" 2>&1 ||
-		{ echo "dpkg -i python3 failed in fleet$i: $(tail -n 1 "$TEST_TMP/dpkg.$i")" >&2; return 1; }
-	ip link add "fleet$i" netns "$HOLDER" type veth peer name eth1 netns "$CONTAINER_PID" || return 1
-	nsenter -t "$HOLDER" -n ip addr add "10.250.$i.1/24" dev "fleet$i" &&
-		nsenter -t "$HOLDER" -n ip link set "fleet$i" up &&
-		container_exec ip addr add "10.250.$i.2/24" dev eth1 &&
-		container_exec ip link set eth1 up || return 1
-	MAINPID[i]=$(container_exec systemctl show -p MainPID --value ssh.service)
-}
 t1=$(date +%s)
 for ((i = 1; i <= N; i++)); do
-	boot "$i" 2>"$TEST_TMP/boot.err" || skip_rest "container fleet$i: $(tail -n 1 "$TEST_TMP/boot.err")"
+	fleet_boot "$i" "fleet$i" 2>"$TEST_TMP/boot.err" || skip_rest "container fleet$i: $(tail -n 1 "$TEST_TMP/boot.err")"
 done
 printf '# %d containers booted with python3 and a network in %ds\n' "$N" "$(( $(date +%s) - t1 ))"
 
-# In container I, as an administrator's shell would.
-ct () {
-	local i=$1
-	shift
-	use "$i"
-	container_exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
-}
-snapshot () {
-	ct "$1" bash -c ". '$TEST_DIR/lib/snapshot.sh' && host_snapshot && kit_processes"
-}
 for ((i = 1; i <= N; i++)); do snapshot "$i" >"pristine.$i"; done
 
 # The inventory: the containers' own sshd, root with the container key,
@@ -355,13 +291,9 @@ sshd_perf_kit_tests=["login"]
 sshd_perf_kit_login_samples=3
 EOF
 
-# ansible-playbook in the controller's namespace; each output line gets
-# the second it came (for the time per host).
+# ansible-playbook fleet.yml of the RPM in the controller's namespace.
 play () {
-	local line
-	nsenter -t "$HOLDER" -n ansible-playbook -i "$TEST_TMP/inventory" "$CTL/ansible/fleet.yml" "$@" 2>&1 |
-		while IFS= read -r line; do printf '%s %s\n' "$(date +%s)" "$line"; done
-	return "${PIPESTATUS[0]}"
+	fleet_play "$TEST_TMP/inventory" "$CTL/ansible/fleet.yml" "$@"
 }
 unchanged () {
 	local i
