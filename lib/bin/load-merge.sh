@@ -9,8 +9,11 @@
 # (burst_classify); over all hosts the logins/s of their closed loops in
 # their common window, the login times of every host's samples (one
 # sshperf-summary over the merged table), sshd's CPU per login and its
-# share of the target's CPUs, measured. Called by `test-ssh.sh
-# --load-merge`. Writes WATCH_RUN/data/load-merge.env,
+# share of the target's CPUs, measured. A load host the play could not
+# run (unreachable, or its connection lost mid-run) has no run folder but
+# hosts/NAME/failed.env (reason=, task=, address=): it gets a NOT_RUN row
+# and is left out of every merged figure, and the report is partial.
+# Called by `test-ssh.sh --load-merge`. Writes WATCH_RUN/data/load-merge.env,
 # WATCH_RUN/raw/load-merge-*.tsv (docs/data.md) and the report
 # WATCH_RUN/load-report.md (lib/report/load.sh) with its HTML twin, and
 # prints the report's path. Needs no root and no test server.
@@ -51,8 +54,9 @@ and its HTML twin, data/load-merge.env and raw/load-merge-*.tsv, and
 prints the report's path. Needs no root and no test server.
 
 Exit status: 0 every load host's run and the watch were ok, 1 the report
-is partial (a host or the watch was not ok: the report says which),
-2 bad input (nothing written).
+is partial (a host or the watch was not ok, or a host did not run and
+holds only failed.env: the report says which), 2 bad input (nothing
+written).
 EOF
 }
 
@@ -64,6 +68,15 @@ merge_set () {
 # host_get NAME KEY: a key of load host NAME's data/load.env.
 host_get () {
 	kv_get "$WATCH_RUN/hosts/$1/data/load.env" "$2"
+}
+
+# failed_get NAME KEY: a key of failed.env, the play's word on load host
+# NAME that did not run, on one line.
+failed_get () {
+	local v
+	v=$(kv_get "$WATCH_RUN/hosts/$1/failed.env" "$2")
+	v=${v//$'\t'/ }
+	printf '%s\n' "${v//$'\r'/}"
 }
 
 # host_target_ns NAME WALL_NS: a wall clock time of load host NAME on the
@@ -90,17 +103,25 @@ case ${1:-} in -h | --help) usage; exit 0 ;; esac
 WATCH_RUN=${1%/}
 [ "$(kv_get "$WATCH_RUN/data/watch.env" mode 2>/dev/null)" = watch ] ||
 	die "$WATCH_RUN is not a watch's run folder (no data/watch.env of test-ssh.sh --load-watch)"
-HOSTS=()
+# ALL_HOSTS: every folder of hosts/, in order; HOSTS those that ran (a
+# run folder of the load mode), FAILED those the play could not run
+# (failed.env only).
+ALL_HOSTS=() HOSTS=() FAILED=()
 for d in "$WATCH_RUN"/hosts/*/; do
 	[ -d "$d" ] || continue
 	name=$(basename "$d")
 	[[ $name =~ ^[A-Za-z0-9][A-Za-z0-9._:-]*$ ]] ||
 		die "$WATCH_RUN/hosts/$name: a load host's folder is named by its host name or address"
-	[ "$(kv_get "$d/data/load.env" mode 2>/dev/null)" = load ] ||
-		die "$WATCH_RUN/hosts/$name is not a load host's run folder (no data/load.env of test-ssh.sh --load); copy the folder its run printed"
-	HOSTS+=("$name")
+	ALL_HOSTS+=("$name")
+	if [ "$(kv_get "$d/data/load.env" mode 2>/dev/null)" = load ]; then
+		HOSTS+=("$name")
+	elif [ -f "$d/failed.env" ]; then
+		FAILED+=("$name")
+	else
+		die "$WATCH_RUN/hosts/$name is not a load host's run folder (no data/load.env of test-ssh.sh --load, nor the play's failed.env); copy the folder its run printed"
+	fi
 done
-[ "${#HOSTS[@]}" -gt 0 ] ||
+[ "${#ALL_HOSTS[@]}" -gt 0 ] ||
 	die "$WATCH_RUN/hosts/ holds no load host's run folder; copy each load host's run folder into $WATCH_RUN/hosts/NAME/"
 { [ -w "$WATCH_RUN" ] && [ -w "$WATCH_RUN/data" ] && [ -d "$WATCH_RUN/raw" ] && [ -w "$WATCH_RUN/raw" ]; } ||
 	die "$WATCH_RUN is not writable; copy it and merge the copy: cp -R $WATCH_RUN /tmp/ && $PROG /tmp/$(basename "$WATCH_RUN")"
@@ -124,9 +145,20 @@ status=ok reasons=""
 
 declare -A ROW=()
 rows="" release_min=""
-for h in "${HOSTS[@]}"; do
+for h in "${ALL_HOSTS[@]}"; do
 	dir="$WATCH_RUN/hosts/$h"
 	ROW=([host]=$h)
+	if [ ! -f "$dir/data/load.env" ]; then
+		# It did not run: its address, NOT_RUN and no figure.
+		ROW[address]=$(failed_get "$h" address)
+		[ -n "${ROW[address]}" ] || ROW[address]=$(host_address "$h")
+		ROW[status]=NOT_RUN
+		status=partial reasons="$reasons${reasons:+; }$h: NOT_RUN $(failed_get "$h" reason)"
+		row=""
+		for c in $MERGE_HOSTS_COLUMNS; do row="$row${row:+$'\t'}${ROW[$c]:--}"; done
+		rows="$rows$row"$'\n'
+		continue
+	fi
 	ROW[address]=$(host_address "$h")
 	ROW[status]=$(host_get "$h" status)
 	ROW[tests]=$(host_get "$h" tests)
@@ -195,8 +227,10 @@ done
 
 merge_set status "$status"
 [ -z "$reasons" ] || merge_set reason "$reasons"
-merge_set hosts "${HOSTS[*]}"
-merge_set hosts_n "${#HOSTS[@]}"
+merge_set hosts "${ALL_HOSTS[*]}"
+merge_set hosts_n "${#ALL_HOSTS[@]}"
+merge_set hosts_failed "${FAILED[*]}"
+merge_set hosts_failed_n "${#FAILED[@]}"
 for k in cores window_start_wall_ns window_end_wall_ns window_s sshd_cpu_ms sshd_cpu_pct machine_busy_pct logins_accepted \
 	drops_maxstartups drops_other drops_ratelimited rest_pss_kb peak_sessions peak_pss_kb per_session_kb max_startups \
 	startups_max startups_mean startups_p50; do
@@ -204,24 +238,29 @@ for k in cores window_start_wall_ns window_end_wall_ns window_s sshd_cpu_ms sshd
 	merge_set "$k" "${v:--}"
 done
 
-# The figures over all hosts, from the hosts' table, the merged logins and
-# the watch's samples.
-tsv_select "$HOSTS_TSV" logins_ok logins_accepted start_target_wall_ns end_target_wall_ns burst_release_apart_ms burst_ok burst_refused concurrent_alive |
+# The figures over all hosts that ran (not the NOT_RUN rows), from the
+# hosts' table, the merged logins and the watch's samples; "-" when none
+# ran.
+tsv_select "$HOSTS_TSV" status logins_ok logins_accepted start_target_wall_ns end_target_wall_ns burst_release_apart_ms burst_ok burst_refused concurrent_alive |
 	awk -F'\t' -v ws="$(kv_get "$WATCH_ENV" window_start_wall_ns)" -v we="$(kv_get "$WATCH_ENV" window_end_wall_ns)" \
 		-v goal="$LOAD_RELEASES_GOAL_MS" '
 	function n0(x) { return x ~ /^[0-9]+$/ ? x : 0 }
+	$1 == "NOT_RUN" { next }
 	{
-		ok += n0($1); acc += n0($2); if ($1 != $2) disagree++
-		if ($3 != "-" && (s == "" || $3 + 0 < s)) s = $3 + 0
-		if ($4 != "-" && (e == "" || $4 + 0 > e)) e = $4 + 0
-		if ($5 != "-") { bh++; if ($5 + 0 > apart) apart = $5 + 0 }
-		bok += n0($6); bref += n0($7); alive += n0($8)
+		ran++
+		ok += n0($2); acc += n0($3); if ($2 != $3) disagree++
+		if ($4 != "-" && (s == "" || $4 + 0 < s)) s = $4 + 0
+		if ($5 != "-" && (e == "" || $5 + 0 > e)) e = $5 + 0
+		if ($6 != "-") { bh++; if ($6 + 0 > apart) apart = $6 + 0 }
+		bok += n0($7); bref += n0($8); alive += n0($9)
 	}
 	END {
-		printf "logins_ok=%d\nlogins_hosts_accepted=%d\nlogins_agree=%s\n", ok, acc, disagree ? "no" : "yes"
+		if (ran > 0) printf "logins_ok=%d\nlogins_hosts_accepted=%d\nlogins_agree=%s\n", ok, acc, disagree ? "no" : "yes"
+		else printf "logins_ok=-\nlogins_hosts_accepted=-\nlogins_agree=-\n"
 		printf "load_start_target_wall_ns=%s\nload_end_target_wall_ns=%s\n", s == "" ? "-" : sprintf("%.0f", s), e == "" ? "-" : sprintf("%.0f", e)
-		printf "window_covers=%s\n", (s != "" && e != "" && ws != "" && ws + 0 <= s && we + 0 >= e) ? "yes" : "no"
-		printf "burst_hosts=%d\nburst_ok=%d\nburst_refused=%d\nconcurrent_alive=%d\n", bh, bok, bref, alive
+		printf "window_covers=%s\n", ran == 0 ? "-" : (s != "" && e != "" && ws != "" && ws + 0 <= s && we + 0 >= e) ? "yes" : "no"
+		if (ran > 0) printf "burst_hosts=%d\nburst_ok=%d\nburst_refused=%d\nconcurrent_alive=%d\n", bh, bok, bref, alive
+		else printf "burst_hosts=0\nburst_ok=-\nburst_refused=-\nconcurrent_alive=-\n"
 		printf "burst_releases_goal_ms=%s\n", goal
 		if (bh > 0) printf "burst_releases_apart_ms=%.3f\nburst_releases_wide=%s\n", apart, (bh > 1 && apart > goal) ? "yes" : "no"
 		else printf "burst_releases_apart_ms=-\nburst_releases_wide=-\n"

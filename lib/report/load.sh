@@ -17,17 +17,28 @@ load_fig () {
 # report_load_merge RUN: the report, on stdout.
 report_load_merge () {
 	local run=$1 host addr st tests off unc ok acc lps p50 p95 bc bok bref bpen apart spread alive wide
-	local a b c n_ e f g
+	local a b c n_ e f g hosts_ran
 	LOAD_MERGE_ENV="$run/data/load-merge.env"
 	printf '# Load run on %s\n\n' "$(kv_get "$run/data/watch.env" target_host)"
 	local head='The test server of this machine (port %s, user %s, MaxStartups %s) was loaded by %s load host(s) '
 	head+='(`test-ssh.sh --load`) and watched by itself over the load (`test-ssh.sh --load-watch`, %s s of samples); '
 	head+='every figure here is a measurement of that run, none is computed from another machine. Status: **%s**%s.\n\n'
+	# The hosts that ran, "N of M" when the play could not run some.
+	hosts_ran=$(kv_get "$LOAD_MERGE_ENV" hosts_n)
+	n_=$(kv_get "$LOAD_MERGE_ENV" hosts_failed_n)
+	if [[ ${n_:-0} =~ ^[1-9][0-9]*$ && $hosts_ran =~ ^[0-9]+$ ]]; then hosts_ran="$((hosts_ran - n_)) of $hosts_ran"; fi
 	# shellcheck disable=SC2059 # the format is the text above
 	printf "$head" \
 		"$(kv_get "$run/data/watch.env" port)" "$(kv_get "$run/data/watch.env" user)" "$(kv_get "$LOAD_MERGE_ENV" max_startups)" \
-		"$(kv_get "$LOAD_MERGE_ENV" hosts_n)" "$(load_fig s window_s | cut -d' ' -f1)" "$(kv_get "$LOAD_MERGE_ENV" status)" \
+		"$hosts_ran" "$(load_fig s window_s | cut -d' ' -f1)" "$(kv_get "$LOAD_MERGE_ENV" status)" \
 		"$(r=$(kv_get "$LOAD_MERGE_ENV" reason); [ -z "$r" ] || printf ' (partial: %s)' "$r")"
+	# Each load host the play could not run, by its failed.env.
+	for host in $(kv_get "$LOAD_MERGE_ENV" hosts_failed); do
+		a=$(kv_get "$run/hosts/$host/failed.env" reason) b=$(kv_get "$run/hosts/$host/failed.env" task)
+		printf -- '- %s did not complete: %s%s\n' "$host" "${a:-no reason in its failed.env}" "${b:+ (task: $b)}"
+	done
+	[ -z "$(kv_get "$LOAD_MERGE_ENV" hosts_failed)" ] ||
+		printf '\nNo figure below counts them (their rows say NOT_RUN).\n\n'
 	printf '## The target\n\n| Figure | Value |\n|---|---|\n'
 	printf '| logins/s of the closed loops, all hosts, in their common window of %s | %s |\n' "$(load_fig s rate_overlap_s)" "$(load_fig logins/s rate_logins_per_s)"
 	printf '| sshd'"'"'s share of the target'"'"'s %s CPUs from the sample before that window to the one after it (%s) | %s |\n' \
@@ -47,7 +58,7 @@ report_load_merge () {
 	fig a count "$(kv_get "$LOAD_MERGE_ENV" logins_ok)"
 	fig b count "$(kv_get "$LOAD_MERGE_ENV" logins_accepted)"
 	printf '| logins: by the hosts'"'"' counts / in sshd'"'"'s log | %s / %s (%s) |\n' "$a" "$b" \
-		"$([ "$(kv_get "$LOAD_MERGE_ENV" logins_agree)" = yes ] && echo 'each host agrees' || echo 'a host disagrees: see below')"
+		"$(case $(kv_get "$LOAD_MERGE_ENV" logins_agree) in yes) echo 'each host agrees' ;; no) echo 'a host disagrees: see below' ;; *) echo 'no load host ran' ;; esac)"
 	fig a sessions "$(kv_get "$LOAD_MERGE_ENV" peak_sessions)"
 	fig b MB "$(awk -v k="$(kv_get "$LOAD_MERGE_ENV" per_session_kb)" 'BEGIN { if (k == "" || k == "-") print "-"; else printf "%.4f", k * 1024 / 1e6 }')"
 	printf '| memory per session (PSS, at the most sessions open: %s) | %s MB |\n' "$a" "$b"
