@@ -66,6 +66,28 @@ test_expect 'bad input to the merge exits 2 with one line, nothing written' '
 	refused "holds no load host" --load-merge "$TEST_TMP/fake" &&
 	test_eq "$(find "$TEST_TMP/fake" -type f | wc -l)" 1
 '
+test_expect 'every load host failed (failed.env only): exit 1, a partial report, NOT_RUN rows, no figure' '
+	w=$TEST_TMP/allfailed &&
+	mkdir -p "$w/data" "$w/raw" "$w/hosts/load1" "$w/hosts/198.18.9.8" &&
+	printf "mode=watch\nstatus=ok\n" >"$w/data/watch.env" &&
+	printf "reason=unreachable: no route\ntask=Run the load\n" >"$w/hosts/load1/failed.env" &&
+	printf "reason=lost mid-run\ntask=Run the load\n" >"$w/hosts/198.18.9.8/failed.env" &&
+	rc=0 && "$KIT_DIR/test-ssh.sh" --load-merge "$w" >"$TEST_TMP/allfailed.out" 2>&1 || rc=$? &&
+	cat "$TEST_TMP/allfailed.out" &&
+	test_eq "$rc" 1 &&
+	test_eq "$(cat "$TEST_TMP/allfailed.out")" "$w/load-report.md" &&
+	test_kv "$w/data/load-merge.env" status partial &&
+	test_kv "$w/data/load-merge.env" hosts_failed "198.18.9.8 load1" &&
+	test_kv "$w/data/load-merge.env" hosts_failed_n 2 &&
+	test_kv "$w/data/load-merge.env" logins_ok - &&
+	test_kv "$w/data/load-merge.env" rate_hosts 0 &&
+	(. "$KIT_DIR/lib/data.sh" && tsv_select "$w/raw/load-merge-hosts.tsv" host address status logins_ok) >rows &&
+	test_grep -x "198.18.9.8	198.18.9.8	NOT_RUN	-" rows &&
+	test_grep -x "load1	-	NOT_RUN	-" rows &&
+	test_grep -F -- "- load1 did not complete: unreachable: no route (task: Run the load)" "$w/load-report.md" &&
+	test_grep -F -- "- 198.18.9.8 did not complete: lost mid-run (task: Run the load)" "$w/load-report.md" &&
+	[ -s "$w/load-report.html" ]
+'
 
 export LISTEN_ADDRESS="$SERVER_ADDR" LOAD_HOSTS="$LOAD_ADDR $LOAD_ADDR2" MAX_STARTUPS=100:30:200
 
@@ -279,6 +301,33 @@ test_expect 'planted: a host whose run failed makes the report partial, exit 1, 
 	test_grep "^reason=load1: FAIL planted" "$TEST_TMP/failed/data/load-merge.env" &&
 	test_grep -F "| load2 | $LOAD_ADDR2 | ok " "$TEST_TMP/failed/load-report.md"
 '
+test_expect 'planted: a load host that did not run (failed.env only) gets a NOT_RUN row, exit 1, the others'"'"' figures as before' '
+	planted lost &&
+	mkdir "$TEST_TMP/lost/hosts/lost" &&
+	printf "reason=unreachable: ssh: connect to host 198.18.9.9 port 22: No route to host\ntask=Run the load\naddress=198.18.9.9\n" \
+		>"$TEST_TMP/lost/hosts/lost/failed.env" &&
+	rc=0 && "$KIT_DIR/test-ssh.sh" --load-merge "$TEST_TMP/lost" >/dev/null || rc=$? &&
+	test_eq "$rc" 1 &&
+	env=$TEST_TMP/lost/data/load-merge.env &&
+	test_kv "$env" status partial &&
+	test_kv "$env" hosts_failed lost &&
+	test_kv "$env" hosts_failed_n 1 &&
+	test_kv "$env" hosts_n 3 &&
+	test_kv "$MERGE" hosts_failed "" &&
+	awk -F"\t" "\$1 == \"lost\"" "$TEST_TMP/lost/raw/load-merge-hosts.tsv" >row &&
+	test_eq "$(cut -f1-3 row)" "lost	198.18.9.9	NOT_RUN" &&
+	test_eq "$(cut -f4- row | tr "\t" "\n" | sort -u)" "-" &&
+	test_grep -F -- "- lost did not complete: unreachable: ssh: connect to host 198.18.9.9 port 22: No route to host (task: Run the load)" \
+		"$TEST_TMP/lost/load-report.md" &&
+	test_grep -F "| lost | 198.18.9.9 | NOT_RUN " "$TEST_TMP/lost/load-report.md" &&
+	keys="^(logins_|load_|window_covers|burst_|concurrent_alive|sshd_cpu_ms_per_login|rate_|login_total_)" &&
+	grep -E "$keys" "$MERGE" >before.env && grep -E "$keys" "$env" >after.env &&
+	grep -q "^rate_logins_per_s=" after.env &&
+	test_cmp before.env after.env &&
+	grep -v "^lost	" "$WATCH/raw/load-merge-hosts.tsv" >before.tsv &&
+	grep -v "^lost	" "$TEST_TMP/lost/raw/load-merge-hosts.tsv" >after.tsv &&
+	test_cmp before.tsv after.tsv
+'
 
 # undeclared FILE SECTION: the keys of FILE that docs/data.md does not
 # declare in its SECTION.
@@ -289,7 +338,9 @@ undeclared () {
 }
 test_expect 'data/watch.env and data/load-merge.env hold only keys docs/data.md declares' '
 	test_eq "$(undeclared "$WATCH/data/watch.env" data/watch.env)" "" &&
-	test_eq "$(undeclared "$MERGE" data/load-merge.env)" ""
+	test_eq "$(undeclared "$MERGE" data/load-merge.env)" "" &&
+	test_eq "$(undeclared "$TEST_TMP/lost/data/load-merge.env" data/load-merge.env)" "" &&
+	test_eq "$(undeclared "$TEST_TMP/allfailed/data/load-merge.env" data/load-merge.env)" ""
 '
 
 test_expect 'cleanup leaves the host as before' '
