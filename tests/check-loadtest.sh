@@ -63,14 +63,7 @@ CG=/sys/fs/cgroup
 # shellcheck source=tests/lib/fleet.sh
 . "$TEST_DIR/lib/fleet.sh"
 FLEET_N=3
-# The cgroups of this file: removed after the containers are off.
-CGROUPS=()
-cgroups_remove () {
-	local g
-	for g in "${CGROUPS[@]}"; do rmdir "$g" 2>/dev/null || :; done
-}
 test_atexit fleet_stop_all
-test_atexit cgroups_remove
 
 t0=$(date +%s)
 if [ -n "${FLEET_RPM:-}" ]; then
@@ -104,7 +97,9 @@ pin () {
 	local i=$1 cpus=$2 quota=$3 name="sshperf-loadtest-$$-$1" ns p g pass
 	ns=$(readlink "/proc/${CPID[i]}/ns/pid") || return 1
 	mkdir "$CG/cpuset/$name" "$CG/cpu/$name" || return 1
-	CGROUPS+=("$CG/cpuset/$name" "$CG/cpu/$name")
+	# Removed at the end, after the containers are off (test_atexit runs
+	# in order; pin runs inside a test body, a subshell).
+	test_atexit "rmdir '$CG/cpuset/$name' '$CG/cpu/$name' 2>/dev/null; :"
 	echo "$cpus" >"$CG/cpuset/$name/cpuset.cpus" &&
 		cat "$CG/cpuset/cpuset.mems" >"$CG/cpuset/$name/cpuset.mems" &&
 		echo 100000 >"$CG/cpu/$name/cpu.cfs_period_us" &&
@@ -168,7 +163,8 @@ sshd_perf_kit_rpm_nodeps=true
 sshd_perf_kit_fleet_root=$TEST_TMP/fleet
 sshd_perf_kit_load_lead=20
 sshd_perf_kit_duration=20
-sshd_perf_kit_rate_workers=8
+# 4 clients per host: 8 at once, under MaxStartups' start of 10
+sshd_perf_kit_rate_workers=4
 EOF
 
 play () {
