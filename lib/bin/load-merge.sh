@@ -292,13 +292,15 @@ if [ "$rate_hosts" -gt 0 ]; then
 	tsv_select "$RATE_TSV" end_target_wall_ns status |
 		awk -F'\t' -v s="$ws" -v e="$we" '$2 == "ok" && $1 != "-" && $1 + 0 >= s && $1 + 0 <= e { n++ }
 			END { printf "rate_window_logins=%d\n", n; if (e > s) printf "rate_logins_per_s=%.1f\n", n / ((e - s) / 1e9); else print "rate_logins_per_s=-" }' >>"$MERGE_ENV"
-	tsv_select "$RAW/watch-samples.tsv" wall_ns sshd_cpu_ms session_cpu_ms |
+	# sshd's CPU so far: server_cpu_ms, the unit and the test user's slice
+	# summed over their rises by the watch (the slice's counter goes with
+	# its last session).
+	tsv_select "$RAW/watch-samples.tsv" wall_ns server_cpu_ms |
 		awk -F'\t' -v s="$ws" -v e="$we" -v cores="$(kv_get "$WATCH_ENV" cores)" '
-		function n0(x) { return (x == "" || x == "-") ? 0 : x }
 		# From the last sample at or before the start to the first at
 		# or after the end: every login of the loops is inside.
-		$1 + 0 <= s { w0 = $1; c0 = n0($2) + n0($3); n = 1; next }
-		w0 != "" && w1 == "" { n++; if ($1 + 0 >= e) { w1 = $1; c1 = n0($2) + n0($3) } }
+		$1 + 0 <= s { w0 = $1; c0 = $2; n = 1; next }
+		w0 != "" && w1 == "" { n++; if ($1 + 0 >= e) { w1 = $1; c1 = $2 } }
 		END {
 			if (w0 != "" && w1 != "" && cores > 0)
 				printf "rate_sshd_cpu_pct=%.1f\nrate_sshd_cpu_s=%.3f\nrate_sshd_cpu_samples=%d\n", 100 * (c1 - c0) / ((w1 - w0) / 1e6 * cores), (w1 - w0) / 1e9, n
