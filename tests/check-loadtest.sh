@@ -63,6 +63,15 @@ CG=/sys/fs/cgroup
 # shellcheck source=tests/lib/fleet.sh
 . "$TEST_DIR/lib/fleet.sh"
 FLEET_N=3
+# The harness runs these in reverse: the containers go first, then their
+# cgroups (pin, below), which must be empty to go.
+cgroups_remove () {
+	local g
+	for g in "$CG"/cpuset/sshperf-loadtest-"$$"-* "$CG"/cpu/sshperf-loadtest-"$$"-*; do
+		[ ! -d "$g" ] || rmdir "$g" || :
+	done
+}
+test_atexit cgroups_remove
 test_atexit fleet_stop_all
 
 t0=$(date +%s)
@@ -97,9 +106,6 @@ pin () {
 	local i=$1 cpus=$2 quota=$3 name="sshperf-loadtest-$$-$1" ns p g pass
 	ns=$(readlink "/proc/${CPID[i]}/ns/pid") || return 1
 	mkdir "$CG/cpuset/$name" "$CG/cpu/$name" || return 1
-	# Removed at the end, after the containers are off (test_atexit runs
-	# in order; pin runs inside a test body, a subshell).
-	test_atexit "rmdir '$CG/cpuset/$name' '$CG/cpu/$name' 2>/dev/null; :"
 	echo "$cpus" >"$CG/cpuset/$name/cpuset.cpus" &&
 		cat "$CG/cpuset/cpuset.mems" >"$CG/cpuset/$name/cpuset.mems" &&
 		echo 100000 >"$CG/cpu/$name/cpu.cfs_period_us" &&
@@ -112,10 +118,15 @@ pin () {
 	done
 	echo "$name"
 }
-# cpus_of I: the CPUs every process of container I may run on, one line
-# each distinct list.
+# cpus_of I: the CPUs the processes of container I (its init and every
+# descendant, as the host sees them) may run on, one line each distinct
+# list. A command run in it with nsenter (ct) is not its descendant and
+# keeps the host's CPUs.
 cpus_of () {
-	ct "$1" sh -c 'for p in /proc/[0-9]*; do sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" "$p/status" 2>/dev/null; done' | sort -u
+	local p
+	for p in $(pstree -pT "${CPID[$1]}" | grep -o '([0-9]*)' | tr -d '()'); do
+		sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null
+	done | sort -u
 }
 
 NAMES=(- ltarget lload1 lload2)
@@ -130,12 +141,11 @@ printf '# 3 containers booted with python3 and a network in %ds\n' "$(( $(date +
 
 test_expect 'the target is pinned to CPU 0 at a 50 % quota, the load hosts to CPU 1' '
 	pin 1 0 50000 >/dev/null && pin 2 1 -1 >/dev/null && pin 3 1 -1 >/dev/null &&
-	test_eq "$(cpus_of 1)" 0 && test_eq "$(cpus_of 2)" 1 && test_eq "$(cpus_of 3)" 1 &&
-	test_eq "$(ct 1 nproc)" 1
+	test_eq "$(cpus_of 1)" 0 && test_eq "$(cpus_of 2)" 1 && test_eq "$(cpus_of 3)" 1
 '
 
 test_expect 'the load hosts reach the target through the controller' '
-	ct 2 ping -c 1 -W 5 10.250.1.2 >/dev/null && ct 3 ping -c 1 -W 5 10.250.1.2 >/dev/null
+	ct 2 timeout 5 bash -c "exec 3<>/dev/tcp/10.250.1.2/22" && ct 3 timeout 5 bash -c "exec 3<>/dev/tcp/10.250.1.2/22"
 '
 
 for i in 1 2 3; do snapshot "$i" >"pristine.$i"; done
@@ -165,6 +175,7 @@ sshd_perf_kit_load_lead=20
 sshd_perf_kit_duration=20
 # 4 clients per host: 8 at once, under MaxStartups' start of 10
 sshd_perf_kit_rate_workers=4
+sshd_perf_kit_concurrent_login_parallel=4
 EOF
 
 play () {
@@ -235,6 +246,7 @@ if [ -f "$R/load-report.md" ]; then sed -n '1,/^## /p' "$R/load-report.md" | sed
 # The bound: the CPU sshd had (its share over the loops' window, of the
 # target's one CPU) over sshd's CPU per login, both from this run.
 test_expect 'the logins/s of the loops reach at least 90 % of the target s CPU bound (share x 1000 / CPU ms per login)' '
+	test_grep -x "cores=1" "$R/data/watch.env" &&
 	lps=$(env_of "$R" rate_logins_per_s) && pct=$(env_of "$R" rate_sshd_cpu_pct) &&
 	ms=$(env_of "$R" sshd_cpu_ms_per_login) &&
 	printf "%s %s %s\n" "$lps" "$pct" "$ms" | awk "{ bound = \$2 / 100 * 1000 / \$3; quota = 0.5 * 1000 / \$3
@@ -287,7 +299,7 @@ test_expect 'after the burst and concurrent play: every container as before but 
 cut_when_loading () {
 	local n
 	for n in $(seq 1 1200); do
-		if ct 3 pgrep -f "load.sh --target" >/dev/null; then
+		if ct 3 pgrep -f "lib/bin/load[.]sh" >/dev/null; then
 			sleep 5
 			nsenter -t "$HOLDER" -n ip link set fleet3 down
 			return 0
@@ -316,10 +328,28 @@ printf '# the lost-host play took %ds\n' "$(( $(date +%s) - t4 ))"
 # lload2 went on alone until its loop's deadline; its own trap removes
 # the key when its run ends.
 key_gone () { [ -z "$(ct 3 find /var/tmp -maxdepth 1 -name "sshd-perf-kit-key.*")" ]; }
+load_gone () { ! ct 3 pgrep -f "lib/bin/load[.]sh" >/dev/null; }
 test_expect 'the lost host removes the key itself when its run ends; then every container is as before' '
-	container_wait 180 key_gone && container_wait 120 eval "! ct 3 pgrep -f \"load.sh --target\" >/dev/null" &&
+	container_wait 180 key_gone && container_wait 120 load_gone &&
 	as_before 1 2 3
 '
+
+# ---- A load host unreachable from the start ---------------------------------------
+t5=$(date +%s)
+test_expect 'a load host unreachable at the start: named in one line, the other loads, the report partial' '
+	nsenter -t "$HOLDER" -n ip link set fleet3 down &&
+	rc=0; play -e "{\"sshd_perf_kit_load_tests\": [\"rate\"]}" -e sshd_perf_kit_duration=10 -e sshd_perf_kit_connect_timeout=10 >unreach.out || rc=$?
+	nsenter -t "$HOLDER" -n ip link set fleet3 up
+	test_eq "$rc" 2 &&
+	test_grep -E "load host lload2 did not complete: Wait for the load host to answer: " unreach.out &&
+	U=$(run_dir unreach.out) && test -s "$U/load-report.md" &&
+	test_grep -x "hosts_failed=lload2" "$U/data/load-merge.env" &&
+	test_grep -x "status=partial" "$U/data/load-merge.env" &&
+	test_grep "lload2 did not complete" "$U/load-report.md" &&
+	test -s "$U/hosts/lload1/data/load.env" &&
+	as_before 1 2 3
+'
+printf '# the unreachable-host play took %ds\n' "$(( $(date +%s) - t5 ))"
 
 printf '# check-loadtest took %ds\n' "$(( $(date +%s) - t0 ))"
 test_done
