@@ -322,7 +322,7 @@ test_expect 'planted: a load host that did not run (failed.env only) gets a NOT_
 	test_grep -F "| lost | 198.18.9.9 | NOT_RUN " "$TEST_TMP/lost/load-report.md" &&
 	keys="^(logins_|load_|window_covers|burst_|concurrent_alive|sshd_cpu_ms_per_login|rate_|login_total_)" &&
 	grep -E "$keys" "$MERGE" >before.env && grep -E "$keys" "$env" >after.env &&
-	grep -q "^rate_logins_per_s=" after.env &&
+	test_grep "^rate_logins_per_s=" after.env &&
 	test_cmp before.env after.env &&
 	grep -v "^lost	" "$WATCH/raw/load-merge-hosts.tsv" >before.tsv &&
 	grep -v "^lost	" "$TEST_TMP/lost/raw/load-merge-hosts.tsv" >after.tsv &&
