@@ -230,7 +230,14 @@ env_of () {
 }
 
 # ---- The closed loops against the target's CPU ------------------------------
+# throttled I: the CFS periods of container I so far, and those in which
+# its quota ran out ("PERIODS THROTTLED").
+throttled () {
+	awk '$1 == "nr_periods" { p = $2 } $1 == "nr_throttled" { t = $2 } END { print p + 0, t + 0 }' \
+		"$CG/cpu/sshperf-loadtest-$$-$1/cpu.stat" 2>/dev/null
+}
 t2=$(date +%s)
+throttled 1 >throttled.before
 test_expect 'the closed loops of two load hosts: the play completes and the merged report is on the controller' '
 	play -e "{\"sshd_perf_kit_load_tests\": [\"rate\"]}" >rate.out ||
 		{ tail -n 40 rate.out; false; }
@@ -240,6 +247,10 @@ test_expect 'the closed loops of two load hosts: the play completes and the merg
 	echo "$R" >rate.dir
 '
 printf '# the rate play took %ds\n' "$(( $(date +%s) - t2 ))"
+# Whether the target ran at its quota: the share of its CFS periods over
+# the play (the install and the watch's lead included) that ran it out.
+read -r p0 n0 <throttled.before
+throttled 1 | { read -r p1 n1; [ "$p1" -le "$p0" ] || printf '# the target ran out of its quota in %d of %d periods of 100 ms during the rate play\n' "$((n1 - n0))" "$((p1 - p0))"; }
 R=$(cat rate.dir 2>/dev/null || echo "$TEST_TMP/no-run")
 if [ -f "$R/load-report.md" ]; then sed -n '1,/^## /p' "$R/load-report.md" | sed 's/^/#   /' | head -n 30; fi
 
