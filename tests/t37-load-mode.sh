@@ -200,7 +200,8 @@ test_expect 'the clock: its offset is 0 within its uncertainty (one clock), and 
 	echo "offset $off ms, uncertainty $unc ms" &&
 	awk -v o="$off" -v u="$unc" "BEGIN { if (o < 0) o = -o; exit !(u > 0 && o <= u + 0.002) }" &&
 	test_eq "$(tail -n +2 "$RUN/raw/load-clock.tsv" | wc -l)" 10 &&
-	test_grep "^host_key=SHA256:" "$ENV"
+	test_grep "^host_key=SHA256:" "$ENV" &&
+	test_kv "$ENV" source_address "$LOAD_ADDR"
 '
 test_expect 'the start: no test began before the second asked for' '
 	start=$(sed -n "s/^start_at=//p" "$ENV") && began=$(sed -n "s/^login_start_wall_ns=//p" "$ENV") &&

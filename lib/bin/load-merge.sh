@@ -88,10 +88,15 @@ host_target_ns () {
 
 # host_address NAME: the address load host NAME's connections came from,
 # as the target saw them: its burst clients' own (raw/burst-load.tsv
-# local_addr), else NAME when it is an address; "-" when neither tells.
+# local_addr), else the one its load mode routed from (source_address of
+# its data/load.env), else NAME when it is an address; "-" when none tells.
 host_address () {
 	local a="" tsv="$WATCH_RUN/hosts/$1/raw/burst-load.tsv"
 	[ ! -s "$tsv" ] || a=$(tsv_select "$tsv" local_addr 2>/dev/null | grep -v '^-$' | head -n 1) || a=""
+	if [ -z "$a" ] && [ -f "$WATCH_RUN/hosts/$1/data/load.env" ]; then
+		a=$(host_get "$1" source_address)
+		[ "$a" != - ] || a=""
+	fi
 	if [ -z "$a" ] && { [[ $1 =~ ^[0-9]+(\.[0-9]+){3}$ ]] || [[ $1 =~ ^[0-9a-fA-F:]+:[0-9a-fA-F:]*$ ]]; }; then a=$1; fi
 	printf '%s\n' "${a:--}"
 }

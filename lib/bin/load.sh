@@ -69,6 +69,16 @@ failed or a test could not run (data/load.env says which), 2 bad input
 EOF
 }
 
+# load_source_address HOST: the address this host's connections to HOST
+# leave from, as the kernel routes them (ip route get); "-" when HOST does
+# not resolve or no route names one. sshd's log on the target names this
+# host's logins by it (lib/bin/load-merge.sh).
+load_source_address () {
+	local a
+	a=$(getent ahosts "$1" 2>/dev/null | awk 'NR == 1 { print $1 }')
+	[ -n "$a" ] && ip -o route get "$a" 2>/dev/null | sed -n 's/.* src \([^ ]*\).*/\1/p' | head -n 1 | grep . || echo -
+}
+
 # load_drivers: the tests with a driver here, in LOAD_TESTS' order.
 load_drivers () {
 	local t out=""
@@ -206,6 +216,7 @@ load_set load_host "$(uname -n)"
 load_set target "$LOAD_HOST:$LOAD_PORT"
 load_set target_host "$LOAD_HOST"
 load_set target_port "$LOAD_PORT"
+load_set source_address "$(load_source_address "$LOAD_HOST")"
 load_set user "$USER_NAME"
 load_set key "$KEY"
 load_set key_fingerprint "$("$SSH_KEYGEN" -l -f "$KEY" 2>/dev/null | cut -d' ' -f2)"
