@@ -69,6 +69,7 @@ fw_changes () {
 
 # The load host: a namespace with a veth to the host; the host's end
 # has SERVER_ADDR, the namespace's end LOAD_ADDR and OTHER_ADDR.
+load_host_clear "$NS" "$DEV"
 load_host_make "$NS" "$DEV" "$PEER" "$SERVER_ADDR" "$LOAD_ADDR" "$OTHER_ADDR"
 
 host_snapshot_save

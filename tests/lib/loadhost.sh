@@ -19,6 +19,36 @@ fi
 . "$TEST_DIR/lib/netsnap.sh"
 net_snapshot >"$TEST_TMP/net.before"
 
+# load_host_clear NS DEV [NS DEV ...]: removes namespaces NS and veths DEV
+# that a run of this file killed before its cleanup left (the names are
+# the instance's own, and an instance runs one file at a time), says so,
+# and takes the host's network again as the file now finds it. Without
+# it such a run's leftovers made the next start bail out ("File exists").
+load_host_clear () {
+	local left=""
+	while [ "$#" -ge 2 ]; do
+		if ip netns list | grep -qx -e "$1" -e "$1 (id: [0-9]*)"; then
+			ip netns del "$1" && left="$left $1"
+		fi
+		if ip link show "$2" >/dev/null 2>&1; then
+			ip link del "$2" && left="$left $2"
+		fi
+		shift 2
+	done
+	[ -n "$left" ] || return 0
+	printf '# removed what an earlier, killed run of this instance left:%s\n' "$left"
+	waits_for 20 load_host_cleared_ "$left" >/dev/null
+	net_snapshot >"$TEST_TMP/net.before"
+}
+# load_host_cleared_ "NAME...": none of the namespaces or links is there.
+load_host_cleared_ () {
+	local n
+	for n in $1; do
+		! ip netns list | grep -qx -e "$n" -e "$n (id: [0-9]*)" || return 1
+		! ip link show "$n" >/dev/null 2>&1 || return 1
+	done
+}
+
 # load_host_make NS DEV PEER SERVER_ADDR[/LEN] LOAD_ADDR...: the
 # namespace NS, the veth DEV (the host's end, SERVER_ADDR) to PEER in NS
 # (each LOAD_ADDR), all in the network of length LEN (24 when left out),
@@ -81,6 +111,7 @@ load_hosts_two () {
 	SERVER_ADDR=$P.1 LOAD_ADDR=$P.2
 	NS2=sshperf-${2}2-$TEST_INSTANCE DEV2=$1${N}h2 PEER2=$1${N}c2
 	GATEWAY2=$P.129 LOAD_ADDR2=$P.130
+	load_host_clear "$NS" "$DEV" "$NS2" "$DEV2"
 	load_host_make "$NS" "$DEV" "$PEER" "$SERVER_ADDR/25" "$LOAD_ADDR"
 	load_host_make "$NS2" "$DEV2" "$PEER2" "$GATEWAY2/25" "$LOAD_ADDR2"
 	load_host_route "$NS2" "$SERVER_ADDR" "$GATEWAY2"
