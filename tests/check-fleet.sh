@@ -231,25 +231,8 @@ FLEET_N=$N
 test_atexit fleet_stop_all
 
 t0=$(date +%s)
-# The RPM: built here unless FLEET_RPM names one (to try a change quickly).
-if [ -n "${FLEET_RPM:-}" ]; then
-	RPM=$FLEET_RPM
-else
-	VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec")
-	test_expect 'make rpm builds the package the containers get' '
-		make -s -C "$KIT_DIR" rpm RPM_TOPDIR="$TEST_TMP/rpm" DIST="$TEST_TMP/sshd-perf-kit-$VERSION.tar.gz" >"$TEST_TMP/make.out" 2>&1 ||
-			{ tail -n 20 "$TEST_TMP/make.out"; false; }
-	'
-	RPM=$(find "$TEST_TMP/rpm/RPMS" -name 'sshd-perf-kit-*.rpm' 2>/dev/null | head -n 1)
-fi
-[ -f "$RPM" ] || skip_rest "no RPM (make rpm failed above)"
+fleet_rpm
 printf '# RPM %s ready after %ds\n' "$(basename "$RPM")" "$(( $(date +%s) - t0 ))"
-
-# The controller's copy of the kit: the RPM's files (ansible/ in the data
-# folder, test-ssh.sh and lib/ in the programs' folder), unpacked, so the playbook and fleet report tested are the shipped ones.
-if ! mkdir ctl || ! (cd ctl && rpm2cpio "$RPM" | cpio -idm --quiet); then
-	skip_rest 'rpm2cpio could not unpack the RPM'
-fi
 CTL="$TEST_TMP/ctl/usr/share/sshd-perf-kit"
 CTL_EXEC="$TEST_TMP/ctl/usr/libexec/sshd-perf-kit"
 [ -f "$CTL/ansible/fleet.yml" ] || skip_rest "the RPM has no ansible/fleet.yml (built from an older HEAD? commit first)"

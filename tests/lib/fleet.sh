@@ -6,6 +6,7 @@
 #
 #   . "$TEST_DIR/lib/fleet.sh"           # sources lib/container.sh
 #   test_atexit fleet_stop_all
+#   fleet_rpm                            # RPM, and its files in ctl/ (or the rest skips)
 #   fleet_debs || skip ...               # python3 .deb files for Ansible
 #   fleet_controller || skip ...         # the controller's namespace (HOLDER)
 #   fleet_boot 1 NAME || skip ...        # container 1: 10.250.1.2 on its eth1
@@ -24,6 +25,29 @@
 NSPAWN=() CPID=() MAINPID=()
 HOLDER=""
 FLEET_N=0
+
+# fleet_rpm: RPM is the package the containers get, and ctl/ (in
+# TEST_TMP) holds its files, unpacked: the controller's copy, so the
+# playbooks tested are the shipped ones. FLEET_RPM names one (to try a
+# change quickly); without it, make rpm builds one from the committed
+# HEAD, as a test of its own. Without an RPM the rest of the file skips.
+fleet_rpm () {
+	if [ -n "${FLEET_RPM:-}" ]; then
+		RPM=$FLEET_RPM
+	else
+		# shellcheck disable=SC2034 # read by the test body below
+		VERSION=$(sed -n 's/^Version:[[:space:]]*//p' "$KIT_DIR/sshd-perf-kit.spec")
+		test_expect 'make rpm builds the package the containers get' '
+			make -s -C "$KIT_DIR" rpm RPM_TOPDIR="$TEST_TMP/rpm" DIST="$TEST_TMP/sshd-perf-kit-$VERSION.tar.gz" >"$TEST_TMP/make.out" 2>&1 ||
+				{ tail -n 20 "$TEST_TMP/make.out"; false; }
+		'
+		RPM=$(find "$TEST_TMP/rpm/RPMS" -name 'sshd-perf-kit-*.rpm' 2>/dev/null | head -n 1)
+	fi
+	[ -f "$RPM" ] || skip_rest "no RPM (make rpm failed above)"
+	if ! mkdir "$TEST_TMP/ctl" || ! (cd "$TEST_TMP/ctl" && rpm2cpio "$RPM" | cpio -idm --quiet); then
+		skip_rest 'rpm2cpio could not unpack the RPM'
+	fi
+}
 
 # use I: the container functions act on container I.
 use () { CONTAINER_NSPAWN_PID=${NSPAWN[$1]:-} CONTAINER_PID=${CPID[$1]:-}; }
