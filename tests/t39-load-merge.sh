@@ -12,7 +12,8 @@
 # the merged login times are one summary of both hosts' samples; the
 # hosts' bursts are classified from the watch's log; planted faults are
 # found: burst releases 20 ms apart, a login missing from the log, a
-# host whose run failed; the report renders the merged figures by `fig`;
+# host whose run failed, a slice counter that falls to 0 between sessions
+# (sshd's CPU summed over its rises); the report renders the merged figures by `fig`;
 # data files hold only keys and columns docs/data.md declares.
 . "$(dirname "$0")/lib/harness.sh"
 . "$TEST_DIR/lib/snapshot.sh"
@@ -90,6 +91,17 @@ test_expect 'every load host failed (failed.env only): exit 1, a partial report,
 '
 
 export LISTEN_ADDRESS="$SERVER_ADDR" LOAD_HOSTS="$LOAD_ADDR $LOAD_ADDR2" MAX_STARTUPS=100:30:200
+
+# The watch's CPU column on planted samples: the slice's counter falls to
+# "-" and to 0 when its sessions end and rises from 0 again. Summed over
+# its rises: 10+10+5+5 for the unit, 50+30+0+30 for the slice = 140; the
+# last row less the first would say 60.
+test_expect 'planted samples: sshd CPU is each counter summed over its rises, the slice'"'"'s counter falling to 0 and rising again' '
+	printf "sample\tsshd_cpu_ms\tsession_cpu_ms\n1\t100\t-\n2\t110\t50\n3\t120\t80\n4\t125\t0\n5\t130\t30\n6\t130\t-\n" >cpu.tsv &&
+	(. "$KIT_DIR/lib/data.sh" && . "$KIT_DIR/lib/sampler.sh" && samples_server_cpu cpu.tsv | tsv_select - sample server_cpu_ms) >cpu.out &&
+	printf "1\t0.000\n2\t60.000\n3\t100.000\n4\t105.000\n5\t140.000\n6\t140.000\n" >cpu.expect &&
+	test_cmp cpu.expect cpu.out
+'
 
 test_expect 'the target: the test server starts with the load hosts let in' '
 	"$KIT_DIR/start-ssh.sh" >"$TEST_TMP/start.out" 2>&1 || { cat "$TEST_TMP/start.out"; false; } &&

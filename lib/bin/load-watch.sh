@@ -128,24 +128,12 @@ watch_sources () {
 	cat "$RUN_TMP/sources.env" >>"$WATCH_ENV"
 }
 
-# watch_server_cpu: appends the column server_cpu_ms to
-# raw/watch-samples.tsv: sshd's CPU since the first sample as the cpu test
-# counts it (the unit and the test user's slice), each counter summed
-# over its rises. The slice goes some seconds after its last session, and
-# its counter with it (back to 0, and from 0 when sessions come again): a
-# difference of two samples across that would lose every session's CPU
-# (seen: 3.6 of 7.9 s in a load of 64 logins). What the slice used between
-# its last sample and its end is not counted.
+# watch_server_cpu: raw/watch-samples.tsv gets the column server_cpu_ms,
+# sshd's CPU since the first sample, each counter summed over its rises
+# (samples_server_cpu: the test user's slice and its counter go between
+# sessions).
 watch_server_cpu () {
-	awk -F'\t' -v OFS='\t' '
-	function rise(k, v) {
-		v = ($c[k] == "" || $c[k] == "-") ? 0 : $c[k]
-		if (NR > 2) sum[k] += (v >= prev[k]) ? v - prev[k] : v
-		prev[k] = v
-	}
-	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print $0, "server_cpu_ms"; next }
-	{ rise("sshd_cpu_ms"); rise("session_cpu_ms"); print $0, sprintf("%.3f", sum["sshd_cpu_ms"] + sum["session_cpu_ms"]) }
-	' "$SAMPLES" >"$SAMPLES.tmp" && mv -f "$SAMPLES.tmp" "$SAMPLES"
+	samples_server_cpu "$SAMPLES" >"$SAMPLES.tmp" && mv -f "$SAMPLES.tmp" "$SAMPLES"
 }
 
 # watch_figures: the window's figures from the first and last rows of
@@ -289,7 +277,7 @@ progress "watching the test server (pid $listener) until $(date -u -d "@$END_AT"
 status=ok reason=""
 ENDED=window
 : >"$RUN_TMP/loop-reason"
-# The window's end is END_AT by the wall clock, read once here and then
+# The window's end is END_AT by the wall clock, compared once, at the first sample, and then
 # kept on CLOCK_MONOTONIC (the samples' mono_ns): a clock set back or
 # forward during the watch neither stretches nor cuts it.
 (
@@ -319,7 +307,10 @@ ENDED=window
 		else
 			missed=0
 			mono=$(kv_get "$RUN_TMP/sample.env" mono_ns)
-			[ -n "$mono_end" ] || mono_end=$(( mono + END_AT * 1000000000 - $(date +%s%N) ))
+			# The anchor: the row's own wall clock, read just before
+			# the sampler read mono (a wall clock read now would be
+			# later by the sample's length, and the end with it).
+			[ -n "$mono_end" ] || mono_end=$(( mono + END_AT * 1000000000 - $(tail -n 1 "$SAMPLES" | cut -f 2) ))
 			[ "$mono" -lt "$mono_end" ] || exit 0
 		fi
 		# Each sample at its due time from the first: a slow one
@@ -353,8 +344,11 @@ if [ "$status" = ok ]; then
 	for try in 1 2 3; do
 		watch_sample "$k" && break
 		echo "$k" >>"$RUN_TMP/missed"
-		[ "$try" -lt 3 ] || { status=ERROR reason="the test server could not be sampled after the window"; }
-		sleep 1
+		if [ "$try" -lt 3 ]; then
+			sleep 1
+		else
+			status=ERROR reason="the test server could not be sampled after the window"
+		fi
 	done
 fi
 missed=$(sort -u "$RUN_TMP/missed" 2>/dev/null | grep -c . || :)
