@@ -275,6 +275,17 @@ tsv_select "$HOSTS_TSV" status logins_ok logins_accepted start_target_wall_ns en
 # its log accepted in it.
 awk -v c="$(kv_get "$MERGE_ENV" sshd_cpu_ms)" -v n="$(kv_get "$MERGE_ENV" logins_accepted)" \
 	'BEGIN { if (n + 0 > 0 && c != "-") printf "sshd_cpu_ms_per_login=%.2f\n", c / n; else print "sshd_cpu_ms_per_login=-" }' >>"$MERGE_ENV"
+# The rest of the machine's CPU per login: what its CPUs did besides sshd
+# over the same window (busy less sshd's share), over the same logins.
+# systemd, logind and journald work for each session; any other work on
+# the machine counts too. Below 0 (the two counters' sampling) is 0.
+awk -v b="$(kv_get "$MERGE_ENV" machine_busy_pct)" -v s="$(kv_get "$MERGE_ENV" sshd_cpu_pct)" -v w="$(kv_get "$MERGE_ENV" window_s)" 	-v c="$(kv_get "$MERGE_ENV" cores)" -v n="$(kv_get "$MERGE_ENV" logins_accepted)" '
+	BEGIN {
+		if (n + 0 > 0 && b != "-" && s != "-" && w != "-" && c != "-") {
+			o = (b - s) / 100 * w * 1000 * c / n
+			printf "other_cpu_ms_per_login=%.2f\n", o > 0 ? o : 0
+		} else print "other_cpu_ms_per_login=-"
+	}' >>"$MERGE_ENV"
 
 # The hosts' closed loops in their common window (the latest first login
 # start to the earliest last end, by the target's clock): the logins that

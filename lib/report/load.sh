@@ -46,6 +46,8 @@ report_load_merge () {
 	printf '| sshd CPU per login (its CPU over the window / the logins its log accepted) | %s |\n' "$(load_fig ms sshd_cpu_ms_per_login)"
 	printf '| sshd CPU over the whole window, share of the CPUs | %s, %s |\n' "$(load_fig ms sshd_cpu_ms)" "$(load_fig % sshd_cpu_pct)"
 	printf '| the machine busy over the window | %s |\n' "$(load_fig % machine_busy_pct)"
+	printf '| the rest of the machine'"'"'s CPU per login (busy less sshd, over the same logins: systemd, logind and journald for each session, and any other work) | %s |\n' \
+		"$(load_fig ms other_cpu_ms_per_login)"
 	fig a ms "$(kv_get "$LOAD_MERGE_ENV" rate_login_p50)"
 	fig b ms "$(kv_get "$LOAD_MERGE_ENV" rate_login_p95)"
 	fig c ms "$(kv_get "$LOAD_MERGE_ENV" rate_login_p99)"
