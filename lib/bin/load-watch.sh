@@ -310,7 +310,7 @@ ENDED=window
 			# The anchor: the row's own wall clock, read just before
 			# the sampler read mono (a wall clock read now would be
 			# later by the sample's length, and the end with it).
-			[ -n "$mono_end" ] || mono_end=$(( mono + END_AT * 1000000000 - $(tail -n 1 "$SAMPLES" | cut -f 2) ))
+			[ -n "$mono_end" ] || mono_end=$(( mono + END_AT * 1000000000 - $(tsv_select "$SAMPLES" wall_ns | tail -n 1) ))
 			[ "$mono" -lt "$mono_end" ] || exit 0
 		fi
 		# Each sample at its due time from the first: a slow one
