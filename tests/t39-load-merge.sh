@@ -225,6 +225,15 @@ test_expect 'sshd CPU per login is above 0, and the watch spans every host'"'"'s
 	share=$(sed -n "s/^rate_sshd_cpu_pct=//p" "$MERGE") &&
 	echo "sshd CPU per login $per ms, sshd at $share % of the CPUs during the loops, $(sed -n "s/^rate_logins_per_s=//p" "$MERGE") logins/s" &&
 	awk -v p="$per" -v s="$share" "BEGIN { exit !(p > 0 && s > 0 && s <= 100) }" &&
+	# The rest of the machine per login: here the load hosts'"'"' clients
+	# share the CPUs, so only its form and its sum are checked: busy less
+	# sshd, of cores CPUs over the window, over the accepted logins.
+	test_grep -E "^other_cpu_ms_per_login=[0-9]+[.][0-9]{2}$" "$MERGE" &&
+	v() { sed -n "s/^$1=//p" "$MERGE"; } &&
+	awk -v o="$(v other_cpu_ms_per_login)" -v b="$(v machine_busy_pct)" -v s="$(v sshd_cpu_pct)" -v w="$(v window_s)" -v c="$(v cores)" -v n="$(v logins_accepted)" \
+		"BEGIN { x = (b - s) / 100 * w * 1000 * c / n; if (x < 0) x = 0; d = o - x; if (d < 0) d = -d
+			if (d > 0.01 + x / 100) { print \"other_cpu_ms_per_login \" o \", from the keys \" x; exit 1 } }" &&
+	test_grep -E "^[|] the rest of the machine.s CPU per login .* [|] [0-9.]+ ms [|]$" "$WATCH/load-report.md" &&
 	test_kv "$MERGE" window_covers yes &&
 	ws=$(sed -n "s/^window_start_wall_ns=//p" "$MERGE") && we=$(sed -n "s/^window_end_wall_ns=//p" "$MERGE") &&
 	for h in 1 2; do

@@ -279,11 +279,12 @@ awk -v c="$(kv_get "$MERGE_ENV" sshd_cpu_ms)" -v n="$(kv_get "$MERGE_ENV" logins
 # over the same window (busy less sshd's share), over the same logins.
 # systemd, logind and journald work for each session; any other work on
 # the machine counts too. Below 0 (the two counters' sampling) is 0.
-awk -v b="$(kv_get "$MERGE_ENV" machine_busy_pct)" -v s="$(kv_get "$MERGE_ENV" sshd_cpu_pct)" -v w="$(kv_get "$MERGE_ENV" window_s)" 	-v c="$(kv_get "$MERGE_ENV" cores)" -v n="$(kv_get "$MERGE_ENV" logins_accepted)" '
+awk -v b="$(kv_get "$MERGE_ENV" machine_busy_pct)" -v s="$(kv_get "$MERGE_ENV" sshd_cpu_pct)" -v w="$(kv_get "$MERGE_ENV" window_s)" \
+	-v c="$(kv_get "$MERGE_ENV" cores)" -v n="$(kv_get "$MERGE_ENV" logins_accepted)" '
 	BEGIN {
 		if (n + 0 > 0 && b != "-" && s != "-" && w != "-" && c != "-") {
 			o = (b - s) / 100 * w * 1000 * c / n
-			printf "other_cpu_ms_per_login=%.2f\n", o > 0 ? o : 0
+			printf "other_cpu_ms_per_login=%.2f\n", (o > 0 ? o : 0)
 		} else print "other_cpu_ms_per_login=-"
 	}' >>"$MERGE_ENV"
 
