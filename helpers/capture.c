@@ -338,8 +338,10 @@ record(unsigned port, const char *iface, double seconds, const char *path)
 {
 	unsigned char frame[256];
 	char flags[8];
-	uint64_t deadline = now_ns() + (uint64_t)(seconds * NS_PER_S), now;
+	uint64_t deadline = now_ns() + (uint64_t)(seconds * NS_PER_S), now = 0;
 	unsigned long long packets = 0, dropped_here = 0;
+	struct timespec stop_ts = { 0, 0 };
+	int draining = 0;
 	struct tpacket_stats st;
 	socklen_t stlen = sizeof(st);
 	struct sigaction sa;
@@ -363,22 +365,43 @@ record(unsigned port, const char *iface, double seconds, const char *path)
 		err(2, "%s", path);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
-	while (!stop_requested && (now = now_ns()) < deadline) {
+	for (;;) {
 		struct frame f;
 		struct pkt p;
-		uint64_t left_ms = (deadline - now) / NS_PER_MS + 1;
-		int r = poll(&pfd, 1, left_ms > 1000 ? 1000 : (int)left_ms);
+		int r;
 
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1)
-			err(2, "poll");
-		if (r == 0)
-			continue;
+		if (!draining && (stop_requested || (now = now_ns()) >= deadline)) {
+			/*
+			 * What the kernel queued before the stop is recorded
+			 * too: a recorder that got little CPU (nice -n 19
+			 * beside busy loops) was stopped with every login's
+			 * frames still queued. It reads on without waiting, up
+			 * to the first frame stamped after the stop.
+			 */
+			draining = 1;
+			clock_gettime(CLOCK_REALTIME, &stop_ts);
+		}
+		if (!draining) {
+			uint64_t left_ms = (deadline - now) / NS_PER_MS + 1;
+
+			r = poll(&pfd, 1, left_ms > 1000 ? 1000 : (int)left_ms);
+			if (r == -1 && errno == EINTR)
+				continue;
+			if (r == -1)
+				err(2, "poll");
+			if (r == 0)
+				continue;
+		}
 		if ((r = read_frame(fd, frame, sizeof(frame), &f)) == -1)
 			err(2, "recvmsg");
-		if (r == 0)
+		if (r == 0) {
+			if (draining)
+				break;
 			continue;
+		}
+		if (draining && (f.ts.tv_sec > stop_ts.tv_sec ||
+		    (f.ts.tv_sec == stop_ts.tv_sec && f.ts.tv_nsec > stop_ts.tv_nsec)))
+			break;
 		if (!frame_wanted(frame, &f, ifindex, port, &p)) {
 			dropped_here++;
 			continue;
