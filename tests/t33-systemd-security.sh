@@ -428,7 +428,8 @@ test_expect 'SIGTERM during stop: the stop finishes, the unit is inactive; start
 	test_grep "stopped the test server" "$TEST_TMP/signal.out" &&
 	test_eq "$(ct systemctl is-active "$UNIT" || true)" inactive &&
 	rc=0 && { ct "$KIT_DIR/start-ssh.sh" status >/dev/null || rc=$?; } && [ "$rc" -eq 3 ] &&
-	ct "$KIT_DIR/start-ssh.sh" -q &&
+	{ ct "$KIT_DIR/start-ssh.sh" -q ||
+		{ echo "the unit'"'"'s journal, its last 40 lines:"; ct journalctl -b --no-pager -u "$UNIT" -n 40; false; }; } &&
 	test_eq "$(ct systemctl is-active "$UNIT")" active &&
 	ct ssh -F "$CFG" sshperf-test true
 '
