@@ -87,7 +87,7 @@ test_expect 'every load host failed (failed.env only): exit 1, a partial report,
 	test_grep -x "load1	-	NOT_RUN	-" rows &&
 	test_grep -F -- "- load1 did not complete: unreachable: no route (task: Run the load)" "$w/load-report.md" &&
 	test_grep -F -- "- 198.18.9.8 did not complete: lost mid-run (task: Run the load)" "$w/load-report.md" &&
-	test_grep -F "load1 did not complete (below)" "$w/load-report.md" &&
+	test_kv "$w/data/load-merge.env" reason "198.18.9.8: NOT_RUN; load1: NOT_RUN" &&
 	test_eq "$(grep -c -F "unreachable: no route" "$w/load-report.md")" 1 &&
 	[ -s "$w/load-report.html" ]
 '

@@ -154,11 +154,12 @@ for h in "${ALL_HOSTS[@]}"; do
 	dir="$WATCH_RUN/hosts/$h"
 	ROW=([host]=$h)
 	if [ ! -f "$dir/data/load.env" ]; then
-		# It did not run: its address, NOT_RUN and no figure.
+		# It did not run: its address, NOT_RUN and no figure. Its
+		# reason stays in its failed.env, which the report quotes.
 		ROW[address]=$(failed_get "$h" address)
 		[ -n "${ROW[address]}" ] || ROW[address]=$(host_address "$h")
 		ROW[status]=NOT_RUN
-		status=partial reasons="$reasons${reasons:+; }$h: NOT_RUN $(failed_get "$h" reason)"
+		status=partial reasons="$reasons${reasons:+; }$h: NOT_RUN"
 		row=""
 		for c in $MERGE_HOSTS_COLUMNS; do row="$row${row:+$'\t'}${ROW[$c]:--}"; done
 		rows="$rows$row"$'\n'

@@ -14,22 +14,6 @@ load_fig () {
 	if [ "$v" = - ]; then printf -- '-'; else printf '%s %s' "$v" "$1"; fi
 }
 
-# load_partial_reason RUN: " (partial: REASONS)" for the header, or
-# nothing. A load host the play could not run has a line of its own below
-# the header with its reason: here it is only named.
-load_partial_reason () {
-	local r v host
-	r=$(kv_get "$LOAD_MERGE_ENV" reason)
-	[ -n "$r" ] || return 0
-	for host in $(kv_get "$LOAD_MERGE_ENV" hosts_failed); do
-		# The merge's words for it (its reason as load-merge.sh reads it).
-		v=$(kv_get "$1/hosts/$host/failed.env" reason)
-		v=${v//$'\t'/ }
-		r=${r/"$host: NOT_RUN ${v//$'\r'/}"/"$host did not complete (below)"}
-	done
-	printf ' (partial: %s)' "$r"
-}
-
 # report_load_merge RUN: the report, on stdout.
 report_load_merge () {
 	local run=$1 host addr st tests off unc ok acc lps p50 p95 bc bok bref bpen apart spread alive wide
@@ -47,7 +31,7 @@ report_load_merge () {
 	printf "$head" \
 		"$(kv_get "$run/data/watch.env" port)" "$(kv_get "$run/data/watch.env" user)" "$(kv_get "$LOAD_MERGE_ENV" max_startups)" \
 		"$hosts_ran" "$(load_fig s window_s | cut -d' ' -f1)" "$(kv_get "$LOAD_MERGE_ENV" status)" \
-		"$(load_partial_reason "$run")"
+		"$(r=$(kv_get "$LOAD_MERGE_ENV" reason); [ -z "$r" ] || printf ' (partial: %s)' "$r")"
 	# Each load host the play could not run, by its failed.env.
 	for host in $(kv_get "$LOAD_MERGE_ENV" hosts_failed); do
 		a=$(kv_get "$run/hosts/$host/failed.env" reason) b=$(kv_get "$run/hosts/$host/failed.env" task)
