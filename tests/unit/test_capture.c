@@ -139,36 +139,19 @@ login_total(const char *path, int sample)
 	return total;
 }
 
-static int
-count_rows(const char *path, const char *dirname, unsigned len)
-{
-	char line[256], d[8], fl[8];
-	unsigned long long t;
-	unsigned port, seq, ack, l;
-	int n = 0;
-	FILE *f = fopen(path, "re");
-
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "%llu\t%u\t%7s\t%7s\t%u\t%u\t%u", &t, &port, d,
-		    fl, &seq, &ack, &l) == 7 && strcmp(d, dirname) == 0 &&
-		    l == len)
-			n++;
-	if (f != NULL)
-		fclose(f);
-	return n;
-}
-
 /*
- * The rows of DIRNAME with LEN payload bytes, each segment (port, seq)
- * once: a segment the kernel sent again is one write.
+ * The rows of DIRNAME with LEN payload bytes; with SEGMENTS, also how
+ * many distinct segments (port, seq) they are: a segment the kernel sent
+ * again is one write in two rows.
  */
 static int
-count_segments(const char *path, const char *dirname, unsigned len)
+count_rows_segments(const char *path, const char *dirname, unsigned len,
+    int *segments)
 {
 	char line[256], d[8], fl[8];
 	unsigned long long t;
 	unsigned port, seq, ack, l, seen[256][2];
-	int n = 0, i;
+	int n = 0, distinct = 0, i;
 	FILE *f = fopen(path, "re");
 
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
@@ -176,18 +159,36 @@ count_segments(const char *path, const char *dirname, unsigned len)
 		    fl, &seq, &ack, &l) != 7 || strcmp(d, dirname) != 0 ||
 		    l != len)
 			continue;
-		for (i = 0; i < n; i++)
+		n++;
+		for (i = 0; i < distinct; i++)
 			if (seen[i][0] == port && seen[i][1] == seq)
 				break;
-		if (i == n && n < 256) {
-			seen[n][0] = port;
-			seen[n][1] = seq;
-			n++;
+		if (i == distinct && distinct < 256) {
+			seen[distinct][0] = port;
+			seen[distinct][1] = seq;
+			distinct++;
 		}
 	}
 	if (f != NULL)
 		fclose(f);
+	if (segments != NULL)
+		*segments = distinct;
 	return n;
+}
+
+static int
+count_rows(const char *path, const char *dirname, unsigned len)
+{
+	return count_rows_segments(path, dirname, len, NULL);
+}
+
+static int
+count_segments(const char *path, const char *dirname, unsigned len)
+{
+	int segments;
+
+	count_rows_segments(path, dirname, len, &segments);
+	return segments;
 }
 
 /*
